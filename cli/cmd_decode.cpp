@@ -1,0 +1,112 @@
+// tpnet decode: why decode barely changes with the link rate.
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "common.hpp"
+#include "tpnet/decode.hpp"
+#include "tpnet/quantity.hpp"
+
+namespace tpnet::cli {
+namespace {
+
+struct DecodeOptions {
+  EngineOptions engine;
+  std::string from = "200G";
+  std::string to = "100G";
+  int requests = 1;
+  std::string memory_bandwidth = "273GB/s";
+  std::string format = "table";
+};
+
+std::string explain(const DecodeReport& r, const Link& from, const Link& to) {
+  return fmt::format(
+      "each all-reduce sends {:.0f} KB per node: {:.1f} us at {}, {:.1f} us at {}, against "
+      "{:.1f} us of fixed latency over {} steps ({}); reading the weights takes at least "
+      "{:.1f} ms per forward, so {} adds at most {:.2f} ms ({:.1f}% of that floor)",
+      r.allreduce.sent_per_node.count() / 1e3, r.transfer_from.value() * 1e6, from.name,
+      r.transfer_to.value() * 1e6, to.name, r.allreduce_latency.value() * 1e6, r.allreduce.steps,
+      to_string(r.regime), r.weight_read_floor.value() * 1e3, to.name,
+      r.max_added_per_forward.value() * 1e3, r.max_added_share * 100.0);
+}
+
+Document run_decode(const DecodeOptions& o) {
+  const ModelArch model = load_model(o.engine);
+  const EngineConfig engine = to_engine(o.engine);
+  const Link from = to_link(o.from, "--from", o.engine);
+  const Link to = to_link(o.to, "--to", o.engine);
+  DecodeInputs inputs;
+  inputs.requests = o.requests;
+  inputs.memory_bandwidth = parse_bit_rate(o.memory_bandwidth, InputLocation::for_key("--mem-bw"));
+  const DecodeReport r = analyze_decode(model, engine, from, to, inputs);
+
+  Document doc;
+  doc.title = fmt::format("tpnet decode: {}, {} request(s) x {} token(s) per forward, {} -> {}",
+                          describe(model, engine), o.requests, 1 + engine.num_speculative_tokens,
+                          from.name, to.name);
+  doc.fields = {
+      text("model", "model", model.name),
+      integer("tp", "tensor-parallel size", engine.tensor_parallel_size),
+      text("algorithm", "all-reduce algorithm", std::string(to_string(engine.algorithm))),
+      link_summary("from link", from),
+      link_summary("to link", to),
+      link_record("from", "from link", from),
+      link_record("to", "to link", to),
+      integer("requests", "running requests", o.requests),
+      integer("tokens_per_forward", "tokens per forward", static_cast<double>(r.tokens_per_forward)),
+      number("allreduce_block_bytes", "all-reduce block", r.allreduce.block.count(), kBytesKB, 1),
+      number("allreduce_sent_bytes", "sent per node per all-reduce",
+             r.allreduce.sent_per_node.count(), kBytesKB, 1),
+      integer("allreduce_steps", "steps per all-reduce", r.allreduce.steps),
+      number("allreduce_transfer_from_s", "transfer at " + from.name, r.transfer_from.value(),
+             kMicroseconds, 1),
+      number("allreduce_transfer_to_s", "transfer at " + to.name, r.transfer_to.value(),
+             kMicroseconds, 1),
+      number("allreduce_latency_s", "fixed latency per all-reduce", r.allreduce_latency.value(),
+             kMicroseconds, 1),
+      text("regime", "regime", std::string(to_string(r.regime))),
+      integer("allreduces_per_forward", "all-reduces per forward", r.allreduces_per_forward),
+      number("allreduce_forward_bytes", "all-reduce bytes per forward",
+             r.allreduce_forward_bytes.count(), kBytesMB, 2),
+      number("logits_sent_bytes", "logits all-gather per forward", r.logits_sent.count(),
+             kBytesMB, 2),
+      number("forward_sent_bytes", "sent per node per forward", r.forward_sent.count(), kBytesMB,
+             1),
+      number("weight_bytes_per_node", "active weights per node", r.weight_bytes_per_node.count(),
+             kBytesGB, 2),
+      number("weight_read_floor_s", "weight-read floor per forward", r.weight_read_floor.value(),
+             kMilliseconds, 2),
+      number("traffic_ceiling_bps", "decode traffic ceiling", r.traffic_ceiling.bits_per_second(),
+             kGbps, 1),
+      signed_number("max_added_per_forward_s", "most the slower link adds per forward",
+                    r.max_added_per_forward.value(), kMilliseconds, 2),
+      signed_number("max_added_pct_of_floor", "as a share of the floor", r.max_added_share * 100.0,
+                    kPercent, 1),
+      number("latency_per_forward_s", "fixed latency per forward (any link)",
+             r.latency_per_forward.value(), kMilliseconds, 2),
+      text("explanation", "why", explain(r, from, to)),
+  };
+  doc.warnings = r.warnings;
+  return doc;
+}
+
+}  // namespace
+
+Command setup_decode(CLI::App& app) {
+  auto options = std::make_shared<DecodeOptions>();
+  CLI::App* sub =
+      app.add_subcommand("decode", "Decode traffic per forward, and why link rate barely matters");
+  add_engine_options(sub, options->engine);
+  sub->add_option("--from", options->from, "Baseline link (preset or rate)")->default_str("200G");
+  sub->add_option("--to", options->to, "Link to estimate (preset or rate)")->default_str("100G");
+  sub->add_option("--requests", options->requests, "Running requests per decode forward")
+      ->default_val(1);
+  sub->add_option("--mem-bw", options->memory_bandwidth,
+                  "Memory bandwidth each node reads weights at (DGX Spark: 273GB/s)")
+      ->default_str("273GB/s");
+  add_format_option(sub, options->format);
+  return Command{sub, [options] { return run_decode(*options); }, &options->format};
+}
+
+}  // namespace tpnet::cli

@@ -1,0 +1,129 @@
+// tpnet penalty: the TTFT cost of a slower link, per prompt scenario.
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "common.hpp"
+#include "tpnet/io/baseline_csv.hpp"
+#include "tpnet/prefill.hpp"
+#include "tpnet/quantity.hpp"
+
+namespace tpnet::cli {
+namespace {
+
+struct PenaltyOptions {
+  EngineOptions engine;
+  std::string from = "200G";
+  std::string to = "100G";
+  std::vector<std::string> prompts;
+  std::string baseline;
+  std::string measured_bytes;
+  std::string format = "table";
+};
+
+std::vector<PrefillScenario> scenarios_from(const PenaltyOptions& o) {
+  if (!o.baseline.empty()) {
+    if (!o.prompts.empty()) {
+      throw InputError("use either --prompt or --baseline (whose rows name the prompts), not both",
+                       InputLocation::for_key("--prompt"));
+    }
+    return load_baseline_csv(o.baseline);
+  }
+  if (o.prompts.empty()) return study_scenarios();
+  std::vector<PrefillScenario> out;
+  for (const auto& text : o.prompts) {
+    out.push_back(PrefillScenario{text, parse_prompt(text, InputLocation::for_key("--prompt")), {}});
+  }
+  return out;
+}
+
+Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& to) {
+  Record rec{
+      text("name", "test", s.scenario.name),
+      integer("requests", "requests", static_cast<double>(s.scenario.prompt.requests)),
+      json_only(integer("prompt_tokens_each", "tokens each", static_cast<double>(s.scenario.prompt.tokens_each))),
+      integer("prompt_tokens", "prompt tokens", static_cast<double>(s.total_tokens)),
+      number("prefill_bytes_per_node", "prefill bytes/node", s.prefill_bytes_per_node.count(),
+             kBytesGB, 1),
+      json_only(integer("prefill_forwards", "prefill forwards", static_cast<double>(s.prefill_forwards))),
+      json_only(number("step_block_bytes", "step block", s.step_block.count(), kBytesMB, 1)),
+      number("comm_time_from_s", "comm at " + from.name, s.comm_time_from.value(), kSeconds, 2),
+      signed_number("extra_ttft_bound_s", "extra TTFT bound",
+                    s.extra_ttft_bound.value(), kSeconds, 2),
+  };
+  if (s.scenario.baseline_ttft) {
+    rec.push_back(number("baseline_ttft_s", "baseline TTFT", s.scenario.baseline_ttft->value(),
+                         kSeconds, 2));
+    rec.push_back(number("network_share_pct", "net share", *s.network_share * 100.0,
+                         kPercent, 1));
+    rec.push_back(signed_number("ttft_increase_bound_pct", "TTFT increase bound",
+                                *s.ttft_increase_bound * 100.0, kPercent, 1));
+    rec.push_back(number("ttft_bound_s", "TTFT bound at " + to.name, s.ttft_bound_at_to->value(),
+                         kSeconds, 2));
+  }
+  rec.push_back(texts("notes", "notes", s.notes));
+  return rec;
+}
+
+Document run_penalty(const PenaltyOptions& o) {
+  const ModelArch model = load_model(o.engine);
+  const EngineConfig engine = to_engine(o.engine);
+  const Link from = to_link(o.from, "--from", o.engine);
+  const Link to = to_link(o.to, "--to", o.engine);
+  std::optional<Bytes> measured;
+  if (!o.measured_bytes.empty()) {
+    measured = parse_bytes(o.measured_bytes, InputLocation::for_key("--bytes-per-token"));
+  }
+  const auto scenarios = scenarios_from(o);
+  const PenaltyReport r = analyze_penalty(model, engine, from, to, scenarios, measured);
+
+  std::vector<Record> rows;
+  for (const auto& s : r.scenarios) rows.push_back(scenario_record(s, from, to));
+
+  Document doc;
+  doc.title = fmt::format("tpnet penalty: {}, {} -> {}; upper bounds (no overlap, full rate)",
+                          describe(model, engine), from.name, to.name);
+  doc.fields = {
+      text("model", "model", model.name),
+      integer("tp", "tensor-parallel size", engine.tensor_parallel_size),
+      text("algorithm", "all-reduce algorithm", std::string(to_string(engine.algorithm))),
+      integer("chunk_tokens", "prefill chunk", static_cast<double>(engine.max_num_batched_tokens)),
+      link_summary("from link", from),
+      link_summary("to link", to),
+      link_record("from", "from link", from),
+      link_record("to", "to link", to),
+      number("per_token_bytes", "bytes per prompt token per node", r.per_token_bytes.count(),
+             kBytesMB, 2),
+      text("per_token_source", "bytes per token from",
+           r.per_token_measured ? "measured (--bytes-per-token)" : "formula"),
+      signed_number("extra_s_per_1k_tokens", "extra time per 1,000 prompt tokens",
+                    r.extra_per_1k_tokens.value(), kSeconds, 3),
+      records("scenarios", "scenarios", std::move(rows)),
+  };
+  doc.warnings = r.warnings;
+  return doc;
+}
+
+}  // namespace
+
+Command setup_penalty(CLI::App& app) {
+  auto options = std::make_shared<PenaltyOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "penalty", "Upper bound on extra time-to-first-token when the link changes");
+  add_engine_options(sub, options->engine);
+  sub->add_option("--from", options->from, "Link the baseline runs on (preset or rate)")
+      ->default_str("200G");
+  sub->add_option("--to", options->to, "Link to estimate (preset or rate)")->default_str("100G");
+  sub->add_option("--prompt", options->prompts,
+                  "Prompt scenarios, e.g. 1k,8k,4x8k (default: the GLM-5.3 study's P1-P6)")
+      ->delimiter(',');
+  sub->add_option("--baseline", options->baseline,
+                  "CSV of measured TTFT at --from (columns requests, prompt_tokens_each, ttft_s)");
+  sub->add_option("--bytes-per-token", options->measured_bytes,
+                  "Measured bytes per prompt token per node (e.g. 3.57MB) instead of the formula");
+  add_format_option(sub, options->format);
+  return Command{sub, [options] { return run_penalty(*options); }, &options->format};
+}
+
+}  // namespace tpnet::cli

@@ -1,0 +1,116 @@
+#include "common.hpp"
+
+#include <fmt/format.h>
+
+#include "tpnet/model_catalog.hpp"
+#include "tpnet/quantity.hpp"
+
+namespace tpnet::cli {
+
+void add_format_option(CLI::App* app, std::string& format) {
+  app->add_option("--format", format, "Output: table (with a units row), json, csv or markdown")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+      ->default_str("table");
+}
+
+void add_engine_options(CLI::App* app, EngineOptions& o) {
+  app->add_option("-m,--model", o.model,
+                  "Built-in model name (tpnet models) or path to a model YAML file")
+      ->required();
+  app->add_option("--tp,--tensor-parallel-size", o.tp, "Tensor-parallel size: nodes per instance")
+      ->required();
+  const std::string engine = "Engine (vLLM names)";
+  app->add_option("--chunk,--max-num-batched-tokens", o.chunk,
+                  "Prefill tokens per forward pass (e.g. 4096, 4k)")
+      ->group(engine)
+      ->default_str("4096");
+  app->add_option("--long-prefill-token-threshold", o.long_prefill_threshold,
+                  "Cap on one request's prefill tokens per step (unset by default)")
+      ->group(engine);
+  app->add_option("--max-num-seqs", o.max_num_seqs, "Most requests running at once")
+      ->group(engine)
+      ->default_val(256);
+  app->add_option("--spec-tokens,--num-speculative-tokens", o.spec_tokens,
+                  "Draft tokens per request per decode forward (MTP)")
+      ->group(engine)
+      ->default_val(0);
+  app->add_option("--activation-bytes", o.activation_bytes, "Bytes per activation value (2 = BF16)")
+      ->group(engine)
+      ->default_val(2);
+  app->add_option("--allreduces-per-layer", o.allreduces_per_layer,
+                  "All-reduces per transformer layer")
+      ->group(engine)
+      ->default_val(2);
+  app->add_option("--extra-allreduces", o.extra_allreduces,
+                  "All-reduces per forward outside the layers (input embedding)")
+      ->group(engine)
+      ->default_val(1);
+  app->add_option("--algorithm", o.algorithm, "All-reduce algorithm whose bytes are assumed")
+      ->check(CLI::IsMember({"ring", "tree"}))
+      ->group(engine)
+      ->default_str("ring");
+  const std::string latency = "Latency model";
+  app->add_option("--base-latency", o.base_latency,
+                  "Fixed latency per all-reduce (default 6.6us, NCCL ring LL)")
+      ->group(latency);
+  app->add_option("--step-latency", o.step_latency,
+                  "Latency per ring step (default 2.7us, NCCL ring LL over the network)")
+      ->group(latency);
+}
+
+ModelArch load_model(const EngineOptions& options) { return resolve_model(options.model); }
+
+EngineConfig to_engine(const EngineOptions& o) {
+  EngineConfig e;
+  e.tensor_parallel_size = o.tp;
+  e.max_num_batched_tokens = parse_tokens(o.chunk, InputLocation::for_key("--chunk"));
+  if (!o.long_prefill_threshold.empty()) {
+    e.long_prefill_token_threshold = parse_tokens(
+        o.long_prefill_threshold, InputLocation::for_key("--long-prefill-token-threshold"));
+  }
+  e.max_num_seqs = o.max_num_seqs;
+  e.num_speculative_tokens = o.spec_tokens;
+  e.activation_bytes = o.activation_bytes;
+  e.allreduces_per_layer = o.allreduces_per_layer;
+  e.extra_allreduces_per_forward = o.extra_allreduces;
+  e.algorithm = o.algorithm == "tree" ? CollectiveAlgorithm::tree : CollectiveAlgorithm::ring;
+  validate(e);
+  return e;
+}
+
+Link to_link(const std::string& text, const std::string& flag, const EngineOptions& options) {
+  Link link = parse_link(text, InputLocation::for_key(flag));
+  if (!options.base_latency.empty()) {
+    link.latency.base = parse_duration(options.base_latency, InputLocation::for_key("--base-latency"));
+  }
+  if (!options.step_latency.empty()) {
+    link.latency.per_step =
+        parse_duration(options.step_latency, InputLocation::for_key("--step-latency"));
+  }
+  return link;
+}
+
+std::string describe(const ModelArch& model, const EngineConfig& engine) {
+  return fmt::format("{} at TP{} ({} all-reduce)", model.name, engine.tensor_parallel_size,
+                     to_string(engine.algorithm));
+}
+
+Field link_summary(std::string label, const Link& link) {
+  return table_only(text("", std::move(label),
+                         fmt::format("{} ({:g} Gb/s; latency {:g} us + {:g} us per step)", link.name,
+                                     link.rate.bits_per_second() / 1e9,
+                                     link.latency.base.value() * 1e6,
+                                     link.latency.per_step.value() * 1e6)));
+}
+
+Field link_record(std::string key, std::string label, const Link& link) {
+  return json_only(record(std::move(key), std::move(label),
+                {text("name", "name", link.name),
+                 number("link_bps", "rate", link.rate.bits_per_second(), kGbps, 2),
+                 number("base_latency_s", "base latency", link.latency.base.value(),
+                        kMicroseconds, 1),
+                 number("step_latency_s", "step latency", link.latency.per_step.value(),
+                        kMicroseconds, 1)}));
+}
+
+}  // namespace tpnet::cli

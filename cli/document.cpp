@@ -1,0 +1,93 @@
+#include "document.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "tpnet/error.hpp"
+
+namespace tpnet::cli {
+
+Field number(std::string key, std::string label, double value, DisplayUnit unit, int decimals) {
+  Field f;
+  f.key = std::move(key);
+  f.label = std::move(label);
+  f.number = value;
+  f.unit = unit;
+  f.decimals = decimals;
+  return f;
+}
+
+Field signed_number(std::string key, std::string label, double value, DisplayUnit unit,
+                    int decimals) {
+  Field f = number(std::move(key), std::move(label), value, unit, decimals);
+  f.signed_display = true;
+  return f;
+}
+
+Field integer(std::string key, std::string label, double value) {
+  return number(std::move(key), std::move(label), value, kCount, 0);
+}
+
+Field text(std::string key, std::string label, std::string value) {
+  Field f;
+  f.key = std::move(key);
+  f.label = std::move(label);
+  f.kind = Field::Kind::text;
+  f.text = std::move(value);
+  return f;
+}
+
+Field flag(std::string key, std::string label, bool value) {
+  Field f;
+  f.key = std::move(key);
+  f.label = std::move(label);
+  f.kind = Field::Kind::flag;
+  f.flag = value;
+  return f;
+}
+
+Field texts(std::string key, std::string label, std::vector<std::string> values) {
+  Field f;
+  f.key = std::move(key);
+  f.label = std::move(label);
+  f.kind = Field::Kind::texts;
+  f.texts = std::move(values);
+  return f;
+}
+
+Field record(std::string key, std::string label, Record fields) {
+  Field f;
+  f.key = std::move(key);
+  f.label = std::move(label);
+  f.kind = Field::Kind::record;
+  f.records.push_back(std::move(fields));
+  return f;
+}
+
+Field records(std::string key, std::string label, std::vector<Record> rows) {
+  Field f;
+  f.key = std::move(key);
+  f.label = std::move(label);
+  f.kind = Field::Kind::records;
+  f.records = std::move(rows);
+  return f;
+}
+
+Field json_only(Field field) {
+  field.json_only = true;
+  return field;
+}
+
+Field table_only(Field field) {
+  field.table_only = true;
+  return field;
+}
+
+Format parse_format(std::string_view name) {
+  if (name == "json") return Format::json;
+  if (name == "csv") return Format::csv;
+  if (name == "markdown") return Format::markdown;
+  return Format::table;
+}
+
+}  // namespace tpnet::cli

@@ -1,0 +1,80 @@
+#pragma once
+// The plain data every subcommand hands to a renderer: named fields with a
+// JSON key (carrying its unit), a human label, and how to show the value.
+// Renderers never compute; subcommands never format.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpnet::cli {
+
+/// How a number is shown in tables: value / scale, then the suffix.
+struct DisplayUnit {
+  std::string_view suffix;  ///< "MB", "s", "Gb/s", "" for plain counts
+  double scale = 1.0;
+};
+
+inline constexpr DisplayUnit kCount{"", 1.0};
+inline constexpr DisplayUnit kBytesB{"B", 1.0};
+inline constexpr DisplayUnit kBytesKB{"KB", 1e3};
+inline constexpr DisplayUnit kBytesMB{"MB", 1e6};
+inline constexpr DisplayUnit kBytesGB{"GB", 1e9};
+inline constexpr DisplayUnit kSeconds{"s", 1.0};
+inline constexpr DisplayUnit kMilliseconds{"ms", 1e-3};
+inline constexpr DisplayUnit kMicroseconds{"us", 1e-6};
+inline constexpr DisplayUnit kGbps{"Gb/s", 1e9};
+inline constexpr DisplayUnit kGBps{"GB/s", 8e9};  // a bit rate shown in bytes per second
+inline constexpr DisplayUnit kPercent{"%", 1.0};
+inline constexpr DisplayUnit kTimes{"x", 1.0};
+inline constexpr DisplayUnit kGTps{"GT/s", 1.0};
+inline constexpr DisplayUnit kBillions{"B", 1e9};
+
+struct Field;
+using Record = std::vector<Field>;
+
+struct Field {
+  enum class Kind { number, text, flag, texts, record, records };
+
+  std::string key;    ///< JSON key, unit-suffixed: per_token_bytes, extra_ttft_bound_s
+  std::string label;  ///< table header or line label
+  Kind kind = Kind::number;
+  double number = 0.0;  ///< in the JSON key's base unit
+  DisplayUnit unit = kCount;
+  int decimals = 0;
+  bool signed_display = false;  ///< "+0.14" for differences
+  std::string text;
+  bool flag = false;
+  std::vector<std::string> texts;
+  std::vector<Record> records;  ///< one element for kind record
+  bool json_only = false;       ///< left out of tables (kept in JSON/CSV)
+  bool table_only = false;      ///< a summary line for people, left out of JSON/CSV
+};
+
+Field number(std::string key, std::string label, double value, DisplayUnit unit, int decimals);
+Field signed_number(std::string key, std::string label, double value, DisplayUnit unit,
+                    int decimals);
+Field integer(std::string key, std::string label, double value);
+Field text(std::string key, std::string label, std::string value);
+Field flag(std::string key, std::string label, bool value);
+Field texts(std::string key, std::string label, std::vector<std::string> values);
+Field record(std::string key, std::string label, Record fields);
+Field records(std::string key, std::string label, std::vector<Record> rows);
+Field json_only(Field field);
+Field table_only(Field field);
+
+/// A whole answer: a title line for tables, the fields, and warnings for stderr.
+struct Document {
+  std::string title;
+  Record fields;
+  std::vector<std::string> warnings;
+};
+
+enum class Format { table, json, csv, markdown };
+Format parse_format(std::string_view name);
+
+/// Renders `doc`; throws tpnet::Error if a number is NaN or infinite, so no
+/// such value ever reaches a user.
+std::string render(const Document& doc, Format format);
+
+}  // namespace tpnet::cli

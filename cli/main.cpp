@@ -1,0 +1,46 @@
+// tpnet: network sizing for tensor-parallel LLM inference.
+// Exit codes: 0 ok; 1 a CI gate failed; 2 bad input or usage; 3 internal error.
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <vector>
+
+#include "common.hpp"
+#include "tpnet/error.hpp"
+
+int main(int argc, char** argv) {
+  using namespace tpnet::cli;
+  CLI::App app{
+      "tpnet sizes the network for tensor-parallel LLM inference across Ethernet-linked nodes.\n"
+      "Exit codes: 0 ok, 1 a CI gate failed, 2 bad input or usage, 3 internal error.",
+      "tpnet"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tpnet 0.1.0");
+  std::vector<Command> commands{setup_bytes(app), setup_penalty(app), setup_decode(app),
+                                setup_link(app), setup_models(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "tpnet: error: " << e.what() << " (see tpnet --help)\n";
+    return 2;
+  }
+  for (const auto& command : commands) {
+    if (!command.app->parsed()) continue;
+    try {
+      const Document doc = command.run();
+      const std::string out = render(doc, parse_format(*command.format));
+      for (const auto& warning : doc.warnings) std::cerr << "tpnet: warning: " << warning << "\n";
+      std::cout << out;
+      return 0;
+    } catch (const tpnet::InputError& e) {
+      std::cerr << "tpnet: error: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "tpnet: internal error: " << e.what() << "\n";
+      return 3;
+    }
+  }
+  return 2;
+}

@@ -1,0 +1,367 @@
+// Renderers for Document: table (default, with a units row), JSON (keys carry
+// units, values in base units), CSV (the main list, base units) and Markdown.
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "document.hpp"
+#include "tpnet/error.hpp"
+
+namespace tpnet::cli {
+namespace {
+
+void require_finite(const Field& f) {
+  if (!std::isfinite(f.number)) {
+    throw Error("internal error: '" + f.key + "' is not a finite number; refusing to print it");
+  }
+}
+
+std::string json_number(const Field& f) {
+  require_finite(f);
+  const double v = f.number == 0.0 ? 0.0 : f.number;  // no "-0"
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.12g}", v);
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<int>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+/// The number as a table shows it: scaled, rounded, with an explicit sign
+/// for differences. The unit goes in the header or after the value.
+std::string display_number(const Field& f) {
+  require_finite(f);
+  double v = f.number / f.unit.scale;
+  const double rounding = std::pow(10.0, -f.decimals) / 2.0;
+  if (std::fabs(v) < rounding) v = 0.0;  // no "-0.00"
+  if (f.signed_display) return fmt::format("{:+.{}f}", v, f.decimals);
+  return fmt::format("{:.{}f}", v, f.decimals);
+}
+
+std::string display_value(const Field& f) {
+  switch (f.kind) {
+    case Field::Kind::number: return display_number(f);
+    case Field::Kind::text: return f.text;
+    case Field::Kind::flag: return f.flag ? "yes" : "no";
+    case Field::Kind::texts: {
+      std::string joined;
+      for (const auto& t : f.texts) joined += (joined.empty() ? "" : "; ") + t;
+      return joined;
+    }
+    case Field::Kind::record:
+    case Field::Kind::records: return "";
+  }
+  return "";
+}
+
+bool is_scalar(const Field& f) {
+  return f.kind == Field::Kind::number || f.kind == Field::Kind::text ||
+         f.kind == Field::Kind::flag;
+}
+
+// ---------------------------------------------------------------- JSON
+
+void write_json(std::string& out, const Record& record, int depth);
+
+void write_json_value(std::string& out, const Field& f, int depth) {
+  const std::string pad(static_cast<std::size_t>(depth + 1) * 2, ' ');
+  switch (f.kind) {
+    case Field::Kind::number: out += json_number(f); break;
+    case Field::Kind::text: out += json_string(f.text); break;
+    case Field::Kind::flag: out += f.flag ? "true" : "false"; break;
+    case Field::Kind::texts: {
+      out += "[";
+      for (std::size_t i = 0; i < f.texts.size(); ++i) {
+        out += (i == 0 ? "" : ", ") + json_string(f.texts[i]);
+      }
+      out += "]";
+      break;
+    }
+    case Field::Kind::record: write_json(out, f.records.front(), depth + 1); break;
+    case Field::Kind::records: {
+      if (f.records.empty()) {
+        out += "[]";
+        break;
+      }
+      out += "[\n";
+      for (std::size_t i = 0; i < f.records.size(); ++i) {
+        out += pad + "  ";
+        write_json(out, f.records[i], depth + 2);
+        out += i + 1 < f.records.size() ? ",\n" : "\n";
+      }
+      out += pad + "]";
+      break;
+    }
+  }
+}
+
+void write_json(std::string& out, const Record& record, int depth) {
+  const std::string pad(static_cast<std::size_t>(depth) * 2, ' ');
+  out += "{\n";
+  std::vector<const Field*> shown;
+  for (const auto& f : record) {
+    if (!f.table_only) shown.push_back(&f);
+  }
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    out += pad + "  " + json_string(shown[i]->key) + ": ";
+    write_json_value(out, *shown[i], depth);
+    out += i + 1 < shown.size() ? ",\n" : "\n";
+  }
+  out += pad + "}";
+}
+
+std::string render_json(const Document& doc) {
+  Record top = doc.fields;
+  top.push_back(texts("warnings", "warnings", doc.warnings));
+  std::string out;
+  write_json(out, top, 0);
+  return out + "\n";
+}
+
+// ---------------------------------------------------------------- tables
+
+struct Grid {
+  std::vector<std::string> header;
+  std::vector<std::string> units;
+  std::vector<bool> numeric;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> notes;
+};
+
+Grid make_grid(const Field& list) {
+  Grid g;
+  if (list.records.empty()) return g;
+  for (const auto& f : list.records.front()) {
+    if (!is_scalar(f) || f.json_only) continue;
+    g.header.push_back(f.label);
+    g.units.emplace_back(f.kind == Field::Kind::number ? f.unit.suffix : "");
+    g.numeric.push_back(f.kind == Field::Kind::number);
+  }
+  for (const auto& row : list.records) {
+    std::vector<std::string> cells;
+    std::string row_name;
+    for (const auto& f : row) {
+      if (row_name.empty() && f.kind == Field::Kind::text) row_name = f.text;
+      if (f.kind == Field::Kind::texts && !f.json_only) {
+        for (const auto& note : f.texts) g.notes.push_back(row_name + ": " + note);
+      }
+      if (!is_scalar(f) || f.json_only) continue;
+      cells.push_back(display_value(f));
+    }
+    g.rows.push_back(std::move(cells));
+  }
+  return g;
+}
+
+std::string render_grid_text(const Grid& g) {
+  std::vector<std::size_t> width(g.header.size(), 0);
+  auto widen = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size() && i < width.size(); ++i) {
+      width[i] = std::max(width[i], cells[i].size());
+    }
+  };
+  widen(g.header);
+  widen(g.units);
+  for (const auto& r : g.rows) widen(r);
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out = " ";
+    for (std::size_t i = 0; i < cells.size() && i < width.size(); ++i) {
+      out += " ";
+      out += g.numeric[i] ? fmt::format("{:>{}}", cells[i], width[i])
+                          : fmt::format("{:<{}}", cells[i], width[i]);
+      out += " ";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(g.header) + line(g.units);
+  std::string rule = " ";
+  for (auto w : width) rule += " " + std::string(w, '-') + " ";
+  while (!rule.empty() && rule.back() == ' ') rule.pop_back();
+  out += rule + "\n";
+  for (const auto& r : g.rows) out += line(r);
+  for (const auto& note : g.notes) out += "  note " + note + "\n";
+  return out;
+}
+
+void render_text_record(std::string& out, const Record& record, int depth) {
+  std::size_t label_width = 0;
+  for (const auto& f : record) {
+    if (is_scalar(f) && !f.json_only) label_width = std::max(label_width, f.label.size());
+  }
+  const std::string pad(static_cast<std::size_t>(depth) * 2 + 2, ' ');
+  for (const auto& f : record) {
+    if (f.json_only) continue;
+    if (is_scalar(f)) {
+      std::string value = display_value(f);
+      if (f.kind == Field::Kind::number && !f.unit.suffix.empty()) {
+        value += f.unit.suffix == "%" || f.unit.suffix == "x" ? std::string(f.unit.suffix)
+                                                                : " " + std::string(f.unit.suffix);
+      }
+      out += fmt::format("{}{:<{}}  {}\n", pad, f.label, label_width, value);
+    } else if (f.kind == Field::Kind::texts) {
+      for (const auto& t : f.texts) out += pad + f.label + ": " + t + "\n";
+    } else if (f.kind == Field::Kind::record) {
+      out += pad + f.label + "\n";
+      render_text_record(out, f.records.front(), depth + 1);
+    } else if (f.kind == Field::Kind::records && !f.records.empty()) {
+      out += "\n" + pad + f.label + "\n";
+      out += render_grid_text(make_grid(f));
+    }
+  }
+}
+
+std::string render_table(const Document& doc) {
+  std::string out = doc.title + "\n";
+  render_text_record(out, doc.fields, 0);
+  return out;
+}
+
+// ---------------------------------------------------------------- Markdown
+
+std::string md_escape(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else out += c;
+  }
+  return out;
+}
+
+void render_md_record(std::string& out, const Record& record, int depth) {
+  const std::string indent(static_cast<std::size_t>(depth) * 2, ' ');
+  for (const auto& f : record) {
+    if (f.json_only) continue;
+    if (is_scalar(f)) {
+      std::string value = display_value(f);
+      if (f.kind == Field::Kind::number && !f.unit.suffix.empty()) {
+        value += " " + std::string(f.unit.suffix);
+      }
+      out += indent + "- **" + f.label + "**: " + md_escape(value) + "\n";
+    } else if (f.kind == Field::Kind::texts) {
+      for (const auto& t : f.texts) out += indent + "- " + f.label + ": " + md_escape(t) + "\n";
+    } else if (f.kind == Field::Kind::record) {
+      out += indent + "- **" + f.label + "**\n";
+      render_md_record(out, f.records.front(), depth + 1);
+    }
+  }
+}
+
+void render_md_tables(std::string& out, const Record& record) {
+  for (const auto& f : record) {
+    if (f.kind != Field::Kind::records || f.records.empty() || f.json_only) continue;
+    const Grid g = make_grid(f);
+    out += "\n### " + f.label + "\n\n|";
+    for (std::size_t i = 0; i < g.header.size(); ++i) {
+      out += " " + md_escape(g.header[i]) + (g.units[i].empty() ? "" : " (" + g.units[i] + ")") + " |";
+    }
+    out += "\n|";
+    for (std::size_t i = 0; i < g.header.size(); ++i) out += g.numeric[i] ? " ---: |" : " --- |";
+    out += "\n";
+    for (const auto& r : g.rows) {
+      out += "|";
+      for (const auto& c : r) out += " " + md_escape(c) + " |";
+      out += "\n";
+    }
+    if (!g.notes.empty()) {
+      out += "\n";
+      for (const auto& n : g.notes) out += "- " + md_escape(n) + "\n";
+    }
+  }
+}
+
+std::string render_markdown(const Document& doc) {
+  std::string out = "## " + doc.title + "\n\n";
+  render_md_record(out, doc.fields, 0);
+  render_md_tables(out, doc.fields);
+  for (const auto& w : doc.warnings) out += "\n> warning: " + md_escape(w) + "\n";
+  return out;
+}
+
+// ---------------------------------------------------------------- CSV
+
+std::string csv_cell(std::string s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += "\"\"";
+    else out += c;
+  }
+  return out + "\"";
+}
+
+std::string csv_value(const Field& f) {
+  switch (f.kind) {
+    case Field::Kind::number: return json_number(f);
+    case Field::Kind::flag: return f.flag ? "true" : "false";
+    default: return csv_cell(display_value(f));
+  }
+}
+
+void flatten(const Record& record, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  for (const auto& f : record) {
+    if (f.kind == Field::Kind::records || f.table_only) continue;
+    if (f.kind == Field::Kind::record) {
+      flatten(f.records.front(), prefix + f.key + ".", out);
+    } else {
+      out.emplace_back(prefix + f.key, csv_value(f));
+    }
+  }
+}
+
+std::string render_csv(const Document& doc) {
+  for (const auto& f : doc.fields) {
+    if (f.kind != Field::Kind::records) continue;
+    std::string out;
+    bool header_done = false;
+    for (const auto& row : f.records) {
+      std::vector<std::pair<std::string, std::string>> cells;
+      flatten(row, "", cells);
+      if (!header_done) {
+        for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i].first;
+        out += "\n";
+        header_done = true;
+      }
+      for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i].second;
+      out += "\n";
+    }
+    return out;
+  }
+  std::vector<std::pair<std::string, std::string>> cells;
+  flatten(doc.fields, "", cells);
+  std::string out = "key,value\n";
+  for (const auto& [k, v] : cells) out += k + "," + v + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render(const Document& doc, Format format) {
+  switch (format) {
+    case Format::json: return render_json(doc);
+    case Format::csv: return render_csv(doc);
+    case Format::markdown: return render_markdown(doc);
+    case Format::table: return render_table(doc);
+  }
+  return render_table(doc);
+}
+
+}  // namespace tpnet::cli

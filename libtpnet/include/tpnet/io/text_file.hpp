@@ -1,0 +1,11 @@
+#pragma once
+/// Reading whole input files, with errors that name the path.
+
+#include <string>
+
+namespace tpnet {
+
+/// Throws InputError naming `path` when it is missing, a directory or unreadable.
+std::string read_text_file(const std::string& path);
+
+}  // namespace tpnet

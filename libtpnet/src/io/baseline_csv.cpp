@@ -1,0 +1,45 @@
+#include "tpnet/io/baseline_csv.hpp"
+
+#include "csv_table.hpp"
+#include "tpnet/io/text_file.hpp"
+
+namespace tpnet {
+
+std::vector<PrefillScenario> parse_baseline_csv(std::string_view text, const std::string& origin) {
+  const auto table = csv::Table::parse(text, origin);
+  const auto name_column = table.column("test");
+  const auto requests_column = table.require_column("requests");
+  const auto tokens_column = table.require_column("prompt_tokens_each");
+  const auto ttft_column = table.require_column("ttft_s");
+
+  std::vector<PrefillScenario> scenarios;
+  for (const auto& row : table.rows()) {
+    auto at = [&](std::size_t column) {
+      return InputLocation::in_file(origin, row.line, "column " + std::string(column == requests_column ? "requests"
+                                                         : column == tokens_column
+                                                             ? "prompt_tokens_each"
+                                                             : "ttft_s"));
+    };
+    PrefillScenario s;
+    s.prompt.requests = table.integer(row, requests_column);
+    if (s.prompt.requests < 1 || s.prompt.requests > 1000000) {
+      throw InputError("must be 1 to 1,000,000 requests", at(requests_column));
+    }
+    s.prompt.tokens_each = table.integer(row, tokens_column);
+    if (s.prompt.tokens_each < 1 || s.prompt.tokens_each > (1LL << 40)) {
+      throw InputError("must be 1 to 2^40 tokens", at(tokens_column));
+    }
+    const double ttft = table.number(row, ttft_column);
+    if (ttft <= 0.0) throw InputError("must be a positive TTFT in seconds", at(ttft_column));
+    s.baseline_ttft = Seconds(ttft);
+    s.name = name_column ? table.text(row, *name_column) : "row " + std::to_string(row.line);
+    scenarios.push_back(std::move(s));
+  }
+  return scenarios;
+}
+
+std::vector<PrefillScenario> load_baseline_csv(const std::string& path) {
+  return parse_baseline_csv(read_text_file(path), path);
+}
+
+}  // namespace tpnet

@@ -1,0 +1,151 @@
+#include "yaml_fields.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace tpnet::yaml {
+
+YAML::Node load_document(std::string_view text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw InputError("not valid YAML: " + e.msg,
+                     InputLocation::in_file(origin, e.mark.line + 1));
+  }
+  if (!root.IsDefined() || root.IsNull()) {
+    throw InputError("is empty; expected a YAML mapping of keys", InputLocation::in_file(origin));
+  }
+  return root;
+}
+
+InputLocation where(const YAML::Node& node, const std::string& origin, std::string_view key) {
+  const int line = node.Mark().is_null() ? 0 : node.Mark().line + 1;
+  return InputLocation::in_file(origin, line, std::string(key));
+}
+
+void require_map(const YAML::Node& node, const std::string& origin, std::string_view what) {
+  if (!node.IsMap()) {
+    throw InputError("expected a mapping of keys for " + std::string(what), where(node, origin, ""));
+  }
+}
+
+void reject_unknown_keys(const YAML::Node& map, const std::string& origin,
+                         std::initializer_list<std::string_view> allowed) {
+  for (const auto& item : map) {
+    const std::string key = item.first.IsScalar() ? item.first.Scalar() : std::string("?");
+    bool known = false;
+    for (auto name : allowed) known = known || key == name;
+    if (!known) {
+      std::string list;
+      for (auto name : allowed) list += (list.empty() ? "" : ", ") + std::string(name);
+      throw InputError("unknown key; allowed keys are " + list, where(item.first, origin, key));
+    }
+  }
+}
+
+namespace {
+
+YAML::Node child(const YAML::Node& map, std::string_view key) {
+  return map[std::string(key)];
+}
+
+bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
+
+[[noreturn]] void missing(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  InputLocation at = where(map, origin, key);
+  throw InputError("required key is missing", at);
+}
+
+double scalar_number(const YAML::Node& node, const std::string& origin, std::string_view key,
+                     bool allow_scale) {
+  if (!node.IsScalar()) {
+    throw InputError("expected a number, found a " +
+                         std::string(node.IsMap() ? "mapping" : node.IsSequence() ? "list" : "value"),
+                     where(node, origin, key));
+  }
+  const std::string& text = node.Scalar();
+  double value = 0.0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  double scale = 1.0;
+  if (ec == std::errc() && ptr != last && allow_scale && ptr + 1 == last) {
+    switch (*ptr) {
+      case 'K': scale = 1e3; ++ptr; break;
+      case 'M': scale = 1e6; ++ptr; break;
+      case 'B': scale = 1e9; ++ptr; break;
+      case 'T': scale = 1e12; ++ptr; break;
+      default: break;
+    }
+  }
+  if (ec != std::errc() || ptr != last || ptr == first || !std::isfinite(value)) {
+    throw InputError("'" + text + "' is not a number" +
+                         (allow_scale ? " (a count may end in K, M, B or T, e.g. 753B)" : ""),
+                     where(node, origin, key));
+  }
+  return value * scale;
+}
+
+}  // namespace
+
+std::optional<std::string> optional_string(const YAML::Node& map, const std::string& origin,
+                                           std::string_view key) {
+  const YAML::Node node = child(map, key);
+  if (!present(node)) return std::nullopt;
+  if (!node.IsScalar()) throw InputError("expected text", where(node, origin, key));
+  return node.Scalar();
+}
+
+std::string required_string(const YAML::Node& map, const std::string& origin,
+                            std::string_view key) {
+  auto value = optional_string(map, origin, key);
+  if (!value) missing(map, origin, key);
+  if (value->empty()) throw InputError("must not be empty", where(child(map, key), origin, key));
+  return *value;
+}
+
+std::optional<double> optional_number(const YAML::Node& map, const std::string& origin,
+                                      std::string_view key, double lo, double hi,
+                                      bool allow_scale) {
+  const YAML::Node node = child(map, key);
+  if (!present(node)) return std::nullopt;
+  const double value = scalar_number(node, origin, key, allow_scale);
+  if (value < lo || value > hi) {
+    throw InputError(fmt::format("{} is out of range; allowed {:g} to {:g}", node.Scalar(), lo, hi),
+                     where(node, origin, key));
+  }
+  return value;
+}
+
+double required_number(const YAML::Node& map, const std::string& origin, std::string_view key,
+                       double lo, double hi, bool allow_scale) {
+  auto value = optional_number(map, origin, key, lo, hi, allow_scale);
+  if (!value) missing(map, origin, key);
+  return *value;
+}
+
+std::optional<long long> optional_integer(const YAML::Node& map, const std::string& origin,
+                                          std::string_view key, long long lo, long long hi) {
+  const YAML::Node node = child(map, key);
+  if (!present(node)) return std::nullopt;
+  const double value = scalar_number(node, origin, key, false);
+  if (value != std::floor(value)) {
+    throw InputError("'" + node.Scalar() + "' must be a whole number", where(node, origin, key));
+  }
+  if (value < static_cast<double>(lo) || value > static_cast<double>(hi)) {
+    throw InputError(fmt::format("{} is out of range; allowed {} to {}", node.Scalar(), lo, hi),
+                     where(node, origin, key));
+  }
+  return static_cast<long long>(value);
+}
+
+long long required_integer(const YAML::Node& map, const std::string& origin,
+                           std::string_view key, long long lo, long long hi) {
+  auto value = optional_integer(map, origin, key, lo, hi);
+  if (!value) missing(map, origin, key);
+  return *value;
+}
+
+}  // namespace tpnet::yaml

@@ -1,0 +1,48 @@
+#pragma once
+// Private helpers shared by every YAML reader: typed fields with errors that
+// name the file, line and key, and a check that catches misspelled keys.
+
+#include <yaml-cpp/yaml.h>
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tpnet/error.hpp"
+
+namespace tpnet::yaml {
+
+/// Parses a document; syntax errors become InputError with the line.
+YAML::Node load_document(std::string_view text, const std::string& origin);
+
+/// The location of `node` (1-based line) for errors about `key`.
+InputLocation where(const YAML::Node& node, const std::string& origin, std::string_view key);
+
+/// Throws naming the first key of `map` not in `allowed`.
+void reject_unknown_keys(const YAML::Node& map, const std::string& origin,
+                         std::initializer_list<std::string_view> allowed);
+
+/// Requires `node` to be a mapping.
+void require_map(const YAML::Node& node, const std::string& origin, std::string_view what);
+
+std::optional<std::string> optional_string(const YAML::Node& map, const std::string& origin,
+                                           std::string_view key);
+std::string required_string(const YAML::Node& map, const std::string& origin,
+                            std::string_view key);
+
+/// A number in [lo, hi]. Accepts the suffixes K, M, B (10^9) and T for counts
+/// of parameters when `allow_scale` is set ("753B", "1.2T").
+std::optional<double> optional_number(const YAML::Node& map, const std::string& origin,
+                                      std::string_view key, double lo, double hi,
+                                      bool allow_scale = false);
+double required_number(const YAML::Node& map, const std::string& origin, std::string_view key,
+                       double lo, double hi, bool allow_scale = false);
+
+/// A whole number in [lo, hi].
+std::optional<long long> optional_integer(const YAML::Node& map, const std::string& origin,
+                                          std::string_view key, long long lo, long long hi);
+long long required_integer(const YAML::Node& map, const std::string& origin,
+                           std::string_view key, long long lo, long long hi);
+
+}  // namespace tpnet::yaml

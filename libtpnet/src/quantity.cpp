@@ -1,0 +1,164 @@
+#include "tpnet/quantity.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <utility>
+
+namespace tpnet {
+namespace {
+
+struct Split {
+  double number = 0.0;
+  std::string_view suffix;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+/// Splits "109.07Gb/s" into 109.07 and "Gb/s"; nullopt-like failure via bool.
+bool split_number(std::string_view text, Split& out) {
+  text = trim(text);
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  double value = 0.0;
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || ptr == first) return false;
+  if (!std::isfinite(value)) return false;
+  out.number = value;
+  out.suffix = trim(std::string_view(ptr, static_cast<std::size_t>(last - ptr)));
+  return true;
+}
+
+template <std::size_t N>
+bool lookup(std::string_view suffix, const std::array<std::pair<std::string_view, double>, N>& table,
+            double& factor) {
+  for (const auto& [name, f] : table) {
+    if (suffix == name) {
+      factor = f;
+      return true;
+    }
+  }
+  return false;
+}
+
+[[noreturn]] void fail(std::string_view text, std::string_view what, const InputLocation& where) {
+  throw InputError("'" + std::string(text) + "' is not " + std::string(what), where);
+}
+
+}  // namespace
+
+BitRate parse_bit_rate(std::string_view text, const InputLocation& where) {
+  static constexpr std::string_view kAllowed =
+      "a bit rate; use a number with a unit: 200G, 200Gb/s, 200Gbps, 400M, 1.6T or 25GB/s";
+  static constexpr std::array<std::pair<std::string_view, double>, 27> kUnits{{
+      {"G", 1e9},       {"Gb/s", 1e9},    {"Gbps", 1e9},    {"Gbit/s", 1e9},  {"g", 1e9},
+      {"M", 1e6},       {"Mb/s", 1e6},    {"Mbps", 1e6},    {"Mbit/s", 1e6},  {"T", 1e12},
+      {"Tb/s", 1e12},   {"Tbps", 1e12},   {"Tbit/s", 1e12}, {"GB/s", 8e9},    {"GBps", 8e9},
+      {"MB/s", 8e6},    {"MBps", 8e6},    {"TB/s", 8e12},   {"TBps", 8e12},   {"kb/s", 1e3},
+      {"kbps", 1e3},    {"Kb/s", 1e3},    {"b/s", 1.0},     {"bps", 1.0},     {"bit/s", 1.0},
+      {"B/s", 8.0},     {"kB/s", 8e3},
+  }};
+  Split s;
+  double factor = 0.0;
+  if (!split_number(text, s) || !lookup(s.suffix, kUnits, factor)) fail(text, kAllowed, where);
+  if (s.number <= 0.0) {
+    throw InputError("'" + std::string(text) + "' must be a positive bit rate", where);
+  }
+  return BitRate(s.number * factor);
+}
+
+TokenCount parse_tokens(std::string_view text, const InputLocation& where) {
+  static constexpr std::string_view kAllowed =
+      "a token count; use a whole number such as 8192, 8k or 8K (k = 1,024 tokens) or 1M";
+  static constexpr std::array<std::pair<std::string_view, double>, 5> kUnits{{
+      {"", 1.0}, {"k", 1024.0}, {"K", 1024.0}, {"M", 1048576.0}, {"m", 1048576.0},
+  }};
+  Split s;
+  double factor = 0.0;
+  if (!split_number(text, s) || !lookup(s.suffix, kUnits, factor)) fail(text, kAllowed, where);
+  const double tokens = s.number * factor;
+  // 2^40 tokens is far past any context window and still exact in a double.
+  constexpr double kMaxTokens = 1099511627776.0;
+  if (tokens < 1.0 || tokens != std::floor(tokens) || tokens > kMaxTokens) {
+    throw InputError("'" + std::string(text) +
+                         "' must be a whole number of tokens from 1 to 2^40 (e.g. 1k, 8k, 32768)",
+                     where);
+  }
+  return static_cast<TokenCount>(tokens);
+}
+
+PromptSpec parse_prompt(std::string_view text, const InputLocation& where) {
+  const std::string_view trimmed = trim(text);
+  PromptSpec spec;
+  const auto x = trimmed.find_first_of("xX*");
+  if (x == std::string_view::npos) {
+    spec.tokens_each = parse_tokens(trimmed, where);
+    return spec;
+  }
+  const std::string_view count = trim(trimmed.substr(0, x));
+  long long requests = 0;
+  auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), requests);
+  if (ec != std::errc() || ptr != count.data() + count.size() || requests < 1 ||
+      requests > 1000000) {
+    throw InputError("'" + std::string(text) +
+                         "' is not a prompt mix; use TOKENS or REQUESTSxTOKENS such as 8k or "
+                         "4x8k (requests from 1 to 1,000,000)",
+                     where);
+  }
+  spec.requests = requests;
+  spec.tokens_each = parse_tokens(trimmed.substr(x + 1), where);
+  return spec;
+}
+
+Seconds parse_duration(std::string_view text, const InputLocation& where) {
+  static constexpr std::string_view kAllowed =
+      "a duration; use a number with a unit: 45s, 1000ms, 100us, 2min";
+  static constexpr std::array<std::pair<std::string_view, double>, 8> kUnits{{
+      {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"\xC2\xB5s", 1e-6}, {"ns", 1e-9},
+      {"min", 60.0}, {"h", 3600.0}, {"sec", 1.0},
+  }};
+  Split s;
+  double factor = 0.0;
+  if (!split_number(text, s) || !lookup(s.suffix, kUnits, factor)) fail(text, kAllowed, where);
+  if (s.number <= 0.0) {
+    throw InputError("'" + std::string(text) + "' must be a positive duration", where);
+  }
+  return Seconds(s.number * factor);
+}
+
+Bytes parse_bytes(std::string_view text, const InputLocation& where) {
+  static constexpr std::string_view kAllowed =
+      "a byte size; use a number with B, kB, MB, GB, TB (decimal) or KiB, MiB, GiB, TiB "
+      "(binary), e.g. 3.57MB or 50.3MiB";
+  static constexpr std::array<std::pair<std::string_view, double>, 11> kUnits{{
+      {"", 1.0}, {"B", 1.0}, {"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+  }};
+  Split s;
+  double factor = 0.0;
+  if (!split_number(text, s) || !lookup(s.suffix, kUnits, factor)) fail(text, kAllowed, where);
+  if (s.number <= 0.0) {
+    throw InputError("'" + std::string(text) + "' must be a positive byte size", where);
+  }
+  return Bytes(s.number * factor);
+}
+
+double parse_positive_number(std::string_view text, const InputLocation& where,
+                             std::string_view what) {
+  Split s;
+  if (!split_number(text, s) || !s.suffix.empty()) {
+    fail(text, "a number (" + std::string(what) + ")", where);
+  }
+  if (s.number <= 0.0) {
+    throw InputError("'" + std::string(text) + "' must be positive (" + std::string(what) + ")",
+                     where);
+  }
+  return s.number;
+}
+
+}  // namespace tpnet
