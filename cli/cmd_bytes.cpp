@@ -35,27 +35,25 @@ Document run_bytes(const BytesOptions& o) {
   if (engine.algorithm == CollectiveAlgorithm::ring) {
     allreduce.push_back(json_only(integer("ring_steps", "ring steps", r.chunk_allreduce.steps)));
   }
-  allreduce.push_back(number("segment_bytes",
-                             engine.algorithm == CollectiveAlgorithm::ring ? "segment per step"
-                                                                           : "half block per tree",
-                             r.chunk_allreduce.segment.count(), kBytesMB, 1));
+  allreduce.push_back(number(
+      "segment_bytes",
+      engine.algorithm == CollectiveAlgorithm::ring ? "segment per step" : "half block per tree",
+      r.chunk_allreduce.segment.count(), kBytesMB, 1));
   allreduce.push_back(number("transfer_s", "transfer time at " + link.name,
                              r.chunk_allreduce_transfer.value(), kMilliseconds, 2));
-  allreduce.push_back(number("latency_s", "fixed latency", r.chunk_allreduce_latency.value(),
-                             kMicroseconds, 1));
+  allreduce.push_back(
+      number("latency_s", "fixed latency", r.chunk_allreduce_latency.value(), kMicroseconds, 1));
   allreduce.push_back(text("regime", "regime", std::string(to_string(r.chunk_regime))));
 
   std::vector<Record> scaling;
   for (const auto& row : r.tp_scaling) {
-    scaling.push_back({text("name", "TP", fmt::format("TP{}", row.tp)),
-                       integer("tp", "tp", row.tp),
-                       number("per_token_bytes", "bytes per token", row.per_token_bytes.count(),
-                              kBytesMB, 2),
-                       number("bytes_ratio", fmt::format("bytes vs TP{}", engine.tensor_parallel_size),
-                              row.bytes_vs_reference, kTimes, 2),
-                       number("compute_ratio",
-                              fmt::format("compute vs TP{}", engine.tensor_parallel_size),
-                              row.compute_vs_reference, kTimes, 2)});
+    scaling.push_back(
+        {text("name", "TP", fmt::format("TP{}", row.tp)), integer("tp", "tp", row.tp),
+         number("per_token_bytes", "bytes per token", row.per_token_bytes.count(), kBytesMB, 2),
+         number("bytes_ratio", fmt::format("bytes vs TP{}", engine.tensor_parallel_size),
+                row.bytes_vs_reference, kTimes, 2),
+         number("compute_ratio", fmt::format("compute vs TP{}", engine.tensor_parallel_size),
+                row.compute_vs_reference, kTimes, 2)});
   }
 
   Document doc;
@@ -97,7 +95,8 @@ Command setup_bytes(CLI::App& app) {
                   "Fixed per-transfer overhead to compare a chunk's transfer with")
       ->default_str("100us");
   add_format_option(sub, options->format);
-  return Command{sub, [options] { return run_bytes(*options); }, &options->format};
+  return Command{sub, [options] { return run_bytes(*options); },
+                 std::shared_ptr<const std::string>(options, &options->format)};
 }
 
 }  // namespace tpnet::cli

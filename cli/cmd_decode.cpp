@@ -54,7 +54,8 @@ Document run_decode(const DecodeOptions& o) {
       link_record("from", "from link", from),
       link_record("to", "to link", to),
       integer("requests", "running requests", o.requests),
-      integer("tokens_per_forward", "tokens per forward", static_cast<double>(r.tokens_per_forward)),
+      integer("tokens_per_forward", "tokens per forward",
+              static_cast<double>(r.tokens_per_forward)),
       number("allreduce_block_bytes", "all-reduce block", r.allreduce.block.count(), kBytesKB, 1),
       number("allreduce_sent_bytes", "sent per node per all-reduce",
              r.allreduce.sent_per_node.count(), kBytesKB, 1),
@@ -69,8 +70,8 @@ Document run_decode(const DecodeOptions& o) {
       integer("allreduces_per_forward", "all-reduces per forward", r.allreduces_per_forward),
       number("allreduce_forward_bytes", "all-reduce bytes per forward",
              r.allreduce_forward_bytes.count(), kBytesMB, 2),
-      number("logits_sent_bytes", "logits all-gather per forward", r.logits_sent.count(),
-             kBytesMB, 2),
+      number("logits_sent_bytes", "logits all-gather per forward", r.logits_sent.count(), kBytesMB,
+             2),
       number("forward_sent_bytes", "sent per node per forward", r.forward_sent.count(), kBytesMB,
              1),
       number("weight_bytes_per_node", "active weights per node", r.weight_bytes_per_node.count(),
@@ -106,7 +107,8 @@ Command setup_decode(CLI::App& app) {
                   "Memory bandwidth each node reads weights at (DGX Spark: 273GB/s)")
       ->default_str("273GB/s");
   add_format_option(sub, options->format);
-  return Command{sub, [options] { return run_decode(*options); }, &options->format};
+  return Command{sub, [options] { return run_decode(*options); },
+                 std::shared_ptr<const std::string>(options, &options->format)};
 }
 
 }  // namespace tpnet::cli

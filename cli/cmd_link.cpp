@@ -32,8 +32,8 @@ Document run_link(const LinkOptions& o) {
     doc.fields = {
         number("base_latency_s", "fixed latency per all-reduce", latency.base.value(),
                kMicroseconds, 1),
-        number("step_latency_s", "latency per ring step", latency.per_step.value(),
-               kMicroseconds, 1),
+        number("step_latency_s", "latency per ring step", latency.per_step.value(), kMicroseconds,
+               1),
         records("presets", "presets", std::move(rows)),
     };
     return doc;
@@ -46,13 +46,14 @@ Document run_link(const LinkOptions& o) {
   spec.generation = o.pcie_gen;
   spec.lanes = o.lanes;
   spec.protocol_efficiency = o.efficiency;
-  if (!o.coding.empty()) spec.coding = parse_line_coding(o.coding, InputLocation::for_key("--coding"));
+  if (!o.coding.empty())
+    spec.coding = parse_line_coding(o.coding, InputLocation::for_key("--coding"));
   const PcieLinkRates r = pcie_link_rates(spec);
   doc.title = fmt::format("tpnet link: PCIe Gen{} x{} host link", o.pcie_gen, o.lanes);
   doc.fields = {
       integer("pcie_gen", "PCIe generation", o.pcie_gen),
       integer("lanes", "lanes", o.lanes),
-      number("transfer_rate_gt_s", "transfer rate per lane", r.transfer_rate_gt_s, kGTps, 1),
+      number("transfer_rate_gtps", "transfer rate per lane", r.transfer_rate_gt_s, kGTps, 1),
       text("coding", "line coding", std::string(to_string(r.coding))),
       number("raw_bps", "raw (lanes x GT/s)", r.raw.bits_per_second(), kGbps, 1),
       number("after_coding_bps", "after line coding", r.after_coding.bits_per_second(), kGbps, 1),
@@ -77,7 +78,8 @@ Command setup_link(CLI::App& app) {
                   "Share left after TLP/DLLP and flow-control overhead")
       ->default_val(0.88);
   add_format_option(sub, options->format);
-  return Command{sub, [options] { return run_link(*options); }, &options->format};
+  return Command{sub, [options] { return run_link(*options); },
+                 std::shared_ptr<const std::string>(options, &options->format)};
 }
 
 }  // namespace tpnet::cli

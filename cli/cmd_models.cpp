@@ -46,7 +46,8 @@ Command setup_models(CLI::App& app) {
   auto options = std::make_shared<ModelsOptions>();
   CLI::App* sub = app.add_subcommand("models", "List the built-in models");
   add_format_option(sub, options->format);
-  return Command{sub, [] { return run_models(); }, &options->format};
+  return Command{sub, [] { return run_models(); },
+                 std::shared_ptr<const std::string>(options, &options->format)};
 }
 
 }  // namespace tpnet::cli

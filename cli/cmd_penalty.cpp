@@ -33,7 +33,8 @@ std::vector<PrefillScenario> scenarios_from(const PenaltyOptions& o) {
   if (o.prompts.empty()) return study_scenarios();
   std::vector<PrefillScenario> out;
   for (const auto& text : o.prompts) {
-    out.push_back(PrefillScenario{text, parse_prompt(text, InputLocation::for_key("--prompt")), {}});
+    out.push_back(
+        PrefillScenario{text, parse_prompt(text, InputLocation::for_key("--prompt")), {}});
   }
   return out;
 }
@@ -42,21 +43,22 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
   Record rec{
       text("name", "test", s.scenario.name),
       integer("requests", "requests", static_cast<double>(s.scenario.prompt.requests)),
-      json_only(integer("prompt_tokens_each", "tokens each", static_cast<double>(s.scenario.prompt.tokens_each))),
+      json_only(integer("prompt_tokens_each", "tokens each",
+                        static_cast<double>(s.scenario.prompt.tokens_each))),
       integer("prompt_tokens", "prompt tokens", static_cast<double>(s.total_tokens)),
       number("prefill_bytes_per_node", "prefill bytes/node", s.prefill_bytes_per_node.count(),
              kBytesGB, 1),
-      json_only(integer("prefill_forwards", "prefill forwards", static_cast<double>(s.prefill_forwards))),
+      json_only(
+          integer("prefill_forwards", "prefill forwards", static_cast<double>(s.prefill_forwards))),
       json_only(number("step_block_bytes", "step block", s.step_block.count(), kBytesMB, 1)),
       number("comm_time_from_s", "comm at " + from.name, s.comm_time_from.value(), kSeconds, 2),
-      signed_number("extra_ttft_bound_s", "extra TTFT bound",
-                    s.extra_ttft_bound.value(), kSeconds, 2),
+      signed_number("extra_ttft_bound_s", "extra TTFT bound", s.extra_ttft_bound.value(), kSeconds,
+                    2),
   };
   if (s.scenario.baseline_ttft) {
-    rec.push_back(number("baseline_ttft_s", "baseline TTFT", s.scenario.baseline_ttft->value(),
-                         kSeconds, 2));
-    rec.push_back(number("network_share_pct", "net share", *s.network_share * 100.0,
-                         kPercent, 1));
+    rec.push_back(
+        number("baseline_ttft_s", "baseline TTFT", s.scenario.baseline_ttft->value(), kSeconds, 2));
+    rec.push_back(number("network_share_pct", "net share", *s.network_share * 100.0, kPercent, 1));
     rec.push_back(signed_number("ttft_increase_bound_pct", "TTFT increase bound",
                                 *s.ttft_increase_bound * 100.0, kPercent, 1));
     rec.push_back(number("ttft_bound_s", "TTFT bound at " + to.name, s.ttft_bound_at_to->value(),
@@ -123,7 +125,8 @@ Command setup_penalty(CLI::App& app) {
   sub->add_option("--bytes-per-token", options->measured_bytes,
                   "Measured bytes per prompt token per node (e.g. 3.57MB) instead of the formula");
   add_format_option(sub, options->format);
-  return Command{sub, [options] { return run_penalty(*options); }, &options->format};
+  return Command{sub, [options] { return run_penalty(*options); },
+                 std::shared_ptr<const std::string>(options, &options->format)};
 }
 
 }  // namespace tpnet::cli

@@ -81,7 +81,8 @@ EngineConfig to_engine(const EngineOptions& o) {
 Link to_link(const std::string& text, const std::string& flag, const EngineOptions& options) {
   Link link = parse_link(text, InputLocation::for_key(flag));
   if (!options.base_latency.empty()) {
-    link.latency.base = parse_duration(options.base_latency, InputLocation::for_key("--base-latency"));
+    link.latency.base =
+        parse_duration(options.base_latency, InputLocation::for_key("--base-latency"));
   }
   if (!options.step_latency.empty()) {
     link.latency.per_step =
@@ -96,21 +97,20 @@ std::string describe(const ModelArch& model, const EngineConfig& engine) {
 }
 
 Field link_summary(std::string label, const Link& link) {
-  return table_only(text("", std::move(label),
-                         fmt::format("{} ({:g} Gb/s; latency {:g} us + {:g} us per step)", link.name,
-                                     link.rate.bits_per_second() / 1e9,
-                                     link.latency.base.value() * 1e6,
-                                     link.latency.per_step.value() * 1e6)));
+  return table_only(
+      text("", std::move(label),
+           fmt::format("{} ({:g} Gb/s; latency {:g} us + {:g} us per step)", link.name,
+                       link.rate.bits_per_second() / 1e9, link.latency.base.value() * 1e6,
+                       link.latency.per_step.value() * 1e6)));
 }
 
 Field link_record(std::string key, std::string label, const Link& link) {
-  return json_only(record(std::move(key), std::move(label),
-                {text("name", "name", link.name),
-                 number("link_bps", "rate", link.rate.bits_per_second(), kGbps, 2),
-                 number("base_latency_s", "base latency", link.latency.base.value(),
-                        kMicroseconds, 1),
-                 number("step_latency_s", "step latency", link.latency.per_step.value(),
-                        kMicroseconds, 1)}));
+  return json_only(record(
+      std::move(key), std::move(label),
+      {text("name", "name", link.name),
+       number("link_bps", "rate", link.rate.bits_per_second(), kGbps, 2),
+       number("base_latency_s", "base latency", link.latency.base.value(), kMicroseconds, 1),
+       number("step_latency_s", "step latency", link.latency.per_step.value(), kMicroseconds, 1)}));
 }
 
 }  // namespace tpnet::cli

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "document.hpp"
@@ -18,7 +19,7 @@ namespace tpnet::cli {
 struct Command {
   CLI::App* app = nullptr;
   std::function<Document()> run;
-  std::string* format = nullptr;
+  std::shared_ptr<const std::string> format;  ///< --format, owned with the options
 };
 
 /// Adds --format table|json|csv|markdown.

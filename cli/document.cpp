@@ -1,7 +1,7 @@
 #include "document.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 #include "tpnet/error.hpp"
 

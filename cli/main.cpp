@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "common.hpp"
@@ -19,6 +20,20 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "tpnet 0.1.0");
   std::vector<Command> commands{setup_bytes(app), setup_penalty(app), setup_decode(app),
                                 setup_link(app), setup_models(app)};
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string name = argv[1];
+    std::string known;
+    bool found = false;
+    for (const auto& command : commands) {
+      found = found || command.app->get_name() == name;
+      known += (known.empty() ? "" : ", ") + command.app->get_name();
+    }
+    if (!found) {
+      std::cerr << "tpnet: error: unknown subcommand '" << name << "'; use one of " << known
+                << "\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,9 +1,9 @@
 // Renderers for Document: table (default, with a units row), JSON (keys carry
 // units, values in base units), CSV (the main list, base units) and Markdown.
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "document.hpp"
 #include "tpnet/error.hpp"
@@ -28,11 +28,21 @@ std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += fmt::format("\\u{:04x}", static_cast<int>(c));
@@ -57,16 +67,20 @@ std::string display_number(const Field& f) {
 
 std::string display_value(const Field& f) {
   switch (f.kind) {
-    case Field::Kind::number: return display_number(f);
-    case Field::Kind::text: return f.text;
-    case Field::Kind::flag: return f.flag ? "yes" : "no";
+    case Field::Kind::number:
+      return display_number(f);
+    case Field::Kind::text:
+      return f.text;
+    case Field::Kind::flag:
+      return f.flag ? "yes" : "no";
     case Field::Kind::texts: {
       std::string joined;
       for (const auto& t : f.texts) joined += (joined.empty() ? "" : "; ") + t;
       return joined;
     }
     case Field::Kind::record:
-    case Field::Kind::records: return "";
+    case Field::Kind::records:
+      return "";
   }
   return "";
 }
@@ -83,9 +97,15 @@ void write_json(std::string& out, const Record& record, int depth);
 void write_json_value(std::string& out, const Field& f, int depth) {
   const std::string pad(static_cast<std::size_t>(depth + 1) * 2, ' ');
   switch (f.kind) {
-    case Field::Kind::number: out += json_number(f); break;
-    case Field::Kind::text: out += json_string(f.text); break;
-    case Field::Kind::flag: out += f.flag ? "true" : "false"; break;
+    case Field::Kind::number:
+      out += json_number(f);
+      break;
+    case Field::Kind::text:
+      out += json_string(f.text);
+      break;
+    case Field::Kind::flag:
+      out += f.flag ? "true" : "false";
+      break;
     case Field::Kind::texts: {
       out += "[";
       for (std::size_t i = 0; i < f.texts.size(); ++i) {
@@ -94,7 +114,9 @@ void write_json_value(std::string& out, const Field& f, int depth) {
       out += "]";
       break;
     }
-    case Field::Kind::record: write_json(out, f.records.front(), depth + 1); break;
+    case Field::Kind::record:
+      write_json(out, f.records.front(), depth + 1);
+      break;
     case Field::Kind::records: {
       if (f.records.empty()) {
         out += "[]";
@@ -213,7 +235,7 @@ void render_text_record(std::string& out, const Record& record, int depth) {
       std::string value = display_value(f);
       if (f.kind == Field::Kind::number && !f.unit.suffix.empty()) {
         value += f.unit.suffix == "%" || f.unit.suffix == "x" ? std::string(f.unit.suffix)
-                                                                : " " + std::string(f.unit.suffix);
+                                                              : " " + std::string(f.unit.suffix);
       }
       out += fmt::format("{}{:<{}}  {}\n", pad, f.label, label_width, value);
     } else if (f.kind == Field::Kind::texts) {
@@ -239,8 +261,10 @@ std::string render_table(const Document& doc) {
 std::string md_escape(std::string s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
   }
   return out;
 }
@@ -270,7 +294,8 @@ void render_md_tables(std::string& out, const Record& record) {
     const Grid g = make_grid(f);
     out += "\n### " + f.label + "\n\n|";
     for (std::size_t i = 0; i < g.header.size(); ++i) {
-      out += " " + md_escape(g.header[i]) + (g.units[i].empty() ? "" : " (" + g.units[i] + ")") + " |";
+      out +=
+          " " + md_escape(g.header[i]) + (g.units[i].empty() ? "" : " (" + g.units[i] + ")") + " |";
     }
     out += "\n|";
     for (std::size_t i = 0; i < g.header.size(); ++i) out += g.numeric[i] ? " ---: |" : " --- |";
@@ -301,17 +326,22 @@ std::string csv_cell(std::string s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"') out += "\"\"";
-    else out += c;
+    if (c == '"')
+      out += "\"\"";
+    else
+      out += c;
   }
   return out + "\"";
 }
 
 std::string csv_value(const Field& f) {
   switch (f.kind) {
-    case Field::Kind::number: return json_number(f);
-    case Field::Kind::flag: return f.flag ? "true" : "false";
-    default: return csv_cell(display_value(f));
+    case Field::Kind::number:
+      return json_number(f);
+    case Field::Kind::flag:
+      return f.flag ? "true" : "false";
+    default:
+      return csv_cell(display_value(f));
   }
 }
 
@@ -356,10 +386,14 @@ std::string render_csv(const Document& doc) {
 
 std::string render(const Document& doc, Format format) {
   switch (format) {
-    case Format::json: return render_json(doc);
-    case Format::csv: return render_csv(doc);
-    case Format::markdown: return render_markdown(doc);
-    case Format::table: return render_table(doc);
+    case Format::json:
+      return render_json(doc);
+    case Format::csv:
+      return render_csv(doc);
+    case Format::markdown:
+      return render_markdown(doc);
+    case Format::table:
+      return render_table(doc);
   }
   return render_table(doc);
 }

@@ -10,8 +10,10 @@ namespace tpnet {
 double allreduce_sent_factor(int ranks, CollectiveAlgorithm algorithm) {
   if (ranks <= 1) return 0.0;
   switch (algorithm) {
-    case CollectiveAlgorithm::ring: return 2.0 * (ranks - 1) / ranks;
-    case CollectiveAlgorithm::tree: return ranks == 2 ? 1.0 : 2.0;
+    case CollectiveAlgorithm::ring:
+      return 2.0 * (ranks - 1) / ranks;
+    case CollectiveAlgorithm::tree:
+      return ranks == 2 ? 1.0 : 2.0;
   }
   return 0.0;
 }
@@ -19,7 +21,8 @@ double allreduce_sent_factor(int ranks, CollectiveAlgorithm algorithm) {
 int allreduce_steps(int ranks, CollectiveAlgorithm algorithm) {
   if (ranks <= 1) return 0;
   switch (algorithm) {
-    case CollectiveAlgorithm::ring: return 2 * (ranks - 1);
+    case CollectiveAlgorithm::ring:
+      return 2 * (ranks - 1);
     case CollectiveAlgorithm::tree: {
       const auto depth = std::bit_width(static_cast<unsigned>(ranks - 1));  // ceil(log2 N)
       return 2 * static_cast<int>(depth);

@@ -12,9 +12,9 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
                             const Link& to, const DecodeInputs& inputs) {
   require_network_tp(engine);
   if (inputs.requests < 1 || inputs.requests > 1048576) {
-    throw InputError(std::to_string(inputs.requests) +
-                         " is not allowed; use 1 to 1,048,576 running requests",
-                     InputLocation::for_key("--requests"));
+    throw InputError(
+        std::to_string(inputs.requests) + " is not allowed; use 1 to 1,048,576 running requests",
+        InputLocation::for_key("--requests"));
   }
   if (!(inputs.memory_bandwidth.bits_per_second() > 0.0)) {
     throw InputError("memory bandwidth must be positive, e.g. 273GB/s",
@@ -24,8 +24,8 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
   DecodeReport r;
   r.tokens_per_forward = static_cast<TokenCount>(inputs.requests) *
                          (1 + static_cast<TokenCount>(engine.num_speculative_tokens));
-  r.allreduce = plan_allreduce(activation_block(model, engine, r.tokens_per_forward), tp,
-                               engine.algorithm);
+  r.allreduce =
+      plan_allreduce(activation_block(model, engine, r.tokens_per_forward), tp, engine.algorithm);
   r.allreduces_per_forward = allreduces_per_forward(model, engine);
   r.transfer_from = allreduce_transfer_time(r.allreduce, from.rate);
   r.transfer_to = allreduce_transfer_time(r.allreduce, to.rate);
@@ -41,8 +41,8 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
   r.forward_sent = r.allreduce_forward_bytes + r.logits_sent;
 
   r.weight_bytes_per_node = Bytes(model.active_params * model.bits_per_weight / 8.0 / tp);
-  r.weight_read_floor = Seconds(r.weight_bytes_per_node.count() /
-                                inputs.memory_bandwidth.bytes_per_second());
+  r.weight_read_floor =
+      Seconds(r.weight_bytes_per_node.count() / inputs.memory_bandwidth.bytes_per_second());
   r.traffic_ceiling = r.forward_sent / r.weight_read_floor;
   r.max_added_per_forward = extra_transfer_time(r.forward_sent, from.rate, to.rate);
   r.max_added_share = r.max_added_per_forward / r.weight_read_floor;

@@ -8,8 +8,10 @@ namespace tpnet {
 
 std::string_view to_string(CollectiveAlgorithm algorithm) {
   switch (algorithm) {
-    case CollectiveAlgorithm::ring: return "ring";
-    case CollectiveAlgorithm::tree: return "tree";
+    case CollectiveAlgorithm::ring:
+      return "ring";
+    case CollectiveAlgorithm::tree:
+      return "tree";
   }
   return "unknown";
 }
@@ -19,8 +21,8 @@ namespace {
 template <typename T>
 void require_range(T value, T lo, T hi, const char* flag, const char* why) {
   if (value < lo || value > hi) {
-    throw InputError(std::to_string(value) + " is not allowed; use " + std::to_string(lo) +
-                         " to " + std::to_string(hi) + " (" + why + ")",
+    throw InputError(std::to_string(value) + " is not allowed; use " + std::to_string(lo) + " to " +
+                         std::to_string(hi) + " (" + why + ")",
                      InputLocation::for_key(flag));
   }
 }
@@ -30,8 +32,8 @@ void require_range(T value, T lo, T hi, const char* flag, const char* why) {
 void validate(const EngineConfig& engine) {
   require_range(engine.tensor_parallel_size, 1, 1024, "--tensor-parallel-size",
                 "nodes sharing each layer");
-  require_range<TokenCount>(engine.max_num_batched_tokens, 1, 16777216,
-                            "--max-num-batched-tokens", "tokens per forward pass");
+  require_range<TokenCount>(engine.max_num_batched_tokens, 1, 16777216, "--max-num-batched-tokens",
+                            "tokens per forward pass");
   require_range<TokenCount>(engine.long_prefill_token_threshold, 0, 16777216,
                             "--long-prefill-token-threshold", "0 leaves it unset");
   require_range(engine.max_num_seqs, 1, 1048576, "--max-num-seqs", "running requests");

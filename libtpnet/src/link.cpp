@@ -20,8 +20,8 @@ const std::vector<LinkPreset>& link_presets() {
 Link parse_link(std::string_view text, const InputLocation& where) {
   for (const auto& preset : link_presets()) {
     if (text == preset.name) {
-      return Link{std::string(preset.name), BitRate::gigabits_per_second(preset.gigabits_per_second),
-                  StepLatency{}};
+      return Link{std::string(preset.name),
+                  BitRate::gigabits_per_second(preset.gigabits_per_second), StepLatency{}};
     }
   }
   try {
@@ -36,8 +36,10 @@ Link parse_link(std::string_view text, const InputLocation& where) {
 
 std::string_view to_string(LineCoding coding) {
   switch (coding) {
-    case LineCoding::b8b10b: return "8b/10b";
-    case LineCoding::b128b130b: return "128b/130b";
+    case LineCoding::b8b10b:
+      return "8b/10b";
+    case LineCoding::b128b130b:
+      return "128b/130b";
   }
   return "unknown";
 }
@@ -62,14 +64,15 @@ PcieLinkRates pcie_link_rates(const PcieSpec& spec) {
   // FLIT encoding, which this model does not describe.
   static constexpr double kGigatransfers[] = {2.5, 5.0, 8.0, 16.0, 32.0};
   if (spec.generation < 1 || spec.generation > 5) {
-    throw InputError(std::to_string(spec.generation) +
-                         " is not a supported PCIe generation; use 1 to 5",
-                     InputLocation::for_key("--pcie-gen"));
+    throw InputError(
+        std::to_string(spec.generation) + " is not a supported PCIe generation; use 1 to 5",
+        InputLocation::for_key("--pcie-gen"));
   }
   if (spec.lanes != 1 && spec.lanes != 2 && spec.lanes != 4 && spec.lanes != 8 &&
       spec.lanes != 16) {
-    throw InputError(std::to_string(spec.lanes) + " lanes is not a PCIe width; use 1, 2, 4, 8 or 16",
-                     InputLocation::for_key("--lanes"));
+    throw InputError(
+        std::to_string(spec.lanes) + " lanes is not a PCIe width; use 1, 2, 4, 8 or 16",
+        InputLocation::for_key("--lanes"));
   }
   if (!(spec.protocol_efficiency > 0.0 && spec.protocol_efficiency <= 1.0)) {
     throw InputError("protocol efficiency must be in (0, 1], e.g. 0.88",
@@ -77,8 +80,8 @@ PcieLinkRates pcie_link_rates(const PcieSpec& spec) {
   }
   PcieLinkRates out;
   out.transfer_rate_gt_s = kGigatransfers[spec.generation - 1];
-  out.coding = spec.coding.value_or(spec.generation <= 2 ? LineCoding::b8b10b
-                                                         : LineCoding::b128b130b);
+  out.coding =
+      spec.coding.value_or(spec.generation <= 2 ? LineCoding::b8b10b : LineCoding::b128b130b);
   out.raw = BitRate::gigabits_per_second(out.transfer_rate_gt_s * spec.lanes);
   out.after_coding = out.raw * coding_efficiency(out.coding);
   out.usable = out.after_coding * spec.protocol_efficiency;

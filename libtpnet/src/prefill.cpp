@@ -1,7 +1,7 @@
 #include "tpnet/prefill.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "tpnet/traffic.hpp"
 
@@ -87,8 +87,8 @@ PenaltyReport analyze_penalty(const ModelArch& model, const EngineConfig& engine
   report.to = to;
   report.per_token_measured = measured_per_token.has_value();
   report.per_token_bytes = measured_per_token.value_or(bytes_per_prompt_token(model, engine));
-  report.extra_per_1k_tokens = extra_transfer_time(report.per_token_bytes * 1000.0, from.rate,
-                                                   to.rate);
+  report.extra_per_1k_tokens =
+      extra_transfer_time(report.per_token_bytes * 1000.0, from.rate, to.rate);
   for (const auto& scenario : scenarios) {
     report.scenarios.push_back(
         analyze_scenario(model, engine, from, to, report.per_token_bytes, scenario));

@@ -35,8 +35,8 @@ bool split_number(std::string_view text, Split& out) {
 }
 
 template <std::size_t N>
-bool lookup(std::string_view suffix, const std::array<std::pair<std::string_view, double>, N>& table,
-            double& factor) {
+bool lookup(std::string_view suffix,
+            const std::array<std::pair<std::string_view, double>, N>& table, double& factor) {
   for (const auto& [name, f] : table) {
     if (suffix == name) {
       factor = f;
@@ -56,12 +56,12 @@ BitRate parse_bit_rate(std::string_view text, const InputLocation& where) {
   static constexpr std::string_view kAllowed =
       "a bit rate; use a number with a unit: 200G, 200Gb/s, 200Gbps, 400M, 1.6T or 25GB/s";
   static constexpr std::array<std::pair<std::string_view, double>, 27> kUnits{{
-      {"G", 1e9},       {"Gb/s", 1e9},    {"Gbps", 1e9},    {"Gbit/s", 1e9},  {"g", 1e9},
-      {"M", 1e6},       {"Mb/s", 1e6},    {"Mbps", 1e6},    {"Mbit/s", 1e6},  {"T", 1e12},
-      {"Tb/s", 1e12},   {"Tbps", 1e12},   {"Tbit/s", 1e12}, {"GB/s", 8e9},    {"GBps", 8e9},
-      {"MB/s", 8e6},    {"MBps", 8e6},    {"TB/s", 8e12},   {"TBps", 8e12},   {"kb/s", 1e3},
-      {"kbps", 1e3},    {"Kb/s", 1e3},    {"b/s", 1.0},     {"bps", 1.0},     {"bit/s", 1.0},
-      {"B/s", 8.0},     {"kB/s", 8e3},
+      {"G", 1e9},     {"Gb/s", 1e9},  {"Gbps", 1e9},    {"Gbit/s", 1e9}, {"g", 1e9},
+      {"M", 1e6},     {"Mb/s", 1e6},  {"Mbps", 1e6},    {"Mbit/s", 1e6}, {"T", 1e12},
+      {"Tb/s", 1e12}, {"Tbps", 1e12}, {"Tbit/s", 1e12}, {"GB/s", 8e9},   {"GBps", 8e9},
+      {"MB/s", 8e6},  {"MBps", 8e6},  {"TB/s", 8e12},   {"TBps", 8e12},  {"kb/s", 1e3},
+      {"kbps", 1e3},  {"Kb/s", 1e3},  {"b/s", 1.0},     {"bps", 1.0},    {"bit/s", 1.0},
+      {"B/s", 8.0},   {"kB/s", 8e3},
   }};
   Split s;
   double factor = 0.0;
@@ -76,7 +76,11 @@ TokenCount parse_tokens(std::string_view text, const InputLocation& where) {
   static constexpr std::string_view kAllowed =
       "a token count; use a whole number such as 8192, 8k or 8K (k = 1,024 tokens) or 1M";
   static constexpr std::array<std::pair<std::string_view, double>, 5> kUnits{{
-      {"", 1.0}, {"k", 1024.0}, {"K", 1024.0}, {"M", 1048576.0}, {"m", 1048576.0},
+      {"", 1.0},
+      {"k", 1024.0},
+      {"K", 1024.0},
+      {"M", 1048576.0},
+      {"m", 1048576.0},
   }};
   Split s;
   double factor = 0.0;
@@ -119,8 +123,14 @@ Seconds parse_duration(std::string_view text, const InputLocation& where) {
   static constexpr std::string_view kAllowed =
       "a duration; use a number with a unit: 45s, 1000ms, 100us, 2min";
   static constexpr std::array<std::pair<std::string_view, double>, 8> kUnits{{
-      {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"\xC2\xB5s", 1e-6}, {"ns", 1e-9},
-      {"min", 60.0}, {"h", 3600.0}, {"sec", 1.0},
+      {"s", 1.0},
+      {"ms", 1e-3},
+      {"us", 1e-6},
+      {"\xC2\xB5s", 1e-6},
+      {"ns", 1e-9},
+      {"min", 60.0},
+      {"h", 3600.0},
+      {"sec", 1.0},
   }};
   Split s;
   double factor = 0.0;
@@ -136,8 +146,17 @@ Bytes parse_bytes(std::string_view text, const InputLocation& where) {
       "a byte size; use a number with B, kB, MB, GB, TB (decimal) or KiB, MiB, GiB, TiB "
       "(binary), e.g. 3.57MB or 50.3MiB";
   static constexpr std::array<std::pair<std::string_view, double>, 11> kUnits{{
-      {"", 1.0}, {"B", 1.0}, {"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+      {"", 1.0},
+      {"B", 1.0},
+      {"kB", 1e3},
+      {"KB", 1e3},
+      {"MB", 1e6},
+      {"GB", 1e9},
+      {"TB", 1e12},
+      {"KiB", 1024.0},
+      {"MiB", 1048576.0},
+      {"GiB", 1073741824.0},
+      {"TiB", 1099511627776.0},
   }};
   Split s;
   double factor = 0.0;

@@ -33,8 +33,8 @@ void require_network_tp(const EngineConfig& engine) {
 std::vector<std::string> layout_warnings(const ModelArch& model, const EngineConfig& engine) {
   std::vector<std::string> warnings;
   const int tp = engine.tensor_parallel_size;
-  if (model.num_attention_heads > 0 && (tp > model.num_attention_heads ||
-                                        model.num_attention_heads % tp != 0)) {
+  if (model.num_attention_heads > 0 &&
+      (tp > model.num_attention_heads || model.num_attention_heads % tp != 0)) {
     warnings.push_back("TP" + std::to_string(tp) + " does not divide " + model.name + "'s " +
                        std::to_string(model.num_attention_heads) +
                        " attention heads evenly; vLLM refuses such a layout");

@@ -24,7 +24,7 @@ struct AllReducePlan {
   Bytes block;          ///< S: the tensor being reduced, same size on every node
   Bytes sent_per_node;  ///< factor x S
   int steps = 0;
-  Bytes segment;        ///< ring: S/N sent per step; tree: S/2 per tree
+  Bytes segment;  ///< ring: S/N sent per step; tree: S/2 per tree
 };
 
 /// Throws InputError when ranks < 1 or the block is negative.

@@ -26,17 +26,17 @@ struct DecodeReport {
   int allreduces_per_forward = 0;
   Seconds transfer_from;  ///< one all-reduce's bytes at the `from` rate
   Seconds transfer_to;
-  Seconds allreduce_latency;  ///< fixed alpha, same on both links
+  Seconds allreduce_latency;                      ///< fixed alpha, same on both links
   CommRegime regime = CommRegime::latency_bound;  ///< at the slower link
-  Bytes allreduce_forward_bytes;  ///< all all-reduces of one forward
-  Bytes logits_sent;              ///< all-gather of vocab-parallel logits
-  Bytes forward_sent;             ///< both together
-  Bytes weight_bytes_per_node;    ///< active params x bits / 8 / TP
-  Seconds weight_read_floor;      ///< weight bytes / memory bandwidth
-  BitRate traffic_ceiling;        ///< forward_sent over the floor
-  Seconds max_added_per_forward;  ///< forward_sent x 8 x (1/to - 1/from)
-  double max_added_share = 0.0;   ///< of the weight-read floor
-  Seconds latency_per_forward;    ///< alpha x all-reduces: link-independent
+  Bytes allreduce_forward_bytes;                  ///< all all-reduces of one forward
+  Bytes logits_sent;                              ///< all-gather of vocab-parallel logits
+  Bytes forward_sent;                             ///< both together
+  Bytes weight_bytes_per_node;                    ///< active params x bits / 8 / TP
+  Seconds weight_read_floor;                      ///< weight bytes / memory bandwidth
+  BitRate traffic_ceiling;                        ///< forward_sent over the floor
+  Seconds max_added_per_forward;                  ///< forward_sent x 8 x (1/to - 1/from)
+  double max_added_share = 0.0;                   ///< of the weight-read floor
+  Seconds latency_per_forward;                    ///< alpha x all-reduces: link-independent
   std::vector<std::string> warnings;
 };
 

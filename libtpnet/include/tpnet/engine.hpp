@@ -3,6 +3,7 @@
 /// counts a layout implies. Defaults follow the GLM-5.3 study (DOMAIN.md s.2-3).
 
 #include <string_view>
+#include "tpnet/error.hpp"
 
 #include "tpnet/units.hpp"
 
@@ -14,13 +15,13 @@ enum class CollectiveAlgorithm { ring, tree };
 [[nodiscard]] std::string_view to_string(CollectiveAlgorithm algorithm);
 
 struct EngineConfig {
-  int tensor_parallel_size = 8;              ///< --tensor-parallel-size / -tp
-  TokenCount max_num_batched_tokens = 4096;  ///< chunk of a prefill forward pass
+  int tensor_parallel_size = 8;                 ///< --tensor-parallel-size / -tp
+  TokenCount max_num_batched_tokens = 4096;     ///< chunk of a prefill forward pass
   TokenCount long_prefill_token_threshold = 0;  ///< 0 = not set
   int max_num_seqs = 256;
-  int num_speculative_tokens = 0;  ///< draft tokens per request per decode forward
-  int activation_bytes = 2;        ///< BF16 activations
-  int allreduces_per_layer = 2;    ///< after attention and after the FFN/MoE block
+  int num_speculative_tokens = 0;        ///< draft tokens per request per decode forward
+  int activation_bytes = 2;              ///< BF16 activations
+  int allreduces_per_layer = 2;          ///< after attention and after the FFN/MoE block
   int extra_allreduces_per_forward = 1;  ///< the vocab-parallel input embedding
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
 };

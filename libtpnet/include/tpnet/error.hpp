@@ -2,15 +2,15 @@
 /// One error hierarchy for the library. Input errors carry where the bad value
 /// came from (file, line, key or flag) so the CLI can print one clear line.
 
-#include <utility>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tpnet {
 
 /// Base of every error the library throws on purpose.
 class Error : public std::runtime_error {
-public:
+ public:
   using std::runtime_error::runtime_error;
 };
 
@@ -31,13 +31,13 @@ struct InputLocation {
 /// Bad user input: a value outside what is allowed, a missing key, a parse
 /// failure. The message says what was found and what is allowed.
 class InputError : public Error {
-public:
+ public:
   explicit InputError(const std::string& message, InputLocation where = {});
 
   [[nodiscard]] const InputLocation& where() const { return where_; }
   [[nodiscard]] const std::string& detail() const { return detail_; }
 
-private:
+ private:
   InputLocation where_;
   std::string detail_;
 };

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "tpnet/error.hpp"
 
 #include "tpnet/model.hpp"
 

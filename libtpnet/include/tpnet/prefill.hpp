@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "tpnet/engine.hpp"
 #include "tpnet/link.hpp"
 #include "tpnet/model.hpp"
-#include "tpnet/engine.hpp"
 #include "tpnet/quantity.hpp"
 #include "tpnet/units.hpp"
 
@@ -37,9 +37,9 @@ struct ScenarioPenalty {
   Seconds comm_time_from;          ///< prefill bytes at the `from` rate
   Seconds extra_ttft_bound;
   // With a baseline TTFT:
-  std::optional<double> network_share;         ///< comm_time_from / baseline, capped at 1
-  std::optional<double> ttft_increase_bound;   ///< network_share x (from/to - 1)
-  std::optional<Seconds> ttft_bound_at_to;     ///< baseline + extra bound
+  std::optional<double> network_share;        ///< comm_time_from / baseline, capped at 1
+  std::optional<double> ttft_increase_bound;  ///< network_share x (from/to - 1)
+  std::optional<Seconds> ttft_bound_at_to;    ///< baseline + extra bound
   std::vector<std::string> notes;
 };
 

@@ -42,7 +42,7 @@ struct BytesReport {
   Seconds fixed_overhead;            ///< a generous per-transfer overhead to compare with
   Bytes bytes_in_fixed_overhead;     ///< what `link` moves in that time
   CommRegime chunk_regime = CommRegime::bandwidth_bound;
-  std::vector<TpShare> tp_scaling;   ///< TP2..TP16 against the engine's TP
+  std::vector<TpShare> tp_scaling;  ///< TP2..TP16 against the engine's TP
   std::vector<std::string> warnings;
 };
 

@@ -10,7 +10,7 @@ namespace tpnet {
 /// A count of bytes. Fractional values are allowed because per-node shares
 /// such as 2(N-1)/N of a block need not be whole bytes.
 class Bytes {
-public:
+ public:
   constexpr Bytes() = default;
   constexpr explicit Bytes(double count) : count_(count) {}
 
@@ -34,7 +34,7 @@ public:
   }
   constexpr auto operator<=>(const Bytes&) const = default;
 
-private:
+ private:
   double count_ = 0.0;
 };
 
@@ -42,7 +42,7 @@ constexpr Bytes operator*(double k, Bytes b) { return b * k; }
 
 /// A span of time.
 class Seconds {
-public:
+ public:
   constexpr Seconds() = default;
   constexpr explicit Seconds(double value) : value_(value) {}
 
@@ -62,7 +62,7 @@ public:
   }
   constexpr auto operator<=>(const Seconds&) const = default;
 
-private:
+ private:
   double value_ = 0.0;
 };
 
@@ -71,7 +71,7 @@ constexpr Seconds operator*(double k, Seconds s) { return s * k; }
 /// A data rate in bits per second (links) that also answers in bytes per
 /// second (memory bandwidth), so the x8 lives in exactly one place.
 class BitRate {
-public:
+ public:
   constexpr BitRate() = default;
   constexpr explicit BitRate(double bits_per_second) : bps_(bits_per_second) {}
 
@@ -86,7 +86,7 @@ public:
   constexpr double operator/(BitRate o) const { return bps_ / o.bps_; }
   constexpr auto operator<=>(const BitRate&) const = default;
 
-private:
+ private:
   double bps_ = 0.0;
 };
 

@@ -15,10 +15,11 @@ std::vector<PrefillScenario> parse_baseline_csv(std::string_view text, const std
   std::vector<PrefillScenario> scenarios;
   for (const auto& row : table.rows()) {
     auto at = [&](std::size_t column) {
-      return InputLocation::in_file(origin, row.line, "column " + std::string(column == requests_column ? "requests"
-                                                         : column == tokens_column
-                                                             ? "prompt_tokens_each"
-                                                             : "ttft_s"));
+      return InputLocation::in_file(
+          origin, row.line,
+          "column " + std::string(column == requests_column ? "requests"
+                                  : column == tokens_column ? "prompt_tokens_each"
+                                                            : "ttft_s"));
     };
     PrefillScenario s;
     s.prompt.requests = table.integer(row, requests_column);

@@ -17,7 +17,7 @@ struct Row {
 };
 
 class Table {
-public:
+ public:
   /// Throws InputError when there is no header, or a row's cell count differs.
   static Table parse(std::string_view text, const std::string& origin);
 
@@ -31,7 +31,7 @@ public:
   [[nodiscard]] long long integer(const Row& row, std::size_t column) const;
   [[nodiscard]] const std::string& text(const Row& row, std::size_t column) const;
 
-private:
+ private:
   std::string origin_;
   int header_line_ = 0;
   std::vector<std::string> header_;

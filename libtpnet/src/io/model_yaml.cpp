@@ -46,24 +46,26 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
   yaml::reject_unknown_keys(
       root, origin,
       {"name", "description", "source", "hidden_size", "num_layers", "vocab_size",
-       "num_attention_heads", "num_kv_heads", "attention", "sparse_attention_top_k",
-       "total_params", "active_params", "bits_per_weight", "moe", "assumptions"});
+       "num_attention_heads", "num_kv_heads", "attention", "sparse_attention_top_k", "total_params",
+       "active_params", "bits_per_weight", "moe", "assumptions"});
 
   ModelArch m;
   m.name = yaml::required_string(root, origin, "name");
   m.description = yaml::optional_string(root, origin, "description").value_or("");
   m.source = yaml::optional_string(root, origin, "source").value_or("");
   m.hidden_size = yaml::required_integer(root, origin, "hidden_size", 1, kMaxHidden);
-  m.num_layers = static_cast<int>(yaml::required_integer(root, origin, "num_layers", 1, kMaxLayers));
+  m.num_layers =
+      static_cast<int>(yaml::required_integer(root, origin, "num_layers", 1, kMaxLayers));
   m.vocab_size = yaml::required_integer(root, origin, "vocab_size", 1, kMaxVocab);
   m.num_attention_heads =
       static_cast<int>(yaml::required_integer(root, origin, "num_attention_heads", 1, kMaxHeads));
-  m.num_kv_heads = static_cast<int>(
-      yaml::optional_integer(root, origin, "num_kv_heads", 1, kMaxHeads).value_or(m.num_attention_heads));
+  m.num_kv_heads =
+      static_cast<int>(yaml::optional_integer(root, origin, "num_kv_heads", 1, kMaxHeads)
+                           .value_or(m.num_attention_heads));
   if (m.num_kv_heads > m.num_attention_heads) {
-    throw InputError("must not exceed num_attention_heads (" +
-                         std::to_string(m.num_attention_heads) + ")",
-                     yaml::where(root["num_kv_heads"], origin, "num_kv_heads"));
+    throw InputError(
+        "must not exceed num_attention_heads (" + std::to_string(m.num_attention_heads) + ")",
+        yaml::where(root["num_kv_heads"], origin, "num_kv_heads"));
   }
   m.attention = parse_attention(root, origin);
   if (auto top_k = yaml::optional_integer(root, origin, "sparse_attention_top_k", 1, 1LL << 30)) {
@@ -80,13 +82,15 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
 
   if (const YAML::Node moe = root["moe"]; moe.IsDefined() && !moe.IsNull()) {
     yaml::require_map(moe, origin, "moe");
-    yaml::reject_unknown_keys(moe, origin, {"routed_experts", "experts_per_token", "shared_experts"});
+    yaml::reject_unknown_keys(moe, origin,
+                              {"routed_experts", "experts_per_token", "shared_experts"});
     MoeSpec spec;
-    spec.routed_experts = static_cast<int>(yaml::required_integer(moe, origin, "routed_experts", 1, 1 << 20));
+    spec.routed_experts =
+        static_cast<int>(yaml::required_integer(moe, origin, "routed_experts", 1, 1 << 20));
     spec.experts_per_token = static_cast<int>(
         yaml::required_integer(moe, origin, "experts_per_token", 1, spec.routed_experts));
-    spec.shared_experts =
-        static_cast<int>(yaml::optional_integer(moe, origin, "shared_experts", 0, 1024).value_or(0));
+    spec.shared_experts = static_cast<int>(
+        yaml::optional_integer(moe, origin, "shared_experts", 0, 1024).value_or(0));
     m.moe = spec;
   }
 

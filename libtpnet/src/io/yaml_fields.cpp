@@ -1,8 +1,8 @@
 #include "yaml_fields.hpp"
 
+#include <fmt/format.h>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace tpnet::yaml {
 
@@ -11,8 +11,7 @@ YAML::Node load_document(std::string_view text, const std::string& origin) {
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    throw InputError("not valid YAML: " + e.msg,
-                     InputLocation::in_file(origin, e.mark.line + 1));
+    throw InputError("not valid YAML: " + e.msg, InputLocation::in_file(origin, e.mark.line + 1));
   }
   if (!root.IsDefined() || root.IsNull()) {
     throw InputError("is empty; expected a YAML mapping of keys", InputLocation::in_file(origin));
@@ -27,7 +26,8 @@ InputLocation where(const YAML::Node& node, const std::string& origin, std::stri
 
 void require_map(const YAML::Node& node, const std::string& origin, std::string_view what) {
   if (!node.IsMap()) {
-    throw InputError("expected a mapping of keys for " + std::string(what), where(node, origin, ""));
+    throw InputError("expected a mapping of keys for " + std::string(what),
+                     where(node, origin, ""));
   }
 }
 
@@ -47,9 +47,7 @@ void reject_unknown_keys(const YAML::Node& map, const std::string& origin,
 
 namespace {
 
-YAML::Node child(const YAML::Node& map, std::string_view key) {
-  return map[std::string(key)];
-}
+YAML::Node child(const YAML::Node& map, std::string_view key) { return map[std::string(key)]; }
 
 bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
 
@@ -61,8 +59,9 @@ bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull()
 double scalar_number(const YAML::Node& node, const std::string& origin, std::string_view key,
                      bool allow_scale) {
   if (!node.IsScalar()) {
-    throw InputError("expected a number, found a " +
-                         std::string(node.IsMap() ? "mapping" : node.IsSequence() ? "list" : "value"),
+    throw InputError("expected a number, found a " + std::string(node.IsMap()        ? "mapping"
+                                                                 : node.IsSequence() ? "list"
+                                                                                     : "value"),
                      where(node, origin, key));
   }
   const std::string& text = node.Scalar();
@@ -73,11 +72,24 @@ double scalar_number(const YAML::Node& node, const std::string& origin, std::str
   double scale = 1.0;
   if (ec == std::errc() && ptr != last && allow_scale && ptr + 1 == last) {
     switch (*ptr) {
-      case 'K': scale = 1e3; ++ptr; break;
-      case 'M': scale = 1e6; ++ptr; break;
-      case 'B': scale = 1e9; ++ptr; break;
-      case 'T': scale = 1e12; ++ptr; break;
-      default: break;
+      case 'K':
+        scale = 1e3;
+        ++ptr;
+        break;
+      case 'M':
+        scale = 1e6;
+        ++ptr;
+        break;
+      case 'B':
+        scale = 1e9;
+        ++ptr;
+        break;
+      case 'T':
+        scale = 1e12;
+        ++ptr;
+        break;
+      default:
+        break;
     }
   }
   if (ec != std::errc() || ptr != last || ptr == first || !std::isfinite(value)) {
@@ -141,8 +153,8 @@ std::optional<long long> optional_integer(const YAML::Node& map, const std::stri
   return static_cast<long long>(value);
 }
 
-long long required_integer(const YAML::Node& map, const std::string& origin,
-                           std::string_view key, long long lo, long long hi) {
+long long required_integer(const YAML::Node& map, const std::string& origin, std::string_view key,
+                           long long lo, long long hi) {
   auto value = optional_integer(map, origin, key, lo, hi);
   if (!value) missing(map, origin, key);
   return *value;

@@ -28,8 +28,7 @@ void require_map(const YAML::Node& node, const std::string& origin, std::string_
 
 std::optional<std::string> optional_string(const YAML::Node& map, const std::string& origin,
                                            std::string_view key);
-std::string required_string(const YAML::Node& map, const std::string& origin,
-                            std::string_view key);
+std::string required_string(const YAML::Node& map, const std::string& origin, std::string_view key);
 
 /// A number in [lo, hi]. Accepts the suffixes K, M, B (10^9) and T for counts
 /// of parameters when `allow_scale` is set ("753B", "1.2T").
@@ -42,7 +41,7 @@ double required_number(const YAML::Node& map, const std::string& origin, std::st
 /// A whole number in [lo, hi].
 std::optional<long long> optional_integer(const YAML::Node& map, const std::string& origin,
                                           std::string_view key, long long lo, long long hi);
-long long required_integer(const YAML::Node& map, const std::string& origin,
-                           std::string_view key, long long lo, long long hi);
+long long required_integer(const YAML::Node& map, const std::string& origin, std::string_view key,
+                           long long lo, long long hi);
 
 }  // namespace tpnet::yaml

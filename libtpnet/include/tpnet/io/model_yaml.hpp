@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include "tpnet/error.hpp"
 
 #include "tpnet/model.hpp"
 

@@ -2,6 +2,7 @@
 /// Reading whole input files, with errors that name the path.
 
 #include <string>
+#include "tpnet/error.hpp"
 
 namespace tpnet {
 

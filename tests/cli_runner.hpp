@@ -1,0 +1,60 @@
+#pragma once
+// Runs the tpnet binary as a user would and captures what it printed.
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+#include <string>
+
+namespace tpnet::test {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string shell_quote(const std::string& arg) {
+  std::string quoted = "'";
+  for (char c : arg) {
+    if (c == '\'')
+      quoted += "'\\''";
+    else
+      quoted += c;
+  }
+  return quoted + "'";
+}
+
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+inline CliResult run_tpnet(std::initializer_list<std::string> args) {
+  static int counter = 0;
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string stem =
+      "tpnet_cli_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
+  const auto out_path = dir / (stem + ".out");
+  const auto err_path = dir / (stem + ".err");
+  std::string command = shell_quote(TPNET_CLI_PATH);
+  for (const auto& arg : args) command += " " + shell_quote(arg);
+  command += " >" + shell_quote(out_path.string()) + " 2>" + shell_quote(err_path.string()) +
+             " </dev/null";
+  const int status = std::system(command.c_str());
+  CliResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = slurp(out_path);
+  result.err = slurp(err_path);
+  std::filesystem::remove(out_path);
+  std::filesystem::remove(err_path);
+  return result;
+}
+
+}  // namespace tpnet::test

@@ -1,0 +1,76 @@
+#include "catch.hpp"
+#include "golden.hpp"
+#include "tpnet/collective.hpp"
+
+using namespace tpnet;
+using tpnet::test::prints_as;
+
+TEST_CASE("ring all-reduce sends 1.0, 1.5, 1.75 and 1.875 x the block at TP2-TP16",
+          "[collective][golden]") {
+  CHECK(allreduce_sent_factor(2, CollectiveAlgorithm::ring) == 1.0);
+  CHECK(allreduce_sent_factor(4, CollectiveAlgorithm::ring) == 1.5);
+  CHECK(allreduce_sent_factor(8, CollectiveAlgorithm::ring) == 1.75);
+  CHECK(allreduce_sent_factor(16, CollectiveAlgorithm::ring) == 1.875);
+}
+
+TEST_CASE("ring all-reduce never sends more than twice the block", "[collective]") {
+  double previous = 0.0;
+  for (int n = 1; n <= 4096; ++n) {
+    const double f = allreduce_sent_factor(n, CollectiveAlgorithm::ring);
+    CHECK(f < 2.0);
+    CHECK(f >= previous);
+    previous = f;
+  }
+}
+
+TEST_CASE("a single rank sends nothing and takes no steps", "[collective]") {
+  const AllReducePlan plan = plan_allreduce(Bytes(1e6), 1, CollectiveAlgorithm::ring);
+  CHECK(plan.sent_per_node.count() == 0.0);
+  CHECK(plan.steps == 0);
+  CHECK(allreduce_latency(plan, StepLatency{}).value() == 0.0);
+}
+
+TEST_CASE("ring all-reduce takes 2(N-1) steps of S/N", "[collective]") {
+  const AllReducePlan plan = plan_allreduce(Bytes(800), 8, CollectiveAlgorithm::ring);
+  CHECK(plan.steps == 14);
+  CHECK(plan.segment.count() == 100.0);
+  CHECK(plan.sent_per_node.count() == 1400.0);  // 14 steps x one segment each
+}
+
+TEST_CASE("tree all-reduce: busiest node sends 2 x the block, steps 2 x ceil(log2 N)",
+          "[collective]") {
+  CHECK(allreduce_sent_factor(2, CollectiveAlgorithm::tree) == 1.0);
+  CHECK(allreduce_sent_factor(8, CollectiveAlgorithm::tree) == 2.0);
+  CHECK(allreduce_steps(2, CollectiveAlgorithm::tree) == 2);
+  CHECK(allreduce_steps(8, CollectiveAlgorithm::tree) == 6);
+  CHECK(allreduce_steps(9, CollectiveAlgorithm::tree) == 8);
+  CHECK(allreduce_steps(16, CollectiveAlgorithm::tree) == 8);
+  const AllReducePlan plan = plan_allreduce(Bytes(1000), 8, CollectiveAlgorithm::tree);
+  CHECK(plan.segment.count() == 500.0);
+}
+
+TEST_CASE("alpha-beta: fixed latency plus bytes over the rate", "[collective]") {
+  const AllReducePlan plan = plan_allreduce(Bytes::megabytes(1), 8, CollectiveAlgorithm::ring);
+  const Link link{"200G", BitRate::gigabits_per_second(200),
+                  StepLatency{Seconds::microseconds(6.6), Seconds::microseconds(2.7)}};
+  const double latency = 6.6e-6 + 14 * 2.7e-6;
+  const double transfer = 1.75e6 * 8 / 200e9;
+  CHECK_THAT(allreduce_latency(plan, link.latency).value(), WithinRel(latency, 1e-12));
+  CHECK_THAT(allreduce_transfer_time(plan, link.rate).value(), WithinRel(transfer, 1e-12));
+  CHECK_THAT(allreduce_time(plan, link).value(), WithinRel(latency + transfer, 1e-12));
+}
+
+TEST_CASE("small blocks are latency-bound, large ones bandwidth-bound", "[collective]") {
+  const Link link{"200G", BitRate::gigabits_per_second(200), StepLatency{}};
+  CHECK(classify(plan_allreduce(Bytes(61440), 8, CollectiveAlgorithm::ring), link) ==
+        CommRegime::latency_bound);
+  CHECK(classify(plan_allreduce(Bytes(50331648), 8, CollectiveAlgorithm::ring), link) ==
+        CommRegime::bandwidth_bound);
+  CHECK(to_string(CommRegime::latency_bound) == "latency-bound");
+}
+
+TEST_CASE("an all-reduce needs at least one rank", "[collective][bad-input]") {
+  CHECK_THROWS_AS(plan_allreduce(Bytes(1), 0, CollectiveAlgorithm::ring), InputError);
+  CHECK_THROWS_AS(plan_allreduce(Bytes(1), -3, CollectiveAlgorithm::ring), InputError);
+  CHECK_THROWS_AS(plan_allreduce(Bytes(-1), 2, CollectiveAlgorithm::ring), InputError);
+}
