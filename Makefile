@@ -1,0 +1,43 @@
+# Thin wrapper: the README's two commands, plus the presets developers use.
+#   make run   installs what is missing, builds, prints the GLM-5.3 TP8 200G -> 100G table
+#   make test  the same set-up, then the whole test suite through ctest
+
+.PHONY: all deps build run test dev clang asan format lint bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake --preset default >/dev/null
+	@cmake --build --preset default
+
+run: build
+	@./build/cli/tpnet penalty --model glm-5.3 --tp 8 --from 200G --to 100G \
+	    --baseline examples/data/glm53_tp8_200g.csv
+
+test: build
+	@ctest --preset default
+
+# Debug build with warnings as errors (g++), and the same with clang.
+dev: deps
+	cmake --preset dev && cmake --build --preset dev && ctest --preset dev
+clang: deps
+	cmake --preset clang && cmake --build --preset clang && ctest --preset clang
+
+# AddressSanitizer + UndefinedBehaviorSanitizer.
+asan: deps
+	cmake --preset asan && cmake --build --preset asan && ctest --preset asan
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+
+lint: dev
+	clang-tidy -p build-dev --quiet $$(git ls-files 'libtpnet/*.cpp' 'cli/*.cpp')
+
+bench: build
+	./build/tests/bench/tpnet_bench
+
+clean:
+	rm -rf build build-dev build-clang build-asan

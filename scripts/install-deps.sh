@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages tpnet builds and tests with.
+# Does nothing when all are present; uses sudo when not run as root.
+set -euo pipefail
+
+packages=(
+  cmake g++ make              # toolchain (CMake >= 3.25: Debian 12 or Ubuntu 24.04)
+  libfmt-dev libcli11-dev libyaml-cpp-dev libeigen3-dev
+  catch2                      # tests (Debian ships v2.13; v3 is used when installed)
+  libbenchmark-dev            # tests/bench: Google Benchmark
+  clang-format                # the format check run by ctest
+)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "install-deps: no dpkg-query: this script needs Debian or Ubuntu; install by hand: ${packages[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -eq 0 ]]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "install-deps: missing ${missing[*]}; run as root or install sudo" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
