@@ -2,7 +2,9 @@
 #   make run   installs what is missing, builds, prints the GLM-5.3 TP8 200G -> 100G table
 #   make test  the same set-up, then the whole test suite through ctest
 
-.PHONY: all deps build run test dev clang asan format lint bench clean
+.PHONY: all deps build quiet-build run test dev clang asan format lint bench clean
+
+MAKEFLAGS += --no-print-directory
 
 all: build
 
@@ -13,7 +15,12 @@ build: deps
 	@cmake --preset default >/dev/null
 	@cmake --build --preset default
 
-run: build
+# Quiet build for `make run`: the log is shown only when the build fails.
+quiet-build: deps
+	@cmake --preset default >/dev/null
+	@cmake --build --preset default >build.log 2>&1 || { cat build.log; exit 1; }
+
+run: quiet-build
 	@./build/cli/tpnet penalty --model glm-5.3 --tp 8 --from 200G --to 100G \
 	    --baseline examples/data/glm53_tp8_200g.csv
 
@@ -40,4 +47,4 @@ bench: build
 	./build/tests/bench/tpnet_bench
 
 clean:
-	rm -rf build build-dev build-clang build-asan
+	rm -rf build build-dev build-clang build-asan build.log

@@ -74,7 +74,6 @@ EngineConfig to_engine(const EngineOptions& o) {
   e.allreduces_per_layer = o.allreduces_per_layer;
   e.extra_allreduces_per_forward = o.extra_allreduces;
   e.algorithm = o.algorithm == "tree" ? CollectiveAlgorithm::tree : CollectiveAlgorithm::ring;
-  validate(e);
   return e;
 }
 

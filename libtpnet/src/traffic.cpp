@@ -21,13 +21,13 @@ Bytes bytes_per_prompt_token(const ModelArch& model, const EngineConfig& engine)
 }
 
 void require_network_tp(const EngineConfig& engine) {
-  validate(engine);
   if (engine.tensor_parallel_size < 2) {
     throw InputError(std::to_string(engine.tensor_parallel_size) +
                          " is not allowed here; use 2 or more (TP1 sends nothing over the "
                          "network)",
                      InputLocation::for_key("--tensor-parallel-size"));
   }
+  validate(engine);
 }
 
 std::vector<std::string> layout_warnings(const ModelArch& model, const EngineConfig& engine) {
