@@ -10,7 +10,9 @@
 #include "common.hpp"
 #include "tpnet/error.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   using namespace tpnet::cli;
   CLI::App app{
       "tpnet sizes the network for tensor-parallel LLM inference across Ethernet-linked nodes.\n"
@@ -58,4 +60,17 @@ int main(int argc, char** argv) {
     }
   }
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "tpnet: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "tpnet: internal error\n";
+  }
+  return 3;
 }

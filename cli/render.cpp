@@ -182,7 +182,7 @@ Grid make_grid(const Field& list) {
     for (const auto& f : row) {
       if (row_name.empty() && f.kind == Field::Kind::text) row_name = f.text;
       if (f.kind == Field::Kind::texts && !f.json_only) {
-        for (const auto& note : f.texts) g.notes.push_back(row_name + ": " + note);
+        for (const auto& note : f.texts) g.notes.push_back(fmt::format("{}: {}", row_name, note));
       }
       if (!is_scalar(f) || f.json_only) continue;
       cells.push_back(display_value(f));
@@ -239,7 +239,7 @@ void render_text_record(std::string& out, const Record& record, int depth) {
       }
       out += fmt::format("{}{:<{}}  {}\n", pad, f.label, label_width, value);
     } else if (f.kind == Field::Kind::texts) {
-      for (const auto& t : f.texts) out += pad + f.label + ": " + t + "\n";
+      for (const auto& t : f.texts) out += fmt::format("{}{}: {}\n", pad, f.label, t);
     } else if (f.kind == Field::Kind::record) {
       out += pad + f.label + "\n";
       render_text_record(out, f.records.front(), depth + 1);
@@ -258,7 +258,7 @@ std::string render_table(const Document& doc) {
 
 // ---------------------------------------------------------------- Markdown
 
-std::string md_escape(std::string s) {
+std::string md_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '|')
@@ -378,7 +378,7 @@ std::string render_csv(const Document& doc) {
   std::vector<std::pair<std::string, std::string>> cells;
   flatten(doc.fields, "", cells);
   std::string out = "key,value\n";
-  for (const auto& [k, v] : cells) out += k + "," + v + "\n";
+  for (const auto& [k, v] : cells) out += fmt::format("{},{}\n", k, v);
   return out;
 }
 

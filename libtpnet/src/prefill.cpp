@@ -54,7 +54,7 @@ ScenarioPenalty analyze_scenario(const ModelArch& model, const EngineConfig& eng
         engine.max_num_batched_tokens, step_sent.count() / 1e6));
   }
   if (scenario.prompt.requests > 1) {
-    out.notes.push_back(
+    out.notes.emplace_back(
         "several prompts at once: bytes per token are unchanged but compute per token drops, "
         "so the network share and the loss exceed those of one prompt of the same total "
         "length; TTFT is until the last request's first token");

@@ -32,7 +32,7 @@ class Bytes {
     count_ += o.count_;
     return *this;
   }
-  constexpr auto operator<=>(const Bytes&) const = default;
+  constexpr auto operator<=>(const Bytes&) const = default;  // NOLINT(modernize-use-nullptr)
 
  private:
   double count_ = 0.0;
@@ -60,7 +60,8 @@ class Seconds {
     value_ += o.value_;
     return *this;
   }
-  constexpr auto operator<=>(const Seconds&) const = default;
+  // clang-tidy 14 misreads the defaulted <=> as comparing with literal 0.
+  constexpr auto operator<=>(const Seconds&) const = default;  // NOLINT(modernize-use-nullptr)
 
  private:
   double value_ = 0.0;
@@ -84,7 +85,7 @@ class BitRate {
   constexpr BitRate operator*(double k) const { return BitRate(bps_ * k); }
   constexpr BitRate operator/(double k) const { return BitRate(bps_ / k); }
   constexpr double operator/(BitRate o) const { return bps_ / o.bps_; }
-  constexpr auto operator<=>(const BitRate&) const = default;
+  constexpr auto operator<=>(const BitRate&) const = default;  // NOLINT(modernize-use-nullptr)
 
  private:
   double bps_ = 0.0;
