@@ -1,15 +1,21 @@
-// tpnet models: the built-in model catalog.
+// tpnet models: the built-in model catalog; `models show NAME` for one model.
+
+#include <fmt/format.h>
 
 #include <memory>
 
 #include "common.hpp"
 #include "tpnet/model_catalog.hpp"
+#include "tpnet/params.hpp"
+#include "tpnet/traffic.hpp"
 
 namespace tpnet::cli {
 namespace {
 
 struct ModelsOptions {
   std::string format = "table";
+  std::string show_model;  ///< `models show NAME`
+  CLI::App* show = nullptr;
 };
 
 Document run_models() {
@@ -40,14 +46,201 @@ Document run_models() {
   return doc;
 }
 
+Field count(std::string key, std::string label, long long value) {
+  return integer(std::move(key), std::move(label), static_cast<double>(value));
+}
+
+Field params(std::string key, std::string label, double value) {
+  return number(std::move(key), std::move(label), value, kBillions, 2);
+}
+
+/// Estimate against stated, in percent; 0 when nothing is stated.
+double percent_off(double estimate, double stated) {
+  return stated > 0.0 ? (estimate / stated - 1.0) * 100.0 : 0.0;
+}
+
+Record shape_fields(const ModelArch& m) {
+  const MoeSpec moe = m.moe.value_or(MoeSpec{});
+  const MlaSpec mla = m.mla.value_or(MlaSpec{});
+  const LinearAttentionSpec linear = m.linear_attention.value_or(LinearAttentionSpec{});
+  Record fields{
+      count("hidden_size", "hidden size", m.hidden_size),
+      count("num_layers", "layers", m.num_layers),
+      count("vocab_size", "vocabulary", m.vocab_size),
+      count("num_attention_heads", "attention heads", m.num_attention_heads),
+      count("num_kv_heads", "KV heads", m.num_kv_heads),
+      count("head_dim", "head size", effective_head_dim(m)),
+      text("attention", "attention", std::string(to_string(m.attention))),
+      count("sparse_attention_top_k", "sparse attention top-k",
+            m.sparse_attention_top_k.value_or(0)),
+      count("intermediate_size", "dense FFN width", m.intermediate_size),
+      record("moe", "mixture of experts",
+             {flag("present", "present", m.moe.has_value()),
+              count("routed_experts", "routed experts", moe.routed_experts),
+              count("experts_per_token", "experts per token", moe.experts_per_token),
+              count("shared_experts", "shared experts", moe.shared_experts),
+              count("expert_intermediate_size", "expert width", moe.expert_intermediate_size),
+              count("shared_expert_intermediate_size", "shared expert width",
+                    moe.shared_expert_intermediate_size > 0 ? moe.shared_expert_intermediate_size
+                                                            : moe.expert_intermediate_size),
+              count("first_dense_layers", "dense layers", moe.first_dense_layers)}),
+      record("mla", "latent attention (MLA)",
+             {flag("present", "present", m.mla.has_value()),
+              count("kv_lora_rank", "kv rank", mla.kv_lora_rank),
+              count("q_lora_rank", "q rank", mla.q_lora_rank),
+              count("qk_rope_head_dim", "rope head size", mla.qk_rope_head_dim),
+              count("qk_nope_head_dim", "nope head size", mla.qk_nope_head_dim),
+              count("v_head_dim", "value head size", mla.v_head_dim)}),
+      count("linear_attention_layers", "linear-attention layers", m.linear_attention_layers),
+      record("linear_attention", "linear attention (Gated DeltaNet)",
+             {flag("present", "present", m.linear_attention.has_value()),
+              count("key_heads", "key heads", linear.key_heads),
+              count("value_heads", "value heads", linear.value_heads),
+              count("key_head_dim", "key head size", linear.key_head_dim),
+              count("value_head_dim", "value head size", linear.value_head_dim),
+              count("conv_kernel", "convolution width", linear.conv_kernel)}),
+      count("sparse_attention_index_heads", "sparse index heads", m.sparse_attention_index_heads),
+      count("sparse_attention_index_head_dim", "sparse index head size",
+            m.sparse_attention_index_head_dim),
+      count("sliding_window_tokens", "sliding window (tokens)", m.sliding_window),
+      count("sliding_window_layers", "sliding-window layers", m.sliding_window_layers),
+      count("mtp_layers", "MTP layers", m.mtp_layers),
+      flag("tie_word_embeddings", "tied embeddings", m.tie_word_embeddings),
+      text("torch_dtype", "dtype", m.torch_dtype),
+      text("quantization", "quantization", m.quantization),
+  };
+  // Tables leave out what a model does not have: zeros, empty text, absent groups.
+  for (auto& f : fields) {
+    const bool absent = (f.kind == Field::Kind::number && f.number == 0.0) ||
+                        (f.kind == Field::Kind::text && f.text.empty()) ||
+                        (f.key == "moe" && !m.moe) || (f.key == "mla" && !m.mla) ||
+                        (f.key == "linear_attention" && !m.linear_attention);
+    if (absent) f = json_only(std::move(f));
+    if (f.kind == Field::Kind::record) {
+      for (auto& inner : f.records.front()) {
+        if (inner.key == "present") inner = json_only(std::move(inner));
+      }
+    }
+  }
+  return fields;
+}
+
+Field estimate_record(const ModelArch& m, const ParamEstimate& e) {
+  return json_only(record(
+      "param_estimate", "parameter estimate",
+      {flag("complete", "complete", e.complete()), texts("missing_keys", "missing", e.missing),
+       params("total_params", "total", e.total_params()),
+       signed_number("total_vs_stated_pct", "total vs stated",
+                     percent_off(e.total_params(), m.total_params), kPercent, 2),
+       params("active_params", "active", e.active_params()),
+       signed_number("active_vs_stated_pct", "active vs stated",
+                     percent_off(e.active_params(), m.active_params), kPercent, 2),
+       params("mtp_params", "MTP layers", e.mtp),
+       params("total_with_mtp_params", "total with MTP", e.total_with_mtp()),
+       params("embedding_params", "embedding", e.total.embedding),
+       params("lm_head_params", "LM head", e.total.lm_head),
+       params("attention_params", "attention", e.total.attention),
+       params("dense_ffn_params", "dense FFN", e.total.dense_ffn),
+       params("routed_expert_params", "routed experts", e.total.routed_experts),
+       params("routed_expert_active_params", "routed experts read per token",
+              e.active.routed_experts),
+       params("shared_expert_params", "shared experts", e.total.shared_experts),
+       params("router_params", "router", e.total.router)}));
+}
+
+/// The estimate beside the stated counts, for people.
+std::vector<Field> estimate_lines(const ModelArch& m, const ParamEstimate& e) {
+  if (!e.complete()) {
+    std::string needs;
+    for (const auto& key : e.missing) needs += (needs.empty() ? "" : ", ") + key;
+    return {table_only(text("", "parameter estimate", "needs " + needs + " (docs/models.md)"))};
+  }
+  auto against = [](double estimate, double stated) {
+    return fmt::format("{:.2f} B (stated {:.2f} B, {:+.2f}%)", estimate / 1e9, stated / 1e9,
+                       percent_off(estimate, stated));
+  };
+  const ParamParts& t = e.total;
+  std::vector<Field> lines{
+      table_only(text("", "total, estimated", against(e.total_params(), m.total_params))),
+      table_only(text("", "active, estimated", against(e.active_params(), m.active_params))),
+  };
+  if (e.mtp > 0.0) {
+    lines.push_back(table_only(
+        text("", "MTP layers, estimated", fmt::format("{:.2f} B, not in the total", e.mtp / 1e9))));
+  }
+  lines.push_back(table_only(text(
+      "", "estimate by part",
+      fmt::format("embedding {:.2f} B, LM head {:.2f} B, attention {:.2f} B, dense FFN {:.2f} B, "
+                  "routed experts {:.2f} B, shared experts {:.2f} B, router {:.3f} B (norms and "
+                  "biases left out; docs/formulas.md s.8)",
+                  t.embedding / 1e9, t.lm_head / 1e9, t.attention / 1e9, t.dense_ffn / 1e9,
+                  t.routed_experts / 1e9, t.shared_experts / 1e9, t.router / 1e9))));
+  return lines;
+}
+
+Document run_show(const std::string& name) {
+  const ModelArch m = resolve_model(name);
+  const ParamEstimate e = estimate_params(m);
+
+  Document doc;
+  doc.title = "tpnet models show: " + m.name;
+  doc.fields = {text("name", "name", m.name), text("description", "description", m.description),
+                text("source", "source", m.source)};
+  for (auto& f : shape_fields(m)) doc.fields.push_back(std::move(f));
+  doc.fields.push_back(params("total_params", "total parameters (stated)", m.total_params));
+  doc.fields.push_back(params("active_params", "active parameters (stated)", m.active_params));
+  doc.fields.push_back(number("bits_per_weight", "bits per weight", m.bits_per_weight, kCount, 2));
+  doc.fields.push_back(estimate_record(m, e));
+  for (auto& f : estimate_lines(m, e)) doc.fields.push_back(std::move(f));
+  std::vector<std::string> lines;
+  for (const auto& [key, why] : m.assumptions) lines.push_back(key + " - " + why);
+  doc.fields.push_back(table_only(texts("", "assumed", std::move(lines))));
+
+  // Per TP size: weights each node holds (total x bits / 8 / N) and the bytes
+  // each node sends per prompt token with the default engine settings.
+  std::vector<Record> per_tp;
+  for (int tp : {1, 2, 4, 8, 16}) {
+    EngineConfig engine;
+    engine.tensor_parallel_size = tp;
+    const Bytes weights(m.total_params * m.bits_per_weight / 8.0 / tp);
+    per_tp.push_back(
+        {text("name", "TP", fmt::format("TP{}", tp)), integer("tp", "tp", tp),
+         number("weights_per_node_bytes", "weights per node", weights.count(), kBytesGB, 1),
+         number("per_token_bytes", "bytes per prompt token",
+                bytes_per_prompt_token(m, engine).count(), kBytesMB, 2),
+         flag("heads_divide", "heads divide", m.num_attention_heads % tp == 0)});
+  }
+  doc.fields.push_back(records("per_tp", "per node at each TP size", std::move(per_tp)));
+
+  Record assumptions;
+  for (const auto& [key, why] : m.assumptions) assumptions.push_back(text(key, key, why));
+  doc.fields.push_back(json_only(record("assumptions", "assumptions", std::move(assumptions))));
+  return doc;
+}
+
 }  // namespace
 
 Command setup_models(CLI::App& app) {
   auto options = std::make_shared<ModelsOptions>();
-  CLI::App* sub = app.add_subcommand("models", "List the built-in models");
+  CLI::App* sub =
+      app.add_subcommand("models", "List the built-in models; `models show NAME` for one");
   add_format_option(sub, options->format);
-  return Command{sub, [] { return run_models(); },
-                 std::shared_ptr<const std::string>(options, &options->format)};
+  sub->require_subcommand(0, 1);
+  options->show = sub->add_subcommand(
+      "show",
+      "One model's shapes, assumptions, parameter estimate, weights per node and bytes per token");
+  options->show
+      ->add_option("model", options->show_model,
+                   "Built-in name, model YAML file, config.json or a folder holding one")
+      ->required();
+  add_format_option(options->show, options->format);
+  return Command{
+      sub,
+      [options] {
+        return Outcome{
+            options->show->parsed() ? run_show(options->show_model) : run_models(), {}, 0};
+      },
+      std::shared_ptr<const std::string>(options, &options->format)};
 }
 
 }  // namespace tpnet::cli

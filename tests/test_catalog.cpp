@@ -45,3 +45,44 @@ TEST_CASE("the model flag takes a path as well as a name", "[catalog]") {
   CHECK_THROWS_AS(resolve_model(""), InputError);
   CHECK(resolve_model(std::string(TPNET_SOURCE_DIR) + "/models/glm-5.3.yaml").hidden_size == 6144);
 }
+
+TEST_CASE("the published models name their config.json and model card and give every shape",
+          "[catalog]") {
+  for (const char* name :
+       {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen3-32b", "qwen3-235b-a22b",
+        "qwen3-next-80b-a3b", "deepseek-v3", "deepseek-v3.2-exp", "glm-4.5", "glm-4.5-air",
+        "gpt-oss-120b", "kimi-k2", "minimax-m2"}) {
+    INFO(name);
+    const ModelArch m = builtin_model(name);
+    CHECK_THAT(m.source, ContainsSubstring("config.json"));
+    CHECK_THAT(m.source, ContainsSubstring("model card"));
+    CHECK_FALSE(m.torch_dtype.empty());
+    CHECK(effective_head_dim(m) > 0);
+    if (m.moe) CHECK(m.moe->expert_intermediate_size > 0);
+    if (!m.moe || m.moe->first_dense_layers > 0) CHECK(m.intermediate_size > 0);
+    if (m.attention == AttentionKind::mla) CHECK(m.mla);
+  }
+}
+
+TEST_CASE("issue 3's models carry the shapes it lists", "[catalog][golden]") {
+  const ModelArch v32 = builtin_model("deepseek-v3.2-exp");
+  CHECK(v32.sparse_attention_top_k == 2048);
+  CHECK(v32.mla->kv_lora_rank == 512);
+  CHECK(v32.mtp_layers == 1);
+  const ModelArch next = builtin_model("qwen3-next-80b-a3b");
+  CHECK(next.linear_attention_layers == 36);
+  CHECK(next.moe->routed_experts == 512);
+  CHECK(next.moe->experts_per_token == 10);
+  const ModelArch oss = builtin_model("gpt-oss-120b");
+  CHECK(oss.sliding_window == 128);
+  CHECK(oss.sliding_window_layers == 18);
+  CHECK(oss.quantization == "mxfp4");
+  const ModelArch kimi = builtin_model("kimi-k2");
+  CHECK(kimi.num_attention_heads == 64);
+  CHECK(kimi.moe->routed_experts == 384);
+  CHECK(kimi.moe->first_dense_layers == 1);
+  CHECK(builtin_model("glm-4.5").moe->first_dense_layers == 3);
+  CHECK(builtin_model("glm-4.5-air").moe->expert_intermediate_size == 1408);
+  CHECK(builtin_model("minimax-m2").vocab_size == 200064);
+  CHECK(builtin_model("qwen3-235b-a22b").num_kv_heads == 4);
+}

@@ -60,6 +60,130 @@ TEST_CASE("dense models default active parameters to the total", "[model]") {
   CHECK_FALSE(m.moe);
 }
 
+const char* const kShapes = R"(name: shapes
+hidden_size: 7168
+num_layers: 61
+vocab_size: 129280
+num_attention_heads: 128
+attention: sparse
+sparse_attention_top_k: 2048
+sparse_attention_index_heads: 64
+sparse_attention_index_head_dim: 128
+head_dim: 192
+intermediate_size: 18432
+mtp_layers: 1
+tie_word_embeddings: true
+torch_dtype: bfloat16
+quantization: fp8
+linear_attention_layers: 30
+linear_attention:
+  key_heads: 16
+  value_heads: 32
+  key_head_dim: 128
+  value_head_dim: 128
+  conv_kernel: 4
+sliding_window: 128
+sliding_window_layers: 10
+mla:
+  kv_lora_rank: 512
+  q_lora_rank: 1536
+  qk_rope_head_dim: 64
+  qk_nope_head_dim: 128
+  v_head_dim: 128
+total_params: 671B
+active_params: 37B
+bits_per_weight: 8
+moe:
+  routed_experts: 256
+  experts_per_token: 8
+  shared_experts: 1
+  expert_intermediate_size: 2048
+  shared_expert_intermediate_size: 4096
+  first_dense_layers: 3
+)";
+
+TEST_CASE("a model file states the shapes the parameter estimate reads", "[model]") {
+  const ModelArch m = parse_model_yaml(kShapes, "shapes.yaml");
+  CHECK(m.head_dim == 192);
+  CHECK(m.intermediate_size == 18432);
+  CHECK(m.mtp_layers == 1);
+  CHECK(m.tie_word_embeddings);
+  CHECK(m.torch_dtype == "bfloat16");
+  CHECK(m.quantization == "fp8");
+  CHECK(m.sparse_attention_index_heads == 64);
+  CHECK(m.sparse_attention_index_head_dim == 128);
+  CHECK(m.linear_attention_layers == 30);
+  REQUIRE(m.linear_attention);
+  CHECK(m.linear_attention->value_heads == 32);
+  CHECK(m.linear_attention->conv_kernel == 4);
+  CHECK(m.sliding_window == 128);
+  CHECK(m.sliding_window_layers == 10);
+  REQUIRE(m.mla);
+  CHECK(m.mla->kv_lora_rank == 512);
+  CHECK(m.mla->q_lora_rank == 1536);
+  CHECK(m.mla->qk_rope_head_dim == 64);
+  CHECK(m.mla->qk_nope_head_dim == 128);
+  CHECK(m.mla->v_head_dim == 128);
+  REQUIRE(m.moe);
+  CHECK(m.moe->expert_intermediate_size == 2048);
+  CHECK(m.moe->shared_expert_intermediate_size == 4096);
+  CHECK(m.moe->first_dense_layers == 3);
+}
+
+TEST_CASE("the shape keys are optional with zero defaults", "[model]") {
+  const ModelArch m = parse_model_yaml(kValid, "tiny.yaml");
+  CHECK(m.head_dim == 0);
+  CHECK(effective_head_dim(m) == 64);  // 1024 / 16
+  CHECK(m.intermediate_size == 0);
+  CHECK(m.mtp_layers == 0);
+  CHECK_FALSE(m.tie_word_embeddings);
+  CHECK_FALSE(m.mla);
+  CHECK_FALSE(m.linear_attention);
+  CHECK(m.moe->expert_intermediate_size == 0);
+  CHECK(m.moe->first_dense_layers == 0);
+}
+
+TEST_CASE("bad shape keys name the file, the line and the key", "[model][bad-input]") {
+  auto shapes_with = [](const std::string& from, const std::string& to) {
+    std::string text = kShapes;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    try {
+      (void)parse_model_yaml(text.replace(at, from.size(), to), "shapes.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK_THAT(shapes_with("  kv_lora_rank: 512\n", ""),
+             ContainsSubstring("shapes.yaml:26: kv_lora_rank: required key is missing"));
+  CHECK_THAT(shapes_with("  v_head_dim: 128\n", "  v_head_dim: 128\n  rank: 3\n"),
+             ContainsSubstring("shapes.yaml:31: rank: unknown key"));
+  CHECK_THAT(shapes_with("tie_word_embeddings: true", "tie_word_embeddings: maybe"),
+             ContainsSubstring(":13: tie_word_embeddings: 'maybe' is not true or false"));
+  CHECK_THAT(
+      shapes_with("linear_attention_layers: 30", "linear_attention_layers: 62"),
+      ContainsSubstring(":16: linear_attention_layers: 62 is out of range; allowed 0 to 61"));
+  CHECK_THAT(shapes_with("sliding_window_layers: 10", "sliding_window_layers: 40"),
+             ContainsSubstring("sliding_window_layers: linear_attention_layers + "
+                               "sliding_window_layers must not exceed num_layers (61)"));
+  CHECK_THAT(shapes_with("sliding_window: 128\n", ""),
+             ContainsSubstring("sliding_window: is required with sliding_window_layers"));
+  CHECK_THAT(shapes_with("  first_dense_layers: 3", "  first_dense_layers: 99"),
+             ContainsSubstring("first_dense_layers: 99 is out of range"));
+  CHECK_THAT(shapes_with("intermediate_size: 18432", "intermediate_size: -1"),
+             ContainsSubstring(":11: intermediate_size: -1 is out of range"));
+  CHECK_THAT(shapes_with("mtp_layers: 1", "mtp_layers: one"),
+             ContainsSubstring(":12: mtp_layers: 'one' is not a number"));
+  CHECK_THAT(shapes_with("  conv_kernel: 4", "  conv_kernel: 4\n  gates: 2"),
+             ContainsSubstring("gates: unknown key"));
+  CHECK_THAT(shapes_with("  shared_experts: 1", "  shared_experts: 1\n  expert_size: 3"),
+             ContainsSubstring("expert_size: unknown key"));
+  CHECK_THAT(shapes_with("sparse_attention_index_head_dim: 128\n", ""),
+             ContainsSubstring("sparse_attention_index_head_dim: is required with "
+                               "sparse_attention_index_heads"));
+}
+
 TEST_CASE("model file errors name the file, the line and the key", "[model][bad-input]") {
   SECTION("missing key") {
     std::string text = kValid;

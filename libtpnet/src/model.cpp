@@ -20,4 +20,11 @@ std::string_view to_string(AttentionKind kind) {
   return "unknown";
 }
 
+long long effective_head_dim(const ModelArch& model) {
+  if (model.head_dim > 0) return model.head_dim;
+  if (model.mla) return model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim;
+  if (model.num_attention_heads <= 0) return 0;
+  return model.hidden_size / model.num_attention_heads;
+}
+
 }  // namespace tpnet

@@ -6,6 +6,7 @@
 
 #include "builtin_models.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/model_yaml.hpp"
 
 namespace tpnet {
@@ -82,16 +83,25 @@ ModelArch builtin_model(std::string_view name) {
     }
     message += "?";
   }
-  message += " (`tpnet models` lists all; a path to a model YAML file also works)";
+  message +=
+      " (`tpnet models` lists all; a model YAML file, a config.json or its folder also works)";
   throw InputError(message, InputLocation::for_key("--model"));
 }
 
 ModelArch resolve_model(std::string_view name_or_path) {
   if (name_or_path.empty()) {
-    throw InputError("is empty; give a built-in name (tpnet models) or a model YAML path",
-                     InputLocation::for_key("--model"));
+    throw InputError(
+        "is empty; give a built-in name (tpnet models), a model YAML path or a config.json",
+        InputLocation::for_key("--model"));
   }
+  // A config.json, or a folder holding one, is a Hugging Face model; a folder
+  // given as a path without one gets load_hf_config's error.
   std::error_code ec;
+  if (is_hf_config_path(name_or_path) ||
+      (looks_like_path(name_or_path) &&
+       std::filesystem::is_directory(std::string(name_or_path), ec))) {
+    return load_hf_config(std::string(name_or_path));
+  }
   if (looks_like_path(name_or_path) ||
       std::filesystem::is_regular_file(std::string(name_or_path), ec)) {
     return load_model_file(std::string(name_or_path));

@@ -30,24 +30,125 @@ AttentionKind parse_attention(const YAML::Node& map, const std::string& origin) 
                    yaml::where(map["attention"], origin, "attention"));
 }
 
-// Limits are far beyond any published model but keep every product of them
-// finite and exact enough in a double.
-constexpr long long kMaxHidden = 1 << 20;
-constexpr long long kMaxLayers = 100000;
-constexpr long long kMaxVocab = 100000000;
-constexpr long long kMaxHeads = 65536;
-constexpr double kMaxParams = 1e15;
+using namespace model_limits;
+
+int small_int(const YAML::Node& map, const std::string& origin, std::string_view key, long long lo,
+              long long hi) {
+  return static_cast<int>(yaml::optional_integer(map, origin, key, lo, hi).value_or(0));
+}
+
+bool optional_flag(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  const auto text = yaml::optional_string(map, origin, key);
+  if (!text) return false;
+  if (*text == "true") return true;
+  if (*text == "false") return false;
+  throw InputError("'" + *text + "' is not true or false",
+                   yaml::where(map[std::string(key)], origin, key));
+}
+
+/// The optional shapes the parameter estimate reads (docs/models.md).
+void parse_shapes(const YAML::Node& root, const std::string& origin, ModelArch& m) {
+  m.head_dim = small_int(root, origin, "head_dim", 1, kMaxWidth);
+  m.intermediate_size =
+      yaml::optional_integer(root, origin, "intermediate_size", 1, kMaxWidth).value_or(0);
+  m.mtp_layers = small_int(root, origin, "mtp_layers", 0, kMaxMtpLayers);
+  m.linear_attention_layers = small_int(root, origin, "linear_attention_layers", 0, m.num_layers);
+  m.sparse_attention_index_heads =
+      small_int(root, origin, "sparse_attention_index_heads", 0, kMaxHeads);
+  m.sparse_attention_index_head_dim =
+      small_int(root, origin, "sparse_attention_index_head_dim", 0, kMaxWidth);
+  m.sliding_window = small_int(root, origin, "sliding_window", 1, kMaxTokens);
+  m.sliding_window_layers = small_int(root, origin, "sliding_window_layers", 0, m.num_layers);
+  m.tie_word_embeddings = optional_flag(root, origin, "tie_word_embeddings");
+  m.torch_dtype = yaml::optional_string(root, origin, "torch_dtype").value_or("");
+  m.quantization = yaml::optional_string(root, origin, "quantization").value_or("");
+
+  if (m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim == 0) {
+    throw InputError("is required with sparse_attention_index_heads",
+                     yaml::where(root, origin, "sparse_attention_index_head_dim"));
+  }
+  if (m.sliding_window_layers > 0 && m.sliding_window == 0) {
+    throw InputError("is required with sliding_window_layers",
+                     yaml::where(root, origin, "sliding_window"));
+  }
+  if (m.linear_attention_layers + m.sliding_window_layers > m.num_layers) {
+    throw InputError(
+        "linear_attention_layers + sliding_window_layers must not exceed num_layers (" +
+            std::to_string(m.num_layers) + ")",
+        yaml::where(root["sliding_window_layers"], origin, "sliding_window_layers"));
+  }
+
+  if (const YAML::Node mla = root["mla"]; mla.IsDefined() && !mla.IsNull()) {
+    yaml::require_map(mla, origin, "mla");
+    yaml::reject_unknown_keys(
+        mla, origin,
+        {"kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"});
+    MlaSpec spec;
+    spec.kv_lora_rank =
+        static_cast<int>(yaml::required_integer(mla, origin, "kv_lora_rank", 1, kMaxWidth));
+    spec.q_lora_rank = small_int(mla, origin, "q_lora_rank", 0, kMaxWidth);
+    spec.qk_rope_head_dim =
+        static_cast<int>(yaml::required_integer(mla, origin, "qk_rope_head_dim", 0, kMaxWidth));
+    spec.qk_nope_head_dim =
+        static_cast<int>(yaml::required_integer(mla, origin, "qk_nope_head_dim", 0, kMaxWidth));
+    spec.v_head_dim =
+        static_cast<int>(yaml::required_integer(mla, origin, "v_head_dim", 1, kMaxWidth));
+    m.mla = spec;
+  }
+
+  if (const YAML::Node linear = root["linear_attention"]; linear.IsDefined() && !linear.IsNull()) {
+    yaml::require_map(linear, origin, "linear_attention");
+    yaml::reject_unknown_keys(
+        linear, origin,
+        {"key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel"});
+    LinearAttentionSpec spec;
+    spec.key_heads =
+        static_cast<int>(yaml::required_integer(linear, origin, "key_heads", 1, kMaxHeads));
+    spec.value_heads =
+        static_cast<int>(yaml::required_integer(linear, origin, "value_heads", 1, kMaxHeads));
+    spec.key_head_dim =
+        static_cast<int>(yaml::required_integer(linear, origin, "key_head_dim", 1, kMaxWidth));
+    spec.value_head_dim =
+        static_cast<int>(yaml::required_integer(linear, origin, "value_head_dim", 1, kMaxWidth));
+    spec.conv_kernel = small_int(linear, origin, "conv_kernel", 0, 1024);
+    m.linear_attention = spec;
+  }
+}
 
 }  // namespace
 
 ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
   const YAML::Node root = yaml::load_document(text, origin);
   yaml::require_map(root, origin, "a model");
-  yaml::reject_unknown_keys(
-      root, origin,
-      {"name", "description", "source", "hidden_size", "num_layers", "vocab_size",
-       "num_attention_heads", "num_kv_heads", "attention", "sparse_attention_top_k", "total_params",
-       "active_params", "bits_per_weight", "moe", "assumptions"});
+  yaml::reject_unknown_keys(root, origin,
+                            {"name",
+                             "description",
+                             "source",
+                             "hidden_size",
+                             "num_layers",
+                             "vocab_size",
+                             "num_attention_heads",
+                             "num_kv_heads",
+                             "attention",
+                             "sparse_attention_top_k",
+                             "total_params",
+                             "active_params",
+                             "bits_per_weight",
+                             "moe",
+                             "assumptions",
+                             "head_dim",
+                             "intermediate_size",
+                             "mla",
+                             "mtp_layers",
+                             "linear_attention_layers",
+                             "linear_attention",
+                             "sparse_attention_index_heads",
+                             "sparse_attention_index_head_dim",
+                             "sliding_window",
+                             "sliding_window_layers",
+                             "tie_word_embeddings",
+                             "torch_dtype",
+                             "quantization"});
 
   ModelArch m;
   m.name = yaml::required_string(root, origin, "name");
@@ -68,7 +169,7 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
         yaml::where(root["num_kv_heads"], origin, "num_kv_heads"));
   }
   m.attention = parse_attention(root, origin);
-  if (auto top_k = yaml::optional_integer(root, origin, "sparse_attention_top_k", 1, 1LL << 30)) {
+  if (auto top_k = yaml::optional_integer(root, origin, "sparse_attention_top_k", 1, kMaxTokens)) {
     m.sparse_attention_top_k = static_cast<int>(*top_k);
   }
   m.total_params = yaml::required_number(root, origin, "total_params", 1.0, kMaxParams, true);
@@ -82,17 +183,27 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
 
   if (const YAML::Node moe = root["moe"]; moe.IsDefined() && !moe.IsNull()) {
     yaml::require_map(moe, origin, "moe");
-    yaml::reject_unknown_keys(moe, origin,
-                              {"routed_experts", "experts_per_token", "shared_experts"});
+    yaml::reject_unknown_keys(
+        moe, origin,
+        {"routed_experts", "experts_per_token", "shared_experts", "expert_intermediate_size",
+         "shared_expert_intermediate_size", "first_dense_layers"});
     MoeSpec spec;
     spec.routed_experts =
-        static_cast<int>(yaml::required_integer(moe, origin, "routed_experts", 1, 1 << 20));
+        static_cast<int>(yaml::required_integer(moe, origin, "routed_experts", 1, kMaxExperts));
     spec.experts_per_token = static_cast<int>(
         yaml::required_integer(moe, origin, "experts_per_token", 1, spec.routed_experts));
     spec.shared_experts = static_cast<int>(
         yaml::optional_integer(moe, origin, "shared_experts", 0, 1024).value_or(0));
+    spec.expert_intermediate_size =
+        yaml::optional_integer(moe, origin, "expert_intermediate_size", 1, kMaxWidth).value_or(0);
+    spec.shared_expert_intermediate_size =
+        yaml::optional_integer(moe, origin, "shared_expert_intermediate_size", 1, kMaxWidth)
+            .value_or(0);
+    spec.first_dense_layers = static_cast<int>(
+        yaml::optional_integer(moe, origin, "first_dense_layers", 0, m.num_layers).value_or(0));
     m.moe = spec;
   }
+  parse_shapes(root, origin, m);
 
   if (const YAML::Node notes = root["assumptions"]; notes.IsDefined() && !notes.IsNull()) {
     yaml::require_map(notes, origin, "assumptions (key: why)");

@@ -1,0 +1,521 @@
+#include "tpnet/io/hf_config.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <optional>
+
+#include "tpnet/io/text_file.hpp"
+#include "tpnet/params.hpp"
+#include "yaml_fields.hpp"
+
+namespace tpnet {
+namespace {
+
+using namespace model_limits;
+
+/// A JSON object and how errors name its keys ("text_config.hidden_size" for
+/// the text model nested in a multimodal config).
+struct Scope {
+  YAML::Node map;
+  std::string origin;
+  std::string prefix;
+};
+
+bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
+
+YAML::Node child(const Scope& s, std::string_view key) {
+  const YAML::Node& map = s.map;
+  return map[std::string(key)];
+}
+
+bool has(const Scope& s, std::string_view key) { return present(child(s, key)); }
+
+InputLocation at(const Scope& s, const YAML::Node& node, std::string_view key) {
+  return yaml::where(node, s.origin, s.prefix + std::string(key));
+}
+
+/// Runs a yaml_fields reader, adding the scope's prefix to the key its errors name.
+template <typename Read>
+auto keyed(const Scope& s, Read read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    if (s.prefix.empty()) throw;
+    InputLocation where = e.where();
+    where.key = s.prefix + where.key;
+    throw InputError(e.detail(), where);
+  }
+}
+
+/// JSON tells "8192" from 8192; yaml-cpp tags a quoted scalar "!".
+void reject_string(const Scope& s, const YAML::Node& node, std::string_view key,
+                   std::string_view expected) {
+  if (node.IsScalar() && node.Tag() == "!") {
+    throw InputError(fmt::format("expected {}, found the string \"{}\"", expected, node.Scalar()),
+                     at(s, node, key));
+  }
+}
+
+std::optional<long long> optional_int(const Scope& s, std::string_view key, long long lo,
+                                      long long hi) {
+  const YAML::Node node = child(s, key);
+  if (!present(node)) return std::nullopt;
+  reject_string(s, node, key, "a number");
+  return keyed(s, [&] { return yaml::optional_integer(s.map, s.origin, key, lo, hi); });
+}
+
+[[noreturn]] void missing(const Scope& s, std::string_view key, std::string_view why) {
+  throw InputError("required key is missing" + std::string(why), at(s, s.map, key));
+}
+
+int required_int(const Scope& s, std::string_view key, long long lo, long long hi,
+                 std::string_view why = "") {
+  const auto value = optional_int(s, key, lo, hi);
+  if (!value) missing(s, key, why);
+  return static_cast<int>(*value);
+}
+
+std::optional<std::string> optional_text(const Scope& s, std::string_view key) {
+  return keyed(s, [&] { return yaml::optional_string(s.map, s.origin, key); });
+}
+
+std::optional<bool> optional_bool(const Scope& s, std::string_view key) {
+  const YAML::Node node = child(s, key);
+  if (!present(node)) return std::nullopt;
+  if (node.IsScalar() && node.Tag() != "!") {
+    if (node.Scalar() == "true") return true;
+    if (node.Scalar() == "false") return false;
+  }
+  throw InputError("expected true or false", at(s, node, key));
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+YAML::Node load_json(std::string_view text, const std::string& origin) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 byte order mark
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    throw InputError("is empty; expected a Hugging Face config.json object",
+                     InputLocation::in_file(origin));
+  }
+  if (text[first] != '{') {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(first), '\n');
+    throw InputError("is not JSON: a config.json holds one object, starting with '{'",
+                     InputLocation::in_file(origin, static_cast<int>(line)));
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw InputError("is not valid JSON: " + e.msg,
+                     InputLocation::in_file(origin, e.mark.line + 1));
+  }
+  if (!root.IsMap()) {
+    throw InputError("is not valid JSON: expected one object", InputLocation::in_file(origin));
+  }
+  return root;
+}
+
+/// "LlamaForCausalLM" or the model_type, for messages and the description.
+std::string architecture(const YAML::Node& root) {
+  const YAML::Node architectures = root["architectures"];
+  if (present(architectures) && architectures.IsSequence() && architectures.size() > 0 &&
+      architectures[0].IsScalar()) {
+    return architectures[0].Scalar();
+  }
+  const YAML::Node type = root["model_type"];
+  return present(type) && type.IsScalar() ? type.Scalar() : std::string();
+}
+
+/// The model's name when config.json has no _name_or_path: the folder of a
+/// config.json, else the file's stem.
+std::string name_from_origin(const std::string& origin) {
+  const std::filesystem::path path(origin);
+  if (path.filename() == "config.json") {
+    const std::string folder = path.parent_path().filename().string();
+    if (!folder.empty() && folder != "." && folder != "..") return folder;
+  }
+  const std::string stem = path.stem().string();
+  return stem.empty() ? "hf-config" : stem;
+}
+
+/// Counts layers by type from `layer_types` ("linear_attention",
+/// "sliding_attention", "full_attention", ...).
+struct LayerCounts {
+  bool listed = false;
+  int linear = 0;
+  int sliding = 0;
+};
+
+LayerCounts count_layer_types(const Scope& s, int layers) {
+  LayerCounts counts;
+  const YAML::Node types = child(s, "layer_types");
+  if (present(types)) {
+    if (!types.IsSequence())
+      throw InputError("expected a list of layer types", at(s, types, "layer_types"));
+    if (types.size() != static_cast<std::size_t>(layers)) {
+      throw InputError(fmt::format("has {} entries; num_hidden_layers is {}", types.size(), layers),
+                       at(s, types, "layer_types"));
+    }
+    counts.listed = true;
+    for (const auto& type : types) {
+      if (!type.IsScalar())
+        throw InputError("expected a layer type name", at(s, type, "layer_types"));
+      if (type.Scalar() == "linear_attention") ++counts.linear;
+      if (type.Scalar() == "sliding_attention") ++counts.sliding;
+    }
+  } else if (const auto interval = optional_int(s, "full_attention_interval", 1, kMaxLayers)) {
+    // Qwen3-Next: every interval-th layer is full attention, the rest Gated DeltaNet.
+    for (int i = 0; i < layers; ++i) counts.linear += (i + 1) % *interval != 0 ? 1 : 0;
+  }
+  return counts;
+}
+
+/// Qwen's MoE configs mark dense layers by mlp_only_layers and decoder_sparse_step.
+int qwen_dense_layers(const Scope& s, int layers) {
+  const long long step = optional_int(s, "decoder_sparse_step", 1, kMaxLayers).value_or(1);
+  std::vector<bool> dense(static_cast<std::size_t>(layers), false);
+  const YAML::Node only = child(s, "mlp_only_layers");
+  if (present(only)) {
+    if (!only.IsSequence()) {
+      throw InputError("expected a list of layer numbers", at(s, only, "mlp_only_layers"));
+    }
+    for (const auto& item : only) {
+      long long index = -1;
+      if (item.IsScalar() && item.Tag() != "!") {
+        try {
+          index = item.as<long long>();
+        } catch (const YAML::Exception&) {
+          index = -1;
+        }
+      }
+      if (index < 0 || index >= layers) {
+        throw InputError(fmt::format("expected layer numbers 0 to {}", layers - 1),
+                         at(s, item, "mlp_only_layers"));
+      }
+      dense[static_cast<std::size_t>(index)] = true;
+    }
+  }
+  int count = 0;
+  for (int i = 0; i < layers; ++i) {
+    count += dense[static_cast<std::size_t>(i)] || (i + 1) % step != 0 ? 1 : 0;
+  }
+  return count;
+}
+
+double dtype_bits(const Scope& s, const std::string& key, const std::string& dtype) {
+  const std::string t = lower(dtype);
+  if (t == "bfloat16" || t == "float16" || t == "bf16" || t == "fp16" || t == "half") return 16;
+  if (t == "float32" || t == "fp32" || t == "float") return 32;
+  if (t.rfind("float8", 0) == 0 || t == "fp8") return 8;
+  throw InputError("'" + dtype + "' is not a dtype tpnet knows; use bfloat16, float16 or float32",
+                   at(s, child(s, key), key));
+}
+
+struct Precision {
+  double bits = 16.0;
+  std::string quantization;
+  std::string why;
+  bool experts_only = false;  ///< the format covers the experts; the rest stays at the dtype
+  double dtype_bits = 16.0;
+};
+
+Precision quantization_bits(const Scope& q, double base_bits) {
+  Precision p;
+  p.dtype_bits = base_bits;
+  const auto method_text = optional_text(q, "quant_method");
+  if (!method_text) missing(q, "quant_method", "");
+  const std::string method = lower(*method_text);
+  if (method == "fp8") {
+    p.bits = 8;
+    p.quantization = "fp8";
+    p.why = "quantization_config: fp8, 8 bits per weight (block scales ignored)";
+  } else if (method == "mxfp4") {
+    p.bits = 4.25;
+    p.quantization = "mxfp4";
+    p.experts_only = true;
+    p.why = fmt::format(
+        "quantization_config: mxfp4, 4.25 bits per expert weight (4 bits and an 8-bit scale "
+        "per 32); other weights stay at {:g} bits; bits_per_weight is the weighted mean",
+        base_bits);
+  } else if (method == "modelopt" || method == "modelopt_fp4") {
+    const auto algo_text = optional_text(q, "quant_algo");
+    if (!algo_text && method == "modelopt") missing(q, "quant_algo", " (FP8 or NVFP4)");
+    const std::string algo = lower(algo_text.value_or(method));
+    if (algo.find("fp4") != std::string::npos) {
+      p.bits = 4.5;
+      p.quantization = "nvfp4";
+      p.why = "quantization_config: NVFP4, 4.5 bits per weight with its FP8 scales";
+    } else if (algo.find("fp8") != std::string::npos) {
+      p.bits = 8;
+      p.quantization = "fp8";
+      p.why = "quantization_config: modelopt FP8, 8 bits per weight";
+    } else {
+      throw InputError(
+          "'" + *algo_text + "' is not a modelopt format tpnet knows; use FP8 or NVFP4",
+          at(q, child(q, "quant_algo"), "quant_algo"));
+    }
+  } else if (method == "compressed-tensors") {
+    const auto format = optional_text(q, "format");
+    const std::string f = lower(format.value_or(""));
+    if (f.find("nvfp4") != std::string::npos) {
+      p.bits = 4.5;
+      p.quantization = "nvfp4";
+      p.why = "quantization_config: compressed-tensors nvfp4, 4.5 bits per weight with scales";
+    } else if (f == "float-quantized") {
+      p.bits = 8;
+      p.quantization = "fp8";
+      p.why = "quantization_config: compressed-tensors float-quantized (FP8), 8 bits per weight";
+    } else {
+      if (!format) missing(q, "format", "");
+      throw InputError("'" + *format +
+                           "' is not a compressed-tensors format tpnet knows; use "
+                           "nvfp4-pack-quantized or float-quantized (or a model YAML)",
+                       at(q, child(q, "format"), "format"));
+    }
+  } else if (method == "gptq" || method == "awq") {
+    const int bits = required_int(q, "bits", 2, 8);
+    const long long group = optional_int(q, "group_size", -1, 1 << 20).value_or(128);
+    p.bits = bits + (group > 0 ? 32.0 / static_cast<double>(group) : 0.0);
+    p.quantization = method;
+    p.why = fmt::format(
+        "quantization_config: {} {}-bit weights plus a 16-bit scale and zero point per group "
+        "of {}",
+        method, bits, group);
+  } else {
+    throw InputError("'" + *method_text +
+                         "' is not a quantization tpnet knows; use fp8, mxfp4, modelopt, "
+                         "compressed-tensors, gptq or awq (or write a model YAML with "
+                         "bits_per_weight)",
+                     at(q, child(q, "quant_method"), "quant_method"));
+  }
+  return p;
+}
+
+}  // namespace
+
+ModelArch parse_hf_config(std::string_view json_text, const std::string& origin) {
+  const YAML::Node root = load_json(json_text, origin);
+  const Scope top{root, origin, ""};
+  const std::string arch = architecture(root);
+  const std::string unknown =
+      (arch.empty() ? std::string() : " (architecture " + arch + ")") +
+      "; tpnet reads decoder-only transformer configs under transformers' key names";
+
+  const YAML::Node text_config = root["text_config"];
+  if (present(text_config) && !text_config.IsMap()) {
+    throw InputError("expected a JSON object", at(top, text_config, "text_config"));
+  }
+  // Multimodal configs nest the language model; its keys win, the top level fills in.
+  const Scope s = present(text_config) ? Scope{text_config, origin, "text_config."} : top;
+  auto text_anywhere = [&](std::string_view key) -> std::optional<std::string> {
+    if (auto value = optional_text(s, key); value && !value->empty()) return value;
+    if (auto value = optional_text(top, key); value && !value->empty()) return value;
+    return std::nullopt;
+  };
+
+  ModelArch m;
+  m.hidden_size = required_int(s, "hidden_size", 1, kMaxHidden, unknown);
+  m.num_layers = required_int(s, "num_hidden_layers", 1, kMaxLayers, unknown);
+  m.vocab_size = required_int(s, "vocab_size", 1, kMaxVocab, unknown);
+  m.num_attention_heads = required_int(s, "num_attention_heads", 1, kMaxHeads, unknown);
+  m.num_kv_heads = static_cast<int>(
+      optional_int(s, "num_key_value_heads", 1, kMaxHeads).value_or(m.num_attention_heads));
+  if (m.num_kv_heads > m.num_attention_heads) {
+    throw InputError(fmt::format("must not exceed num_attention_heads ({})", m.num_attention_heads),
+                     at(s, child(s, "num_key_value_heads"), "num_key_value_heads"));
+  }
+  m.head_dim = static_cast<int>(optional_int(s, "head_dim", 1, kMaxWidth).value_or(0));
+  const auto intermediate = optional_int(s, "intermediate_size", 1, kMaxWidth);
+
+  // Mixture of experts, under each family's names.
+  std::string experts_key;
+  for (const char* key : {"n_routed_experts", "num_experts", "num_local_experts"}) {
+    if (has(s, key)) {
+      experts_key = key;
+      break;
+    }
+  }
+  const long long experts = experts_key.empty() ? 0 : *optional_int(s, experts_key, 0, kMaxExperts);
+  bool ffn_is_expert = false;  // Mixtral style: intermediate_size is the expert's width
+  if (experts > 0) {
+    MoeSpec moe;
+    moe.routed_experts = static_cast<int>(experts);
+    moe.experts_per_token = required_int(s, "num_experts_per_tok", 1, experts);
+    if (const auto width = optional_int(s, "moe_intermediate_size", 1, kMaxWidth)) {
+      moe.expert_intermediate_size = *width;
+    } else if (experts_key == "num_local_experts" && intermediate) {
+      moe.expert_intermediate_size = *intermediate;
+      ffn_is_expert = true;
+    } else {
+      missing(s, "moe_intermediate_size", " (the width of one expert)");
+    }
+    moe.shared_experts = static_cast<int>(optional_int(s, "n_shared_experts", 0, 1024).value_or(0));
+    if (const auto shared = optional_int(s, "shared_expert_intermediate_size", 0, kMaxWidth);
+        shared && *shared > 0) {
+      moe.shared_expert_intermediate_size = *shared;
+      moe.shared_experts = std::max(moe.shared_experts, 1);
+    }
+    if (const auto dense = optional_int(s, "first_k_dense_replace", 0, m.num_layers)) {
+      moe.first_dense_layers = static_cast<int>(*dense);
+    } else {
+      moe.first_dense_layers = qwen_dense_layers(s, m.num_layers);
+    }
+    m.moe = moe;
+  }
+  if (intermediate && !ffn_is_expert) m.intermediate_size = *intermediate;
+  if ((!m.moe || m.moe->first_dense_layers > 0) && m.intermediate_size == 0) {
+    missing(s, "intermediate_size", " (the width of the dense FFN)");
+  }
+
+  // Multi-head latent attention.
+  if (has(s, "kv_lora_rank")) {
+    MlaSpec mla;
+    mla.kv_lora_rank = required_int(s, "kv_lora_rank", 1, kMaxWidth);
+    mla.q_lora_rank = static_cast<int>(optional_int(s, "q_lora_rank", 0, kMaxWidth).value_or(0));
+    mla.qk_rope_head_dim = required_int(s, "qk_rope_head_dim", 0, kMaxWidth);
+    mla.qk_nope_head_dim = required_int(s, "qk_nope_head_dim", 0, kMaxWidth);
+    mla.v_head_dim = required_int(s, "v_head_dim", 1, kMaxWidth);
+    m.mla = mla;
+  }
+  m.mtp_layers =
+      static_cast<int>(optional_int(s, "num_nextn_predict_layers", 0, kMaxMtpLayers).value_or(0));
+
+  // DeepSeek Sparse Attention's indexer.
+  if (const auto top_k = optional_int(s, "index_topk", 1, kMaxTokens)) {
+    m.sparse_attention_top_k = static_cast<int>(*top_k);
+    m.sparse_attention_index_heads = required_int(s, "index_n_heads", 1, kMaxHeads);
+    m.sparse_attention_index_head_dim = required_int(s, "index_head_dim", 1, kMaxWidth);
+  }
+
+  // Hybrid layers: linear attention and sliding windows.
+  const LayerCounts counts = count_layer_types(s, m.num_layers);
+  m.linear_attention_layers = counts.linear;
+  if (counts.linear > 0) {
+    LinearAttentionSpec linear;
+    linear.key_heads = required_int(s, "linear_num_key_heads", 1, kMaxHeads);
+    linear.value_heads = required_int(s, "linear_num_value_heads", 1, kMaxHeads);
+    linear.key_head_dim = required_int(s, "linear_key_head_dim", 1, kMaxWidth);
+    linear.value_head_dim = required_int(s, "linear_value_head_dim", 1, kMaxWidth);
+    linear.conv_kernel =
+        static_cast<int>(optional_int(s, "linear_conv_kernel_dim", 0, 1024).value_or(0));
+    m.linear_attention = linear;
+  }
+  const auto window = optional_int(s, "sliding_window", 1, kMaxTokens);
+  if (window && optional_bool(s, "use_sliding_window").value_or(true)) {
+    m.sliding_window = static_cast<int>(*window);
+    m.sliding_window_layers = counts.listed ? counts.sliding : m.num_layers - counts.linear;
+  } else if (counts.sliding > 0) {
+    missing(s, "sliding_window", " (layer_types lists sliding_attention layers)");
+  }
+
+  if (m.sparse_attention_top_k) {
+    m.attention = AttentionKind::sparse;
+  } else if (m.mla) {
+    m.attention = AttentionKind::mla;
+  } else if (m.linear_attention_layers > 0) {
+    m.attention = AttentionKind::hybrid_linear;
+  } else if (m.sliding_window_layers > 0) {
+    m.attention = AttentionKind::sliding_window;
+  } else {
+    m.attention = m.num_kv_heads == m.num_attention_heads ? AttentionKind::mha : AttentionKind::gqa;
+  }
+
+  // Embeddings: untied unless the config says otherwise, as the config classes
+  // of Llama, Qwen, DeepSeek and Mistral default (an assumption, marked).
+  if (auto tied = optional_bool(s, "tie_word_embeddings")) {
+    m.tie_word_embeddings = *tied;
+  } else if (auto tied_top = optional_bool(top, "tie_word_embeddings")) {
+    m.tie_word_embeddings = *tied_top;
+  } else {
+    m.tie_word_embeddings = false;
+    m.assumptions["tie_word_embeddings"] =
+        "Not in config.json; taken as false (a separate LM head), the default of the Llama, "
+        "Qwen, DeepSeek and Mistral configs in transformers.";
+  }
+
+  // Names and provenance.
+  m.name = text_anywhere("_name_or_path").value_or(name_from_origin(origin));
+  m.description =
+      "imported from a Hugging Face config.json" + (arch.empty() ? "" : " (" + arch + ")");
+  m.source = origin + " (Hugging Face config.json; parameter counts estimated from the shapes)";
+
+  // Precision: the checkpoint's quantization, else its dtype.
+  const bool dtype_in_s = has(s, "torch_dtype") || has(s, "dtype");
+  const Scope& dtype_scope = dtype_in_s ? s : top;
+  const std::string dtype_key = has(dtype_scope, "torch_dtype") ? "torch_dtype" : "dtype";
+  double base_bits = 16.0;
+  if (auto dtype = optional_text(dtype_scope, dtype_key)) {
+    m.torch_dtype = *dtype;
+    base_bits = dtype_bits(dtype_scope, dtype_key, *dtype);
+  }
+  const ParamEstimate estimate = estimate_params(m);
+  if (!estimate.complete()) {
+    // Every shape the estimate reads is required above; this is a guard.
+    throw InputError("cannot estimate parameters without " + estimate.missing.front(),
+                     InputLocation::in_file(origin));
+  }
+  m.total_params = estimate.total_params();
+  m.active_params = estimate.active_params();
+  m.assumptions["total_params"] =
+      "config.json states no parameter count; estimated from the shapes (docs/formulas.md s.8), "
+      "MTP layers excluded.";
+  m.assumptions["active_params"] =
+      "Estimated from the shapes (docs/formulas.md s.8): what one token reads, LM head included, "
+      "input embedding table excluded.";
+
+  const Scope* quant_scope = has(s, "quantization_config") ? &s : &top;
+  const YAML::Node quant = child(*quant_scope, "quantization_config");
+  if (present(quant)) {
+    if (!quant.IsMap()) {
+      throw InputError("expected a JSON object", at(*quant_scope, quant, "quantization_config"));
+    }
+    const Scope q{quant, origin, quant_scope->prefix + "quantization_config."};
+    const Precision p = quantization_bits(q, base_bits);
+    m.quantization = p.quantization;
+    m.bits_per_weight = p.bits;
+    if (p.experts_only && m.moe) {
+      const double experts_params = estimate.total.routed_experts + estimate.total.shared_experts;
+      m.bits_per_weight =
+          (experts_params * p.bits + (estimate.total_params() - experts_params) * p.dtype_bits) /
+          estimate.total_params();
+    }
+    m.assumptions["bits_per_weight"] = p.why + ".";
+  } else {
+    m.bits_per_weight = base_bits;
+    m.assumptions["bits_per_weight"] =
+        m.torch_dtype.empty()
+            ? "Neither quantization_config nor torch_dtype in config.json; assumed 16-bit weights."
+            : fmt::format("torch_dtype {}: {:g} bits per weight.", m.torch_dtype, base_bits);
+  }
+  return m;
+}
+
+ModelArch load_hf_config(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    const std::string file = (std::filesystem::path(path) / "config.json").string();
+    if (!std::filesystem::exists(file, ec)) {
+      throw InputError("is a folder without a config.json; give a model YAML or a config.json",
+                       InputLocation::in_file(path));
+    }
+    return parse_hf_config(read_text_file(file), file);
+  }
+  return parse_hf_config(read_text_file(path), path);
+}
+
+bool is_hf_config_path(std::string_view path) {
+  if (path.ends_with(".json")) return true;
+  std::error_code ec;
+  return std::filesystem::is_regular_file(std::filesystem::path(path) / "config.json", ec);
+}
+
+}  // namespace tpnet

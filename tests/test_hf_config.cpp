@@ -1,0 +1,439 @@
+// Hugging Face config.json import: the families' key names, nested text
+// models, quantization, and every bad input as one InputError naming the file,
+// the line and the key.
+
+#include <filesystem>
+#include <fstream>
+
+#include "catch.hpp"
+#include "tpnet/io/hf_config.hpp"
+#include "tpnet/model_catalog.hpp"
+#include "tpnet/params.hpp"
+#include "tpnet/traffic.hpp"
+
+using namespace tpnet;
+
+namespace {
+
+const char* const kLlama70b = R"({
+  "architectures": ["LlamaForCausalLM"],
+  "hidden_act": "silu",
+  "hidden_size": 8192,
+  "intermediate_size": 28672,
+  "max_position_embeddings": 131072,
+  "model_type": "llama",
+  "num_attention_heads": 64,
+  "num_hidden_layers": 80,
+  "num_key_value_heads": 8,
+  "rms_norm_eps": 1e-05,
+  "rope_scaling": {"factor": 8.0, "rope_type": "llama3"},
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16",
+  "vocab_size": 128256
+}
+)";
+
+const char* const kDeepSeekV3 = R"({
+  "architectures": ["DeepseekV3ForCausalLM"],
+  "first_k_dense_replace": 3,
+  "hidden_size": 7168,
+  "intermediate_size": 18432,
+  "kv_lora_rank": 512,
+  "model_type": "deepseek_v3",
+  "moe_intermediate_size": 2048,
+  "n_routed_experts": 256,
+  "n_shared_experts": 1,
+  "num_attention_heads": 128,
+  "num_experts_per_tok": 8,
+  "num_hidden_layers": 61,
+  "num_key_value_heads": 128,
+  "num_nextn_predict_layers": 1,
+  "q_lora_rank": 1536,
+  "qk_nope_head_dim": 128,
+  "qk_rope_head_dim": 64,
+  "quantization_config": {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
+                          "weight_block_size": [128, 128]},
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16",
+  "v_head_dim": 128,
+  "vocab_size": 129280
+}
+)";
+
+/// gpt-oss-120b: 36 layers alternating sliding (128 tokens) and full attention.
+std::string gpt_oss_120b() {
+  std::string types;
+  for (int i = 0; i < 36; ++i) {
+    types += std::string(i == 0 ? "" : ", ") +
+             (i % 2 == 0 ? "\"sliding_attention\"" : "\"full_attention\"");
+  }
+  return R"({
+  "architectures": ["GptOssForCausalLM"],
+  "attention_bias": true,
+  "experts_per_token": 4,
+  "head_dim": 64,
+  "hidden_size": 2880,
+  "intermediate_size": 2880,
+  "layer_types": [)" +
+         types + R"(],
+  "model_type": "gpt_oss",
+  "num_attention_heads": 64,
+  "num_experts_per_tok": 4,
+  "num_hidden_layers": 36,
+  "num_key_value_heads": 8,
+  "num_local_experts": 128,
+  "quantization_config": {
+    "modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router",
+                               "model.embed_tokens", "lm_head"],
+    "quant_method": "mxfp4"
+  },
+  "sliding_window": 128,
+  "tie_word_embeddings": false,
+  "vocab_size": 201088
+}
+)";
+}
+
+const char* const kQwen3Next = R"({
+  "architectures": ["Qwen3NextForCausalLM"],
+  "decoder_sparse_step": 1,
+  "full_attention_interval": 4,
+  "head_dim": 256,
+  "hidden_size": 2048,
+  "intermediate_size": 5120,
+  "linear_conv_kernel_dim": 4,
+  "linear_key_head_dim": 128,
+  "linear_num_key_heads": 16,
+  "linear_num_value_heads": 32,
+  "linear_value_head_dim": 128,
+  "mlp_only_layers": [],
+  "model_type": "qwen3_next",
+  "moe_intermediate_size": 512,
+  "num_attention_heads": 16,
+  "num_experts": 512,
+  "num_experts_per_tok": 10,
+  "num_hidden_layers": 48,
+  "num_key_value_heads": 2,
+  "rope_scaling": null,
+  "shared_expert_intermediate_size": 512,
+  "sliding_window": null,
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16",
+  "use_sliding_window": false,
+  "vocab_size": 151936
+}
+)";
+
+std::string error_of(const std::string& text, const std::string& origin = "cfg/config.json") {
+  try {
+    (void)parse_hf_config(text, origin);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+/// kLlama70b with one line's text replaced.
+std::string llama_with(const std::string& from, const std::string& to) {
+  std::string text = kLlama70b;
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("a Llama-3.1-70B config.json sends (2 x 80 + 1) x 8192 x 2 x 1.75 bytes per token at TP8",
+          "[hf][golden]") {
+  const ModelArch m = parse_hf_config(kLlama70b, "models/llama-3.1-70b/config.json");
+  CHECK(m.name == "llama-3.1-70b");  // the folder, as there is no _name_or_path
+  CHECK(m.hidden_size == 8192);
+  CHECK(m.num_layers == 80);
+  CHECK(m.vocab_size == 128256);
+  CHECK(m.num_attention_heads == 64);
+  CHECK(m.num_kv_heads == 8);
+  CHECK(effective_head_dim(m) == 128);
+  CHECK(m.intermediate_size == 28672);
+  CHECK(m.attention == AttentionKind::gqa);
+  CHECK_FALSE(m.moe);
+  CHECK_FALSE(m.tie_word_embeddings);
+  CHECK(m.torch_dtype == "bfloat16");
+  CHECK(m.bits_per_weight == 16);
+  EngineConfig tp8;
+  tp8.tensor_parallel_size = 8;
+  CHECK(bytes_per_prompt_token(m, tp8).count() == (2 * 80 + 1) * 8192 * 2 * 1.75);
+  // No count in config.json: total and active are the estimate, and say so.
+  CHECK(m.total_params == estimate_params(m).total_params());
+  CHECK_THAT(m.total_params, WithinRel(70.6e9, 0.005));
+  CHECK(m.assumptions.count("total_params") == 1);
+}
+
+TEST_CASE("a DeepSeek-V3 config.json gives MLA, MoE, one MTP layer and FP8", "[hf][golden]") {
+  const ModelArch m = parse_hf_config(kDeepSeekV3, "deepseek-v3.json");
+  CHECK(m.name == "deepseek-v3");  // the file's stem
+  CHECK(m.attention == AttentionKind::mla);
+  REQUIRE(m.mla);
+  CHECK(m.mla->kv_lora_rank == 512);
+  CHECK(m.mla->q_lora_rank == 1536);
+  CHECK(m.mla->qk_rope_head_dim == 64);
+  CHECK(m.mla->qk_nope_head_dim == 128);
+  CHECK(m.mla->v_head_dim == 128);
+  REQUIRE(m.moe);
+  CHECK(m.moe->routed_experts == 256);
+  CHECK(m.moe->experts_per_token == 8);
+  CHECK(m.moe->shared_experts == 1);
+  CHECK(m.moe->expert_intermediate_size == 2048);
+  CHECK(m.moe->first_dense_layers == 3);
+  CHECK(m.intermediate_size == 18432);
+  CHECK(m.mtp_layers == 1);
+  CHECK(m.quantization == "fp8");
+  CHECK(m.bits_per_weight == 8);
+  CHECK_THAT(m.total_params, WithinRel(671e9, 0.005));
+  CHECK_THAT(m.active_params, WithinRel(37e9, 0.02));
+  // Same shapes as the catalog entry, so the same estimate.
+  CHECK(m.total_params == estimate_params(builtin_model("deepseek-v3")).total_params());
+}
+
+TEST_CASE("an index_topk makes DeepSeek-V3.2-Exp sparse attention with an indexer", "[hf]") {
+  std::string text = kDeepSeekV3;
+  text.replace(text.find("\"first_k_dense_replace\""), 0,
+               "\"index_topk\": 2048, \"index_n_heads\": 64, \"index_head_dim\": 128,\n  ");
+  const ModelArch m = parse_hf_config(text, "v32.json");
+  CHECK(m.attention == AttentionKind::sparse);
+  CHECK(m.sparse_attention_top_k == 2048);
+  CHECK(m.sparse_attention_index_heads == 64);
+  CHECK(m.mla);
+  CHECK(m.total_params == estimate_params(builtin_model("deepseek-v3.2-exp")).total_params());
+}
+
+TEST_CASE("a gpt-oss-120b config.json: alternating sliding windows and MXFP4 experts", "[hf]") {
+  const ModelArch m = parse_hf_config(gpt_oss_120b(), "gpt-oss-120b/config.json");
+  CHECK(m.attention == AttentionKind::sliding_window);
+  CHECK(m.sliding_window == 128);
+  CHECK(m.sliding_window_layers == 18);
+  CHECK(m.head_dim == 64);
+  REQUIRE(m.moe);
+  CHECK(m.moe->routed_experts == 128);
+  CHECK(m.moe->experts_per_token == 4);
+  // Mixtral-style names: intermediate_size is one expert's width, no dense FFN.
+  CHECK(m.moe->expert_intermediate_size == 2880);
+  CHECK(m.intermediate_size == 0);
+  CHECK(m.quantization == "mxfp4");
+  // Experts at 4.25 bits, the 2.1B other weights at BF16: 4.46 bits on average.
+  CHECK_THAT(m.bits_per_weight, WithinAbs(4.46, 0.01));
+  CHECK_THAT(m.total_params, WithinRel(117e9, 0.005));
+  CHECK_THAT(m.active_params, WithinRel(5.1e9, 0.01));
+  CHECK(m.assumptions.at("bits_per_weight").find("mxfp4") != std::string::npos);
+}
+
+TEST_CASE("a Qwen3-Next config.json: 36 Gated DeltaNet layers, 512 experts and a shared one",
+          "[hf]") {
+  const ModelArch m = parse_hf_config(kQwen3Next, "Qwen3-Next-80B-A3B/config.json");
+  CHECK(m.attention == AttentionKind::hybrid_linear);
+  CHECK(m.linear_attention_layers == 36);
+  REQUIRE(m.linear_attention);
+  CHECK(m.linear_attention->key_heads == 16);
+  CHECK(m.linear_attention->value_heads == 32);
+  CHECK(m.linear_attention->conv_kernel == 4);
+  CHECK(m.sliding_window == 0);  // sliding_window null, use_sliding_window false
+  REQUIRE(m.moe);
+  CHECK(m.moe->routed_experts == 512);
+  CHECK(m.moe->shared_experts == 1);
+  CHECK(m.moe->shared_expert_intermediate_size == 512);
+  CHECK(m.moe->first_dense_layers == 0);
+  CHECK_THAT(m.total_params, WithinRel(80e9, 0.015));
+  SECTION("layer_types names the same layers") {
+    std::string types;
+    for (int i = 0; i < 48; ++i) {
+      types += std::string(i == 0 ? "" : ", ") +
+               ((i + 1) % 4 == 0 ? "\"full_attention\"" : "\"linear_attention\"");
+    }
+    std::string text = kQwen3Next;
+    text.replace(text.find("\"full_attention_interval\": 4"), 28,
+                 "\"layer_types\": [" + types + "]");
+    CHECK(parse_hf_config(text, "q.json").linear_attention_layers == 36);
+  }
+}
+
+TEST_CASE("Qwen MoE configs mark dense layers by mlp_only_layers and decoder_sparse_step", "[hf]") {
+  std::string text = kQwen3Next;
+  text.replace(text.find("\"mlp_only_layers\": []"), 21, "\"mlp_only_layers\": [0, 2]");
+  CHECK(parse_hf_config(text, "q.json").moe->first_dense_layers == 2);
+  text.replace(text.find("\"decoder_sparse_step\": 1"), 24, "\"decoder_sparse_step\": 2");
+  // Odd layer numbers (1, 3, ...) stay sparse; layer 0 and 2 are already dense.
+  CHECK(parse_hf_config(text, "q.json").moe->first_dense_layers == 24);
+}
+
+TEST_CASE("a multimodal config nests the text model under text_config", "[hf]") {
+  const std::string text = R"({
+  "architectures": ["Llama4ForConditionalGeneration"],
+  "_name_or_path": "example/vision-language-model",
+  "text_config": )" + std::string(kLlama70b) +
+                           R"(,
+  "vision_config": {"hidden_size": 1408, "num_hidden_layers": 34}
+}
+)";
+  const ModelArch m = parse_hf_config(text, "vlm/config.json");
+  CHECK(m.name == "example/vision-language-model");
+  CHECK(m.hidden_size == 8192);  // the text model's, not the vision tower's
+  CHECK(m.num_layers == 80);
+  SECTION("errors name the nested key") {
+    std::string bad = text;
+    bad.replace(bad.find("\"num_hidden_layers\": 80"), 23, "\"num_hidden_layers\": -80");
+    CHECK_THAT(error_of(bad),
+               ContainsSubstring("text_config.num_hidden_layers: -80 is out of range"));
+  }
+}
+
+TEST_CASE("quantization_config sets bits per weight, else torch_dtype does", "[hf]") {
+  auto bits = [](const std::string& quant) {
+    return parse_hf_config(llama_with("\"tie_word_embeddings\": false,",
+                                      "\"tie_word_embeddings\": false, \"quantization_config\": " +
+                                          quant + ","),
+                           "q.json")
+        .bits_per_weight;
+  };
+  CHECK(bits(R"({"quant_method": "fp8"})") == 8);
+  CHECK(bits(R"({"quant_method": "modelopt", "quant_algo": "NVFP4"})") == 4.5);
+  CHECK(bits(R"({"quant_method": "modelopt", "quant_algo": "FP8"})") == 8);
+  CHECK(bits(R"({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized"})") == 4.5);
+  CHECK(bits(R"({"quant_method": "mxfp4"})") == 4.25);  // a dense model: every weight
+  CHECK(bits(R"({"quant_method": "awq", "bits": 4, "group_size": 128})") == 4.25);
+  CHECK(parse_hf_config(llama_with("bfloat16", "float32"), "f.json").bits_per_weight == 32);
+  CHECK(parse_hf_config(llama_with("bfloat16", "float16"), "f.json").bits_per_weight == 16);
+  // transformers >= 4.56 writes "dtype".
+  CHECK(parse_hf_config(llama_with("\"torch_dtype\": \"bfloat16\"", "\"dtype\": \"float32\""),
+                        "f.json")
+            .bits_per_weight == 32);
+}
+
+TEST_CASE("a missing tie_word_embeddings is taken as untied and marked", "[hf]") {
+  const ModelArch m = parse_hf_config(llama_with("\"tie_word_embeddings\": false,", ""), "t.json");
+  CHECK_FALSE(m.tie_word_embeddings);
+  CHECK(m.assumptions.count("tie_word_embeddings") == 1);
+  CHECK(parse_hf_config(llama_with("false", "true"), "t.json").tie_word_embeddings);
+}
+
+TEST_CASE("bad config.json files give one error naming the file, line and key", "[hf][bad-input]") {
+  SECTION("empty file") {
+    CHECK_THAT(error_of(""), ContainsSubstring("cfg/config.json: is empty"));
+    CHECK_THAT(error_of("  \n\t\n"), ContainsSubstring("cfg/config.json: is empty"));
+  }
+  SECTION("truncated JSON") {
+    const std::string text = kLlama70b;
+    CHECK_THAT(error_of(text.substr(0, text.size() / 2)),
+               ContainsSubstring("cfg/config.json:") && ContainsSubstring("is not valid JSON"));
+  }
+  SECTION("not JSON") {
+    CHECK_THAT(error_of("hidden_size: 8192\n"),
+               ContainsSubstring("cfg/config.json:1: is not JSON"));
+    CHECK_THAT(error_of("\n<html>404</html>"), ContainsSubstring("cfg/config.json:2: is not JSON"));
+    CHECK_THAT(error_of("[1, 2]"), ContainsSubstring("is not JSON"));
+  }
+  SECTION("missing hidden_size: an unknown architecture, never a default") {
+    CHECK_THAT(error_of(llama_with("\"hidden_size\": 8192,", "")),
+               ContainsSubstring("cfg/config.json:1: hidden_size: required key is missing "
+                                 "(architecture LlamaForCausalLM)"));
+    CHECK_THAT(error_of(R"({"model_type": "whisper", "d_model": 1280})"),
+               ContainsSubstring("hidden_size: required key is missing (architecture whisper)"));
+  }
+  SECTION("a string where a number belongs") {
+    CHECK_THAT(error_of(llama_with("\"hidden_size\": 8192", "\"hidden_size\": \"8192\"")),
+               ContainsSubstring(
+                   "cfg/config.json:4: hidden_size: expected a number, found the string \"8192\""));
+    CHECK_THAT(error_of(llama_with("\"num_hidden_layers\": 80", "\"num_hidden_layers\": \"many\"")),
+               ContainsSubstring(":9: num_hidden_layers: expected a number"));
+    CHECK_THAT(error_of(llama_with("\"vocab_size\": 128256", "\"vocab_size\": [128256]")),
+               ContainsSubstring("vocab_size: expected a number, found a list"));
+  }
+  SECTION("huge, negative and fractional values") {
+    CHECK_THAT(
+        error_of(llama_with("\"num_hidden_layers\": 80", "\"num_hidden_layers\": 1e12")),
+        ContainsSubstring(":9: num_hidden_layers: 1e12 is out of range; allowed 1 to 100000"));
+    CHECK_THAT(error_of(llama_with("\"hidden_size\": 8192", "\"hidden_size\": -8192")),
+               ContainsSubstring(":4: hidden_size: -8192 is out of range"));
+    CHECK_THAT(error_of(llama_with("\"vocab_size\": 128256",
+                                   "\"vocab_size\": 99999999999999999999999999")),
+               ContainsSubstring("vocab_size: 99999999999999999999999999 is out of range"));
+    CHECK_THAT(error_of(llama_with("\"num_key_value_heads\": 8", "\"num_key_value_heads\": 0.5")),
+               ContainsSubstring("num_key_value_heads: '0.5' must be a whole number"));
+  }
+  SECTION("inconsistent shapes") {
+    CHECK_THAT(error_of(llama_with("\"num_key_value_heads\": 8", "\"num_key_value_heads\": 128")),
+               ContainsSubstring(":10: num_key_value_heads: must not exceed num_attention_heads"));
+    CHECK_THAT(error_of(llama_with("\"intermediate_size\": 28672,", "")),
+               ContainsSubstring("intermediate_size: required key is missing"));
+    std::string no_width = kDeepSeekV3;
+    no_width.replace(no_width.find("\"moe_intermediate_size\": 2048,"), 30, "");
+    CHECK_THAT(error_of(no_width), ContainsSubstring("moe_intermediate_size: required key"));
+    std::string few_types = gpt_oss_120b();
+    few_types.replace(few_types.find("\"sliding_attention\", "), 21, "");
+    CHECK_THAT(error_of(few_types),
+               ContainsSubstring("layer_types: has 35 entries; num_hidden_layers is 36"));
+    std::string no_linear = kQwen3Next;
+    no_linear.replace(no_linear.find("\"linear_num_key_heads\": 16,"), 27, "");
+    CHECK_THAT(error_of(no_linear), ContainsSubstring("linear_num_key_heads: required key"));
+  }
+  SECTION("unknown precision") {
+    CHECK_THAT(error_of(llama_with("bfloat16", "bfloat17")),
+               ContainsSubstring("torch_dtype: 'bfloat17' is not a dtype tpnet knows"));
+    CHECK_THAT(error_of(llama_with("\"tie_word_embeddings\": false,",
+                                   "\"quantization_config\": {\"quant_method\": \"magic\"},")),
+               ContainsSubstring("quantization_config.quant_method: 'magic' is not a "
+                                 "quantization tpnet knows"));
+    CHECK_THAT(error_of(llama_with("\"tie_word_embeddings\": false,",
+                                   "\"quantization_config\": \"fp8\",")),
+               ContainsSubstring("quantization_config: expected a JSON object"));
+    CHECK_THAT(error_of(llama_with("\"tie_word_embeddings\": false,",
+                                   "\"quantization_config\": {\"quant_method\": \"modelopt\"},")),
+               ContainsSubstring("quantization_config.quant_algo: required key is missing"));
+    CHECK_THAT(
+        error_of(llama_with("\"tie_word_embeddings\": false,",
+                            "\"quantization_config\": {\"quant_method\": \"modelopt\", "
+                            "\"quant_algo\": \"W4A16\"},")),
+        ContainsSubstring("quantization_config.quant_algo: 'W4A16' is not a modelopt format"));
+    CHECK_THAT(error_of(llama_with("\"tie_word_embeddings\": false,",
+                                   "\"quantization_config\": {\"quant_method\": "
+                                   "\"compressed-tensors\"},")),
+               ContainsSubstring("quantization_config.format: required key is missing"));
+    CHECK_THAT(error_of(llama_with("\"tie_word_embeddings\": false,",
+                                   "\"quantization_config\": {\"bits\": 4},")),
+               ContainsSubstring("quantization_config.quant_method: required key is missing"));
+  }
+  SECTION("a flag that is not true or false") {
+    CHECK_THAT(error_of(llama_with("\"tie_word_embeddings\": false", "\"tie_word_embeddings\": 1")),
+               ContainsSubstring(":13: tie_word_embeddings: expected true or false"));
+  }
+}
+
+TEST_CASE("config.json files load from a path or their folder", "[hf]") {
+  const std::string dir = std::string(TPNET_SOURCE_DIR) + "/examples/hf/llama-3.1-70b";
+  const ModelArch from_file = load_hf_config(dir + "/config.json");
+  const ModelArch from_folder = load_hf_config(dir);
+  CHECK(from_file.name == "llama-3.1-70b");
+  CHECK(from_folder.name == "llama-3.1-70b");
+  CHECK(from_folder.total_params == from_file.total_params);
+  // --model takes either.
+  CHECK(resolve_model(dir).hidden_size == 8192);
+  CHECK(resolve_model(dir + "/config.json").hidden_size == 8192);
+  const ModelArch v3 = resolve_model(std::string(TPNET_SOURCE_DIR) + "/examples/hf/deepseek-v3");
+  CHECK(v3.total_params == estimate_params(builtin_model("deepseek-v3")).total_params());
+  CHECK(v3.assumptions.count("tie_word_embeddings") == 0);  // the file states it
+
+  SECTION("a missing file or a folder without config.json is named") {
+    CHECK_THAT(std::string([] {
+                 try {
+                   (void)resolve_model("/nonexistent/config.json");
+                 } catch (const InputError& e) {
+                   return std::string(e.what());
+                 }
+                 return std::string("(no error)");
+               }()),
+               ContainsSubstring("/nonexistent/config.json: no such file"));
+    const auto empty_dir = std::filesystem::temp_directory_path() / "tpnet_hf_empty_dir";
+    std::filesystem::create_directories(empty_dir);
+    CHECK_THROWS_WITH(resolve_model(empty_dir.string()),
+                      ContainsSubstring("is a folder without a config.json"));
+    std::filesystem::remove(empty_dir);
+  }
+}
