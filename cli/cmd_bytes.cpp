@@ -95,7 +95,10 @@ Command setup_bytes(CLI::App& app) {
                   "Fixed per-transfer overhead to compare a chunk's transfer with")
       ->default_str("100us");
   add_format_option(sub, options->format);
-  return Command{sub, [options] { return run_bytes(*options); },
+  return Command{sub,
+                 [options] {
+                   return Outcome{run_bytes(*options), {}, 0};
+                 },
                  std::shared_ptr<const std::string>(options, &options->format)};
 }
 

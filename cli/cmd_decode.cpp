@@ -107,7 +107,10 @@ Command setup_decode(CLI::App& app) {
                   "Memory bandwidth each node reads weights at (DGX Spark: 273GB/s)")
       ->default_str("273GB/s");
   add_format_option(sub, options->format);
-  return Command{sub, [options] { return run_decode(*options); },
+  return Command{sub,
+                 [options] {
+                   return Outcome{run_decode(*options), {}, 0};
+                 },
                  std::shared_ptr<const std::string>(options, &options->format)};
 }
 

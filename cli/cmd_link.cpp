@@ -78,7 +78,10 @@ Command setup_link(CLI::App& app) {
                   "Share left after TLP/DLLP and flow-control overhead")
       ->default_val(0.88);
   add_format_option(sub, options->format);
-  return Command{sub, [options] { return run_link(*options); },
+  return Command{sub,
+                 [options] {
+                   return Outcome{run_link(*options), {}, 0};
+                 },
                  std::shared_ptr<const std::string>(options, &options->format)};
 }
 

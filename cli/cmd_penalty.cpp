@@ -19,8 +19,33 @@ struct PenaltyOptions {
   std::vector<std::string> prompts;
   std::string baseline;
   std::string measured_bytes;
+  BudgetOptions budgets;
   std::string format = "table";
 };
+
+/// The gate: every budget against every scenario it applies to.
+std::vector<Verdict> penalty_verdicts(const PenaltyReport& r, const Budgets& budgets) {
+  std::vector<Verdict> verdicts;
+  if (budgets.max_extra_ttft_per_1k) {
+    check_budget(verdicts, "max_extra_ttft_per_1k_tokens", "per 1,000 prompt tokens",
+                 r.extra_per_1k_tokens.value(), budgets.max_extra_ttft_per_1k->value());
+  }
+  for (const auto& s : r.scenarios) {
+    if (budgets.max_extra_ttft) {
+      check_budget(verdicts, "max_extra_ttft", s.scenario.name, s.extra_ttft_bound.value(),
+                   budgets.max_extra_ttft->value());
+    }
+    if (budgets.max_ttft_increase) {
+      if (!s.ttft_increase_bound) {
+        throw InputError("needs a measured TTFT per scenario: give --baseline FILE.csv",
+                         InputLocation::for_key("--max-ttft-increase"));
+      }
+      check_budget(verdicts, "max_ttft_increase", s.scenario.name, *s.ttft_increase_bound,
+                   *budgets.max_ttft_increase);
+    }
+  }
+  return verdicts;
+}
 
 std::vector<PrefillScenario> scenarios_from(const PenaltyOptions& o) {
   if (!o.baseline.empty()) {
@@ -68,7 +93,7 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
   return rec;
 }
 
-Document run_penalty(const PenaltyOptions& o) {
+Outcome run_penalty(const PenaltyOptions& o) {
   const ModelArch model = load_model(o.engine);
   const EngineConfig engine = to_engine(o.engine);
   const Link from = to_link(o.from, "--from", o.engine);
@@ -104,7 +129,15 @@ Document run_penalty(const PenaltyOptions& o) {
       records("scenarios", "scenarios", std::move(rows)),
   };
   doc.warnings = r.warnings;
-  return doc;
+  Outcome out{std::move(doc), {}, 0};
+  const Budgets budgets = to_budgets(o.budgets);
+  if (budgets.any()) {
+    const auto verdicts = penalty_verdicts(r, budgets);
+    out.doc.fields.push_back(verdict_records(verdicts));
+    out.doc.fields.push_back(flag("gate_passed", "all budgets hold", all_within(verdicts)));
+    out.exit_code = all_within(verdicts) ? 0 : 1;
+  }
+  return out;
 }
 
 }  // namespace
@@ -124,6 +157,7 @@ Command setup_penalty(CLI::App& app) {
                   "CSV of measured TTFT at --from (columns requests, prompt_tokens_each, ttft_s)");
   sub->add_option("--bytes-per-token", options->measured_bytes,
                   "Measured bytes per prompt token per node (e.g. 3.57MB) instead of the formula");
+  add_budget_options(sub, options->budgets, false);
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_penalty(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

@@ -13,12 +13,14 @@ void add_format_option(CLI::App* app, std::string& format) {
       ->default_str("table");
 }
 
-void add_engine_options(CLI::App* app, EngineOptions& o) {
+void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
   app->add_option("-m,--model", o.model,
                   "Built-in model name (tpnet models) or path to a model YAML file")
       ->required();
-  app->add_option("--tp,--tensor-parallel-size", o.tp, "Tensor-parallel size: nodes per instance")
-      ->required();
+  if (with_tp) {
+    app->add_option("--tp,--tensor-parallel-size", o.tp, "Tensor-parallel size: nodes per instance")
+        ->required();
+  }
   const std::string engine = "Engine (vLLM names)";
   app->add_option("--chunk,--max-num-batched-tokens", o.chunk,
                   "Prefill tokens per forward pass (e.g. 4096, 4k)")
@@ -88,6 +90,66 @@ Link to_link(const std::string& text, const std::string& flag, const EngineOptio
         parse_duration(options.step_latency, InputLocation::for_key("--step-latency"));
   }
   return link;
+}
+
+void add_budget_options(CLI::App* app, BudgetOptions& o, bool with_decode) {
+  const std::string gate = "CI gate (exit 1 when exceeded)";
+  app->add_option("--max-extra-ttft", o.max_extra_ttft,
+                  "Most extra TTFT any scenario may gain, e.g. 1s")
+      ->group(gate);
+  app->add_option("--max-extra-ttft-per-1k", o.max_extra_ttft_per_1k,
+                  "Most extra TTFT per 1,000 prompt tokens, e.g. 0.2s")
+      ->group(gate);
+  app->add_option("--max-ttft-increase", o.max_ttft_increase,
+                  "Most TTFT increase over the measured/projected TTFT, e.g. 20%")
+      ->group(gate);
+  if (with_decode) {
+    app->add_option("--max-decode-slowdown", o.max_decode_slowdown,
+                    "Most a link may add per decode forward, as a share of its floor, e.g. 10%")
+        ->group(gate);
+  }
+}
+
+Budgets to_budgets(const BudgetOptions& o) {
+  Budgets b;
+  if (!o.max_extra_ttft.empty()) {
+    b.max_extra_ttft = parse_duration(o.max_extra_ttft, InputLocation::for_key("--max-extra-ttft"));
+  }
+  if (!o.max_extra_ttft_per_1k.empty()) {
+    b.max_extra_ttft_per_1k =
+        parse_duration(o.max_extra_ttft_per_1k, InputLocation::for_key("--max-extra-ttft-per-1k"));
+  }
+  if (!o.max_ttft_increase.empty()) {
+    b.max_ttft_increase =
+        parse_percent(o.max_ttft_increase, InputLocation::for_key("--max-ttft-increase"));
+  }
+  if (!o.max_decode_slowdown.empty()) {
+    b.max_decode_slowdown =
+        parse_percent(o.max_decode_slowdown, InputLocation::for_key("--max-decode-slowdown"));
+  }
+  return b;
+}
+
+Field verdict_records(const std::vector<Verdict>& verdicts) {
+  std::vector<Record> rows;
+  for (const auto& v : verdicts) {
+    const bool share = v.budget == "max_ttft_increase" || v.budget == "max_decode_slowdown";
+    const std::string suffix = share ? "_pct" : "_s";
+    const double scale = share ? 100.0 : 1.0;
+    const DisplayUnit unit = share ? kPercent : kSeconds;
+    const int decimals = share ? 1 : 3;
+    auto shown = [&](double x) {
+      return fmt::format("{:.{}f} {}", x * scale, decimals, share ? "%" : "s");
+    };
+    rows.push_back({text("budget", "budget", v.budget), text("subject", "checked", v.subject),
+                    json_only(number("value" + suffix, "value", v.value * scale, unit, decimals)),
+                    json_only(number("limit" + suffix, "limit", v.limit * scale, unit, decimals)),
+                    table_only(text("", "value", shown(v.value))),
+                    table_only(text("", "limit", shown(v.limit))),
+                    flag("within", "within", v.within),
+                    table_only(text("", "verdict", v.within ? "ok" : "EXCEEDED"))});
+  }
+  return records("verdicts", "budget verdicts", std::move(rows));
 }
 
 std::string describe(const ModelArch& model, const EngineConfig& engine) {

@@ -6,19 +6,30 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "document.hpp"
 #include "tpnet/engine.hpp"
+#include "tpnet/gate.hpp"
 #include "tpnet/link.hpp"
 #include "tpnet/model.hpp"
 
 namespace tpnet::cli {
 
+/// What a subcommand answers: a document for the renderers, or a writer that
+/// streams its own output (grids of millions of rows), and the exit code.
+struct Outcome {
+  Document doc;
+  /// When set, streams the output instead of `doc` and returns the exit code.
+  std::function<int(std::ostream&)> write;
+  int exit_code = 0;  ///< 1 when a CI gate failed
+};
+
 /// A registered subcommand and the function that answers it.
 struct Command {
   CLI::App* app = nullptr;
-  std::function<Document()> run;
+  std::function<Outcome()> run;
   std::shared_ptr<const std::string> format;  ///< --format, owned with the options
 };
 
@@ -40,15 +51,32 @@ struct EngineOptions {
   std::string step_latency;
 };
 
-/// --model, --tp and the engine settings; `decode` adds nothing here but
-/// shows --spec-tokens in the subcommand's own help group.
-void add_engine_options(CLI::App* app, EngineOptions& options);
+/// --model, --tp (unless `with_tp` is false: compare takes a list) and the
+/// engine settings.
+void add_engine_options(CLI::App* app, EngineOptions& options, bool with_tp = true);
 
 [[nodiscard]] ModelArch load_model(const EngineOptions& options);
 [[nodiscard]] EngineConfig to_engine(const EngineOptions& options);
 /// Parses a link flag and applies --base-latency/--step-latency overrides.
 [[nodiscard]] Link to_link(const std::string& text, const std::string& flag,
                            const EngineOptions& options);
+
+/// Budget flags shared by penalty and compare; empty = not set.
+struct BudgetOptions {
+  std::string max_extra_ttft;
+  std::string max_extra_ttft_per_1k;
+  std::string max_ttft_increase;
+  std::string max_decode_slowdown;
+};
+
+/// --max-extra-ttft, --max-extra-ttft-per-1k, --max-ttft-increase and, with
+/// `with_decode`, --max-decode-slowdown. Exceeding one makes the command exit 1.
+void add_budget_options(CLI::App* app, BudgetOptions& options, bool with_decode);
+[[nodiscard]] Budgets to_budgets(const BudgetOptions& options);
+
+/// Verdicts as a list of records (budget, subject, value, limit, within) with
+/// values in the budget's unit: seconds, or percent for increases.
+[[nodiscard]] Field verdict_records(const std::vector<Verdict>& verdicts);
 
 /// "glm-5.3 at TP8 (ring all-reduce)"
 [[nodiscard]] std::string describe(const ModelArch& model, const EngineConfig& engine);
@@ -63,5 +91,7 @@ Command setup_penalty(CLI::App& app);
 Command setup_decode(CLI::App& app);
 Command setup_link(CLI::App& app);
 Command setup_models(CLI::App& app);
+Command setup_compare(CLI::App& app);
+Command setup_check(CLI::App& app);
 
 }  // namespace tpnet::cli

@@ -73,6 +73,15 @@ struct Document {
 enum class Format { table, json, csv, markdown };
 Format parse_format(std::string_view name);
 
+/// A number as JSON and CSV print it: whole values without a fraction, others
+/// with up to 12 significant digits. Throws tpnet::Error for NaN or infinity.
+std::string format_number(double value, std::string_view what);
+/// The same, appended to `out` without a temporary string.
+void append_number(std::string& out, double value, std::string_view what);
+
+/// A JSON string literal with escapes.
+std::string json_string(std::string_view text);
+
 /// Renders `doc`; throws tpnet::Error if a number is NaN or infinite, so no
 /// such value ever reaches a user.
 std::string render(const Document& doc, Format format);

@@ -21,7 +21,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "tpnet 0.1.0");
   std::vector<Command> commands{setup_bytes(app), setup_penalty(app), setup_decode(app),
-                                setup_link(app), setup_models(app)};
+                                setup_link(app),  setup_models(app),  setup_compare(app),
+                                setup_check(app)};
   if (argc > 1 && argv[1][0] != '-') {
     const std::string name = argv[1];
     std::string known;
@@ -46,11 +47,18 @@ int run(int argc, char** argv) {
   for (const auto& command : commands) {
     if (!command.app->parsed()) continue;
     try {
-      const Document doc = command.run();
-      const std::string out = render(doc, parse_format(*command.format));
-      for (const auto& warning : doc.warnings) std::cerr << "tpnet: warning: " << warning << "\n";
-      std::cout << out;
-      return 0;
+      const Outcome outcome = command.run();
+      for (const auto& warning : outcome.doc.warnings) {
+        std::cerr << "tpnet: warning: " << warning << "\n";
+      }
+      int exit_code = outcome.exit_code;
+      if (outcome.write) {
+        exit_code = outcome.write(std::cout);
+      } else {
+        std::cout << render(outcome.doc, parse_format(*command.format));
+      }
+      std::cout.flush();
+      return exit_code;
     } catch (const tpnet::InputError& e) {
       std::cerr << "tpnet: error: " << e.what() << "\n";
       return 2;

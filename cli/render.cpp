@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "document.hpp"
 #include "tpnet/error.hpp"
@@ -17,42 +18,7 @@ void require_finite(const Field& f) {
   }
 }
 
-std::string json_number(const Field& f) {
-  require_finite(f);
-  const double v = f.number == 0.0 ? 0.0 : f.number;  // no "-0"
-  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.12g}", v);
-}
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+std::string json_number(const Field& f) { return format_number(f.number, f.key); }
 
 /// The number as a table shows it: scaled, rounded, with an explicit sign
 /// for differences. The unit goes in the header or after the value.
@@ -213,7 +179,11 @@ std::string render_grid_text(const Grid& g) {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";
   };
-  std::string out = line(g.header) + line(g.units);
+  std::string out = line(g.header);
+  if (std::any_of(g.units.begin(), g.units.end(),
+                  [](const std::string& u) { return !u.empty(); })) {
+    out += line(g.units);
+  }
   std::string rule = " ";
   for (auto w : width) rule += " " + std::string(w, '-') + " ";
   while (!rule.empty() && rule.back() == ' ') rule.pop_back();
@@ -383,6 +353,56 @@ std::string render_csv(const Document& doc) {
 }
 
 }  // namespace
+
+void append_number(std::string& out, double value, std::string_view what) {
+  if (!std::isfinite(value)) {
+    throw Error("internal error: '" + std::string(what) +
+                "' is not a finite number; refusing to print it");
+  }
+  const double v = value == 0.0 ? 0.0 : value;  // no "-0"
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    // Whole numbers as integers: fmt's fixed-precision path is ten times slower.
+    fmt::format_to(std::back_inserter(out), "{}", static_cast<long long>(v));
+  } else {
+    fmt::format_to(std::back_inserter(out), "{:.12g}", v);
+  }
+}
+
+std::string format_number(double value, std::string_view what) {
+  std::string out;
+  append_number(out, value, what);
+  return out;
+}
+
+std::string json_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<int>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
 
 std::string render(const Document& doc, Format format) {
   switch (format) {

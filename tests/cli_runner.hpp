@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace tpnet::test {
 
@@ -36,7 +37,7 @@ inline std::string slurp(const std::filesystem::path& path) {
   return buffer.str();
 }
 
-inline CliResult run_tpnet(std::initializer_list<std::string> args) {
+inline CliResult run_tpnet(const std::vector<std::string>& args) {
   static int counter = 0;
   const auto dir = std::filesystem::temp_directory_path();
   const std::string stem =
@@ -55,6 +56,10 @@ inline CliResult run_tpnet(std::initializer_list<std::string> args) {
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
   return result;
+}
+
+inline CliResult run_tpnet(std::initializer_list<std::string> args) {
+  return run_tpnet(std::vector<std::string>(args));
 }
 
 }  // namespace tpnet::test

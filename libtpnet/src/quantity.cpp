@@ -1,5 +1,6 @@
 #include "tpnet/quantity.hpp"
 
+#include <fmt/format.h>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -46,8 +47,11 @@ bool lookup(std::string_view suffix,
   return false;
 }
 
+/// 'text', for messages (fmt: GCC 12 warns falsely on "'" + std::string).
+std::string quoted(std::string_view text) { return fmt::format("'{}'", text); }
+
 [[noreturn]] void fail(std::string_view text, std::string_view what, const InputLocation& where) {
-  throw InputError("'" + std::string(text) + "' is not " + std::string(what), where);
+  throw InputError(quoted(text) + " is not " + std::string(what), where);
 }
 
 }  // namespace
@@ -67,7 +71,7 @@ BitRate parse_bit_rate(std::string_view text, const InputLocation& where) {
   double factor = 0.0;
   if (!split_number(text, s) || !lookup(s.suffix, kUnits, factor)) fail(text, kAllowed, where);
   if (s.number <= 0.0) {
-    throw InputError("'" + std::string(text) + "' must be a positive bit rate", where);
+    throw InputError(quoted(text) + " must be a positive bit rate", where);
   }
   return BitRate(s.number * factor);
 }
@@ -89,9 +93,9 @@ TokenCount parse_tokens(std::string_view text, const InputLocation& where) {
   // 2^40 tokens is far past any context window and still exact in a double.
   constexpr double kMaxTokens = 1099511627776.0;
   if (tokens < 1.0 || tokens != std::floor(tokens) || tokens > kMaxTokens) {
-    throw InputError("'" + std::string(text) +
-                         "' must be a whole number of tokens from 1 to 2^40 (e.g. 1k, 8k, 32768)",
-                     where);
+    throw InputError(
+        quoted(text) + " must be a whole number of tokens from 1 to 2^40 (e.g. 1k, 8k, 32768)",
+        where);
   }
   return static_cast<TokenCount>(tokens);
 }
@@ -109,8 +113,8 @@ PromptSpec parse_prompt(std::string_view text, const InputLocation& where) {
   auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), requests);
   if (ec != std::errc() || ptr != count.data() + count.size() || requests < 1 ||
       requests > 1000000) {
-    throw InputError("'" + std::string(text) +
-                         "' is not a prompt mix; use TOKENS or REQUESTSxTOKENS such as 8k or "
+    throw InputError(quoted(text) +
+                         " is not a prompt mix; use TOKENS or REQUESTSxTOKENS such as 8k or "
                          "4x8k (requests from 1 to 1,000,000)",
                      where);
   }
@@ -136,7 +140,7 @@ Seconds parse_duration(std::string_view text, const InputLocation& where) {
   double factor = 0.0;
   if (!split_number(text, s) || !lookup(s.suffix, kUnits, factor)) fail(text, kAllowed, where);
   if (s.number <= 0.0) {
-    throw InputError("'" + std::string(text) + "' must be a positive duration", where);
+    throw InputError(quoted(text) + " must be a positive duration", where);
   }
   return Seconds(s.number * factor);
 }
@@ -162,20 +166,30 @@ Bytes parse_bytes(std::string_view text, const InputLocation& where) {
   double factor = 0.0;
   if (!split_number(text, s) || !lookup(s.suffix, kUnits, factor)) fail(text, kAllowed, where);
   if (s.number <= 0.0) {
-    throw InputError("'" + std::string(text) + "' must be a positive byte size", where);
+    throw InputError(quoted(text) + " must be a positive byte size", where);
   }
   return Bytes(s.number * factor);
+}
+
+double parse_percent(std::string_view text, const InputLocation& where) {
+  Split s;
+  if (!split_number(text, s) || s.suffix != "%") {
+    fail(text, "a percentage; write it with a % sign, e.g. 20%", where);
+  }
+  if (s.number < 0.0 || s.number > 10000.0) {
+    throw InputError(quoted(text) + " must be from 0% to 10000%", where);
+  }
+  return s.number / 100.0;
 }
 
 double parse_positive_number(std::string_view text, const InputLocation& where,
                              std::string_view what) {
   Split s;
   if (!split_number(text, s) || !s.suffix.empty()) {
-    fail(text, "a number (" + std::string(what) + ")", where);
+    fail(text, fmt::format("a number ({})", what), where);
   }
   if (s.number <= 0.0) {
-    throw InputError("'" + std::string(text) + "' must be positive (" + std::string(what) + ")",
-                     where);
+    throw InputError(quoted(text) + " must be positive (" + std::string(what) + ")", where);
   }
   return s.number;
 }

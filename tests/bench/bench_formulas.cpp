@@ -3,6 +3,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include <ostream>
+#include <streambuf>
+#include <string>
+
+#include "compare_writer.hpp"
+#include "tpnet/compare.hpp"
 #include "tpnet/tpnet.hpp"
 
 namespace {
@@ -56,6 +62,39 @@ void BM_LoadBuiltinModel(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(builtin_model("glm-5.3"));
 }
 BENCHMARK(BM_LoadBuiltinModel);
+
+/// Discards what it is given: the benchmark measures computing and formatting.
+class NullBuffer : public std::streambuf {
+ protected:
+  std::streamsize xsputn(const char* /*s*/, std::streamsize n) override { return n; }
+  int overflow(int c) override { return c; }
+};
+
+/// The README's million-row grid: 4 TP sizes x 50 x 50 links x 100 prompts.
+void BM_CompareGridCsvMillionRows(benchmark::State& state) {
+  CompareSpec spec;
+  for (int tp : {2, 4, 8, 16}) spec.layouts.push_back(ParallelLayout{tp, 1, 1});
+  for (int g = 0; g < 50; ++g) {
+    spec.from.push_back(Link{"from", BitRate::gigabits_per_second(100 + 2 * g), StepLatency{}});
+    spec.to.push_back(Link{"to", BitRate::gigabits_per_second(50 + 2 * g), StepLatency{}});
+  }
+  for (int k = 1; k <= 100; ++k) {
+    spec.prompts.push_back(PrefillScenario{std::to_string(k) + "k", PromptSpec{1, 1024LL * k}, {}});
+  }
+  spec.reference = ParallelLayout{8, 1, 1};
+  const auto layouts = summarize_layouts(glm53(), EngineConfig{}, spec);
+  const cli::Document header;
+  NullBuffer null;
+  std::ostream sink(&null);
+  const auto rows = static_cast<double>(compare_row_count(spec));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        cli::write_compare_grid(sink, cli::Format::csv, spec, layouts, header));
+  }
+  state.counters["rows_per_second"] = benchmark::Counter(
+      rows * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_CompareGridCsvMillionRows)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

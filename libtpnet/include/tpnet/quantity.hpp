@@ -35,6 +35,9 @@ Seconds parse_duration(std::string_view text, const InputLocation& where);
 /// are both explicit: MB = 10^6 B, MiB = 2^20 B. Must be positive.
 Bytes parse_bytes(std::string_view text, const InputLocation& where);
 
+/// `20%` as the fraction 0.2. Must end in % and lie in [0, 10000]%.
+double parse_percent(std::string_view text, const InputLocation& where);
+
 /// A plain positive number such as `273` or `4.5`; `what` names what it is
 /// for the error message.
 double parse_positive_number(std::string_view text, const InputLocation& where,

@@ -1,0 +1,76 @@
+// tpnet check: evaluate a serving plan's budgets; exit 1 when one is exceeded.
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "common.hpp"
+#include "tpnet/io/plan_yaml.hpp"
+
+namespace tpnet::cli {
+namespace {
+
+struct CheckOptions {
+  std::string plan;
+  std::string format = "table";
+};
+
+Outcome run_check(const CheckOptions& o) {
+  const Plan plan = load_plan_file(o.plan);
+  const PlanResult result = evaluate_plan(plan);
+
+  std::vector<Record> rows;
+  for (const auto& r : result.rows) {
+    Record rec{
+        text("prompt", "prompt", r.prompt->name),
+        integer("prompt_tokens", "prompt tokens",
+                static_cast<double>(r.prompt->prompt.total_tokens())),
+        text("to", "to", r.to->name),
+        number("prefill_bytes_per_node", "prefill bytes/node", r.prefill_bytes.count(), kBytesGB,
+               1),
+        signed_number("extra_ttft_bound_s", "extra TTFT bound", r.extra_bound.value(), kSeconds, 2),
+        signed_number("decode_slowdown_pct", "decode slowdown", r.decode_slowdown * 100.0, kPercent,
+                      1)};
+    if (r.projected_increase) {
+      rec.push_back(signed_number("ttft_increase_pct", "TTFT increase",
+                                  *r.projected_increase * 100.0, kPercent, 1));
+      rec.push_back(
+          text("ttft_source", "TTFT from", r.prompt->baseline_ttft ? "measured" : "projected"));
+    }
+    rows.push_back(std::move(rec));
+  }
+  std::string to_names;
+  for (const auto& t : plan.to) to_names += (to_names.empty() ? "" : ", ") + t.name;
+
+  Outcome out;
+  out.exit_code = result.passed() ? 0 : 1;
+  Document& doc = out.doc;
+  doc.title = fmt::format("tpnet check {}: {} as {}, {} -> {}: {}", o.plan, plan.model.name,
+                          plan.layout.name(), plan.from.name, to_names,
+                          result.passed() ? "all budgets hold" : "BUDGET EXCEEDED");
+  doc.fields = {text("plan", "plan", o.plan),
+                text("model", "model", plan.model.name),
+                text("layout", "layout", plan.layout.name()),
+                integer("nodes", "nodes", plan.layout.nodes()),
+                link_summary("from link", plan.from),
+                link_record("from", "from link", plan.from),
+                records("scenarios", "scenarios", std::move(rows)),
+                verdict_records(result.verdicts),
+                flag("gate_passed", "all budgets hold", result.passed())};
+  doc.warnings = result.warnings;
+  return out;
+}
+
+}  // namespace
+
+Command setup_check(CLI::App& app) {
+  auto options = std::make_shared<CheckOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "check", "Check a serving plan's budgets (exit 0 all hold, 1 one is exceeded, 2 bad input)");
+  sub->add_option("plan", options->plan, "Plan YAML file (docs/plan.md)")->required();
+  add_format_option(sub, options->format);
+  return Command{sub, [options] { return run_check(*options); },
+                 std::shared_ptr<const std::string>(options, &options->format)};
+}
+
+}  // namespace tpnet::cli

@@ -1,0 +1,18 @@
+#pragma once
+/// Deployment plan files for `tpnet check` (schema: docs/plan.md).
+
+#include <string>
+#include <string_view>
+
+#include "tpnet/error.hpp"
+#include "tpnet/plan.hpp"
+
+namespace tpnet {
+
+/// Parses a plan; `origin` is its path, against which the model and baseline
+/// paths in it are resolved. Unknown keys are errors naming their line.
+Plan parse_plan_yaml(std::string_view text, const std::string& origin);
+
+Plan load_plan_file(const std::string& path);
+
+}  // namespace tpnet

@@ -1,0 +1,135 @@
+// tpnet compare, tpnet check and the budget gates, end to end.
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+
+#include "catch.hpp"
+#include "cli_runner.hpp"
+#include "golden.hpp"
+
+using tpnet::test::CliResult;
+using tpnet::test::prints_as;
+using tpnet::test::run_tpnet;
+
+namespace {
+
+const std::string kSource = TPNET_SOURCE_DIR;
+
+}  // namespace
+
+TEST_CASE("tpnet compare over TP2-TP16 reproduces DOMAIN.md's byte and compute ratios",
+          "[cli][golden]") {
+  const CliResult r = run_tpnet(
+      {"compare", "--model", "glm-5.3", "--tp", "2,4,8,16", "--prompt", "8k", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const YAML::Node j = YAML::Load(r.out);
+  REQUIRE(j["rows"].size() == 4);
+  const double bytes[] = {0.57, 0.86, 1.00, 1.07};
+  const double compute[] = {4.0, 2.0, 1.0, 0.5};
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(prints_as(j["rows"][i]["bytes_ratio"].as<double>(), bytes[i], 2));
+    CHECK(j["rows"][i]["compute_ratio"].as<double>() == compute[i]);
+  }
+  CHECK(j["rows"][2]["per_token_bytes"].as<double>() == 3376128.0);
+  CHECK(j["rows"][0]["fits_memory"].as<bool>() == false);
+  CHECK(j["rows"][2]["fits_memory"].as<bool>() == true);
+  CHECK_THAT(r.err, ContainsSubstring("TP2"));  // the memory warning
+}
+
+TEST_CASE("tpnet compare projects TTFT from one measured baseline", "[cli][golden]") {
+  const CliResult r =
+      run_tpnet({"compare", "--model", "glm-5.3", "--tp", "8,16", "--prompt", "8k", "--baseline-tp",
+                 "8", "--baseline-ttft", "6.36s", "--baseline-prompt", "8k", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const YAML::Node j = YAML::Load(r.out);
+  CHECK(prints_as(j["rows"][0]["projected_ttft_increase_pct"].as<double>(), 17.4, 1));
+  CHECK(prints_as(j["rows"][1]["projected_ttft_increase_pct"].as<double>(), 31.1, 1));
+}
+
+TEST_CASE("tpnet compare gates: exit 1 when a row exceeds a budget, 0 when all hold",
+          "[cli][gate]") {
+  const std::initializer_list<std::string> base{
+      "compare", "--model",         "glm-5.3", "--tp",
+      "8,16",    "--prompt",        "8k",      "--baseline-tp",
+      "8",       "--baseline-ttft", "6.36s",   "--baseline-prompt",
+      "8k"};
+  std::vector<std::string> pass(base);
+  pass.insert(pass.end(),
+              {"--max-ttft-increase", "35%", "--max-extra-ttft", "2s", "--format", "csv"});
+  std::vector<std::string> fail(base);
+  fail.insert(fail.end(), {"--max-ttft-increase", "20%", "--format", "csv"});
+  const CliResult ok = run_tpnet(pass);
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK_THAT(ok.out, ContainsSubstring("within_budget"));
+  const CliResult bad = run_tpnet(fail);
+  CHECK(bad.exit_code == 1);
+  CHECK_THAT(bad.err, ContainsSubstring("gate failed: 1 rows"));
+  CHECK_THAT(bad.out, ContainsSubstring(",false\n"));  // the TP16 row, streamed before the verdict
+}
+
+TEST_CASE("tpnet penalty gates with --max-extra-ttft and --max-ttft-increase", "[cli][gate]") {
+  const std::string baseline = kSource + "/examples/data/glm53_tp8_200g.csv";
+  CHECK(run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--baseline", baseline,
+                   "--max-extra-ttft", "9s", "--max-ttft-increase", "20%"})
+            .exit_code == 0);
+  const CliResult fail = run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--baseline",
+                                    baseline, "--max-ttft-increase", "18%", "--format", "json"});
+  CHECK(fail.exit_code == 1);
+  const YAML::Node j = YAML::Load(fail.out);
+  CHECK(j["gate_passed"].as<bool>() == false);
+  CHECK(j["verdicts"].size() == 6);
+  const CliResult no_baseline =
+      run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--max-ttft-increase", "18%"});
+  CHECK(no_baseline.exit_code == 2);
+  CHECK_THAT(no_baseline.err, ContainsSubstring("--max-ttft-increase: needs a measured TTFT"));
+  CHECK(run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--max-extra-ttft", "soon"})
+            .exit_code == 2);
+}
+
+TEST_CASE("tpnet check exits 0 for the study plan and 1 for a budget it breaks", "[cli][gate]") {
+  const CliResult pass =
+      run_tpnet({"check", kSource + "/examples/glm53-study-plan.yaml", "--format", "json"});
+  INFO(pass.err);
+  CHECK(pass.exit_code == 0);
+  CHECK(YAML::Load(pass.out)["gate_passed"].as<bool>());
+  const CliResult fail = run_tpnet({"check", kSource + "/examples/glm53-tp16-plan.yaml"});
+  CHECK(fail.exit_code == 1);
+  CHECK_THAT(fail.out, ContainsSubstring("EXCEEDED"));
+}
+
+TEST_CASE("tpnet check: bad plans exit 2 with one line naming file, line and key",
+          "[cli][bad-input]") {
+  const CliResult missing = run_tpnet({"check", "/nonexistent/plan.yaml"});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, ContainsSubstring("/nonexistent/plan.yaml: no such file"));
+  CHECK(run_tpnet({"check"}).exit_code == 2);
+}
+
+TEST_CASE("tpnet compare refuses huge grids with their count and big tables", "[cli][bad-input]") {
+  std::string prompts;
+  for (int i = 1; i <= 2001; ++i) prompts += (i > 1 ? "," : "") + std::to_string(i);
+  const CliResult table =
+      run_tpnet({"compare", "--model", "glm-5.3", "--tp", "2,4,8,16,32", "--prompt", prompts});
+  CHECK(table.exit_code == 2);
+  CHECK_THAT(table.err, ContainsSubstring("10005 rows are too many for a table"));
+  const CliResult ep = run_tpnet({"compare", "--model", "llama-3.1-70b", "--tp", "8", "--ep", "8"});
+  CHECK(ep.exit_code == 2);
+  CHECK_THAT(ep.err, ContainsSubstring("--ep"));
+  const CliResult baseline = run_tpnet({"compare", "--model", "glm-5.3", "--baseline-tp", "8"});
+  CHECK(baseline.exit_code == 2);
+  CHECK_THAT(baseline.err, ContainsSubstring("--baseline-ttft"));
+}
+
+TEST_CASE("tpnet compare streams csv with a header and one line per row", "[cli]") {
+  const CliResult r = run_tpnet({"compare", "--model", "deepseek-v3", "--tp", "4,8", "--pp", "1,2",
+                                 "--ep", "1,8", "--from", "200G", "--to", "100G,emulated-100G",
+                                 "--prompt", "1k,8k,4x8k", "--format", "csv"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 2 * 2 * 2 * 2 * 3);
+  CHECK(r.out.rfind("layout,tp,pp,ep,nodes,per_token_bytes", 0) == 0);
+  CHECK_THAT(r.out, ContainsSubstring("TP8xPP2xEP8,8,2,8,16,"));
+}

@@ -1,0 +1,92 @@
+#include "catch.hpp"
+#include "golden.hpp"
+#include "tpnet/layout.hpp"
+#include "tpnet/model_catalog.hpp"
+#include "tpnet/traffic.hpp"
+
+using namespace tpnet;
+
+namespace {
+
+EngineConfig engine_for(int tp) {
+  EngineConfig e;
+  e.tensor_parallel_size = tp;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("a pure TP layout sends exactly the TP formula's bytes per token", "[layout]") {
+  const ModelArch glm = builtin_model("glm-5.3");
+  for (int tp : {2, 4, 8, 16}) {
+    INFO("TP" << tp);
+    CHECK(layout_bytes_per_token(glm, engine_for(tp), ParallelLayout{tp, 1, 1}).count() ==
+          bytes_per_prompt_token(glm, engine_for(tp)).count());
+  }
+}
+
+TEST_CASE("TP4xPP2 halves the all-reduces on a stage and adds one boundary send", "[layout]") {
+  const ModelArch glm = builtin_model("glm-5.3");
+  const LayoutTraffic t = layout_traffic(glm, engine_for(4), ParallelLayout{4, 2, 1}, 1);
+  CHECK(t.allreduces == 39 * 2 + 1);  // 78 layers over 2 stages, plus the embedding
+  CHECK(t.allreduce_bytes.count() == 79 * 6144 * 2 * 1.5);
+  CHECK(t.pp_bytes.count() == 6144 * 2);  // tokens x hidden x bytes per boundary
+  CHECK(t.pp_boundaries == 1);
+  CHECK(t.total_bytes.count() == 79 * 6144 * 2 * 1.5 + 6144 * 2);
+  CHECK(t.sequential_steps == 157 * 6 + 1);  // every all-reduce of both stages, then the hop
+  CHECK(ParallelLayout{4, 2, 1}.nodes() == 8);
+  CHECK(ParallelLayout{4, 2, 1}.name() == "TP4xPP2");
+}
+
+TEST_CASE("TP1xEP8 replaces MoE all-reduces by dispatch and combine all-to-all", "[layout]") {
+  const ModelArch v3 = builtin_model("deepseek-v3");
+  REQUIRE(v3.moe);
+  const int moe_layers = v3.num_layers - v3.moe->first_dense_layers;
+  const LayoutTraffic t = layout_traffic(v3, engine_for(1), ParallelLayout{1, 1, 8}, 1);
+  CHECK(t.allreduce_bytes.count() == 0.0);  // TP1: attention is data-parallel
+  CHECK(t.alltoall_phases == 2 * moe_layers);
+  // tokens x top-k x hidden x bytes x (N-1)/N, each way
+  const double phase = 1.0 * 8 * 7168 * 2 * 7.0 / 8.0;
+  CHECK_THAT(t.alltoall_bytes.count(), WithinRel(phase * 2 * moe_layers, 1e-12));
+  CHECK(ParallelLayout{1, 1, 8}.nodes() == 8);
+  CHECK(t.messages == 2LL * moe_layers * 7);
+}
+
+TEST_CASE("TP2xEP8: each TP replica dispatches half its group's tokens", "[layout]") {
+  const ModelArch v3 = builtin_model("deepseek-v3");
+  const int moe_layers = v3.num_layers - v3.moe->first_dense_layers;
+  const LayoutTraffic t = layout_traffic(v3, engine_for(2), ParallelLayout{2, 1, 8}, 2);
+  CHECK(ParallelLayout{2, 1, 8}.nodes() == 8);
+  const double phase = 2.0 / 2 * 8 * 7168 * 2 * 7.0 / 8.0;
+  CHECK_THAT(t.alltoall_bytes.count(), WithinRel(phase * 2 * moe_layers, 1e-12));
+  // attention all-reduces remain: one per MoE layer, two per dense layer, plus the embedding
+  CHECK(t.allreduces == moe_layers + 2 * v3.moe->first_dense_layers + 1);
+}
+
+TEST_CASE("expert parallelism spreads the experts' weights over more nodes", "[layout]") {
+  const ModelArch v3 = builtin_model("deepseek-v3");
+  const double tp8 = weights_per_node(v3, ParallelLayout{8, 1, 1}).count();
+  const double ep16 = weights_per_node(v3, ParallelLayout{8, 1, 16}).count();
+  CHECK(ep16 < tp8);
+  CHECK(ep16 > tp8 / 2);  // attention and dense parts stay split only 8 ways
+  CHECK(weights_per_node(v3, ParallelLayout{4, 2, 1}).count() == tp8);
+}
+
+TEST_CASE("impossible layouts are refused naming the flag", "[layout][bad-input]") {
+  const ModelArch dense = builtin_model("llama-3.1-70b");
+  const ModelArch moe = builtin_model("deepseek-v3");
+  auto message = [](const ModelArch& m, ParallelLayout l) {
+    try {
+      validate_layout(l, m);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK_THAT(message(dense, {8, 1, 8}), ContainsSubstring("--ep: llama-3.1-70b is dense"));
+  CHECK_THAT(message(moe, {4, 1, 6}), ContainsSubstring("not a multiple of TP4"));
+  CHECK_THAT(message(moe, {1, 1, 512}), ContainsSubstring("256 routed experts"));
+  CHECK_THAT(message(dense, {2, 81, 1}), ContainsSubstring("--pp"));
+  CHECK_THAT(message(dense, {1, 1, 1}), ContainsSubstring("one node"));
+  CHECK_THAT(message(dense, {0, 1, 1}), ContainsSubstring("--tp"));
+}
