@@ -76,15 +76,17 @@ CompareSpec to_spec(const CompareOptions& o, const EngineConfig& engine) {
     spec.baseline = b;
   }
 
-  int reference = o.reference_tp;
-  if (reference == 0) {
-    if (spec.baseline) {
-      reference = spec.baseline->layout.tp;
-    } else {
-      reference = std::find(o.tps.begin(), o.tps.end(), 8) != o.tps.end() ? 8 : o.tps.front();
-    }
+  // Ratios are against the baseline's layout, else TP8 as in DOMAIN.md, else
+  // the grid's first layout.
+  if (o.reference_tp != 0) {
+    spec.reference = ParallelLayout{o.reference_tp, 1, 1};
+  } else if (spec.baseline) {
+    spec.reference = spec.baseline->layout;
+  } else if (std::find(o.tps.begin(), o.tps.end(), 8) != o.tps.end()) {
+    spec.reference = ParallelLayout{8, 1, 1};
+  } else {
+    spec.reference = spec.layouts.front();
   }
-  spec.reference = ParallelLayout{reference, 1, 1};
   spec.memory.usable = parse_bytes(o.node_memory, InputLocation::for_key("--node-memory"));
   spec.memory.reserved =
       parse_bytes(o.reserved_memory, InputLocation::for_key("--reserved-memory"));
@@ -117,6 +119,14 @@ Record table_row(const CompareRow& r, bool projected, bool gated) {
       number("bytes_ratio", "bytes ratio", s.bytes_ratio, kTimes, 2),
       number("compute_ratio", "compute ratio", s.compute_ratio, kTimes, 2),
       integer("steps_per_forward", "steps/forward", s.steps_per_forward),
+      number("decode_forward_bytes", "decode bytes/forward", s.decode_forward_bytes.count(),
+             kBytesMB, 2),
+      json_only(number("prefill_forward_bytes", "prefill bytes/forward",
+                       s.prefill_forward_bytes.count(), kBytesGB, 2)),
+      json_only(integer("prefill_messages_per_forward", "prefill messages/forward",
+                        static_cast<double>(s.prefill_messages))),
+      json_only(integer("decode_messages_per_forward", "decode messages/forward",
+                        static_cast<double>(s.decode_messages))),
       number("comm_s_per_1k_tokens", "comm per 1k", r.comm_per_1k.value(), kSeconds, 3),
       signed_number("extra_ttft_bound_s", "extra TTFT bound", r.extra_bound.value(), kSeconds, 2),
       number("weights_per_node_bytes", "weights/node", s.weights_per_node.count(), kBytesGB, 1),

@@ -15,7 +15,8 @@ void add_format_option(CLI::App* app, std::string& format) {
 
 void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
   app->add_option("-m,--model", o.model,
-                  "Built-in model name (tpnet models) or path to a model YAML file")
+                  "Built-in model name (tpnet models), a model YAML file, or a Hugging Face "
+                  "config.json (or its folder)")
       ->required();
   if (with_tp) {
     app->add_option("--tp,--tensor-parallel-size", o.tp, "Tensor-parallel size: nodes per instance")

@@ -26,6 +26,12 @@ std::vector<Column> layout_columns(const LayoutSummary& s) {
           {"bytes_ratio", format_number(s.bytes_ratio, "bytes_ratio")},
           {"compute_ratio", format_number(s.compute_ratio, "compute_ratio")},
           {"steps_per_forward", format_number(s.steps_per_forward, "steps_per_forward")},
+          {"prefill_forward_bytes", format_number(s.prefill_forward_bytes.count(), "prefill")},
+          {"prefill_messages_per_forward",
+           format_number(static_cast<double>(s.prefill_messages), "messages")},
+          {"decode_forward_bytes", format_number(s.decode_forward_bytes.count(), "decode")},
+          {"decode_messages_per_forward",
+           format_number(static_cast<double>(s.decode_messages), "messages")},
           {"weights_per_node_bytes", format_number(s.weights_per_node.count(), "weights")},
           {"fits_memory", s.fits_memory ? "true" : "false"}};
 }
@@ -46,23 +52,36 @@ std::vector<Column> prompt_columns(const PrefillScenario& p) {
           {"prompt_tokens", format_number(static_cast<double>(p.prompt.total_tokens()), "tokens")}};
 }
 
+/// Keys of the per-row cells, in the order append_row_tail writes them.
+std::vector<const char*> tail_keys(bool projected, bool gated) {
+  std::vector<const char*> keys{"prefill_bytes_per_node", "extra_ttft_bound_s"};
+  if (projected) keys.push_back("projected_ttft_increase_pct");
+  if (gated) keys.push_back("within_budget");
+  return keys;
+}
+
 /// The per-row cells, appended without temporaries: this is the hot loop of
 /// a million-row grid.
-void append_row_tail(std::string& out, const CompareRow& r, bool projected, bool gated, bool csv) {
-  auto cell = [&](const char* key, double value) {
-    if (!csv) fmt::format_to(std::back_inserter(out), "\"{}\": ", key);
-    append_number(out, value, key);
-    out += csv ? "," : ", ";
-  };
-  cell("prefill_bytes_per_node", r.prefill_bytes.count());
-  cell("extra_ttft_bound_s", r.extra_bound.value());
-  if (projected) cell("projected_ttft_increase_pct", *r.projected_increase * 100.0);
-  if (gated) {
-    if (!csv) out += "\"within_budget\": ";
-    out += r.within_budget ? "true" : "false";
-    out += csv ? "," : ", ";
+void append_row_tail(std::string& out, const CompareRow& r, const std::vector<const char*>& keys,
+                     bool csv) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!csv) fmt::format_to(std::back_inserter(out), "\"{}\": ", keys[i]);
+    switch (i) {
+      case 0:
+        append_number(out, r.prefill_bytes.count(), keys[i]);
+        break;
+      case 1:
+        append_number(out, r.extra_bound.value(), keys[i]);
+        break;
+      default:
+        if (keys[i][0] == 'p') {
+          append_number(out, *r.projected_increase * 100.0, keys[i]);
+        } else {
+          out += r.within_budget ? "true" : "false";
+        }
+    }
+    if (i + 1 < keys.size()) out += csv ? "," : ", ";
   }
-  out.resize(out.size() - (csv ? 1 : 2));  // the last separator
   out += csv ? "\n" : "}";
 }
 
@@ -86,6 +105,16 @@ std::string json_part(const std::vector<Column>& columns) {
 
 /// Streams the grid as CSV or JSON, caching the parts shared by many rows so a
 /// million rows take well under a second.
+/// The grid's first row, for the header's column names.
+CompareRow first_row(const CompareSpec& spec, const std::vector<LayoutSummary>& layouts) {
+  CompareRow row;
+  row.layout = &layouts.front();
+  row.from = &spec.from.front();
+  row.to = &spec.to.front();
+  row.prompt = &spec.prompts.front();
+  return row;
+}
+
 }  // namespace
 
 std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareSpec& spec,
@@ -108,25 +137,26 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
     }
   };
 
+  const auto keys = tail_keys(projected, gated);
   if (csv) {
+    // The header from the same columns the rows are written from.
+    const CompareRow probe = first_row(spec, layouts);
     std::string head;
-    for (const auto& c : layout_columns(layouts.front())) head += std::string(c.key) + ",";
-    for (const char* k : {"from", "from_bps", "to", "to_bps", "comm_s_per_1k_tokens",
-                          "extra_s_per_1k_tokens", "decode_slowdown_pct", "prompt", "requests",
-                          "prompt_tokens", "prefill_bytes_per_node", "extra_ttft_bound_s"}) {
-      head += std::string(k) + ",";
+    for (const auto& part : {layout_columns(layouts.front()), link_columns(probe),
+                             prompt_columns(spec.prompts.front())}) {
+      for (const auto& c : part) head += std::string(c.key) + ",";
     }
-    if (projected) head += "projected_ttft_increase_pct,";
-    if (gated) head += "within_budget,";
+    for (const char* key : keys) head += std::string(key) + ",";
     head.back() = '\n';
     buffer += head;
   } else {
-    std::string top = render(header, Format::json);
-    top.erase(top.find_last_of('}'));  // reopen the object to add the rows
-    while (!top.empty() && (top.back() == '\n' || top.back() == ' ')) top.pop_back();
-    buffer += top + ",\n  \"rows\": [";
+    // The header's fields, then "rows", then gate_passed and warnings last.
+    Document fields_only = header;
+    fields_only.warnings.clear();
+    std::string top = render(fields_only, Format::json);
+    top.erase(top.rfind("\"warnings\""));
+    buffer += top + "\"rows\": [";
   }
-
   const LayoutSummary* current_layout = nullptr;
   const Link* current_from = nullptr;
   const Link* current_to = nullptr;
@@ -152,12 +182,21 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
     buffer += layout_part;
     buffer += link_part;
     buffer += prompt_parts[prompt_index];
-    append_row_tail(buffer, r, projected, gated, csv);
+    append_row_tail(buffer, r, keys, csv);
     first = false;
     ++prompt_index;
     flush(false);
   });
-  if (!csv) buffer += "\n  ]\n}\n";
+  if (!csv) {
+    buffer += "\n  ],\n";
+    if (gated) buffer += fmt::format("  \"gate_passed\": {},\n", failed == 0);
+    buffer += "  \"warnings\": [";
+    for (std::size_t i = 0; i < header.warnings.size(); ++i) {
+      if (i > 0) buffer += ", ";
+      buffer += json_string(header.warnings[i]);
+    }
+    buffer += "]\n}\n";
+  }
   flush(true);
   return failed;
 }

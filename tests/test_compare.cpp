@@ -1,6 +1,7 @@
 #include "catch.hpp"
 #include "golden.hpp"
 #include "tpnet/compare.hpp"
+#include "tpnet/decode.hpp"
 #include "tpnet/model_catalog.hpp"
 #include "tpnet/traffic.hpp"
 
@@ -61,6 +62,25 @@ TEST_CASE("projection from one TP8 baseline: the same TP reproduces the measured
   CHECK(prints_as(projected[3] * 100, 31.1, 1));
   CHECK(projected[0] < projected[1]);  // more nodes, larger share
   CHECK(projected[1] < projected[2]);
+}
+
+TEST_CASE("compare's decode slowdown matches tpnet decode for GLM-5.3 TP8 with 4 drafts",
+          "[compare][golden]") {
+  EngineConfig engine;
+  engine.num_speculative_tokens = 4;
+  CompareSpec spec = tp_grid();
+  spec.layouts = {ParallelLayout{8, 1, 1}};
+  const auto layouts = summarize_layouts(builtin_model("glm-5.3"), engine, spec);
+  double slowdown = 0.0;
+  for_each_compare_row(spec, layouts, [&](const CompareRow& r) { slowdown = r.decode_slowdown; });
+  const DecodeReport decode =
+      analyze_decode(builtin_model("glm-5.3"), engine, link("200G"), link("100G"), DecodeInputs{});
+  CHECK_THAT(slowdown, WithinRel(decode.max_added_share, 1e-12));
+  CHECK(prints_as(slowdown * 100, 7.0, 1));  // 0.72 ms of the 10.3 ms floor
+  CHECK(layouts.front().decode_forward_bytes.count() == decode.forward_sent.count());
+  CHECK(layouts.front().prefill_forward_bytes.count() == 4096 * 3376128.0);
+  CHECK(layouts.front().prefill_messages == 157 * 14);
+  CHECK(layouts.front().decode_messages == 157 * 14 + 7);
 }
 
 TEST_CASE("a baseline shorter than its own network time is refused", "[compare][bad-input]") {

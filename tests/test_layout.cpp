@@ -1,3 +1,7 @@
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "catch.hpp"
 #include "golden.hpp"
 #include "tpnet/layout.hpp"
@@ -28,14 +32,39 @@ TEST_CASE("a pure TP layout sends exactly the TP formula's bytes per token", "[l
 TEST_CASE("TP4xPP2 halves the all-reduces on a stage and adds one boundary send", "[layout]") {
   const ModelArch glm = builtin_model("glm-5.3");
   const LayoutTraffic t = layout_traffic(glm, engine_for(4), ParallelLayout{4, 2, 1}, 1);
+  const double block = 6144 * 2;
   CHECK(t.allreduces == 39 * 2 + 1);  // 78 layers over 2 stages, plus the embedding
-  CHECK(t.allreduce_bytes.count() == 79 * 6144 * 2 * 1.5);
-  CHECK(t.pp_bytes.count() == 6144 * 2);  // tokens x hidden x bytes per boundary
+  CHECK(t.allreduce_bytes.count() == 79 * block * 1.5);
+  // hidden states and residual, 1/4 from each TP rank
+  CHECK(t.pp_bytes.count() == 2 * block / 4);
   CHECK(t.pp_boundaries == 1);
-  CHECK(t.total_bytes.count() == 79 * 6144 * 2 * 1.5 + 6144 * 2);
-  CHECK(t.sequential_steps == 157 * 6 + 1);  // every all-reduce of both stages, then the hop
+  CHECK(t.total_bytes.count() == 79 * block * 1.5 + 2 * block / 4);
+  CHECK(t.messages == 79 * 6 + 1);
+  // every all-reduce of both stages, then the send and the 4-rank all-gather
+  CHECK(t.sequential_steps == 157 * 6 + 4);
   CHECK(ParallelLayout{4, 2, 1}.nodes() == 8);
   CHECK(ParallelLayout{4, 2, 1}.name() == "TP4xPP2");
+}
+
+TEST_CASE("pipeline stages split layers as vLLM does", "[layout]") {
+  using Ranges = std::vector<std::pair<int, int>>;
+  CHECK(stage_layers(78, 2) == Ranges{{0, 39}, {39, 78}});
+  CHECK(stage_layers(61, 4) == Ranges{{0, 15}, {15, 30}, {30, 46}, {46, 61}});
+  CHECK(stage_layers(61, 2) == Ranges{{0, 31}, {31, 61}});
+  CHECK(stage_layers(5, 5).size() == 5);
+}
+
+TEST_CASE("DeepSeek-V3 TP4xPP2xEP8: the busiest stage is found stage by stage", "[layout]") {
+  const ModelArch v3 = builtin_model("deepseek-v3");
+  const LayoutTraffic t = layout_traffic(v3, engine_for(4), ParallelLayout{4, 2, 8}, 1);
+  // stage 0: layers 0-30, 3 of them dense; stage 1: layers 31-60, all MoE
+  const double block = 7168 * 2;
+  const double phase = block / 4 * 8 * 7.0 / 8.0;
+  const double stage0 = (31 * 2 - 28 + 1) * block * 1.5 + 2 * 28 * phase + 2 * block / 4;
+  const double stage1 = (30 * 2 - 30) * block * 1.5 + 2 * 30 * phase + 2 * block * 3 / 16;
+  CHECK_THAT(t.total_bytes.count(), WithinRel(std::max(stage0, stage1), 1e-12));
+  CHECK(stage0 > stage1);  // its embedding all-reduce outweighs two more MoE layers
+  CHECK(t.alltoall_phases == 56);
 }
 
 TEST_CASE("TP1xEP8 replaces MoE all-reduces by dispatch and combine all-to-all", "[layout]") {

@@ -99,4 +99,30 @@ TEST_CASE("plan errors name the file, line and key", "[plan][bad-input]") {
   CHECK_THAT(error_of(replaced(kPlan, "layout: {tp: 8}", "layout: {tp: 1}")),
              ContainsSubstring("one node"));
   CHECK_THAT(error_of(""), ContainsSubstring("is empty"));
+  CHECK_THAT(
+      error_of(replaced(kPlan, "engine: {num_speculative_tokens: 4}", "engine: {max_num_seqs: 0}")),
+      ContainsSubstring(":3: engine.max_num_seqs: 0 is out of range"));
+  CHECK_THAT(error_of(replaced(kPlan, "layout: {tp: 8}", "layout: {tp: 8, dp: 2}")),
+             ContainsSubstring(":2: layout.dp: unknown key"));
+}
+
+TEST_CASE("a projection that cannot hold names the plan's key, not a flag", "[plan][bad-input]") {
+  std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
+  text += "projection: {tp: 8, ttft: 0.5s, prompt: 8k}\n";
+  try {
+    (void)evaluate_plan(parse_plan_yaml(text, kOrigin));
+    FAIL("accepted a TTFT shorter than its network time");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()),
+               ContainsSubstring("test-plan.yaml: projection: the baseline TTFT"));
+  }
+}
+
+TEST_CASE("a single-node TTFT projects: all of it is compute", "[plan]") {
+  std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
+  text += "projection: {tp: 1, ttft: 40s, prompt: 8k}\n";
+  const PlanResult result = evaluate_plan(parse_plan_yaml(text, kOrigin));
+  // compute at TP8 = 40 s / 8; network = 8192 x 3,376,128 B x 8 / 200 Gb/s
+  const double comm = 8192 * 3376128.0 * 8 / 200e9;
+  CHECK_THAT(*result.rows.front().projected_increase, WithinRel(comm / (5.0 + comm), 1e-12));
 }

@@ -52,12 +52,15 @@ std::vector<LayoutSummary> summarize_layouts(const ModelArch& model, const Engin
   if (spec.baseline) {
     const TtftBaseline& b = *spec.baseline;
     const double tokens = static_cast<double>(b.prompt.total_tokens());
-    const Seconds comm = layout_bytes_per_token(model, engine, b.layout) * tokens / b.link.rate;
+    // A single node's TTFT (TP1) is all compute: nothing crosses the network.
+    const Seconds comm = b.layout.nodes() < 2 ? Seconds(0.0)
+                                              : layout_bytes_per_token(model, engine, b.layout) *
+                                                    tokens / b.link.rate;
     const Seconds compute = b.ttft - comm;
     if (compute.value() <= 0.0) {
       throw InputError(
           fmt::format("the baseline TTFT ({:.3f} s) is not longer than its own network "
-                      "time at {} ({:.3f} s); check --baseline-ttft and --baseline-prompt",
+                      "time at {} ({:.3f} s); check the measured TTFT and its prompt",
                       b.ttft.value(), b.link.name, comm.value()),
           InputLocation::for_key("--baseline-ttft"));
     }
@@ -75,6 +78,11 @@ std::vector<LayoutSummary> summarize_layouts(const ModelArch& model, const Engin
     s.bytes_ratio = s.per_token_bytes / reference_bytes;
     s.compute_ratio = static_cast<double>(spec.reference.nodes()) / layout.nodes();
     s.steps_per_forward = chunk.sequential_steps;
+    s.prefill_forward_bytes = chunk.total_bytes;
+    s.prefill_messages = chunk.messages;
+    // Decode runs the same collectives as prefill, one message per ring step,
+    // plus the logits all-gather's N-1 steps.
+    s.decode_messages = chunk.messages + (layout.tp - 1);
     s.weights_per_node = weights_per_node(model, layout);
     s.fits_memory = s.weights_per_node <= spec.memory.for_weights();
     s.decode_forward_bytes = decode_bytes(model, engine, layout, spec.decode_requests);

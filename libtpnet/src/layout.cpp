@@ -16,16 +16,7 @@ std::string ParallelLayout::name() const {
   return out;
 }
 
-namespace {
-
-int moe_layers(const ModelArch& model) {
-  if (!model.moe) return 0;
-  return std::max(0, model.num_layers - model.moe->first_dense_layers);
-}
-
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
-
-}  // namespace
+namespace {}  // namespace
 
 void validate_layout(const ParallelLayout& layout, const ModelArch& model) {
   auto fail = [](const std::string& flag, const std::string& message) {
@@ -58,50 +49,77 @@ void validate_layout(const ParallelLayout& layout, const ModelArch& model) {
   }
 }
 
+std::vector<std::pair<int, int>> stage_layers(int layers, int pp) {
+  std::vector<int> counts(static_cast<std::size_t>(pp), layers / pp);
+  // vLLM (get_pp_indices) hands the remainder to the stages before the last,
+  // counting back from there.
+  for (int i = 0; i < layers % pp; ++i) ++counts[static_cast<std::size_t>(pp - 2 - i)];
+  std::vector<std::pair<int, int>> ranges;
+  int start = 0;
+  for (int n : counts) {
+    ranges.emplace_back(start, start + n);
+    start += n;
+  }
+  return ranges;
+}
+
 LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
                              const ParallelLayout& layout, TokenCount tokens) {
   validate_layout(layout, model);
-  LayoutTraffic out;
-  out.layout = layout;
-  out.tokens = tokens;
   const Bytes block = activation_block(model, engine, tokens);
   const bool expert_parallel = layout.ep > 1;
-
-  // The first stage holds the embedding all-reduce and at least as many
-  // layers as any other stage: it is the busiest node.
-  const int stage_layers = ceil_div(model.num_layers, layout.pp);
-  const int stage_moe = expert_parallel ? ceil_div(moe_layers(model), layout.pp) : 0;
-  const int all_moe = expert_parallel ? moe_layers(model) : 0;
-  // With EP a MoE layer combines its experts by all-to-all, so only the
-  // attention block's all-reduce remains in it.
-  out.allreduces = stage_layers * engine.allreduces_per_layer - std::min(stage_moe, stage_layers) +
-                   engine.extra_allreduces_per_forward;
+  const int first_dense = model.moe ? model.moe->first_dense_layers : model.num_layers;
   const double factor = allreduce_sent_factor(layout.tp, engine.algorithm);
-  out.allreduce_bytes = block * (factor * out.allreduces);
   const int steps_per_allreduce = allreduce_steps(layout.tp, engine.algorithm);
+  // Each of the tp replicas of a group's tokens dispatches its share of them
+  // to top-k experts, (ep-1)/ep of which live on other ranks; combine returns
+  // as many bytes.
+  const Bytes alltoall_phase =
+      expert_parallel
+          ? block / layout.tp *
+                (model.moe->experts_per_token * static_cast<double>(layout.ep - 1) / layout.ep)
+          : Bytes(0.0);
+  // A stage boundary carries hidden states and residual (2 x block); each of
+  // the tp ranks sends 1/tp of them and the next stage all-gathers them.
+  const Bytes boundary_send = block * (2.0 / layout.tp);
+  const Bytes boundary_gather = block * (2.0 * (layout.tp - 1) / layout.tp / layout.tp);
 
-  if (expert_parallel) {
-    // Each of the tp replicas of a group's tokens dispatches its share of them
-    // to top-k experts, (ep-1)/ep of which live on other ranks; combine returns
-    // as many bytes.
-    const double remote = static_cast<double>(layout.ep - 1) / layout.ep;
-    const Bytes phase = block / layout.tp * (model.moe->experts_per_token * remote);
-    out.alltoall_phases = 2 * stage_moe;
-    out.alltoall_bytes = phase * out.alltoall_phases;
+  LayoutTraffic busiest;
+  int all_allreduces = 0;
+  int all_moe = 0;
+  const auto ranges = stage_layers(model.num_layers, layout.pp);
+  for (std::size_t s = 0; s < ranges.size(); ++s) {
+    const auto [start, end] = ranges[s];
+    const int dense = std::clamp(first_dense - start, 0, end - start);
+    const int moe = expert_parallel ? end - start - dense : 0;
+    LayoutTraffic t;
+    t.layout = layout;
+    t.tokens = tokens;
+    // With EP a MoE layer combines its experts by all-to-all, so only the
+    // attention block's all-reduce remains in it.
+    t.allreduces = (end - start) * engine.allreduces_per_layer - moe +
+                   (s == 0 ? engine.extra_allreduces_per_forward : 0);
+    t.allreduce_bytes = block * (factor * t.allreduces);
+    t.alltoall_phases = 2 * moe;
+    t.alltoall_bytes = alltoall_phase * t.alltoall_phases;
+    t.pp_boundaries = layout.pp - 1;
+    const bool sends = s + 1 < ranges.size();
+    const bool receives = s > 0;
+    t.pp_bytes = (sends ? boundary_send : Bytes(0.0)) + (receives ? boundary_gather : Bytes(0.0));
+    t.total_bytes = t.allreduce_bytes + t.alltoall_bytes + t.pp_bytes;
+    t.messages = static_cast<long long>(t.allreduces) * steps_per_allreduce +
+                 static_cast<long long>(t.alltoall_phases) * (layout.ep - 1) + (sends ? 1 : 0) +
+                 (receives ? layout.tp - 1 : 0);
+    all_allreduces += t.allreduces;
+    all_moe += moe;
+    if (s == 0 || t.total_bytes > busiest.total_bytes) busiest = t;
   }
-  if (layout.pp > 1) {
-    out.pp_boundaries = layout.pp - 1;
-    out.pp_bytes = block;  // the busiest stage sends its output activations once
-  }
-  out.total_bytes = out.allreduce_bytes + out.alltoall_bytes + out.pp_bytes;
-
-  const int all_allreduces = model.num_layers * engine.allreduces_per_layer - all_moe +
-                             engine.extra_allreduces_per_forward;
-  out.sequential_steps = all_allreduces * steps_per_allreduce + 2 * all_moe + out.pp_boundaries;
-  out.messages = static_cast<long long>(out.allreduces) * steps_per_allreduce +
-                 static_cast<long long>(out.alltoall_phases) * (layout.ep - 1) +
-                 (layout.pp > 1 ? 1 : 0);
-  return out;
+  // The critical path runs through every stage: all their all-reduces, one
+  // latency step per all-to-all phase, and per boundary a send and a ring
+  // all-gather.
+  busiest.sequential_steps =
+      all_allreduces * steps_per_allreduce + 2 * all_moe + (layout.pp - 1) * layout.tp;
+  return busiest;
 }
 
 Bytes layout_bytes_per_token(const ModelArch& model, const EngineConfig& engine,

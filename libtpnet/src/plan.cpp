@@ -37,7 +37,17 @@ PlanResult evaluate_plan(const Plan& plan) {
                                    scenario.name),
                        InputLocation::in_file(plan.origin, 0, "budgets.max_ttft_increase"));
     }
-    auto summaries = summarize_layouts(plan.model, plan.engine, spec);
+    std::vector<LayoutSummary> summaries;
+    try {
+      summaries = summarize_layouts(plan.model, plan.engine, spec);
+    } catch (const InputError& e) {
+      // Name the plan's key, not the command-line flag the check speaks of.
+      if (!e.where().file.empty()) throw;
+      throw InputError(
+          e.detail(),
+          InputLocation::in_file(plan.origin, 0,
+                                 scenario.baseline_ttft ? "workload.baseline" : "projection"));
+    }
     result.summaries.push_back(summaries.front());
     const LayoutSummary* summary = &result.summaries.back();
     if (first && !summary->fits_memory) {

@@ -52,9 +52,12 @@ struct CompareSpec {
 struct LayoutSummary {
   ParallelLayout layout;
   Bytes per_token_bytes;
-  double bytes_ratio = 0.0;    ///< per-token bytes / the reference layout's
-  double compute_ratio = 0.0;  ///< reference nodes / nodes: compute per node
-  int steps_per_forward = 0;   ///< sequential latency-bound steps of one forward
+  double bytes_ratio = 0.0;        ///< per-token bytes / the reference layout's
+  double compute_ratio = 0.0;      ///< reference nodes / nodes: compute per node
+  int steps_per_forward = 0;       ///< sequential latency-bound steps of one forward
+  Bytes prefill_forward_bytes;     ///< per node, one full-chunk prefill forward
+  long long prefill_messages = 0;  ///< messages the busiest node sends in it
+  long long decode_messages = 0;   ///< messages in one decode forward (with the logits gather)
   Bytes weights_per_node;
   bool fits_memory = true;
   Bytes decode_forward_bytes;  ///< per node, one decode forward with its logits

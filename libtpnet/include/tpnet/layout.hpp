@@ -4,6 +4,8 @@
 /// Assumptions and derivations: docs/formulas.md s.9.
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tpnet/engine.hpp"
 #include "tpnet/error.hpp"
@@ -30,8 +32,11 @@ struct ParallelLayout {
 /// model, EP not a multiple of TP.
 void validate_layout(const ParallelLayout& layout, const ModelArch& model);
 
+/// vLLM's split of `layers` over `pp` stages, as [first, last) per stage.
+[[nodiscard]] std::vector<std::pair<int, int>> stage_layers(int layers, int pp);
+
 /// Traffic of one forward pass of `tokens` tokens (per data-parallel group),
-/// seen from the busiest node.
+/// seen from the node of the stage that sends the most.
 struct LayoutTraffic {
   ParallelLayout layout;
   TokenCount tokens = 0;

@@ -17,8 +17,9 @@ namespace tpnet {
 /// Throws InputError (with close names suggested) for an unknown name.
 [[nodiscard]] ModelArch builtin_model(std::string_view name);
 
-/// A built-in name, or a path to a model YAML file (anything with a '/' or a
-/// .yaml/.yml ending, or an existing file).
+/// A built-in name, or a path (anything with a '/', a .yaml/.yml/.json ending,
+/// or an existing file or folder): a model YAML file, or a Hugging Face
+/// config.json or the folder holding one.
 [[nodiscard]] ModelArch resolve_model(std::string_view name_or_path);
 
 /// Up to three candidates closest to `name` by edit distance.

@@ -77,12 +77,14 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
   }
   const YAML::Node layout = root["layout"];
   yaml::require_map(layout, origin, "layout");
-  yaml::reject_unknown_keys(layout, origin, {"tp", "pp", "ep"});
-  plan.layout.tp = static_cast<int>(yaml::required_integer(layout, origin, "tp", 1, 1024));
-  plan.layout.pp =
-      static_cast<int>(yaml::optional_integer(layout, origin, "pp", 1, 100000).value_or(1));
-  plan.layout.ep =
-      static_cast<int>(yaml::optional_integer(layout, origin, "ep", 1, 4096).value_or(1));
+  yaml::with_key_prefix("layout.", [&] {
+    yaml::reject_unknown_keys(layout, origin, {"tp", "pp", "ep"});
+    plan.layout.tp = static_cast<int>(yaml::required_integer(layout, origin, "tp", 1, 1024));
+    plan.layout.pp =
+        static_cast<int>(yaml::optional_integer(layout, origin, "pp", 1, 100000).value_or(1));
+    plan.layout.ep =
+        static_cast<int>(yaml::optional_integer(layout, origin, "ep", 1, 4096).value_or(1));
+  });
   try {
     validate_layout(plan.layout, plan.model);
   } catch (const InputError& e) {
@@ -93,39 +95,41 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
   if (has(root, "engine")) {
     const YAML::Node engine = root["engine"];
     yaml::require_map(engine, origin, "engine");
-    yaml::reject_unknown_keys(
-        engine, origin,
-        {"max_num_batched_tokens", "long_prefill_token_threshold", "max_num_seqs",
-         "num_speculative_tokens", "activation_bytes", "allreduces_per_layer",
-         "extra_allreduces_per_forward", "algorithm"});
-    auto& e = plan.engine;
-    e.max_num_batched_tokens =
-        yaml::optional_integer(engine, origin, "max_num_batched_tokens", 1, 16777216)
-            .value_or(e.max_num_batched_tokens);
-    e.long_prefill_token_threshold =
-        yaml::optional_integer(engine, origin, "long_prefill_token_threshold", 0, 16777216)
-            .value_or(0);
-    e.max_num_seqs =
-        static_cast<int>(yaml::optional_integer(engine, origin, "max_num_seqs", 1, 1048576)
-                             .value_or(e.max_num_seqs));
-    e.num_speculative_tokens = static_cast<int>(
-        yaml::optional_integer(engine, origin, "num_speculative_tokens", 0, 64).value_or(0));
-    e.activation_bytes =
-        static_cast<int>(yaml::optional_integer(engine, origin, "activation_bytes", 1, 8)
-                             .value_or(e.activation_bytes));
-    e.allreduces_per_layer =
-        static_cast<int>(yaml::optional_integer(engine, origin, "allreduces_per_layer", 0, 16)
-                             .value_or(e.allreduces_per_layer));
-    e.extra_allreduces_per_forward = static_cast<int>(
-        yaml::optional_integer(engine, origin, "extra_allreduces_per_forward", 0, 1024)
-            .value_or(e.extra_allreduces_per_forward));
-    if (auto algorithm = yaml::optional_string(engine, origin, "algorithm")) {
-      if (*algorithm != "ring" && *algorithm != "tree") {
-        throw InputError("'" + *algorithm + "' is not an algorithm; use ring or tree",
-                         yaml::where(engine["algorithm"], origin, "engine.algorithm"));
+    yaml::with_key_prefix("engine.", [&] {
+      yaml::reject_unknown_keys(
+          engine, origin,
+          {"max_num_batched_tokens", "long_prefill_token_threshold", "max_num_seqs",
+           "num_speculative_tokens", "activation_bytes", "allreduces_per_layer",
+           "extra_allreduces_per_forward", "algorithm"});
+      auto& e = plan.engine;
+      e.max_num_batched_tokens =
+          yaml::optional_integer(engine, origin, "max_num_batched_tokens", 1, 16777216)
+              .value_or(e.max_num_batched_tokens);
+      e.long_prefill_token_threshold =
+          yaml::optional_integer(engine, origin, "long_prefill_token_threshold", 0, 16777216)
+              .value_or(0);
+      e.max_num_seqs =
+          static_cast<int>(yaml::optional_integer(engine, origin, "max_num_seqs", 1, 1048576)
+                               .value_or(e.max_num_seqs));
+      e.num_speculative_tokens = static_cast<int>(
+          yaml::optional_integer(engine, origin, "num_speculative_tokens", 0, 64).value_or(0));
+      e.activation_bytes =
+          static_cast<int>(yaml::optional_integer(engine, origin, "activation_bytes", 1, 8)
+                               .value_or(e.activation_bytes));
+      e.allreduces_per_layer =
+          static_cast<int>(yaml::optional_integer(engine, origin, "allreduces_per_layer", 0, 16)
+                               .value_or(e.allreduces_per_layer));
+      e.extra_allreduces_per_forward = static_cast<int>(
+          yaml::optional_integer(engine, origin, "extra_allreduces_per_forward", 0, 1024)
+              .value_or(e.extra_allreduces_per_forward));
+      if (auto algorithm = yaml::optional_string(engine, origin, "algorithm")) {
+        if (*algorithm != "ring" && *algorithm != "tree") {
+          throw InputError("'" + *algorithm + "' is not an algorithm; use ring or tree",
+                           yaml::where(engine["algorithm"], origin, "algorithm"));
+        }
+        e.algorithm = *algorithm == "tree" ? CollectiveAlgorithm::tree : CollectiveAlgorithm::ring;
       }
-      e.algorithm = *algorithm == "tree" ? CollectiveAlgorithm::tree : CollectiveAlgorithm::ring;
-    }
+    });
   }
 
   if (!has(root, "links")) {
@@ -134,7 +138,9 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
   }
   const YAML::Node links = root["links"];
   yaml::require_map(links, origin, "links");
-  yaml::reject_unknown_keys(links, origin, {"from", "to"});
+  yaml::with_key_prefix("links.", [&] {
+    yaml::reject_unknown_keys(links, origin, {"from", "to"});
+  });
   {
     const auto [value, at] = quantity_at(links, origin, "from", "links.");
     plan.from = parse_link(value, at);
@@ -151,7 +157,9 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
   }
   const YAML::Node workload = root["workload"];
   yaml::require_map(workload, origin, "workload");
-  yaml::reject_unknown_keys(workload, origin, {"prompts", "baseline", "decode_requests"});
+  yaml::with_key_prefix("workload.", [&] {
+    yaml::reject_unknown_keys(workload, origin, {"prompts", "baseline", "decode_requests"});
+  });
   const bool prompts = has(workload, "prompts");
   const bool baseline = has(workload, "baseline");
   if (prompts == baseline) {
@@ -171,15 +179,20 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
     plan.scenarios =
         load_baseline_csv(beside(origin, yaml::required_string(workload, origin, "baseline")));
   }
-  plan.decode_requests = static_cast<int>(
-      yaml::optional_integer(workload, origin, "decode_requests", 1, 1048576).value_or(1));
+  plan.decode_requests = static_cast<int>(yaml::with_key_prefix("workload.", [&] {
+                                            return yaml::optional_integer(
+                                                workload, origin, "decode_requests", 1, 1048576);
+                                          }).value_or(1));
 
   if (has(root, "projection")) {
     const YAML::Node p = root["projection"];
     yaml::require_map(p, origin, "projection");
-    yaml::reject_unknown_keys(p, origin, {"tp", "ttft", "prompt", "link"});
+    yaml::with_key_prefix("projection.", [&] {
+      yaml::reject_unknown_keys(p, origin, {"tp", "ttft", "prompt", "link"});
+    });
     TtftBaseline b;
-    b.layout.tp = static_cast<int>(yaml::required_integer(p, origin, "tp", 1, 1024));
+    b.layout.tp = static_cast<int>(yaml::with_key_prefix(
+        "projection.", [&] { return yaml::required_integer(p, origin, "tp", 1, 1024); }));
     const auto [ttft, ttft_at] = quantity_at(p, origin, "ttft", "projection.");
     b.ttft = parse_duration(ttft, ttft_at);
     const auto [prompt, prompt_at] = quantity_at(p, origin, "prompt", "projection.");
@@ -195,7 +208,9 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
   if (has(root, "memory")) {
     const YAML::Node m = root["memory"];
     yaml::require_map(m, origin, "memory");
-    yaml::reject_unknown_keys(m, origin, {"node_memory", "gpu_memory_utilization", "reserved"});
+    yaml::with_key_prefix("memory.", [&] {
+      yaml::reject_unknown_keys(m, origin, {"node_memory", "gpu_memory_utilization", "reserved"});
+    });
     if (has(m, "node_memory")) {
       const auto [value, at] = quantity_at(m, origin, "node_memory", "memory.");
       plan.memory.usable = parse_bytes(value, at);
@@ -204,16 +219,20 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
       const auto [value, at] = quantity_at(m, origin, "reserved", "memory.");
       plan.memory.reserved = parse_bytes(value, at);
     }
-    plan.memory.utilization = yaml::optional_number(m, origin, "gpu_memory_utilization", 0.01, 1.0)
-                                  .value_or(plan.memory.utilization);
+    plan.memory.utilization =
+        yaml::with_key_prefix("memory.", [&] {
+          return yaml::optional_number(m, origin, "gpu_memory_utilization", 0.01, 1.0);
+        }).value_or(plan.memory.utilization);
   }
 
   if (has(root, "budgets")) {
     const YAML::Node b = root["budgets"];
     yaml::require_map(b, origin, "budgets");
-    yaml::reject_unknown_keys(b, origin,
-                              {"max_extra_ttft", "max_extra_ttft_per_1k_tokens",
-                               "max_ttft_increase", "max_decode_slowdown"});
+    yaml::with_key_prefix("budgets.", [&] {
+      yaml::reject_unknown_keys(b, origin,
+                                {"max_extra_ttft", "max_extra_ttft_per_1k_tokens",
+                                 "max_ttft_increase", "max_decode_slowdown"});
+    });
     if (has(b, "max_extra_ttft")) {
       const auto [value, at] = quantity_at(b, origin, "max_extra_ttft", "budgets.");
       plan.budgets.max_extra_ttft = parse_duration(value, at);

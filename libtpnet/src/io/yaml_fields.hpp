@@ -44,4 +44,17 @@ std::optional<long long> optional_integer(const YAML::Node& map, const std::stri
 long long required_integer(const YAML::Node& map, const std::string& origin, std::string_view key,
                            long long lo, long long hi);
 
+/// Runs `read` (one of the readers above, given a nested map) and puts
+/// `prefix` before the key its errors name: "engine." + "max_num_seqs".
+template <typename Read>
+auto with_key_prefix(std::string_view prefix, Read&& read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    InputLocation where = e.where();
+    where.key = std::string(prefix) + where.key;
+    throw InputError(e.detail(), where);
+  }
+}
+
 }  // namespace tpnet::yaml
