@@ -9,38 +9,20 @@
 #include <fstream>
 
 #include "catch.hpp"
+#include "cli_checks.hpp"
 #include "cli_runner.hpp"
 #include "golden.hpp"
 
 using tpnet::test::CliResult;
+using tpnet::test::expect_bad_input;
+using tpnet::test::json_of;
 using tpnet::test::prints_as;
 using tpnet::test::run_tpnet;
+using tpnet::test::write_temp;
 
 namespace {
 
 const std::string kBaseline = std::string(TPNET_SOURCE_DIR) + "/examples/data/glm53_tp8_200g.csv";
-
-YAML::Node json_of(const CliResult& r) {
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return YAML::Load(r.out);
-}
-
-/// Bad input: exit 2, exactly one line on stderr that contains `needle`, nothing on stdout.
-void expect_bad_input(const CliResult& r, const std::string& needle) {
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.empty());
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, ContainsSubstring(needle));
-}
-
-std::filesystem::path write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream out(path);
-  out << text;
-  return path;
-}
 
 }  // namespace
 

@@ -51,7 +51,7 @@ std::vector<LayoutSummary> summarize_layouts(const ModelArch& model, const Engin
   std::optional<Seconds> compute_per_token;
   if (spec.baseline) {
     const TtftBaseline& b = *spec.baseline;
-    const double tokens = static_cast<double>(b.prompt.total_tokens());
+    const auto tokens = static_cast<double>(b.prompt.total_tokens());
     // A single node's TTFT (TP1) is all compute: nothing crosses the network.
     const Seconds comm = b.layout.nodes() < 2 ? Seconds(0.0)
                                               : layout_bytes_per_token(model, engine, b.layout) *

@@ -32,6 +32,28 @@ bool has(const YAML::Node& map, std::string_view key) {
   return node.IsDefined() && !node.IsNull();
 }
 
+/// The value under `key` read by `parse` (parse_duration, parse_link, ...) with
+/// its location; nullopt when the key is absent.
+template <typename Parse>
+auto optional_quantity(const YAML::Node& map, const std::string& origin, std::string_view key,
+                       std::string_view prefix, Parse parse)
+    -> std::optional<decltype(parse(std::string_view{}, InputLocation{}))> {
+  if (!has(map, key)) return std::nullopt;
+  const auto [value, at] = quantity_at(map, origin, key, prefix);
+  return parse(value, at);
+}
+
+template <typename Parse>
+auto required_quantity(const YAML::Node& map, const std::string& origin, std::string_view key,
+                       std::string_view prefix, Parse parse) {
+  auto value = optional_quantity(map, origin, key, prefix, parse);
+  if (!value) {
+    throw InputError("required key is missing",
+                     yaml::where(map, origin, std::string(prefix) + std::string(key)));
+  }
+  return *value;
+}
+
 std::vector<YAML::Node> scalars_or_list(const YAML::Node& node, const std::string& origin,
                                         std::string_view key) {
   std::vector<YAML::Node> out;
@@ -141,10 +163,7 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
   yaml::with_key_prefix("links.", [&] {
     yaml::reject_unknown_keys(links, origin, {"from", "to"});
   });
-  {
-    const auto [value, at] = quantity_at(links, origin, "from", "links.");
-    plan.from = parse_link(value, at);
-  }
+  plan.from = required_quantity(links, origin, "from", "links.", parse_link);
   if (!has(links, "to"))
     throw InputError("required key is missing", yaml::where(links, origin, "links.to"));
   for (const auto& node : scalars_or_list(links["to"], origin, "links.to")) {
@@ -193,15 +212,9 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
     TtftBaseline b;
     b.layout.tp = static_cast<int>(yaml::with_key_prefix(
         "projection.", [&] { return yaml::required_integer(p, origin, "tp", 1, 1024); }));
-    const auto [ttft, ttft_at] = quantity_at(p, origin, "ttft", "projection.");
-    b.ttft = parse_duration(ttft, ttft_at);
-    const auto [prompt, prompt_at] = quantity_at(p, origin, "prompt", "projection.");
-    b.prompt = parse_prompt(prompt, prompt_at);
-    b.link = plan.from;
-    if (has(p, "link")) {
-      const auto [link, link_at] = quantity_at(p, origin, "link", "projection.");
-      b.link = parse_link(link, link_at);
-    }
+    b.ttft = required_quantity(p, origin, "ttft", "projection.", parse_duration);
+    b.prompt = required_quantity(p, origin, "prompt", "projection.", parse_prompt);
+    b.link = optional_quantity(p, origin, "link", "projection.", parse_link).value_or(plan.from);
     plan.projection = b;
   }
 
@@ -211,14 +224,10 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
     yaml::with_key_prefix("memory.", [&] {
       yaml::reject_unknown_keys(m, origin, {"node_memory", "gpu_memory_utilization", "reserved"});
     });
-    if (has(m, "node_memory")) {
-      const auto [value, at] = quantity_at(m, origin, "node_memory", "memory.");
-      plan.memory.usable = parse_bytes(value, at);
-    }
-    if (has(m, "reserved")) {
-      const auto [value, at] = quantity_at(m, origin, "reserved", "memory.");
-      plan.memory.reserved = parse_bytes(value, at);
-    }
+    plan.memory.usable = optional_quantity(m, origin, "node_memory", "memory.", parse_bytes)
+                             .value_or(plan.memory.usable);
+    plan.memory.reserved = optional_quantity(m, origin, "reserved", "memory.", parse_bytes)
+                               .value_or(plan.memory.reserved);
     plan.memory.utilization =
         yaml::with_key_prefix("memory.", [&] {
           return yaml::optional_number(m, origin, "gpu_memory_utilization", 0.01, 1.0);
@@ -233,22 +242,15 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
                                 {"max_extra_ttft", "max_extra_ttft_per_1k_tokens",
                                  "max_ttft_increase", "max_decode_slowdown"});
     });
-    if (has(b, "max_extra_ttft")) {
-      const auto [value, at] = quantity_at(b, origin, "max_extra_ttft", "budgets.");
-      plan.budgets.max_extra_ttft = parse_duration(value, at);
-    }
-    if (has(b, "max_extra_ttft_per_1k_tokens")) {
-      const auto [value, at] = quantity_at(b, origin, "max_extra_ttft_per_1k_tokens", "budgets.");
-      plan.budgets.max_extra_ttft_per_1k = parse_duration(value, at);
-    }
-    if (has(b, "max_ttft_increase")) {
-      const auto [value, at] = quantity_at(b, origin, "max_ttft_increase", "budgets.");
-      plan.budgets.max_ttft_increase = parse_percent(value, at);
-    }
-    if (has(b, "max_decode_slowdown")) {
-      const auto [value, at] = quantity_at(b, origin, "max_decode_slowdown", "budgets.");
-      plan.budgets.max_decode_slowdown = parse_percent(value, at);
-    }
+    auto& budgets = plan.budgets;
+    budgets.max_extra_ttft =
+        optional_quantity(b, origin, "max_extra_ttft", "budgets.", parse_duration);
+    budgets.max_extra_ttft_per_1k =
+        optional_quantity(b, origin, "max_extra_ttft_per_1k_tokens", "budgets.", parse_duration);
+    budgets.max_ttft_increase =
+        optional_quantity(b, origin, "max_ttft_increase", "budgets.", parse_percent);
+    budgets.max_decode_slowdown =
+        optional_quantity(b, origin, "max_decode_slowdown", "budgets.", parse_percent);
   }
   if (!plan.budgets.any()) {
     throw InputError(
