@@ -36,11 +36,11 @@ std::vector<Column> layout_columns(const LayoutSummary& s) {
           {"fits_memory", s.fits_memory ? "true" : "false"}};
 }
 
-std::vector<Column> link_columns(const CompareRow& r) {
-  return {{"from", r.from->name, true},
-          {"from_bps", format_number(r.from->rate.bits_per_second(), "from_bps")},
-          {"to", r.to->name, true},
-          {"to_bps", format_number(r.to->rate.bits_per_second(), "to_bps")},
+std::vector<Column> link_columns(const Link& from, const Link& to, const CompareRow& r) {
+  return {{"from", from.name, true},
+          {"from_bps", format_number(from.rate.bits_per_second(), "from_bps")},
+          {"to", to.name, true},
+          {"to_bps", format_number(to.rate.bits_per_second(), "to_bps")},
           {"comm_s_per_1k_tokens", format_number(r.comm_per_1k.value(), "comm")},
           {"extra_s_per_1k_tokens", format_number(r.extra_per_1k.value(), "extra")},
           {"decode_slowdown_pct", format_number(r.decode_slowdown * 100.0, "decode_slowdown")}};
@@ -105,16 +105,6 @@ std::string json_part(const std::vector<Column>& columns) {
 
 /// Streams the grid as CSV or JSON, caching the parts shared by many rows so a
 /// million rows take well under a second.
-/// The grid's first row, for the header's column names.
-CompareRow first_row(const CompareSpec& spec, const std::vector<LayoutSummary>& layouts) {
-  CompareRow row;
-  row.layout = &layouts.front();
-  row.from = &spec.from.front();
-  row.to = &spec.to.front();
-  row.prompt = &spec.prompts.front();
-  return row;
-}
-
 }  // namespace
 
 std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareSpec& spec,
@@ -140,9 +130,9 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
   const auto keys = tail_keys(projected, gated);
   if (csv) {
     // The header from the same columns the rows are written from.
-    const CompareRow probe = first_row(spec, layouts);
     std::string head;
-    for (const auto& part : {layout_columns(layouts.front()), link_columns(probe),
+    for (const auto& part : {layout_columns(layouts.front()),
+                             link_columns(spec.from.front(), spec.to.front(), CompareRow{}),
                              prompt_columns(spec.prompts.front())}) {
       for (const auto& c : part) head += std::string(c.key) + ",";
     }
@@ -174,7 +164,8 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
     if (r.from != current_from || r.to != current_to) {
       current_from = r.from;
       current_to = r.to;
-      link_part = csv ? csv_part(link_columns(r)) : json_part(link_columns(r));
+      const auto columns = link_columns(*r.from, *r.to, r);
+      link_part = csv ? csv_part(columns) : json_part(columns);
       prompt_index = 0;
     }
     if (!r.within_budget) ++failed;

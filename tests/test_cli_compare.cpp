@@ -48,6 +48,43 @@ TEST_CASE("tpnet compare projects TTFT from one measured baseline", "[cli][golde
   CHECK(prints_as(j["rows"][1]["projected_ttft_increase_pct"].as<double>(), 31.1, 1));
 }
 
+TEST_CASE("tpnet compare: a single-node baseline projects and the ratios fall back to TP8",
+          "[cli]") {
+  const CliResult r =
+      run_tpnet({"compare", "--model", "glm-5.3", "--tp", "8,16", "--prompt", "8k", "--baseline-tp",
+                 "1", "--baseline-ttft", "40s", "--baseline-prompt", "8k", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const YAML::Node j = YAML::Load(r.out);
+  CHECK(j["reference_layout"].as<std::string>() == "TP8");
+  const double comm = 8192 * 3376128.0 * 8 / 200e9;  // TP8's network time; compute 40 s / 8
+  CHECK_THAT(j["rows"][0]["projected_ttft_increase_pct"].as<double>(),
+             WithinRel(100 * comm / (5.0 + comm), 1e-9));
+}
+
+TEST_CASE("tpnet compare without TP8 or a baseline compares against its first layout", "[cli]") {
+  const CliResult r = run_tpnet({"compare", "--model", "deepseek-v3", "--tp", "1,2", "--ep", "8",
+                                 "--prompt", "8k", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const YAML::Node j = YAML::Load(r.out);
+  CHECK(j["reference_layout"].as<std::string>() == "TP1xEP8");
+  CHECK(j["rows"][0]["bytes_ratio"].as<double>() == 1.0);
+}
+
+TEST_CASE("tpnet compare JSON ends with rows, gate_passed and warnings", "[cli]") {
+  const CliResult r = run_tpnet({"compare", "--model", "glm-5.3", "--tp", "4,8", "--prompt", "8k",
+                                 "--max-extra-ttft", "2s", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const auto rows = r.out.find("\"rows\"");
+  const auto gate = r.out.find("\"gate_passed\": true");
+  const auto warnings = r.out.find("\"warnings\"");
+  CHECK(rows < gate);
+  CHECK(gate < warnings);
+  CHECK(warnings != std::string::npos);
+  CHECK(YAML::Load(r.out)["warnings"].size() == 1);  // TP4 does not fit
+}
+
 TEST_CASE("tpnet compare gates: exit 1 when a row exceeds a budget, 0 when all hold",
           "[cli][gate]") {
   const std::initializer_list<std::string> base{

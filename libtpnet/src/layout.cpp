@@ -82,7 +82,7 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
   // A stage boundary carries hidden states and residual (2 x block); each of
   // the tp ranks sends 1/tp of them and the next stage all-gathers them.
   const Bytes boundary_send = block * (2.0 / layout.tp);
-  const Bytes boundary_gather = block * (2.0 * (layout.tp - 1) / layout.tp / layout.tp);
+  const Bytes boundary_gather = block * (2.0 * (layout.tp - 1) / layout.tp);
 
   LayoutTraffic busiest;
   int all_allreduces = 0;

@@ -140,7 +140,7 @@ std::string architecture(const YAML::Node& root) {
 std::string name_from_origin(const std::string& origin) {
   const std::filesystem::path path(origin);
   if (path.filename() == "config.json") {
-    const std::string folder = path.parent_path().filename().string();
+    std::string folder = path.parent_path().filename().string();
     if (!folder.empty() && folder != "." && folder != "..") return folder;
   }
   const std::string stem = path.stem().string();
