@@ -193,7 +193,7 @@ Document run_show(const std::string& name) {
   doc.fields.push_back(estimate_record(m, e));
   for (auto& f : estimate_lines(m, e)) doc.fields.push_back(std::move(f));
   std::vector<std::string> lines;
-  for (const auto& [key, why] : m.assumptions) lines.push_back(key + " - " + why);
+  for (const auto& [key, why] : m.assumptions) lines.push_back(fmt::format("{} - {}", key, why));
   doc.fields.push_back(table_only(texts("", "assumed", std::move(lines))));
 
   // Per TP size: weights each node holds (total x bits / 8 / N) and the bytes
