@@ -1,5 +1,6 @@
 #pragma once
-// The text of models/*.yaml, embedded by the build (cmake/EmbedModels.cmake)
+// The text of models/*.yaml (and of the switch and node catalogs under
+// models/switches and models/nodes), embedded by the build (cmake/EmbedModels.cmake)
 // so the tool answers without knowing where its source tree is.
 
 #include <span>
@@ -12,6 +13,8 @@ struct EmbeddedText {
   std::string_view text;
 };
 
-std::span<const EmbeddedText> builtin_model_texts();
+std::span<const EmbeddedText> builtin_model_texts();   // models/*.yaml
+std::span<const EmbeddedText> builtin_switch_texts();  // models/switches/*.yaml
+std::span<const EmbeddedText> builtin_node_texts();    // models/nodes/*.yaml
 
 }  // namespace tpnet::detail

@@ -1,0 +1,61 @@
+#pragma once
+/// A cluster node as data: memory, memory bandwidth, its NIC's ports and the
+/// host links behind them. The built-in catalog is models/nodes/*.yaml
+/// ("dgx-spark"), embedded at build time; schema in docs/switch.md.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tpnet/error.hpp"
+#include "tpnet/units.hpp"
+
+namespace tpnet {
+
+/// The NIC's network ports.
+struct NodePorts {
+  int count = 0;
+  std::string cage;             ///< "QSFP112"
+  BitRate rate;                 ///< each port's top rate
+  std::vector<BitRate> speeds;  ///< rates a port can link at, fastest first
+
+  [[nodiscard]] bool supports(BitRate speed) const;
+};
+
+/// The links between the NIC and the host (PCIe), each carrying part of the traffic.
+struct HostLinks {
+  int count = 0;
+  int pcie_gen = 0;
+  int lanes = 0;
+  BitRate usable;  ///< what one link carries, measured (DGX Spark: 109 Gb/s)
+};
+
+struct NodeSpec {
+  std::string name;  ///< "dgx-spark"
+  std::string description;
+  std::string source;
+  Bytes memory;              ///< installed (128 GB)
+  BitRate memory_bandwidth;  ///< 273 GB/s, as a BitRate (bytes_per_second() reads it)
+  Bytes usable_memory;       ///< left to applications by the OS (121 GB)
+  Bytes reserved_memory;     ///< of the usable memory, what a deployment leaves to the OS (0: not
+                             ///< stated)
+  std::string nic;           ///< "ConnectX-7"
+  NodePorts ports;
+  HostLinks host_links;
+  BitRate network_limit;  ///< the NIC's total over all ports (0: none stated)
+  std::vector<std::string> notes;
+
+  /// What the node can move in total however it is cabled:
+  /// min(ports x rate, host links x usable, network_limit). DGX Spark: 200 Gb/s.
+  [[nodiscard]] BitRate network_rate() const;
+};
+
+/// Names of the built-in nodes, sorted.
+[[nodiscard]] std::vector<std::string> builtin_node_names();
+/// A built-in node ("dgx-spark"); throws InputError naming `--node` and
+/// suggesting close names for an unknown one.
+[[nodiscard]] NodeSpec builtin_node(std::string_view name);
+/// A built-in name, or a path to a node YAML file.
+[[nodiscard]] NodeSpec resolve_node(std::string_view name_or_path);
+
+}  // namespace tpnet

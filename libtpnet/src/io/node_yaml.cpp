@@ -1,0 +1,112 @@
+#include "tpnet/io/node_yaml.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "catalog_yaml.hpp"
+#include "tpnet/io/text_file.hpp"
+#include "tpnet/quantity.hpp"
+#include "tpnet/switch_catalog.hpp"
+#include "yaml_fields.hpp"
+
+namespace tpnet {
+namespace {
+
+NodePorts parse_ports(const YAML::Node& map, const std::string& origin) {
+  yaml::require_map(map, origin, "ports (count, cage, rate, speeds)");
+  yaml::reject_unknown_keys(map, origin, {"count", "cage", "rate", "speeds"});
+  NodePorts p;
+  p.count = static_cast<int>(yaml::required_integer(map, origin, "count", 1, 64));
+  p.cage = yaml::required_string(map, origin, "cage");
+  if (!cage_lanes(p.cage)) {
+    std::string known;
+    for (const auto& type : cage_types()) {
+      known += (known.empty() ? "" : ", ") + std::string(type.name);
+    }
+    throw InputError("'" + p.cage + "' is not a known port type; use " + known,
+                     yaml::where(map["cage"], origin, "cage"));
+  }
+  p.rate = catalog_yaml::required_rate(map, origin, "rate");
+  const YAML::Node speeds = map["speeds"];
+  if (speeds.IsDefined() && !speeds.IsNull()) {
+    if (!speeds.IsSequence() || speeds.size() == 0) {
+      throw InputError("expected a list of rates such as [200G, 100G]",
+                       yaml::where(speeds, origin, "speeds"));
+    }
+    for (const auto& item : speeds) {
+      const InputLocation at = yaml::where(item, origin, "speeds");
+      if (!item.IsScalar()) throw InputError("expected a rate such as 100G", at);
+      const BitRate speed = parse_bit_rate(item.Scalar(), at);
+      if (speed > p.rate && !same_rate(speed, p.rate)) {
+        throw InputError(fmt::format("{} is faster than the port's rate ({})", item.Scalar(),
+                                     rate_label(p.rate)),
+                         at);
+      }
+      p.speeds.push_back(speed);
+    }
+  }
+  if (!p.supports(p.rate)) p.speeds.push_back(p.rate);
+  std::sort(p.speeds.begin(), p.speeds.end(), [](BitRate a, BitRate b) { return a > b; });
+  return p;
+}
+
+HostLinks parse_host_links(const YAML::Node& map, const std::string& origin) {
+  yaml::require_map(map, origin, "host_links (count, pcie_gen, lanes, usable)");
+  yaml::reject_unknown_keys(map, origin, {"count", "pcie_gen", "lanes", "usable"});
+  HostLinks h;
+  h.count = static_cast<int>(yaml::required_integer(map, origin, "count", 1, 64));
+  h.pcie_gen = static_cast<int>(yaml::optional_integer(map, origin, "pcie_gen", 1, 7).value_or(0));
+  h.lanes = static_cast<int>(yaml::optional_integer(map, origin, "lanes", 1, 32).value_or(0));
+  h.usable = catalog_yaml::required_rate(map, origin, "usable");
+  return h;
+}
+
+}  // namespace
+
+NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
+  const YAML::Node root = yaml::load_document(text, origin);
+  yaml::require_map(root, origin, "a node");
+  yaml::reject_unknown_keys(
+      root, origin,
+      {"name", "description", "source", "memory", "memory_bandwidth", "usable_memory",
+       "reserved_memory", "nic", "ports", "host_links", "network_limit", "notes"});
+  NodeSpec n;
+  n.name = yaml::required_string(root, origin, "name");
+  n.description = yaml::optional_string(root, origin, "description").value_or("");
+  n.source = yaml::optional_string(root, origin, "source").value_or("");
+  n.memory = catalog_yaml::required_bytes(root, origin, "memory");
+  n.memory_bandwidth = catalog_yaml::required_rate(root, origin, "memory_bandwidth");
+  n.usable_memory = catalog_yaml::optional_bytes(root, origin, "usable_memory").value_or(n.memory);
+  if (n.usable_memory > n.memory) {
+    throw InputError("must not exceed memory",
+                     yaml::where(root["usable_memory"], origin, "usable_memory"));
+  }
+  n.reserved_memory =
+      catalog_yaml::optional_bytes(root, origin, "reserved_memory").value_or(Bytes(0.0));
+  if (n.reserved_memory > n.usable_memory) {
+    throw InputError("must not exceed usable_memory",
+                     yaml::where(root["reserved_memory"], origin, "reserved_memory"));
+  }
+  n.nic = yaml::optional_string(root, origin, "nic").value_or("");
+
+  const YAML::Node ports = root["ports"];
+  if (!ports.IsDefined() || ports.IsNull()) {
+    throw InputError("required key is missing", yaml::where(root, origin, "ports"));
+  }
+  n.ports = yaml::with_key_prefix("ports.", [&] { return parse_ports(ports, origin); });
+  if (const YAML::Node links = root["host_links"]; links.IsDefined() && !links.IsNull()) {
+    n.host_links =
+        yaml::with_key_prefix("host_links.", [&] { return parse_host_links(links, origin); });
+  }
+  n.network_limit =
+      catalog_yaml::optional_rate(root, origin, "network_limit").value_or(BitRate(0.0));
+  n.notes = catalog_yaml::string_list(root, origin, "notes");
+  return n;
+}
+
+NodeSpec load_node_file(const std::string& path) {
+  return parse_node_yaml(read_text_file(path), path);
+}
+
+}  // namespace tpnet
