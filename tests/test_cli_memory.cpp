@@ -1,0 +1,149 @@
+// tpnet memory end to end: the JSON keys and their sums, --min-tp, DOMAIN.md
+// s.8's NCCL figures and 763B fit, every format, and the bad-input contract.
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+
+#include "catch.hpp"
+#include "cli_checks.hpp"
+#include "cli_runner.hpp"
+#include "golden.hpp"
+
+using tpnet::test::CliResult;
+using tpnet::test::expect_bad_input;
+using tpnet::test::json_of;
+using tpnet::test::prints_as;
+using tpnet::test::run_tpnet;
+
+TEST_CASE("tpnet memory --model glm-5.3 --tp 8 gives each part in bytes and the KV cache in tokens",
+          "[cli][memory]") {
+  const YAML::Node j =
+      json_of(run_tpnet({"memory", "--model", "glm-5.3", "--tp", "8", "--format", "json"}));
+  CHECK(j["tp"].as<int>() == 8);
+  CHECK(j["budget_bytes"].as<double>() == 108.9e9);
+  const double fixed = j["weights_bytes"].as<double>() + j["nccl_bytes"].as<double>() +
+                       j["cuda_graph_bytes"].as<double>() + j["activation_peak_bytes"].as<double>();
+  CHECK_THAT(j["fixed_bytes"].as<double>(), WithinRel(fixed, 1e-11));
+  CHECK_THAT(j["kv_cache_bytes"].as<double>(),
+             WithinRel(j["budget_bytes"].as<double>() - fixed, 1e-11));
+  CHECK(j["nccl_bytes"].as<double>() == 37e9);
+  CHECK(j["kv_bytes_per_token"].as<double>() == 100152.0);
+  CHECK(j["kv_tokens"].as<double>() ==
+        std::floor(j["kv_cache_bytes"].as<double>() / j["kv_bytes_per_token"].as<double>()));
+  CHECK(j["max_model_len"].as<int>() == 8192);
+  CHECK(j["max_model_len_fits"].as<bool>());
+  CHECK(j["fits"].as<bool>());
+  CHECK(j["replicated_parts"]["router"]["params"].as<double>() == 78.0 * 6144 * 256);
+  // 256 sequences of 8k do not fit at once: warned, still an answer.
+  REQUIRE(j["warnings"].size() == 1);
+  CHECK_THAT(j["warnings"][0].as<std::string>(), ContainsSubstring("--max-num-seqs 256"));
+
+  const YAML::Node fp8 = json_of(run_tpnet({"memory", "--model", "glm-5.3", "--tp", "8",
+                                            "--kv-cache-dtype", "fp8", "--format", "json"}));
+  CHECK(fp8["kv_bytes_per_token"].as<double>() == 78.0 * (576 + 132));
+  CHECK(fp8["kv_tokens"].as<double>() > j["kv_tokens"].as<double>());
+}
+
+TEST_CASE("tpnet memory --model glm-5.3 --min-tp answers 8", "[cli][memory][golden]") {
+  const YAML::Node j =
+      json_of(run_tpnet({"memory", "--model", "glm-5.3", "--min-tp", "--format", "json"}));
+  CHECK(j["min_tp"].as<int>() == 8);
+  CHECK(j["tp"].as<int>() == 8);
+  REQUIRE(j["tried"].size() == 4);
+  CHECK_FALSE(j["tried"][2]["fits"].as<bool>());  // TP4: ~106 GB of weights
+  CHECK(prints_as(j["tried"][2]["weights_bytes"].as<double>() / 1e9, 106.8, 1));
+  CHECK(j["tried"][3]["fits"].as<bool>());
+  const CliResult table = run_tpnet({"memory", "--model", "glm-5.3", "--min-tp"});
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, ContainsSubstring("the smallest TP that fits glm-5.3 is 8"));
+}
+
+TEST_CASE(
+    "tpnet memory reproduces DOMAIN.md s.8: NCCL takes 37 GB per rank at 64 channels, 11 GB "
+    "at 8 channels of 1 MiB",
+    "[cli][memory][golden]") {
+  const YAML::Node defaults = json_of(
+      run_tpnet({"memory", "--model", "deepseek-v4.1-flash", "--tp", "8", "--format", "json"}));
+  CHECK(prints_as(defaults["nccl_bytes"].as<double>() / 1e9, 37.0, 0));
+  CHECK(defaults["nccl_channels"].as<int>() == 64);
+  CHECK(defaults["nccl_buffsize_bytes"].as<double>() == 4194304.0);
+  const YAML::Node tuned =
+      json_of(run_tpnet({"memory", "--model", "deepseek-v4.1-flash", "--tp", "8", "--nccl-channels",
+                         "8", "--nccl-buffsize", "1MiB", "--format", "json"}));
+  CHECK(prints_as(tuned["nccl_bytes"].as<double>() / 1e9, 11.0, 0));
+}
+
+TEST_CASE(
+    "tpnet memory: DeepSeek-V4.1-Flash fits on 8 DGX Sparks only with NCCL_MAX_NCHANNELS=8 "
+    "and NCCL_BUFFSIZE=1MiB",
+    "[cli][memory][golden]") {
+  const CliResult defaults =
+      run_tpnet({"memory", "--model", "deepseek-v4.1-flash", "--tp", "8", "--format", "json"});
+  const YAML::Node d = json_of(defaults);
+  CHECK_FALSE(d["fits"].as<bool>());
+  CHECK(d["shortfall_bytes"].as<double>() > 0.0);
+  CHECK(d["kv_cache_bytes"].as<double>() == 0.0);
+  CHECK_THAT(defaults.err, ContainsSubstring("NCCL_MAX_NCHANNELS=8 and NCCL_BUFFSIZE=1048576"));
+  const YAML::Node t =
+      json_of(run_tpnet({"memory", "--model", "deepseek-v4.1-flash", "--tp", "8", "--nccl-channels",
+                         "8", "--nccl-buffsize", "1MiB", "--format", "json"}));
+  CHECK(t["fits"].as<bool>());
+  CHECK(t["kv_cache_bytes"].as<double>() > 0.0);
+  CHECK_FALSE(t["kv_tokens"].IsDefined());  // no MLA shapes in the model file
+  const YAML::Node given = json_of(
+      run_tpnet({"memory", "--model", "deepseek-v4.1-flash", "--tp", "8", "--nccl-channels", "8",
+                 "--nccl-buffsize", "1MiB", "--kv-bytes-per-token", "4kB", "--format", "json"}));
+  CHECK(given["kv_bytes_per_token_source"].as<std::string>() == "--kv-bytes-per-token");
+  CHECK(given["kv_tokens"].as<double>() == std::floor(t["kv_cache_bytes"].as<double>() / 4000.0));
+  const YAML::Node min =
+      json_of(run_tpnet({"memory", "--model", "deepseek-v4.1-flash", "--min-tp", "--nccl-channels",
+                         "8", "--nccl-buffsize", "1MiB", "--format", "json"}));
+  CHECK(min["min_tp"].as<int>() == 8);
+}
+
+TEST_CASE("tpnet memory renders in every format, CSV as one key,value list", "[cli][memory]") {
+  for (const char* format : {"table", "json", "csv", "markdown"}) {
+    for (const char* model : {"glm-5.3", "llama-3.1-70b", "gpt-oss-120b", "qwen3-next-80b-a3b",
+                              "deepseek-v4.1-flash"}) {
+      const CliResult r = run_tpnet({"memory", "--model", model, "--tp", "4", "--format", format});
+      INFO(format << " " << model << "\n" << r.err);
+      CHECK(r.exit_code == 0);
+      CHECK(r.out.find("nan") == std::string::npos);
+      CHECK(r.out.find("inf") == std::string::npos);
+    }
+  }
+  const CliResult csv = run_tpnet({"memory", "--model", "glm-5.3", "--tp", "8", "--format", "csv"});
+  CHECK(csv.out.rfind("key,value\nmodel,glm-5.3\ntp,8\n", 0) == 0);
+  CHECK_THAT(csv.out, ContainsSubstring("\nkv_tokens,"));
+  const CliResult ladder =
+      run_tpnet({"memory", "--model", "glm-5.3", "--min-tp", "--format", "csv"});
+  CHECK(ladder.out.rfind("name,tp,weights_bytes,nccl_bytes,", 0) == 0);
+  const CliResult table = run_tpnet({"memory", "--model", "glm-5.3", "--tp", "8"});
+  CHECK_THAT(table.out, ContainsSubstring("left for the KV cache"));
+  CHECK_THAT(table.out, ContainsSubstring("part: sparse_indexer"));
+}
+
+TEST_CASE("tpnet memory: bad input exits 2 with one line naming the flag",
+          "[cli][memory][bad-input]") {
+  const std::vector<std::string> glm{"memory", "--model", "glm-5.3"};
+  auto with = [&](std::initializer_list<std::string> extra) {
+    std::vector<std::string> args = glm;
+    args.insert(args.end(), extra);
+    return run_tpnet(args);
+  };
+  expect_bad_input(with({"--tp", "0"}), "--tp: 0 is not allowed");
+  expect_bad_input(with({}), "--min-tp");
+  expect_bad_input(with({"--tp", "8", "--min-tp"}), "--min-tp");
+  expect_bad_input(with({"--tp", "8", "--gpu-memory-utilization", "0"}),
+                   "--gpu-memory-utilization");
+  expect_bad_input(with({"--tp", "8", "--gpu-memory-utilization", "1.5"}), "outside (0, 1]");
+  expect_bad_input(with({"--tp", "8", "--node-memory", "0"}), "--node-memory");
+  expect_bad_input(with({"--tp", "8", "--node-memory", "lots"}), "--node-memory");
+  expect_bad_input(with({"--tp", "8", "--kv-cache-dtype", "fp4"}), "--kv-cache-dtype: 'fp4'");
+  expect_bad_input(with({"--tp", "8", "--max-model-len", "0"}), "--max-model-len");
+  expect_bad_input(with({"--tp", "8", "--max-num-seqs", "0"}), "--max-num-seqs");
+  expect_bad_input(with({"--tp", "8", "--nccl-channels", "0"}), "--nccl-channels");
+  expect_bad_input(with({"--tp", "8", "--nccl-buffsize", "0"}), "--nccl-buffsize");
+  expect_bad_input(with({"--tp", "8", "--activation-factor", "0"}), "--activation-factor");
+}

@@ -1,0 +1,318 @@
+// Memory per node (docs/formulas.md s.12): DOMAIN.md s.8's NCCL footprints and
+// the 763B fit, GLM-5.3's smallest TP, KV bytes per token by kind of
+// attention, and the inputs each flag refuses.
+
+#include <cmath>
+
+#include "catch.hpp"
+#include "golden.hpp"
+#include "tpnet/memory.hpp"
+#include "tpnet/model_catalog.hpp"
+
+using namespace tpnet;
+using tpnet::test::prints_as;
+
+namespace {
+
+MemoryInputs at_tp(int tp) {
+  MemoryInputs in;
+  in.tp = tp;
+  return in;
+}
+
+MemoryInputs tuned_nccl(int tp) {
+  MemoryInputs in = at_tp(tp);
+  in.nccl_channels = 8;
+  in.nccl_buffsize = Bytes::mebibytes(1.0);
+  return in;
+}
+
+/// The InputError's key when `f` throws one; "" otherwise.
+template <typename F>
+std::string flag_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.where().key;
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("NCCL at TP8 on GB10 costs 37 GB per rank with 64 channels and 11 GB with 8 of 1 MiB",
+          "[memory][golden]") {
+  const Bytes defaults = nccl_buffer_bytes(64, Bytes::mebibytes(4.0), 8);
+  const Bytes tuned = nccl_buffer_bytes(8, Bytes::mebibytes(1.0), 8);
+  CHECK(prints_as(defaults.count() / 1e9, 37.0, 0));
+  CHECK(prints_as(tuned.count() / 1e9, 11.0, 0));
+  // The fit goes through both points exactly.
+  CHECK_THAT(defaults.count(), WithinRel(37e9, 1e-12));
+  CHECK_THAT(tuned.count(), WithinRel(11e9, 1e-12));
+}
+
+TEST_CASE("the NCCL fit: 7.14 buffers per connection, 10.16 GB fixed, nothing for one rank",
+          "[memory]") {
+  CHECK(prints_as(nccl_fit::kBuffersPerConnection, 7.14, 2));
+  CHECK(prints_as(nccl_fit::kFixedBytes / 1e9, 10.16, 2));
+  CHECK(nccl_buffer_bytes(64, Bytes::mebibytes(4.0), 1).count() == 0.0);
+  // fixed + channels x 2(N-1) connections x buffers x buffsize
+  const double tp16 = nccl_fit::kFixedBytes + 64 * 30 * nccl_fit::kBuffersPerConnection * 4194304;
+  CHECK_THAT(nccl_buffer_bytes(64, Bytes::mebibytes(4.0), 16).count(), WithinRel(tp16, 1e-12));
+  CHECK(nccl_buffer_bytes(16, Bytes::mebibytes(1.0), 8) >
+        nccl_buffer_bytes(8, Bytes::mebibytes(1.0), 8));
+  CHECK(nccl_buffer_bytes(8, Bytes::mebibytes(2.0), 8) >
+        nccl_buffer_bytes(8, Bytes::mebibytes(1.0), 8));
+}
+
+TEST_CASE(
+    "DeepSeek-V4.1-Flash (763B, 8 bits) does not fit on 8 DGX Sparks with 64 NCCL channels "
+    "and fits with 8 channels of 1 MiB",
+    "[memory][golden]") {
+  const ModelArch m = builtin_model("deepseek-v4.1-flash");
+  const MemoryReport defaults = analyze_memory(m, at_tp(8));
+  CHECK_FALSE(defaults.fixed_fits);
+  CHECK_FALSE(defaults.fits);
+  CHECK(defaults.kv_cache_bytes.count() == 0.0);
+  CHECK(prints_as(defaults.weights_bytes.count() / 1e9, 95.5, 1));  // 763 GB / 8 + the router
+  const MemoryReport tuned = analyze_memory(m, tuned_nccl(8));
+  CHECK(tuned.fixed_fits);
+  CHECK(tuned.fits);
+  CHECK(tuned.kv_cache_bytes.count() > 0.0);
+  // The model states no MLA shapes: the cache is known in bytes, not tokens.
+  CHECK_FALSE(tuned.kv_tokens.has_value());
+  // Also with the study's own settings: 8,192 batched tokens, 9 GB of 121 left to the OS.
+  MemoryInputs study = tuned_nccl(8);
+  study.max_num_batched_tokens = 8192;
+  study.gpu_memory_utilization = 112.0 / 121.0;
+  CHECK(analyze_memory(m, study).fits);
+  study.nccl_channels = 64;
+  study.nccl_buffsize = Bytes::mebibytes(4.0);
+  CHECK_FALSE(analyze_memory(m, study).fits);
+}
+
+TEST_CASE("GLM-5.3 needs about 106 GB of weights per node at TP4, so its smallest TP is 8",
+          "[memory][golden]") {
+  const ModelArch m = builtin_model("glm-5.3");
+  const MemoryReport tp4 = analyze_memory(m, at_tp(4));
+  // 753B x 4.5 / 8 / 4 = 105.9 GB split, plus the parts every rank holds whole.
+  CHECK_THAT(tp4.weights.split.count() + tp4.weights.replicated_bytes.count() / 4,
+             WithinRel(753e9 * 4.5 / 8 / 4, 1e-12));
+  CHECK(prints_as(tp4.weights_bytes.count() / 1e9, 106.8, 1));
+  // That leaves 2.1 GB of the 108.9 GB budget, less than NCCL's fixed 10.2 GB alone.
+  CHECK((tp4.budget - tp4.weights_bytes).count() < nccl_fit::kFixedBytes);
+  CHECK_FALSE(tp4.fixed_fits);
+  CHECK_FALSE(tp4.fits);
+  CHECK(analyze_memory(m, at_tp(8)).fits);
+  CHECK(min_tp(m, MemoryInputs{}) == 8);
+  CHECK(min_tp(m, tuned_nccl(1)) == 8);
+  const MinTpReport found = find_min_tp(m, MemoryInputs{});
+  REQUIRE(found.tried.size() == 4);  // TP1, 2, 4, 8
+  CHECK(found.tried.back().tp == 8);
+}
+
+TEST_CASE("Llama-3.1-70B keeps 327,680 bytes of KV cache per token, split over TP up to TP8",
+          "[memory][golden]") {
+  const ModelArch m = builtin_model("llama-3.1-70b");
+  // 80 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes
+  CHECK(kv_bytes_per_token(m, 1, 2).count() == 327680.0);
+  CHECK(kv_bytes_per_token(m, 2, 2).count() == 327680.0 / 2);
+  CHECK(kv_bytes_per_token(m, 4, 2).count() == 327680.0 / 4);
+  CHECK(kv_bytes_per_token(m, 8, 2).count() == 327680.0 / 8);
+  CHECK(kv_bytes_per_token(m, 8, 1).count() == 327680.0 / 16);  // fp8
+}
+
+TEST_CASE(
+    "GQA KV heads are replicated when TP exceeds them: Llama-3.1-70B at TP16 keeps one head "
+    "per rank",
+    "[memory]") {
+  const ModelArch m = builtin_model("llama-3.1-70b");
+  CHECK(kv_bytes_per_token(m, 16, 2).count() == 40960.0);  // = TP8: 80 x 1 x 128 x 2 x 2
+  CHECK(kv_bytes_per_token(m, 32, 2) == kv_bytes_per_token(m, 8, 2));
+  // The K and V projections are held per head, not split 16 ways.
+  const MemoryReport r = analyze_memory(m, at_tp(16));
+  REQUIRE(r.weights.replicated.size() == 1);
+  const ReplicatedPart& kv = r.weights.replicated.front();
+  CHECK(kv.name == "kv_heads");
+  CHECK(kv.params == 80.0 * 2 * 8192 * 128 * 8);
+  CHECK(kv.node_params == 80.0 * 2 * 8192 * 128);
+  CHECK(analyze_memory(m, at_tp(8)).weights.replicated.empty());
+}
+
+TEST_CASE("DeepSeek-V3's MLA latent cache is 61 x (512 + 64) x 2 bytes per token on every rank",
+          "[memory][golden]") {
+  const ModelArch m = builtin_model("deepseek-v3");
+  for (int tp : {1, 8, 16}) {
+    INFO("TP" << tp);
+    CHECK(kv_bytes_per_token(m, tp, 2).count() == 61.0 * (512 + 64) * 2);  // 70,272
+  }
+  CHECK(kv_bytes_per_token(m, 8, 1).count() == 61.0 * (512 + 64));
+}
+
+TEST_CASE("DSA adds the indexer's FP8 keys per token: GLM-5.3 keeps 78 x (576 x 2 + 132) bytes",
+          "[memory]") {
+  const ModelArch m = builtin_model("glm-5.3");
+  // MLA latent 512 + 64 at 2 bytes; index keys 128 FP8 values + one 4-byte scale.
+  CHECK(kv_bytes_per_token(m, 8, 2).count() == 78.0 * (576 * 2 + 132));  // 100,152
+  // fp8 halves the latent, not the index keys.
+  CHECK(kv_bytes_per_token(m, 8, 1).count() == 78.0 * (576 + 132));  // 55,224
+  CHECK(kv_bytes_per_token(builtin_model("deepseek-v3.2-exp"), 8, 2).count() ==
+        61.0 * (576 * 2 + 132));
+}
+
+TEST_CASE("sliding-window layers hold at most the window: gpt-oss-120b's 18 layers of 128 tokens",
+          "[memory]") {
+  const ModelArch m = builtin_model("gpt-oss-120b");
+  const double per_layer = 8.0 * 64 * 2 * 2;  // 8 KV heads x 64 x K and V x 2 bytes, at TP1
+  CHECK(kv_bytes_per_token(m, 1, 2).count() == 36 * per_layer);
+  const SequenceState short_seq = sequence_state(m, 1, 2, 100);
+  CHECK(short_seq.total().count() == 36 * per_layer * 100);
+  const SequenceState long_seq = sequence_state(m, 1, 2, 100000);
+  CHECK(long_seq.sliding_window.count() == 18 * per_layer * 128);
+  CHECK(long_seq.attention.count() == 18 * per_layer * 100000);
+  CHECK(sequence_state(m, 1, 2, 1000000).sliding_window == long_seq.sliding_window);
+}
+
+TEST_CASE("Gated DeltaNet layers hold a fixed state per sequence: Qwen3-Next-80B-A3B", "[memory]") {
+  const ModelArch m = builtin_model("qwen3-next-80b-a3b");
+  // Only the 12 full-attention layers keep tokens: 2 KV heads x 256 x K and V x 2 bytes.
+  CHECK(kv_bytes_per_token(m, 1, 2).count() == 12.0 * 2 * 256 * 2 * 2);
+  // 36 layers x (32 value heads x 128 x 128 + 3 conv inputs x (2 x 16 x 128 + 32 x 128)) x 2 bytes
+  const double state = 36.0 * (32 * 128 * 128 + 3 * (2 * 16 * 128 + 32 * 128)) * 2;
+  CHECK(sequence_state(m, 1, 2, 1).linear_state.count() == state);
+  CHECK(sequence_state(m, 1, 2, 100000).linear_state.count() == state);
+  CHECK(sequence_state(m, 2, 2, 1).linear_state.count() == state / 2);
+  CHECK(sequence_state(m, 1, 1, 1).linear_state.count() == state);  // BF16 whatever the KV dtype
+}
+
+TEST_CASE("weights: router gates, MLA down-projections and the DSA indexer are held whole",
+          "[memory]") {
+  const ModelArch m = builtin_model("deepseek-v3");
+  const MemoryReport r = analyze_memory(m, at_tp(8));
+  REQUIRE(r.weights.replicated.size() == 2);
+  const double router = 58.0 * 7168 * 256;
+  const double down = 61.0 * 7168 * (1536 + 512 + 64);
+  CHECK(r.weights.replicated[0].name == "router");
+  CHECK(r.weights.replicated[0].params == router);
+  CHECK(r.weights.replicated[1].name == "mla_down_projections");
+  CHECK(r.weights.replicated[1].params == down);
+  // FP8: one byte per parameter.
+  CHECK_THAT(r.weights_bytes.count(),
+             WithinRel((671e9 - router - down) / 8 + router + down, 1e-12));
+  const MemoryReport glm = analyze_memory(builtin_model("glm-5.3"), at_tp(8));
+  REQUIRE(glm.weights.replicated.size() == 3);
+  CHECK(glm.weights.replicated[2].name == "sparse_indexer");
+  // wq_b from the 2,048 q latent to 32 x 128, wk 6,144 -> 128, weights_proj 6,144 -> 32.
+  CHECK(glm.weights.replicated[2].params == 78.0 * (2048 * 32 * 128 + 6144 * 128 + 6144 * 32));
+}
+
+TEST_CASE("the KV cache is the budget less the fixed parts, in tokens and max-model-len sequences",
+          "[memory]") {
+  const MemoryReport r = analyze_memory(builtin_model("glm-5.3"), at_tp(8));
+  CHECK(r.budget.count() == 121e9 * 0.9);
+  CHECK(r.fixed_bytes.count() ==
+        (r.weights_bytes + r.nccl_bytes + r.cuda_graph_bytes + r.activation_peak_bytes).count());
+  CHECK(r.activation_peak_bytes.count() == 4096.0 * 6144 * 2 * 12);
+  CHECK(r.kv_cache_bytes.count() == (r.budget - r.fixed_bytes).count());
+  REQUIRE(r.kv_tokens.has_value());
+  CHECK(*r.kv_tokens == static_cast<long long>(std::floor(r.kv_cache_bytes.count() / 100152.0)));
+  CHECK(r.sequence_bytes->count() == 100152.0 * 8192);
+  CHECK(*r.max_sequences ==
+        static_cast<long long>(std::floor(r.kv_cache_bytes.count() / (100152.0 * 8192))));
+  CHECK(*r.longest_sequence_tokens == *r.kv_tokens);
+  CHECK(r.max_model_len_fits == true);
+  CHECK(r.fits);
+}
+
+TEST_CASE(
+    "too many sequences are warned about, and a max-model-len that does not fit fails the fit",
+    "[memory]") {
+  const ModelArch m = builtin_model("glm-5.3");
+  const MemoryReport many = analyze_memory(m, at_tp(8));  // 256 x 8k does not fit
+  REQUIRE(many.warnings.size() == 1);
+  CHECK_THAT(many.warnings[0], ContainsSubstring("--max-num-seqs 256"));
+  MemoryInputs in = at_tp(8);
+  in.max_num_seqs = 4;
+  CHECK(analyze_memory(m, in).warnings.empty());
+  in.max_model_len = 1 << 20;  // 1M tokens: 100 GB
+  const MemoryReport longer = analyze_memory(m, in);
+  CHECK(longer.fixed_fits);
+  CHECK(longer.max_model_len_fits == false);
+  CHECK_FALSE(longer.fits);
+  CHECK(*longer.max_sequences == 0);
+  CHECK_THAT(longer.warnings[0], ContainsSubstring("refuse to start"));
+  MemoryInputs quarter = tuned_nccl(1);  // 256k tokens: 26.3 GB fits TP8's 42.3 GB with 8 channels
+  quarter.max_model_len = 1 << 18;
+  CHECK(min_tp(m, quarter) == 8);
+}
+
+TEST_CASE("a model without KV shapes gives the cache in bytes until --kv-bytes-per-token is given",
+          "[memory]") {
+  const ModelArch m = builtin_model("deepseek-v4.1-flash");
+  CHECK(kv_cache_shapes_missing(m) == std::vector<std::string>{"mla"});
+  CHECK(flag_of([&] { (void)kv_bytes_per_token(m, 8, 2); }) == "mla");
+  const MemoryReport unknown = analyze_memory(m, tuned_nccl(8));
+  CHECK_THAT(unknown.warnings.front(), ContainsSubstring("--kv-bytes-per-token"));
+  MemoryInputs in = tuned_nccl(8);
+  in.kv_bytes_per_token = Bytes::kilobytes(4.0);
+  const MemoryReport given = analyze_memory(m, in);
+  CHECK(given.kv_per_token_given);
+  CHECK(*given.kv_tokens ==
+        static_cast<long long>(std::floor(given.kv_cache_bytes.count() / 4000.0)));
+  CHECK(given.sequence_bytes->count() == 4000.0 * 8192);
+}
+
+TEST_CASE("bad memory inputs name their flag", "[memory][bad-input]") {
+  const ModelArch m = builtin_model("glm-5.3");
+  auto refused = [&](MemoryInputs in) { return flag_of([&] { (void)analyze_memory(m, in); }); };
+  MemoryInputs in;
+  in.tp = 0;
+  CHECK(refused(in) == "--tp");
+  for (double utilization : {0.0, -0.5, 1.01, 1.5}) {
+    in = MemoryInputs{};
+    in.gpu_memory_utilization = utilization;
+    CHECK(refused(in) == "--gpu-memory-utilization");
+  }
+  in = MemoryInputs{};
+  in.node_memory = Bytes(0.0);
+  CHECK(refused(in) == "--node-memory");
+  in = MemoryInputs{};
+  in.max_model_len = 0;
+  CHECK(refused(in) == "--max-model-len");
+  in = MemoryInputs{};
+  in.max_num_seqs = 0;
+  CHECK(refused(in) == "--max-num-seqs");
+  in = MemoryInputs{};
+  in.nccl_channels = 65;
+  CHECK(refused(in) == "--nccl-channels");
+  in = MemoryInputs{};
+  in.nccl_buffsize = Bytes(0.0);
+  CHECK(refused(in) == "--nccl-buffsize");
+  in = MemoryInputs{};
+  in.kv_cache_dtype_bytes = 3;
+  CHECK(refused(in) == "--kv-cache-dtype");
+  in = MemoryInputs{};
+  in.kv_bytes_per_token = Bytes(0.0);
+  CHECK(refused(in) == "--kv-bytes-per-token");
+  const InputLocation where = InputLocation::for_key("--kv-cache-dtype");
+  CHECK(parse_kv_cache_dtype("auto", where) == 2);
+  CHECK(parse_kv_cache_dtype("bf16", where) == 2);
+  CHECK(parse_kv_cache_dtype("fp8", where) == 1);
+  CHECK(parse_kv_cache_dtype("fp8_e5m2", where) == 1);
+  CHECK(flag_of([&] { (void)parse_kv_cache_dtype("fp4", where); }) == "--kv-cache-dtype");
+  CHECK(flag_of([&] { (void)nccl_buffer_bytes(0, Bytes::mebibytes(1.0), 8); }) ==
+        "--nccl-channels");
+}
+
+TEST_CASE("min-tp answers 0 when no TP fits, and stops where NCCL alone fills the budget",
+          "[memory]") {
+  const ModelArch m = builtin_model("glm-5.3");
+  MemoryInputs in;
+  in.node_memory = Bytes::gigabytes(20.0);  // an 18 GB budget: NCCL takes 21.7 GB at TP4
+  const MinTpReport found = find_min_tp(m, in);
+  CHECK(found.tp == 0);
+  REQUIRE(found.tried.size() == 3);  // TP1, TP2, TP4
+  CHECK(found.tried.back().nccl_bytes > found.tried.back().budget);
+  CHECK(found.tried[found.closest].tp == 4);  // nearest: 130 GB against 18, TP2 228 GB
+  CHECK(min_tp(m, in) == 0);
+}
