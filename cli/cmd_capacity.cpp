@@ -1,0 +1,394 @@
+// tpnet capacity: C_max and users under TTFT and decode-rate SLOs, from
+// measured concurrency sweeps (CSV or vllm bench serve results).
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+#include "common.hpp"
+#include "tpnet/capacity.hpp"
+#include "tpnet/io/sweep_io.hpp"
+#include "tpnet/quantity.hpp"
+
+namespace tpnet::cli {
+namespace {
+
+inline constexpr DisplayUnit kTokensPerSecond{"tokens/s", 1.0};
+
+struct CapacityCliOptions {
+  std::vector<std::string> sweeps;
+  std::string ttft_slo = "1000ms";
+  std::string tps_slo = "15";
+  std::string think = "45s";
+  int fleet = 0;
+  std::string edge = "2%";
+  std::vector<std::string> think_values;
+  std::vector<std::string> ttft_values;
+  std::vector<std::string> tps_values;
+  std::string format = "table";
+};
+
+/// `15`, `15tok/s` or `15tokens/s`.
+TokenRate parse_token_rate(std::string text, const std::string& flag) {
+  for (const std::string suffix : {"tokens/s", "tok/s"}) {
+    if (text.size() > suffix.size() && text.ends_with(suffix)) {
+      text.resize(text.size() - suffix.size());
+      break;
+    }
+  }
+  return TokenRate(
+      parse_positive_number(text, InputLocation::for_key(flag), "tokens per second, e.g. 15"));
+}
+
+/// `PATH` or `NAME=PATH`; a path that exists is never split.
+SweepSet load_sweep_argument(const std::string& value) {
+  std::error_code ec;
+  const auto eq = value.find('=');
+  if (eq == std::string::npos || std::filesystem::exists(value, ec)) return load_sweeps(value);
+  return load_sweeps(value.substr(eq + 1), value.substr(0, eq));
+}
+
+std::string users_text(const std::optional<double>& users) {
+  return users ? fmt::format("{:.1f}", *users) : "n/a";
+}
+
+/// Users as JSON/CSV carry them (0 with users_known false when unknown),
+/// and as tables show them ("n/a").
+void add_users(Record& rec, const std::string& key, const std::string& label,
+               const std::optional<double>& users) {
+  rec.push_back(json_only(flag(key + "_known", label + " known", users.has_value())));
+  rec.push_back(json_only(number(key, label, users.value_or(0.0), kCount, 1)));
+  rec.push_back(table_only(text(key, label, users_text(users))));
+}
+
+std::string ms_text(const std::optional<Seconds>& s) {
+  return s ? fmt::format("{:.2f}", s->value() * 1e3) : "-";
+}
+
+std::string edge_text(const PointVerdict& v) {
+  if (v.ttft_on_edge && v.tps_on_edge) return "TTFT, TPS";
+  if (v.ttft_on_edge) return "TTFT";
+  if (v.tps_on_edge) return "TPS";
+  return "";
+}
+
+Record config_record(const ConfigCapacity& c) {
+  Record rec{
+      text("config", "config", c.config),
+      integer("tp", "TP", c.tp),
+      integer("levels", "levels", static_cast<double>(c.points.size())),
+      json_only(integer("lowest_concurrency", "lowest C", c.points.front().point.concurrency)),
+      json_only(integer("highest_concurrency", "highest C", c.points.back().point.concurrency)),
+      integer("c_max", "C_max", c.c_max),
+      text("binding", "binding", std::string(to_string(c.binding))),
+      integer("fails_at_concurrency", "fails at C", c.fails_at),
+      json_only(flag("latency_known", "latency known", c.latency_at_c_max.has_value())),
+      json_only(number("latency_at_c_max_s", "latency at C_max",
+                       c.latency_at_c_max.value_or(Seconds()).value(), kSeconds, 2)),
+      table_only(
+          text("latency_at_c_max_s", "latency at C_max (s)",
+               c.latency_at_c_max ? fmt::format("{:.2f}", c.latency_at_c_max->value()) : "n/a")),
+  };
+  add_users(rec, "users", "users", c.users);
+  rec.push_back(flag("on_edge", "on edge", c.on_edge));
+  rec.push_back(integer("c_max_tight", "C_max tight", c.c_max_tight));
+  rec.push_back(integer("c_max_loose", "C_max loose", c.c_max_loose));
+  rec.push_back(number("peak_throughput_tokens_per_s", "peak TPS x C",
+                       c.peak_throughput.tokens_per_second(), kTokensPerSecond, 1));
+  rec.push_back(integer("peak_concurrency", "at C", c.peak_concurrency));
+  rec.push_back(texts("notes", "notes", c.notes));
+  return rec;
+}
+
+Record point_record(const ConfigCapacity& c, const PointVerdict& v) {
+  const SweepPoint& p = v.point;
+  Record rec{
+      text("config", "config", c.config),
+      integer("concurrency", "C", p.concurrency),
+      number("ttft_s", "TTFT", p.ttft.value(), kMilliseconds, 2),
+      number("tps_tokens_per_s", "TPS", p.tps.tokens_per_second(), kTokensPerSecond, 2),
+  };
+  if (p.itl) rec.push_back(json_only(number("itl_s", "ITL", p.itl->value(), kMilliseconds, 2)));
+  rec.push_back(table_only(text("itl_s", "ITL (ms)", ms_text(p.itl))));
+  if (p.latency) {
+    rec.push_back(json_only(number("latency_s", "latency", p.latency->value(), kSeconds, 2)));
+  }
+  rec.push_back(table_only(text("latency_s", "latency (s)",
+                                p.latency ? fmt::format("{:.2f}", p.latency->value()) : "-")));
+  if (v.tps_from_itl) {
+    rec.push_back(json_only(number("tps_from_itl_tokens_per_s", "1000/ITL",
+                                   v.tps_from_itl->tokens_per_second(), kTokensPerSecond, 2)));
+  }
+  rec.push_back(table_only(
+      text("tps_from_itl_tokens_per_s", "1000/ITL (tokens/s)",
+           v.tps_from_itl ? fmt::format("{:.2f}", v.tps_from_itl->tokens_per_second()) : "-")));
+  rec.push_back(flag("meets_ttft", "TTFT ok", v.meets_ttft));
+  rec.push_back(flag("meets_tps", "TPS ok", v.meets_tps));
+  rec.push_back(json_only(flag("meets_slo", "both ok", v.meets())));
+  rec.push_back(json_only(flag("ttft_on_edge", "TTFT on edge", v.ttft_on_edge)));
+  rec.push_back(json_only(flag("tps_on_edge", "TPS on edge", v.tps_on_edge)));
+  rec.push_back(table_only(text("edge", "on edge", edge_text(v))));
+  std::string source = p.source.file;
+  if (p.source.line > 0) source += ":" + std::to_string(p.source.line);
+  rec.push_back(json_only(text("source", "source", source)));
+  return rec;
+}
+
+/// The JSON form of a sensitivity table: one row per value and config.
+/// `parameter` is the varied value's field.
+std::vector<Record> sensitivity_long(const std::vector<SensitivityRow>& rows,
+                                     const std::function<Field(const SensitivityRow&)>& parameter) {
+  std::vector<Record> out;
+  for (const auto& row : rows) {
+    for (const auto& cell : row.cells) {
+      Record rec{parameter(row), flag("chosen", "chosen", row.chosen),
+                 text("config", "config", cell.config), integer("c_max", "C_max", cell.c_max)};
+      add_users(rec, "users", "users", cell.users);
+      rec.push_back(flag("on_edge", "on edge", cell.on_edge));
+      out.push_back(std::move(rec));
+    }
+  }
+  return out;
+}
+
+/// The table form: one row per value, one column per config.
+std::vector<Record> sensitivity_wide(const std::vector<SensitivityRow>& rows,
+                                     const std::function<std::string(const SensitivityRow&)>& value,
+                                     const std::string& value_label, bool show_c_max) {
+  // Thresholds move the edge; think time does not, so its table leaves the flag out.
+  std::vector<Record> out;
+  for (const auto& row : rows) {
+    Record rec{text("value", value_label, value(row) + (row.chosen ? " *" : ""))};
+    for (const auto& cell : row.cells) {
+      std::string shown = users_text(cell.users);
+      if (show_c_max) shown = fmt::format("{} / {}", cell.c_max, shown);
+      if (show_c_max && cell.on_edge) shown += " (edge)";
+      rec.push_back(
+          text(cell.config, cell.config + (show_c_max ? " C_max / users" : " users"), shown));
+    }
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+Record fleet_record(const FleetOption& o) {
+  Record rec{
+      text("config", "config", o.config),
+      integer("tp", "TP", o.tp),
+      integer("replicas", "replicas", o.replicas),
+      integer("idle_nodes", "idle nodes", o.idle_nodes),
+      integer("concurrent", "concurrent", o.concurrent),
+  };
+  add_users(rec, "users", "users", o.users);
+  add_users(rec, "users_after_one_loss", "after losing one", o.users_after_one_loss);
+  rec.push_back(number("peak_throughput_tokens_per_s", "peak throughput",
+                       o.peak_throughput.tokens_per_second(), kTokensPerSecond, 1));
+  rec.push_back(number("slo_throughput_tokens_per_s", "throughput at C_max",
+                       o.slo_throughput.tokens_per_second(), kTokensPerSecond, 1));
+  rec.push_back(flag("highly_available", "highly available", o.highly_available));
+  rec.push_back(
+      text("availability", "availability",
+           o.highly_available ? "survives losing one replica" : "single point of failure"));
+  return rec;
+}
+
+std::string fleet_choice(const FleetReport& f, const std::optional<std::size_t>& index) {
+  if (!index) return "";
+  const FleetOption& o = f.options[*index];
+  return fmt::format("{} x{}", o.config, o.replicas);
+}
+
+std::string fleet_summary(const FleetReport& f, const std::optional<std::size_t>& index) {
+  if (!index) return "none with known users";
+  const FleetOption& o = f.options[*index];
+  std::string out = fmt::format("{} x{}: {:.1f} users, peak {:.0f} tokens/s", o.config, o.replicas,
+                                *o.users, o.peak_throughput.tokens_per_second());
+  out += o.highly_available
+             ? fmt::format(", {:.1f} users after losing one replica", *o.users_after_one_loss)
+             : ", a single point of failure";
+  return out;
+}
+
+Record scaling_record(const ScalingRow& s) {
+  return {
+      text("from_config", "from", s.from_config),
+      text("to_config", "to", s.to_config),
+      json_only(integer("from_tp", "from TP", s.from_tp)),
+      json_only(integer("to_tp", "to TP", s.to_tp)),
+      integer("concurrency", "C", s.concurrency),
+      number("from_tps_tokens_per_s", "TPS from", s.from_tps.tokens_per_second(), kTokensPerSecond,
+             2),
+      number("to_tps_tokens_per_s", "TPS to", s.to_tps.tokens_per_second(), kTokensPerSecond, 2),
+      number("speedup", "speed-up", s.speedup, kTimes, 2),
+      number("ideal_speedup", "ideal", s.ideal, kTimes, 2),
+      number("efficiency_pct", "efficiency", s.efficiency * 100.0, kPercent, 1),
+  };
+}
+
+Outcome run_capacity(const CapacityCliOptions& o) {
+  SloSpec slo;
+  slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
+  slo.tps = parse_token_rate(o.tps_slo, "--tps-slo");
+  CapacityOptions options;
+  options.think = parse_duration(o.think, InputLocation::for_key("--think"));
+  options.edge = parse_percent(o.edge, InputLocation::for_key("--edge"));
+  options.fleet_nodes = o.fleet;
+  if (!o.think_values.empty()) {
+    options.think_values.clear();
+    for (const auto& t : o.think_values) {
+      options.think_values.push_back(parse_duration(t, InputLocation::for_key("--think-values")));
+    }
+  }
+  if (!o.ttft_values.empty()) {
+    options.ttft_values.clear();
+    for (const auto& t : o.ttft_values) {
+      options.ttft_values.push_back(parse_duration(t, InputLocation::for_key("--ttft-values")));
+    }
+  }
+  if (!o.tps_values.empty()) {
+    options.tps_values.clear();
+    for (const auto& t : o.tps_values) {
+      options.tps_values.push_back(parse_token_rate(t, "--tps-values"));
+    }
+  }
+  std::vector<SweepSet> sets;
+  for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s));
+  const SweepSet all = merge_sweep_sets(sets);
+  const CapacityReport r = analyze_capacity(all.sweeps, slo, options);
+
+  std::vector<Record> configs;
+  std::vector<Record> points;
+  for (const auto& c : r.configs) {
+    configs.push_back(config_record(c));
+    for (const auto& v : c.points) points.push_back(point_record(c, v));
+  }
+  std::vector<Record> fleet;
+  for (const auto& f : r.fleet.options) fleet.push_back(fleet_record(f));
+  std::vector<Record> scaling;
+  for (const auto& s : r.scaling) scaling.push_back(scaling_record(s));
+
+  const auto think_field = [](const SensitivityRow& row) {
+    return number("think_s", "think time", row.think.value(), kSeconds, 0);
+  };
+  const auto ttft_field = [](const SensitivityRow& row) {
+    return number("ttft_slo_s", "TTFT SLO", row.slo.ttft.value(), kMilliseconds, 0);
+  };
+  const auto tps_field = [](const SensitivityRow& row) {
+    return number("tps_slo_tokens_per_s", "TPS SLO", row.slo.tps.tokens_per_second(),
+                  kTokensPerSecond, 1);
+  };
+
+  Document doc;
+  doc.title = fmt::format(
+      "tpnet capacity: C_max under TTFT <= {:g} ms and TPS >= {:g} tokens/s; users by Little's "
+      "law with {:g} s think time",
+      slo.ttft.value() * 1e3, slo.tps.tokens_per_second(), options.think.value());
+  doc.fields = {
+      number("ttft_slo_s", "TTFT SLO (at most)", slo.ttft.value(), kMilliseconds, 0),
+      number("tps_slo_tokens_per_s", "TPS SLO (at least)", slo.tps.tokens_per_second(),
+             kTokensPerSecond, 1),
+      number("think_s", "think time", options.think.value(), kSeconds, 0),
+      number("edge_pct", "edge margin", options.edge * 100.0, kPercent, 1),
+      integer("fleet_nodes", "fleet nodes", r.options.fleet_nodes),
+      table_only(text("", "most users", fleet_summary(r.fleet, r.fleet.most_users))),
+      table_only(
+          text("", "most users, highly available", fleet_summary(r.fleet, r.fleet.best_available))),
+      texts("notes", "finding", r.notes),
+      records("configs", "configs (C_max: largest measured concurrency meeting both SLOs)",
+              std::move(configs)),
+      records("fleet",
+              fmt::format("fleet of {} nodes: replicas of one config", r.options.fleet_nodes),
+              std::move(fleet)),
+      json_only(text("fleet_most_users", "most users", fleet_choice(r.fleet, r.fleet.most_users))),
+      json_only(text("fleet_best_available", "most users, highly available",
+                     fleet_choice(r.fleet, r.fleet.best_available))),
+      texts("fleet_notes", "fleet", r.fleet.notes),
+      json_only(records("think_sensitivity", "think time",
+                        sensitivity_long(r.think_sensitivity, think_field))),
+      json_only(records("ttft_sensitivity", "TTFT threshold",
+                        sensitivity_long(r.ttft_sensitivity, ttft_field))),
+      json_only(records("tps_sensitivity", "TPS threshold",
+                        sensitivity_long(r.tps_sensitivity, tps_field))),
+      table_only(records(
+          "", "users by think time (* = the analysed value)",
+          sensitivity_wide(
+              r.think_sensitivity,
+              [](const SensitivityRow& row) { return fmt::format("{:g} s", row.think.value()); },
+              "think", false))),
+      table_only(records("",
+                         fmt::format("C_max / users by TTFT threshold (TPS >= {:g} tokens/s)",
+                                     slo.tps.tokens_per_second()),
+                         sensitivity_wide(
+                             r.ttft_sensitivity,
+                             [](const SensitivityRow& row) {
+                               return fmt::format("{:g} ms", row.slo.ttft.value() * 1e3);
+                             },
+                             "TTFT", true))),
+      table_only(records(
+          "",
+          fmt::format("C_max / users by TPS threshold (TTFT <= {:g} ms)", slo.ttft.value() * 1e3),
+          sensitivity_wide(
+              r.tps_sensitivity,
+              [](const SensitivityRow& row) {
+                return fmt::format("{:g} tokens/s", row.slo.tps.tokens_per_second());
+              },
+              "TPS", true))),
+      records("scaling", "scaling efficiency: TPS speed-up over the ideal TP ratio",
+              std::move(scaling)),
+      records("points", "measured points", std::move(points)),
+  };
+  doc.warnings = all.warnings;
+  doc.warnings.insert(doc.warnings.end(), r.warnings.begin(), r.warnings.end());
+  return Outcome{std::move(doc), {}, 0};
+}
+
+}  // namespace
+
+Command setup_capacity(CLI::App& app) {
+  auto options = std::make_shared<CapacityCliOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "capacity", "Concurrency and users under TTFT and decode-rate SLOs, from measured sweeps");
+  sub->add_option("--sweep", options->sweeps,
+                  "A sweep CSV (config,tp,concurrency,ttft_ms,itl_ms,tps,latency_s), a vllm bench "
+                  "serve result JSON, or a folder of them; NAME=PATH names the config of JSON "
+                  "results. Repeat for more")
+      ->required();
+  const std::string slo = "SLOs";
+  sub->add_option("--ttft-slo", options->ttft_slo, "Most time to first token, e.g. 1000ms")
+      ->group(slo)
+      ->default_str("1000ms");
+  sub->add_option("--tps-slo", options->tps_slo,
+                  "Least decode rate per request in tokens/s, e.g. 15")
+      ->group(slo)
+      ->default_str("15");
+  sub->add_option("--think", options->think, "Think time between a user's requests, e.g. 45s")
+      ->group(slo)
+      ->default_str("45s");
+  sub->add_option("--edge", options->edge,
+                  "A measured point this close to a threshold is flagged as on its edge")
+      ->group(slo)
+      ->default_str("2%");
+  sub->add_option("--fleet", options->fleet,
+                  "Nodes to split into replicas (default: the largest measured TP)")
+      ->check(CLI::PositiveNumber);
+  const std::string sensitivity = "Sensitivity tables";
+  sub->add_option("--think-values", options->think_values,
+                  "Think times to tabulate (default 15s,30s,45s,60s,90s,120s)")
+      ->delimiter(',')
+      ->group(sensitivity);
+  sub->add_option("--ttft-values", options->ttft_values,
+                  "TTFT thresholds to tabulate (default 500ms,750ms,1000ms,1500ms,2000ms)")
+      ->delimiter(',')
+      ->group(sensitivity);
+  sub->add_option("--tps-values", options->tps_values,
+                  "TPS thresholds to tabulate (default 10,12,15,18,20)")
+      ->delimiter(',')
+      ->group(sensitivity);
+  add_format_option(sub, options->format);
+  return Command{sub, [options] { return run_capacity(*options); },
+                 std::shared_ptr<const std::string>(options, &options->format)};
+}
+
+}  // namespace tpnet::cli

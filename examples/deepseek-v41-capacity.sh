@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The DeepSeek-V4.1-Flash study (DOMAIN.md s.7) under its planner's default
+# SLOs, TTFT <= 1000 ms and TPS >= 20 tokens/s. Its TP4 rows report no
+# latency, so TP4's users cannot be computed by Little's law: the answer says
+# so instead of guessing.
+# Usage: examples/deepseek-v41-capacity.sh [path/to/tpnet]
+# expect: TP4 +4 +4 +2 +tps +4 +n/a +n/a
+# expect: TP8-300K +8 +4 +4 +tps +8 +6\.49 +31\.7 +yes +2 +4
+# expect: TP8-1M +8 +4 +2 +tps +4 +4\.86 +20\.5
+# expect: latency not reported at C=2: users by Little's law cannot be computed
+set -euo pipefail
+tpnet=${1:-tpnet}
+"$tpnet" capacity --sweep examples/data/deepseek_v41_flash_sweep.csv --ttft-slo 1000ms --tps-slo 20

@@ -1,0 +1,65 @@
+#pragma once
+/// Reading concurrency sweeps: the study's CSV (columns of
+/// shared/spec/data/qwen36_27b_sweep.csv) and `vllm bench serve` result JSON
+/// files, one per concurrency level (docs/formulas.md s.13).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tpnet/capacity.hpp"
+#include "tpnet/error.hpp"
+
+namespace tpnet {
+
+/// Sweeps read from one or more files, and what looked doubtful in them.
+struct SweepSet {
+  std::vector<Sweep> sweeps;
+  std::vector<std::string> warnings;  ///< e.g. a TTFT of 0.23 ms that looks like seconds
+};
+
+/// Columns `config`, `tp`, `concurrency`, `ttft_ms`, `tps` are required;
+/// `itl_ms` and `latency_s` are optional, and their cells may be empty where
+/// a study did not report them. An empty `tps` cell is 1000 / `itl_ms` when
+/// that is given. Other columns are ignored; `#` lines are comments. Rows of
+/// one config may come in any order. Errors name the file, line and column.
+SweepSet parse_sweep_csv(std::string_view text, const std::string& origin);
+SweepSet load_sweep_csv(const std::string& path);
+
+/// One `vllm bench serve --save-result` object.
+struct BenchResult {
+  std::optional<std::string> config;  ///< key `config` (`--metadata config=TP4`)
+  std::optional<int> tp;              ///< key `tp` (`--metadata tp=4`), number or text
+  SweepPoint point;
+  std::string tps_from;      ///< "mean_tpot_ms" or "mean_itl_ms"
+  std::string latency_from;  ///< "mean_e2el_ms", "mean_ttft_ms + mean_tpot_ms x (..)" or ""
+  std::vector<std::string> warnings;
+};
+
+/// Reads the keys `max_concurrency`, `mean_ttft_ms`, `mean_tpot_ms` (else
+/// `mean_itl_ms`), `mean_itl_ms`, `mean_e2el_ms` (else `total_output_tokens`
+/// and `completed` to derive the latency), `failed`, `config` and `tp`.
+/// A file may hold one object, or one object per line as `--append-result`
+/// writes them. Errors name the file, line and key.
+std::vector<BenchResult> parse_vllm_bench_json(std::string_view text, const std::string& origin);
+
+/// Groups bench results into sweeps by config: `config_name` (when given)
+/// names them all, else each result's `config` key. The TP size is the `tp`
+/// key, else the number after a leading "TP" in the config name (TP8-300K
+/// -> 8). Throws naming the file when neither gives a config or a TP size.
+SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
+                           const std::optional<std::string>& config_name);
+
+/// A CSV file (by the extension .csv, or content not starting with `{`), a
+/// vLLM result JSON file (.json), or a directory whose *.json files are vLLM
+/// results (read in name order). `config_name` names JSON results and is
+/// refused for a CSV, whose rows name their configs.
+SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& config_name = {});
+
+/// Joins sets: sweeps of one config name are merged (their TP sizes must
+/// agree); a concurrency measured twice for one config is an InputError
+/// naming both places.
+SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets);
+
+}  // namespace tpnet

@@ -1,0 +1,318 @@
+// `vllm bench serve --save-result` files: one JSON object per concurrency
+// level (or one per line with --append-result), read with yaml-cpp.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "tpnet/io/sweep_io.hpp"
+#include "tpnet/io/text_file.hpp"
+#include "yaml_fields.hpp"
+
+namespace tpnet {
+namespace {
+
+constexpr double kMaxMs = 1e9;  // eleven days: anything above is not a measurement
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+/// A positive number under `key`, or nullopt when the key is absent or null.
+std::optional<double> positive(const YAML::Node& map, const std::string& origin,
+                               std::string_view key) {
+  const auto value = yaml::optional_number(map, origin, key, 0.0, kMaxMs);
+  if (value && !(*value > 0.0)) {
+    throw InputError("must be positive", yaml::where(map[std::string(key)], origin, key));
+  }
+  return value;
+}
+
+BenchResult read_result(const YAML::Node& root, const std::string& origin) {
+  yaml::require_map(root, origin, "a vllm bench serve result");
+  if (!root["mean_ttft_ms"] && !root["max_concurrency"]) {
+    throw InputError(
+        "is not a vllm bench serve result: it has neither mean_ttft_ms nor max_concurrency",
+        yaml::where(root, origin, ""));
+  }
+  BenchResult r;
+  r.point.source = yaml::where(root, origin, "");
+  const YAML::Node c = root["max_concurrency"];
+  if (!c || c.IsNull()) {
+    throw InputError(
+        "is missing or null: the run had no --max-concurrency, so it measured no fixed "
+        "concurrency level; rerun vllm bench serve with --max-concurrency N",
+        yaml::where(c ? c : root, origin, "max_concurrency"));
+  }
+  r.point.concurrency =
+      static_cast<int>(yaml::required_integer(root, origin, "max_concurrency", 1, 1000000));
+
+  const auto ttft_ms = positive(root, origin, "mean_ttft_ms");
+  if (!ttft_ms) {
+    throw InputError("required key is missing (the TTFT SLO needs it)",
+                     yaml::where(root, origin, "mean_ttft_ms"));
+  }
+  r.point.ttft = Seconds::milliseconds(*ttft_ms);
+  const auto tpot_ms = positive(root, origin, "mean_tpot_ms");
+  const auto itl_ms = positive(root, origin, "mean_itl_ms");
+  if (itl_ms) r.point.itl = Seconds::milliseconds(*itl_ms);
+  if (tpot_ms) {
+    r.point.tps = rate_from_interval(Seconds::milliseconds(*tpot_ms));
+    r.tps_from = "1000 / mean_tpot_ms";
+  } else if (itl_ms) {
+    r.point.tps = rate_from_interval(Seconds::milliseconds(*itl_ms));
+    r.tps_from = "1000 / mean_itl_ms";
+  } else {
+    throw InputError("required key is missing: the decode rate needs mean_tpot_ms or mean_itl_ms",
+                     yaml::where(root, origin, "mean_tpot_ms"));
+  }
+
+  const auto completed = yaml::optional_integer(root, origin, "completed", 0, 1LL << 40);
+  if (completed && *completed == 0) {
+    throw InputError("is 0: no request completed, so the means measure nothing",
+                     yaml::where(root["completed"], origin, "completed"));
+  }
+  const auto failed = yaml::optional_integer(root, origin, "failed", 0, 1LL << 40);
+  if (failed && *failed > 0) {
+    r.warnings.push_back(fmt::format(
+        "{}: {} request(s) failed at max_concurrency {}; the means cover only the completed ones",
+        origin, *failed, r.point.concurrency));
+  }
+  const auto output_tokens = yaml::optional_number(root, origin, "total_output_tokens", 0.0, 1e15);
+  if (const auto e2el_ms = positive(root, origin, "mean_e2el_ms")) {
+    r.point.latency = Seconds::milliseconds(*e2el_ms);
+    r.latency_from = "mean_e2el_ms";
+  } else if (tpot_ms && output_tokens && completed) {
+    const double per_request = *output_tokens / static_cast<double>(*completed);
+    if (per_request >= 1.0) {
+      r.point.latency = Seconds::milliseconds(*ttft_ms + *tpot_ms * (per_request - 1.0));
+      r.latency_from = "mean_ttft_ms + mean_tpot_ms x (total_output_tokens / completed - 1)";
+    }
+  }
+
+  r.config = yaml::optional_string(root, origin, "config");
+  if (r.config && r.config->empty()) r.config.reset();
+  if (auto tp = yaml::optional_integer(root, origin, "tp", 1, 4096)) {
+    r.tp = static_cast<int>(*tp);
+  } else if (auto size = yaml::optional_integer(root, origin, "tensor_parallel_size", 1, 4096)) {
+    r.tp = static_cast<int>(*size);
+  }
+  return r;
+}
+
+/// The number after a leading "TP" (any case): TP8-300K -> 8.
+std::optional<int> tp_from_name(const std::string& name) {
+  if (name.size() < 3 || std::toupper(static_cast<unsigned char>(name[0])) != 'T' ||
+      std::toupper(static_cast<unsigned char>(name[1])) != 'P') {
+    return std::nullopt;
+  }
+  int tp = 0;
+  std::size_t i = 2;
+  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && tp < 100000) {
+    tp = tp * 10 + (name[i] - '0');
+    ++i;
+  }
+  if (i == 2 || tp < 1 || tp > 4096) return std::nullopt;
+  if (i < name.size() && std::isalpha(static_cast<unsigned char>(name[i]))) return std::nullopt;
+  return tp;
+}
+
+bool looks_like_json(const std::string& path, std::string_view text) {
+  const auto ext = std::filesystem::path(path).extension().string();
+  if (ext == ".json" || ext == ".jsonl") return true;
+  if (ext == ".csv") return false;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] == '{';
+}
+
+std::string where_text(const InputLocation& at) {
+  return at.line > 0 ? at.file + ":" + std::to_string(at.line) : at.file;
+}
+
+}  // namespace
+
+std::vector<BenchResult> parse_vllm_bench_json(std::string_view text, const std::string& origin) {
+  // One object per line (--append-result), each line a whole object.
+  std::vector<std::pair<int, std::string>> lines;
+  int number = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = text.find('\n', start);
+    ++number;
+    std::string line = trim(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (!line.empty()) lines.emplace_back(number, std::move(line));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  if (lines.empty()) {
+    throw InputError("is empty; expected a vllm bench serve result (JSON)",
+                     InputLocation::in_file(origin));
+  }
+  const bool per_line = lines.size() > 1 && std::all_of(lines.begin(), lines.end(), [](auto& l) {
+                          return l.second.front() == '{' && l.second.back() == '}';
+                        });
+  std::vector<BenchResult> results;
+  if (!per_line) {
+    results.push_back(read_result(yaml::load_document(text, origin), origin));
+    return results;
+  }
+  for (const auto& [line, object] : lines) {
+    try {
+      results.push_back(read_result(yaml::load_document(object, origin), origin));
+      results.back().point.source.line = line;
+    } catch (const InputError& e) {
+      InputLocation at = e.where();
+      at.line = line;
+      throw InputError(e.detail(), at);
+    }
+  }
+  return results;
+}
+
+SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
+                           const std::optional<std::string>& config_name) {
+  SweepSet set;
+  std::map<std::string, std::size_t> index;
+  std::map<std::string, std::set<std::string>> derivations;
+  for (const auto& r : results) {
+    const InputLocation& at = r.point.source;
+    std::string name;
+    if (config_name) {
+      name = *config_name;
+      if (r.config && *r.config != name) {
+        set.warnings.push_back(fmt::format("{}: its config key says '{}'; read as config '{}'",
+                                           where_text(at), *r.config, name));
+      }
+    } else if (r.config) {
+      name = *r.config;
+    } else {
+      throw InputError(
+          "names no config: record one with vllm bench serve --metadata config=NAME tp=N, or "
+          "name the files on the command line (tpnet capacity --sweep NAME=PATH)",
+          InputLocation::in_file(at.file, at.line, "config"));
+    }
+    const std::optional<int> tp = r.tp ? r.tp : tp_from_name(name);
+    if (!tp) {
+      throw InputError(fmt::format("the TP size of config '{}' is unknown: record it with "
+                                   "--metadata tp=N, or name the config TP<N> (e.g. TP4)",
+                                   name),
+                       InputLocation::in_file(at.file, at.line, "tp"));
+    }
+    const auto [it, added] = index.emplace(name, set.sweeps.size());
+    if (added) {
+      set.sweeps.push_back(Sweep{name, *tp, {}, {}});
+    } else if (set.sweeps[it->second].tp != *tp) {
+      throw InputError(fmt::format("config '{}' has tp {} here and {} in {}", name, *tp,
+                                   set.sweeps[it->second].tp,
+                                   where_text(set.sweeps[it->second].points.front().source)),
+                       InputLocation::in_file(at.file, at.line, "tp"));
+    }
+    Sweep& sweep = set.sweeps[it->second];
+    for (const auto& p : sweep.points) {
+      if (p.concurrency == r.point.concurrency) {
+        throw InputError(fmt::format("config '{}' has max_concurrency {} twice (also in {})", name,
+                                     r.point.concurrency, where_text(p.source)),
+                         InputLocation::in_file(at.file, at.line, "max_concurrency"));
+      }
+    }
+    sweep.points.push_back(r.point);
+    derivations[name].insert("TPS = " + r.tps_from);
+    derivations[name].insert(r.latency_from.empty()
+                                 ? "latency not in the result (vllm bench serve writes "
+                                   "mean_e2el_ms with --percentile-metrics ttft,tpot,itl,e2el)"
+                                 : "latency = " + r.latency_from);
+    set.warnings.insert(set.warnings.end(), r.warnings.begin(), r.warnings.end());
+  }
+  for (auto& s : set.sweeps) {
+    std::string joined;
+    for (const auto& d : derivations[s.config]) joined += (joined.empty() ? "" : "; ") + d;
+    s.notes.push_back("from vllm bench serve results: " + joined);
+  }
+  return set;
+}
+
+SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& config_name) {
+  if (config_name && config_name->empty()) {
+    throw InputError("the config name before '=' is empty", InputLocation::in_file(path));
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".json") {
+        files.push_back(entry.path().string());
+      }
+    }
+    if (ec) throw InputError("cannot be listed", InputLocation::in_file(path));
+    if (files.empty()) {
+      throw InputError("has no *.json files (vllm bench serve results)",
+                       InputLocation::in_file(path));
+    }
+    std::sort(files.begin(), files.end());
+    std::vector<BenchResult> results;
+    for (const auto& file : files) {
+      auto more = parse_vllm_bench_json(read_text_file(file), file);
+      results.insert(results.end(), more.begin(), more.end());
+    }
+    return sweeps_from_bench(results, config_name);
+  }
+  const std::string text = read_text_file(path);
+  if (looks_like_json(path, text)) {
+    return sweeps_from_bench(parse_vllm_bench_json(text, path), config_name);
+  }
+  if (config_name) {
+    throw InputError(
+        "a CSV names its configs in its config column; give the file without "
+        "NAME=",
+        InputLocation::in_file(path));
+  }
+  return parse_sweep_csv(text, path);
+}
+
+SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets) {
+  SweepSet out;
+  std::map<std::string, std::size_t> index;
+  for (const auto& set : sets) {
+    out.warnings.insert(out.warnings.end(), set.warnings.begin(), set.warnings.end());
+    for (const auto& s : set.sweeps) {
+      const auto [it, added] = index.emplace(s.config, out.sweeps.size());
+      if (added) {
+        out.sweeps.push_back(s);
+        continue;
+      }
+      Sweep& into = out.sweeps[it->second];
+      const InputLocation first =
+          s.points.empty() ? InputLocation::for_key("--sweep") : s.points.front().source;
+      if (into.tp != s.tp) {
+        throw InputError(
+            fmt::format("config '{}' has tp {} here and {} in {}", s.config, s.tp, into.tp,
+                        into.points.empty() ? "another sweep" : where_text(into.points[0].source)),
+            first);
+      }
+      for (const auto& p : s.points) {
+        for (const auto& q : into.points) {
+          if (p.concurrency == q.concurrency) {
+            throw InputError(fmt::format("config '{}' has concurrency {} twice (also in {})",
+                                         s.config, p.concurrency, where_text(q.source)),
+                             p.source);
+          }
+        }
+        into.points.push_back(p);
+      }
+      for (const auto& n : s.notes) {
+        if (std::find(into.notes.begin(), into.notes.end(), n) == into.notes.end()) {
+          into.notes.push_back(n);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace tpnet

@@ -1,0 +1,366 @@
+// Reading concurrency sweeps: the study's CSV and vllm bench serve result JSON,
+// with every bad input named by file, line and column or key.
+
+#include <filesystem>
+#include <fstream>
+
+#include "catch.hpp"
+#include "tpnet/io/sweep_io.hpp"
+
+using namespace tpnet;
+
+namespace {
+
+const std::string kData = std::string(TPNET_SOURCE_DIR) + "/examples/data/";
+const std::string kBench = std::string(TPNET_SOURCE_DIR) + "/examples/vllm-bench/";
+const std::string kHeader = "config,tp,concurrency,ttft_ms,itl_ms,tps,latency_s\n";
+
+std::string csv_error(const std::string& text) {
+  try {
+    (void)parse_sweep_csv(text, "sweep.csv");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string json_error(const std::string& text) {
+  try {
+    (void)sweeps_from_bench(parse_vllm_bench_json(text, "bench.json"), std::nullopt);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+/// A vLLM result object with the keys tpnet reads; `extra` is spliced in.
+std::string bench(int concurrency, const std::string& extra = "") {
+  return R"({"backend": "openai-chat", "config": "TP2", "tp": "2", "max_concurrency": )" +
+         std::to_string(concurrency) +
+         R"(, "completed": 100, "failed": 0, "mean_ttft_ms": 457.03, "mean_tpot_ms": 50.0, )"
+         R"("mean_itl_ms": 53.48)" +
+         extra + "}";
+}
+
+const SweepPoint& point_at(const Sweep& s, int concurrency) {
+  for (const auto& p : s.points) {
+    if (p.concurrency == concurrency) return p;
+  }
+  FAIL("no point at C=" << concurrency);
+  return s.points.front();
+}
+
+}  // namespace
+
+TEST_CASE("the Qwen3.6-27B sweep CSV gives TP1, TP2 and TP4 at seven levels each", "[sweep-io]") {
+  const SweepSet set = load_sweep_csv(kData + "qwen36_27b_sweep.csv");
+  REQUIRE(set.sweeps.size() == 3);
+  CHECK(set.warnings.empty());
+  CHECK(set.sweeps[0].config == "TP1");
+  CHECK(set.sweeps[1].tp == 2);
+  CHECK(set.sweeps[2].config == "TP4");
+  for (const auto& s : set.sweeps) CHECK(s.points.size() == 7);
+  const SweepPoint& p = point_at(set.sweeps[2], 32);
+  CHECK_THAT(p.ttft.value(), WithinRel(1.00544, 1e-12));
+  CHECK_THAT(p.tps.tokens_per_second(), WithinRel(14.61, 1e-12));
+  CHECK_THAT(p.itl->value(), WithinRel(0.06099, 1e-12));
+  CHECK_THAT(p.latency->value(), WithinRel(8.77, 1e-12));
+  CHECK(p.source.file == kData + "qwen36_27b_sweep.csv");
+  CHECK(p.source.line == 22);
+}
+
+TEST_CASE("the DeepSeek-V4.1-Flash sweep CSV reads empty cells as not reported", "[sweep-io]") {
+  const SweepSet set = load_sweep_csv(kData + "deepseek_v41_flash_sweep.csv");
+  REQUIRE(set.sweeps.size() == 3);
+  CHECK(set.sweeps[0].config == "TP4");
+  CHECK(set.sweeps[1].config == "TP8-300K");
+  CHECK(set.sweeps[2].tp == 8);
+  const SweepPoint& tp4 = point_at(set.sweeps[0], 2);
+  CHECK_FALSE(tp4.itl.has_value());
+  CHECK_FALSE(tp4.latency.has_value());
+  CHECK_THAT(tp4.tps.tokens_per_second(), WithinRel(21.32, 1e-12));
+  CHECK_THAT(point_at(set.sweeps[1], 4).latency->value(), WithinRel(6.49, 1e-12));
+}
+
+TEST_CASE("sweep CSV errors name the file, line and column", "[sweep-io][bad-input]") {
+  CHECK_THAT(csv_error("config,tp,concurrency,ttft_ms\nTP1,1,1,233\n"),
+             ContainsSubstring("sweep.csv:1: missing column 'tps'"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,233ms,77.97,12.63,10.14\n"),
+             ContainsSubstring("sweep.csv:2: column ttft_ms: '233ms' is not a number: the column "
+                               "holds plain milliseconds without a unit; write 233"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,0.23s,77.97,12.63,10.14\n"),
+             ContainsSubstring("column ttft_ms: '0.23s' is not a number") &&
+                 ContainsSubstring("write 230"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,233,77.97,12.63,10140ms\n"),
+             ContainsSubstring("column latency_s: '10140ms'") && ContainsSubstring("write 10.14"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,233,77.97,12.63tok/s,10.14\n"),
+             ContainsSubstring("column tps: '12.63tok/s' is not a number: the column holds plain "
+                               "tokens/s"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,fast,77.97,12.63,10.14\n"),
+             ContainsSubstring("sweep.csv:2: column ttft_ms: 'fast' is not a number"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,-233,77.97,12.63,10.14\n"),
+             ContainsSubstring("column ttft_ms: -233 must be positive"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,,77.97,12.63,10.14\n"),
+             ContainsSubstring("sweep.csv:2: column ttft_ms: is empty"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,233,,,10.14\n"),
+             ContainsSubstring("sweep.csv:2: column tps: is empty; give the decode rate, or "
+                               "itl_ms"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,0,233,77.97,12.63,10.14\n"),
+             ContainsSubstring("column concurrency: must be 1 to 1,000,000"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1.5,233,77.97,12.63,10.14\n"),
+             ContainsSubstring("column concurrency: '1.5' is not a whole number"));
+  CHECK_THAT(csv_error(kHeader + "TP1,0,1,233,77.97,12.63,10.14\n"),
+             ContainsSubstring("column tp: must be 1 to 4096 nodes"));
+  CHECK_THAT(csv_error(kHeader + ",1,1,233,77.97,12.63,10.14\n"),
+             ContainsSubstring("column config: is empty"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,233,77.97,12.63\n"),
+             ContainsSubstring("sweep.csv:2: has 6 cells; the header has 7"));
+  CHECK_THAT(csv_error(""), ContainsSubstring("sweep.csv: is empty"));
+  CHECK_THAT(csv_error("# only a comment\n"), ContainsSubstring("sweep.csv: is empty"));
+  CHECK_THAT(csv_error(kHeader), ContainsSubstring("sweep.csv:1: has a header but no data rows"));
+}
+
+TEST_CASE("a concurrency measured twice for one config names both rows", "[sweep-io][bad-input]") {
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,233,77.97,12.63,10.14\nTP1,1,2,304,81.22,12.05,10.62\n"
+                                 "TP1,1,1,240,77.97,12.63,10.14\n"),
+             ContainsSubstring("sweep.csv:4: column concurrency: config TP1 has concurrency 1 "
+                               "twice (also at line 2)"));
+  CHECK_THAT(csv_error(kHeader + "TP1,1,1,233,77.97,12.63,10.14\nTP1,2,2,304,81.22,12.05,10.62\n"),
+             ContainsSubstring("sweep.csv:3: column tp: config TP1 has tp 2 here and 1 at line 2"));
+}
+
+TEST_CASE("sweep CSV rows may come in any order and carry extra columns", "[sweep-io]") {
+  const SweepSet set = parse_sweep_csv(
+      "# comment\nrps,tps,ttft_ms,concurrency,tp,config\n0.1,11.61,357.46,4,1,TP1\n"
+      "0.2,12.63,233.30,1,1,TP1\n",
+      "s.csv");
+  REQUIRE(set.sweeps.size() == 1);
+  REQUIRE(set.sweeps[0].points.size() == 2);
+  CHECK(set.sweeps[0].points[0].concurrency == 4);
+  CHECK_FALSE(set.sweeps[0].points[0].latency.has_value());
+}
+
+TEST_CASE("an empty tps cell is 1000 / itl_ms, and the config says so", "[sweep-io]") {
+  const SweepSet set = parse_sweep_csv(kHeader + "TP2,2,8,457.03,50,,7.25\n", "s.csv");
+  CHECK_THAT(set.sweeps[0].points[0].tps.tokens_per_second(), WithinRel(20.0, 1e-12));
+  REQUIRE(set.sweeps[0].notes.size() == 1);
+  CHECK_THAT(set.sweeps[0].notes[0], ContainsSubstring("TPS at C=8 is 1000 / itl_ms"));
+}
+
+TEST_CASE("values that look like the wrong unit are warned about, not refused",
+          "[sweep-io][bad-input]") {
+  const SweepSet set = parse_sweep_csv(kHeader + "TP1,1,1,0.23,0.078,12.63,10140\n", "s.csv");
+  REQUIRE(set.warnings.size() == 3);
+  CHECK_THAT(set.warnings[0], ContainsSubstring("s.csv:2: itl_ms 0.078 is under 1 ms; is the "
+                                                "column in seconds?"));
+  CHECK_THAT(set.warnings[1], ContainsSubstring("s.csv:2: latency_s 10140 is over 1000 s; is the "
+                                                "column in milliseconds?"));
+  CHECK_THAT(set.warnings[2], ContainsSubstring("s.csv:2: ttft_ms 0.23 is under 1 ms"));
+}
+
+TEST_CASE(
+    "a vllm bench serve result gives one point: TPS = 1000 / mean_tpot_ms, latency = "
+    "mean_e2el_ms",
+    "[sweep-io][vllm]") {
+  const auto results = parse_vllm_bench_json(bench(8, R"(, "mean_e2el_ms": 7250.0)"), "b.json");
+  REQUIRE(results.size() == 1);
+  const BenchResult& r = results[0];
+  CHECK(r.config == "TP2");
+  CHECK(r.tp == 2);
+  CHECK(r.point.concurrency == 8);
+  CHECK_THAT(r.point.ttft.value(), WithinRel(0.45703, 1e-12));
+  CHECK_THAT(r.point.tps.tokens_per_second(), WithinRel(20.0, 1e-12));
+  CHECK_THAT(r.point.itl->value(), WithinRel(0.05348, 1e-12));
+  CHECK_THAT(r.point.latency->value(), WithinRel(7.25, 1e-12));
+  CHECK(r.tps_from == "1000 / mean_tpot_ms");
+  CHECK(r.latency_from == "mean_e2el_ms");
+  CHECK(r.point.source.file == "b.json");
+  CHECK(r.point.source.line == 1);
+}
+
+TEST_CASE("without mean_e2el_ms the latency is mean TTFT + mean TPOT x (output tokens - 1)",
+          "[sweep-io][vllm]") {
+  const auto r = parse_vllm_bench_json(bench(8, R"(, "total_output_tokens": 12800)"), "b.json");
+  // 457.03 ms + 50 ms x (12800 / 100 - 1) = 6807.03 ms
+  CHECK_THAT(r[0].point.latency->value(), WithinRel(6.80703, 1e-12));
+  CHECK_THAT(r[0].latency_from, ContainsSubstring("total_output_tokens / completed - 1"));
+  const auto none = parse_vllm_bench_json(bench(8), "b.json");
+  CHECK_FALSE(none[0].point.latency.has_value());
+  const SweepSet set = sweeps_from_bench(none, std::nullopt);
+  CHECK_THAT(set.sweeps[0].notes[0], ContainsSubstring("latency not in the result"));
+}
+
+TEST_CASE("without mean_tpot_ms the decode rate is 1000 / mean_itl_ms", "[sweep-io][vllm]") {
+  const auto r = parse_vllm_bench_json(
+      R"({"config": "TP2", "tp": 2, "max_concurrency": 4, "mean_ttft_ms": 320.11, )"
+      R"("mean_itl_ms": 50})",
+      "b.json");
+  CHECK_THAT(r[0].point.tps.tokens_per_second(), WithinRel(20.0, 1e-12));
+  CHECK(r[0].tps_from == "1000 / mean_itl_ms");
+}
+
+TEST_CASE("files written with --append-result hold one vllm result per line", "[sweep-io][vllm]") {
+  const auto r =
+      parse_vllm_bench_json(bench(1) + "\n\n" + bench(2) + "\n" + bench(4) + "\n", "all.json");
+  REQUIRE(r.size() == 3);
+  CHECK(r[2].point.concurrency == 4);
+  CHECK(r[2].point.source.line == 4);
+  CHECK_THAT(json_error(bench(1) + "\n" + bench(2, R"(, "mean_e2el_ms": "slow")")),
+             ContainsSubstring("bench.json:2: mean_e2el_ms: 'slow' is not a number"));
+}
+
+TEST_CASE("vllm result errors name the file, line and key", "[sweep-io][vllm][bad-input]") {
+  CHECK_THAT(json_error(""), ContainsSubstring("bench.json: is empty"));
+  CHECK_THAT(json_error("{\"config\": \"TP2\", "), ContainsSubstring("bench.json:1: not valid"));
+  CHECK_THAT(json_error(R"({"duration": 10})"),
+             ContainsSubstring("is not a vllm bench serve result"));
+  CHECK_THAT(json_error(R"({"mean_ttft_ms": 100, "max_concurrency": null})"),
+             ContainsSubstring("max_concurrency: is missing or null: the run had no "
+                               "--max-concurrency"));
+  CHECK_THAT(json_error(R"({"mean_ttft_ms": 100})"),
+             ContainsSubstring("max_concurrency: is missing or null"));
+  CHECK_THAT(json_error(R"({"max_concurrency": 0, "mean_ttft_ms": 100})"),
+             ContainsSubstring("max_concurrency: 0 is out of range"));
+  CHECK_THAT(json_error(R"({"max_concurrency": 2.5, "mean_ttft_ms": 100})"),
+             ContainsSubstring("max_concurrency: '2.5' must be a whole number"));
+  CHECK_THAT(json_error("{\n  \"max_concurrency\": 8,\n  \"mean_tpot_ms\": 50\n}"),
+             ContainsSubstring("mean_ttft_ms: required key is missing"));
+  CHECK_THAT(json_error("{\n  \"max_concurrency\": 8,\n  \"mean_ttft_ms\": \"457ms\"\n}"),
+             ContainsSubstring("bench.json:3: mean_ttft_ms: '457ms' is not a number"));
+  CHECK_THAT(json_error(R"({"max_concurrency": 8, "mean_ttft_ms": 457, "mean_tpot_ms": 0})"),
+             ContainsSubstring("mean_tpot_ms: must be positive"));
+  CHECK_THAT(json_error(R"({"max_concurrency": 8, "mean_ttft_ms": 457})"),
+             ContainsSubstring("needs mean_tpot_ms or mean_itl_ms"));
+  CHECK_THAT(json_error(R"({"max_concurrency": 8, "mean_ttft_ms": 457, "mean_tpot_ms": 50, )"
+                        R"("completed": 0})"),
+             ContainsSubstring("completed: is 0: no request completed"));
+  CHECK_THAT(json_error(R"({"max_concurrency": 8, "mean_ttft_ms": 457, "mean_tpot_ms": 50, )"
+                        R"("mean_itl_ms": NaN})"),
+             ContainsSubstring("mean_itl_ms: 'NaN' is not a number"));
+  CHECK_THAT(json_error("[1, 2]"), ContainsSubstring("expected a mapping of keys"));
+}
+
+TEST_CASE("a vllm result must name its config and TP size", "[sweep-io][vllm][bad-input]") {
+  const std::string anonymous =
+      R"({"max_concurrency": 8, "mean_ttft_ms": 457, "mean_tpot_ms": 50})";
+  CHECK_THAT(json_error(anonymous),
+             ContainsSubstring("bench.json:1: config: names no config: record one with vllm "
+                               "bench serve --metadata config=NAME tp=N"));
+  const auto results = parse_vllm_bench_json(anonymous, "bench.json");
+  const SweepSet named = sweeps_from_bench(results, std::string("TP8-300K"));
+  CHECK(named.sweeps[0].config == "TP8-300K");
+  CHECK(named.sweeps[0].tp == 8);
+  try {
+    (void)sweeps_from_bench(results, std::string("fast"));
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), ContainsSubstring("tp: the TP size of config 'fast' is unknown"));
+  }
+  // The tp key wins over the name; a name from the caller wins over the config key.
+  const auto keyed = parse_vllm_bench_json(bench(8), "b.json");
+  const SweepSet renamed = sweeps_from_bench(keyed, std::string("TP2-long"));
+  CHECK(renamed.sweeps[0].config == "TP2-long");
+  CHECK(renamed.sweeps[0].tp == 2);
+  REQUIRE(renamed.warnings.size() == 1);
+  CHECK_THAT(renamed.warnings[0], ContainsSubstring("its config key says 'TP2'"));
+}
+
+TEST_CASE("vllm results repeating a level or disagreeing on TP are refused",
+          "[sweep-io][vllm][bad-input]") {
+  std::vector<BenchResult> results = parse_vllm_bench_json(bench(8), "a.json");
+  auto again = parse_vllm_bench_json(bench(8), "b.json");
+  results.push_back(again[0]);
+  try {
+    (void)sweeps_from_bench(results, std::nullopt);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), ContainsSubstring("b.json:1: max_concurrency: config 'TP2' has "
+                                           "max_concurrency 8 twice (also in a.json:1)"));
+  }
+  results.pop_back();
+  auto other = parse_vllm_bench_json(R"({"config": "TP2", "tp": 4, "max_concurrency": 16, )"
+                                     R"("mean_ttft_ms": 741, "mean_tpot_ms": 66})",
+                                     "c.json");
+  results.push_back(other[0]);
+  try {
+    (void)sweeps_from_bench(results, std::nullopt);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), ContainsSubstring("c.json:1: tp: config 'TP2' has tp 4 here and 2"));
+  }
+}
+
+TEST_CASE("failed requests in a vllm result are warned about", "[sweep-io][vllm]") {
+  const auto r = parse_vllm_bench_json(
+      R"({"config": "TP2", "tp": 2, "max_concurrency": 64, "completed": 97, "failed": 3, )"
+      R"("mean_ttft_ms": 2137.37, "mean_tpot_ms": 147.7})",
+      "b.json");
+  REQUIRE(r[0].warnings.size() == 1);
+  CHECK_THAT(r[0].warnings[0], ContainsSubstring("3 request(s) failed at max_concurrency 64"));
+}
+
+TEST_CASE("the example vllm bench folders import as the Qwen3.6-27B TP2 and TP4 sweeps",
+          "[sweep-io][vllm]") {
+  const SweepSet tp2 = load_sweeps(kBench + "qwen36-tp2");
+  REQUIRE(tp2.sweeps.size() == 1);
+  CHECK(tp2.sweeps[0].config == "TP2");
+  CHECK(tp2.sweeps[0].tp == 2);
+  CHECK(tp2.sweeps[0].points.size() == 7);
+  const SweepSet tp4 = load_sweeps(kBench + "qwen36-tp4", std::string("TP4"));
+  REQUIRE(tp4.sweeps.size() == 1);
+  CHECK(tp4.sweeps[0].tp == 4);
+  const SweepSet csv = load_sweeps(kData + "qwen36_27b_sweep.csv");
+  for (const auto& bench_sweep : {tp2.sweeps[0], tp4.sweeps[0]}) {
+    const Sweep& from_csv = csv.sweeps[bench_sweep.tp == 2 ? 1 : 2];
+    for (const auto& p : from_csv.points) {
+      const SweepPoint& q = point_at(bench_sweep, p.concurrency);
+      CHECK_THAT(q.ttft.value(), WithinRel(p.ttft.value(), 1e-12));
+      CHECK_THAT(q.tps.tokens_per_second(), WithinRel(p.tps.tokens_per_second(), 1e-5));
+      CHECK_THAT(q.latency->value(), WithinRel(p.latency->value(), 1e-12));
+    }
+  }
+  // Any config named in the file also works when the folder is given a name.
+  CHECK_THROWS_AS(load_sweeps(kBench + "qwen36-tp4"), InputError);
+}
+
+TEST_CASE("load_sweeps refuses a name for a CSV, an empty folder and a missing path",
+          "[sweep-io][bad-input]") {
+  const auto error_of = [](const std::string& path, std::optional<std::string> name) {
+    try {
+      (void)load_sweeps(path, name);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK_THAT(error_of(kData + "qwen36_27b_sweep.csv", std::string("TP2")),
+             ContainsSubstring("a CSV names its configs in its config column"));
+  const auto empty = std::filesystem::temp_directory_path() / "tpnet_empty_bench_dir";
+  std::filesystem::create_directories(empty);
+  CHECK_THAT(error_of(empty.string(), std::nullopt), ContainsSubstring("has no *.json files"));
+  CHECK_THAT(error_of(kData + "no-such.csv", std::nullopt), ContainsSubstring("no such file"));
+  CHECK_THAT(error_of(kData + "qwen36_27b_sweep.csv", std::string("")),
+             ContainsSubstring("the config name before '=' is empty"));
+  const auto blank = std::filesystem::temp_directory_path() / "tpnet_blank_bench.json";
+  std::ofstream(blank) << "\n  \n";
+  CHECK_THAT(error_of(blank.string(), std::nullopt),
+             ContainsSubstring("is empty; expected a vllm bench serve result"));
+}
+
+TEST_CASE("sweep sets merge by config and refuse a level given twice", "[sweep-io][bad-input]") {
+  const SweepSet a = parse_sweep_csv(kHeader + "TP2,2,1,148.87,43.48,22.57,5.67\n", "a.csv");
+  const SweepSet b = parse_sweep_csv(kHeader + "TP2,2,2,252.45,46.05,20.98,6.10\n", "b.csv");
+  const SweepSet merged = merge_sweep_sets({a, b});
+  REQUIRE(merged.sweeps.size() == 1);
+  CHECK(merged.sweeps[0].points.size() == 2);
+  try {
+    (void)merge_sweep_sets({a, b, a});
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), ContainsSubstring("a.csv:2: config 'TP2' has concurrency 1 twice (also "
+                                           "in a.csv:2)"));
+  }
+  const SweepSet c = parse_sweep_csv(kHeader + "TP2,4,4,320.11,48.14,19.89,6.44\n", "c.csv");
+  CHECK_THROWS_WITH(merge_sweep_sets({a, c}),
+                    ContainsSubstring("c.csv:2: config 'TP2' has tp 4 here and 2 in a.csv:2"));
+}
