@@ -93,5 +93,9 @@ Command setup_link(CLI::App& app);
 Command setup_models(CLI::App& app);
 Command setup_compare(CLI::App& app);
 Command setup_check(CLI::App& app);
+Command setup_capacity(CLI::App& app);
+Command setup_plan(CLI::App& app);
+Command setup_memory(CLI::App& app);
+Command setup_switch(CLI::App& app);
 
 }  // namespace tpnet::cli

@@ -20,9 +20,10 @@ int run(int argc, char** argv) {
       "tpnet"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tpnet 0.1.0");
-  std::vector<Command> commands{setup_bytes(app), setup_penalty(app), setup_decode(app),
-                                setup_link(app),  setup_models(app),  setup_compare(app),
-                                setup_check(app)};
+  std::vector<Command> commands{setup_bytes(app),  setup_penalty(app),  setup_decode(app),
+                                setup_link(app),   setup_models(app),   setup_compare(app),
+                                setup_check(app),  setup_capacity(app), setup_plan(app),
+                                setup_memory(app), setup_switch(app)};
   if (argc > 1 && argv[1][0] != '-') {
     const std::string name = argv[1];
     std::string known;

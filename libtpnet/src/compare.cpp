@@ -40,6 +40,23 @@ Bytes decode_bytes(const ModelArch& model, const EngineConfig& engine, const Par
 
 }  // namespace
 
+Seconds compute_node_seconds_per_token(const ModelArch& model, const EngineConfig& engine,
+                                       const TtftBaseline& b) {
+  const auto tokens = static_cast<double>(b.prompt.total_tokens());
+  // A single node's TTFT (TP1) is all compute: nothing crosses the network.
+  const Seconds comm = b.layout.nodes() < 2
+                           ? Seconds(0.0)
+                           : layout_bytes_per_token(model, engine, b.layout) * tokens / b.link.rate;
+  const Seconds compute = b.ttft - comm;
+  if (compute.value() <= 0.0) {
+    throw InputError(fmt::format("the baseline TTFT ({:.3f} s) is not longer than its own network "
+                                 "time at {} ({:.3f} s); check the measured TTFT and its prompt",
+                                 b.ttft.value(), b.link.name, comm.value()),
+                     InputLocation::for_key("--baseline-ttft"));
+  }
+  return compute / tokens * b.layout.nodes();
+}
+
 std::vector<LayoutSummary> summarize_layouts(const ModelArch& model, const EngineConfig& engine,
                                              const CompareSpec& spec) {
   validate(engine);
@@ -49,23 +66,8 @@ std::vector<LayoutSummary> summarize_layouts(const ModelArch& model, const Engin
   const Bytes reference_bytes = layout_bytes_per_token(model, engine, spec.reference);
 
   std::optional<Seconds> compute_per_token;
-  if (spec.baseline) {
-    const TtftBaseline& b = *spec.baseline;
-    const auto tokens = static_cast<double>(b.prompt.total_tokens());
-    // A single node's TTFT (TP1) is all compute: nothing crosses the network.
-    const Seconds comm = b.layout.nodes() < 2 ? Seconds(0.0)
-                                              : layout_bytes_per_token(model, engine, b.layout) *
-                                                    tokens / b.link.rate;
-    const Seconds compute = b.ttft - comm;
-    if (compute.value() <= 0.0) {
-      throw InputError(
-          fmt::format("the baseline TTFT ({:.3f} s) is not longer than its own network "
-                      "time at {} ({:.3f} s); check the measured TTFT and its prompt",
-                      b.ttft.value(), b.link.name, comm.value()),
-          InputLocation::for_key("--baseline-ttft"));
-    }
-    compute_per_token = compute / tokens * b.layout.nodes();
-  }
+  if (spec.baseline)
+    compute_per_token = compute_node_seconds_per_token(model, engine, *spec.baseline);
 
   std::vector<LayoutSummary> out;
   out.reserve(spec.layouts.size());

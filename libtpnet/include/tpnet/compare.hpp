@@ -89,6 +89,15 @@ inline constexpr std::uint64_t kMaxCompareRows = 100000000;
 /// kMaxCompareRows or is zero.
 std::uint64_t compare_row_count(const CompareSpec& spec);
 
+/// From a measured TTFT: compute seconds per prompt token times the nodes
+/// that shared it (TTFT minus its own network time, per token, x nodes).
+/// Divide by a layout's nodes for its compute per token, assuming compute
+/// divides evenly. Throws InputError when the TTFT is not longer than the
+/// network time (the key names --baseline-ttft).
+[[nodiscard]] Seconds compute_node_seconds_per_token(const ModelArch& model,
+                                                     const EngineConfig& engine,
+                                                     const TtftBaseline& baseline);
+
 /// Validates every layout and computes its summary (throws InputError for an
 /// impossible layout or a baseline shorter than its own network time).
 std::vector<LayoutSummary> summarize_layouts(const ModelArch& model, const EngineConfig& engine,

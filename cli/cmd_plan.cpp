@@ -1,0 +1,178 @@
+// tpnet plan: rank the layouts of a cluster with switch plans and reasons.
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "common.hpp"
+#include "tpnet/quantity.hpp"
+#include "tpnet/recommend.hpp"
+
+namespace tpnet::cli {
+namespace {
+
+struct PlanOptions {
+  EngineOptions engine;
+  int nodes = 0;
+  std::vector<std::string> speeds{"100G", "200G"};
+  std::string workload = "rag";
+  std::string ttft_budget;
+  std::string node = "dgx-spark";
+  std::vector<std::string> switches{"all"};
+  int baseline_tp = 0;
+  std::string baseline_ttft;
+  std::string baseline_prompt;
+  double gpu_memory_utilization = 0.9;
+  int nccl_channels = 0;
+  std::string nccl_buffsize;
+  std::string max_model_len = "8192";
+  std::string format = "table";
+};
+
+std::vector<SwitchSpec> chosen_switches(const std::vector<std::string>& names) {
+  std::vector<SwitchSpec> out;
+  if (names.size() == 1 && names.front() == "all") {
+    for (const auto& name : builtin_switch_names()) out.push_back(builtin_switch(name));
+    return out;
+  }
+  for (const auto& name : names) out.push_back(resolve_switch(name));
+  return out;
+}
+
+RecommendInputs to_inputs(const PlanOptions& o) {
+  RecommendInputs in;
+  in.nodes = o.nodes;
+  for (const auto& s : o.speeds) in.speeds.push_back(to_link(s, "--speeds", o.engine));
+  in.workload = resolve_workload(o.workload);
+  if (!o.ttft_budget.empty()) {
+    in.ttft_budget = parse_duration(o.ttft_budget, InputLocation::for_key("--ttft-budget"));
+  }
+  EngineOptions engine = o.engine;
+  engine.tp = 2;  // set per layout
+  in.engine = to_engine(engine);
+  in.node = resolve_node(o.node);
+  in.switches = chosen_switches(o.switches);
+  in.memory.node_memory = in.node.usable_memory;
+  in.memory.gpu_memory_utilization = o.gpu_memory_utilization;
+  if (o.nccl_channels != 0) in.memory.nccl_channels = o.nccl_channels;
+  if (!o.nccl_buffsize.empty()) {
+    in.memory.nccl_buffsize =
+        parse_bytes(o.nccl_buffsize, InputLocation::for_key("--nccl-buffsize"));
+  }
+  in.memory.max_model_len =
+      parse_tokens(o.max_model_len, InputLocation::for_key("--max-model-len"));
+  in.memory.max_num_batched_tokens = in.engine.max_num_batched_tokens;
+  const bool any_baseline =
+      o.baseline_tp != 0 || !o.baseline_ttft.empty() || !o.baseline_prompt.empty();
+  if (any_baseline) {
+    if (o.baseline_tp == 0 || o.baseline_ttft.empty() || o.baseline_prompt.empty()) {
+      throw InputError(
+          "a baseline needs --baseline-tp, --baseline-ttft and --baseline-prompt together",
+          InputLocation::for_key("--baseline-tp"));
+    }
+    TtftBaseline b;
+    b.layout = ParallelLayout{o.baseline_tp, 1, 1};
+    b.ttft = parse_duration(o.baseline_ttft, InputLocation::for_key("--baseline-ttft"));
+    b.prompt = parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt"));
+    // Measured on the fastest link considered, as the study measured at 200G.
+    b.link = *std::max_element(in.speeds.begin(), in.speeds.end(),
+                               [](const Link& x, const Link& y) { return x.rate < y.rate; });
+    in.baseline = b;
+  }
+  return in;
+}
+
+Outcome run_plan(const PlanOptions& o) {
+  const ModelArch model = load_model(o.engine);
+  const RecommendInputs in = to_inputs(o);
+  const RecommendReport report = recommend_layouts(model, in);
+
+  std::vector<Record> rows;
+  for (const auto& r : report.options) {
+    Record rec{
+        integer("rank", "rank", r.rank),
+        text("layout", "layout", fmt::format("{} x TP{}", r.instances, r.tp)),
+        json_only(integer("instances", "instances", r.instances)),
+        json_only(integer("tp", "tp", r.tp)),
+        text("speed", "speed", r.speed.name),
+        json_only(number("speed_bps", "speed", r.speed.rate.bits_per_second(), kGbps, 0)),
+        text("fabric", "switches", r.fabric ? r.fabric->description : "none carries it"),
+        json_only(integer("switches", "switch count", r.fabric ? r.fabric->switches : -1)),
+        text("fits_memory", "fits", r.fits_memory ? "yes" : "NO"),
+        number("weights_per_node_bytes", "weights/node", r.memory.weights_bytes.count(), kBytesGB,
+               1),
+        number("kv_cache_bytes", "KV cache/node", r.memory.kv_cache_bytes.count(), kBytesGB, 1),
+        signed_number("worst_extra_ttft_s", "worst extra TTFT", r.worst_extra_ttft.value(),
+                      kSeconds, 2),
+        json_only(
+            number("mean_extra_ttft_s", "mean extra TTFT", r.mean_extra_ttft.value(), kSeconds, 3)),
+    };
+    if (in.baseline) {
+      rec.push_back(signed_number("worst_ttft_increase_pct", "TTFT increase",
+                                  r.worst_ttft_increase.value_or(0.0) * 100.0, kPercent, 1));
+    }
+    rec.push_back(json_only(flag("within_budget", "within budget", r.within_budget)));
+    rec.push_back(flag("usable", "usable", r.usable));
+    rec.push_back(text("reason", "why", r.reason));
+    rows.push_back(std::move(rec));
+  }
+  std::string prompts;
+  for (const auto& p : in.workload.prompts) prompts += (prompts.empty() ? "" : ", ") + p.name;
+
+  Outcome out;
+  Document& doc = out.doc;
+  doc.title = fmt::format("tpnet plan: {} on {} x {} ({} workload: {})", model.name, in.nodes,
+                          in.node.name, in.workload.name, prompts);
+  doc.fields = {text("model", "model", model.name), integer("nodes", "nodes", in.nodes),
+                text("node", "node", in.node.name), text("workload", "workload", in.workload.name),
+                text("reference", "extra TTFT against", report.reference.name)};
+  if (!report.options.empty() && report.options.front().usable) {
+    doc.fields.push_back(text("recommendation", "recommended", report.options.front().reason));
+  }
+  doc.fields.push_back(records("options", "options, best first", std::move(rows)));
+  doc.warnings = report.warnings;
+  return out;
+}
+
+}  // namespace
+
+Command setup_plan(CLI::App& app) {
+  auto o = std::make_shared<PlanOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "plan", "Rank cluster layouts (instances x TP) with switch plans, memory fit and TTFT cost");
+  add_engine_options(sub, o->engine, false);
+  sub->add_option("--nodes", o->nodes, "Nodes in the cluster, e.g. 8 or 16")->required();
+  sub->add_option("--speeds", o->speeds, "Per-node link speeds to consider")
+      ->delimiter(',')
+      ->default_str("100G,200G");
+  sub->add_option("--workload", o->workload, "chat, rag, long-docs, or a workload YAML file")
+      ->default_str("rag");
+  sub->add_option("--ttft-budget", o->ttft_budget, "Most extra TTFT a request may gain, e.g. 2s");
+  sub->add_option("--node", o->node, "Node from the catalog, or a node YAML")
+      ->default_str("dgx-spark");
+  sub->add_option("--switch", o->switches, "Switches to consider (names, or all)")
+      ->delimiter(',')
+      ->default_str("all");
+  const std::string baseline = "Measured baseline (projects TTFT shares)";
+  sub->add_option("--baseline-tp", o->baseline_tp, "TP the TTFT was measured at")->group(baseline);
+  sub->add_option("--baseline-ttft", o->baseline_ttft, "Measured TTFT at the fastest speed")
+      ->group(baseline);
+  sub->add_option("--baseline-prompt", o->baseline_prompt, "Its prompt, e.g. 8k")->group(baseline);
+  const std::string memory = "Memory";
+  sub->add_option("--gpu-memory-utilization", o->gpu_memory_utilization,
+                  "vLLM's share of usable memory")
+      ->group(memory)
+      ->default_val(0.9);
+  sub->add_option("--nccl-channels", o->nccl_channels, "NCCL_MAX_NCHANNELS (default: NCCL's)")
+      ->group(memory);
+  sub->add_option("--nccl-buffsize", o->nccl_buffsize, "NCCL_BUFFSIZE (default 4MiB)")
+      ->group(memory);
+  sub->add_option("--max-model-len", o->max_model_len, "Longest sequence that must fit")
+      ->group(memory)
+      ->default_str("8192");
+  add_format_option(sub, o->format);
+  return Command{sub, [o] { return run_plan(*o); },
+                 std::shared_ptr<const std::string>(o, &o->format)};
+}
+
+}  // namespace tpnet::cli
