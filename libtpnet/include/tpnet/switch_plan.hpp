@@ -3,7 +3,7 @@
 /// its ports to run in which breakout mode with which cables, what is left
 /// over, and, when one switch is not enough, switches joined by inter-switch
 /// links (ISLs); plus the switchless layouts (a direct cable, a 3-node ring).
-/// Port arithmetic and its derivation: docs/switch.md.
+/// Port arithmetic and its derivation: docs/formulas.md s.14.
 
 #include <optional>
 #include <string>
