@@ -216,7 +216,8 @@ RecommendReport recommend_layouts(const ModelArch& model, const RecommendInputs&
   }
   if (std::none_of(report.options.begin(), report.options.end(),
                    [](const Recommendation& r) { return r.usable; })) {
-    report.warnings.push_back("no layout fits in memory, has a switch plan and meets the budget");
+    report.warnings.emplace_back(
+        "no layout fits in memory, has a switch plan and meets the budget");
   }
   return report;
 }

@@ -5,47 +5,22 @@
 #include "yaml_fields.hpp"
 
 namespace tpnet::catalog_yaml {
-namespace {
-
-/// The scalar at `key` and where it is; nullopt when absent.
-std::optional<std::pair<std::string, InputLocation>> scalar_at(const YAML::Node& map,
-                                                               const std::string& origin,
-                                                               std::string_view key) {
-  const auto text = yaml::optional_string(map, origin, key);
-  if (!text) return std::nullopt;
-  return std::make_pair(*text, yaml::where(map[std::string(key)], origin, key));
-}
-
-[[noreturn]] void missing(const YAML::Node& map, const std::string& origin, std::string_view key) {
-  throw InputError("required key is missing", yaml::where(map, origin, key));
-}
-
-}  // namespace
-
 std::optional<BitRate> optional_rate(const YAML::Node& map, const std::string& origin,
                                      std::string_view key) {
-  const auto at = scalar_at(map, origin, key);
-  if (!at) return std::nullopt;
-  return parse_bit_rate(at->first, at->second);
+  return yaml::optional_quantity(map, origin, key, parse_bit_rate);
 }
 
 BitRate required_rate(const YAML::Node& map, const std::string& origin, std::string_view key) {
-  const auto rate = optional_rate(map, origin, key);
-  if (!rate) missing(map, origin, key);
-  return *rate;
+  return yaml::required_quantity(map, origin, key, parse_bit_rate);
 }
 
 std::optional<Bytes> optional_bytes(const YAML::Node& map, const std::string& origin,
                                     std::string_view key) {
-  const auto at = scalar_at(map, origin, key);
-  if (!at) return std::nullopt;
-  return parse_bytes(at->first, at->second);
+  return yaml::optional_quantity(map, origin, key, parse_bytes);
 }
 
 Bytes required_bytes(const YAML::Node& map, const std::string& origin, std::string_view key) {
-  const auto bytes = optional_bytes(map, origin, key);
-  if (!bytes) missing(map, origin, key);
-  return *bytes;
+  return yaml::required_quantity(map, origin, key, parse_bytes);
 }
 
 std::vector<std::string> string_list(const YAML::Node& map, const std::string& origin,

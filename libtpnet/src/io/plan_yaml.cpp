@@ -18,40 +18,24 @@ std::string beside(const std::string& origin, const std::string& path) {
   return (std::filesystem::path(origin).parent_path() / p).lexically_normal().string();
 }
 
-/// A scalar that must be text (a quantity such as "200G"), with its location.
-std::pair<std::string, InputLocation> quantity_at(const YAML::Node& map, const std::string& origin,
-                                                  std::string_view key, std::string_view prefix) {
-  const YAML::Node node = map[std::string(key)];
-  InputLocation at = yaml::where(node, origin, std::string(prefix) + std::string(key));
-  if (!node.IsScalar()) throw InputError("expected a value such as 200G or 20%", at);
-  return {node.Scalar(), at};
-}
-
 bool has(const YAML::Node& map, std::string_view key) {
   const YAML::Node node = map[std::string(key)];
   return node.IsDefined() && !node.IsNull();
 }
 
-/// The value under `key` read by `parse` (parse_duration, parse_link, ...) with
-/// its location; nullopt when the key is absent.
+/// A unit-carrying value of a plan section, its errors keyed "section.key".
 template <typename Parse>
 auto optional_quantity(const YAML::Node& map, const std::string& origin, std::string_view key,
-                       std::string_view prefix, Parse parse)
-    -> std::optional<decltype(parse(std::string_view{}, InputLocation{}))> {
-  if (!has(map, key)) return std::nullopt;
-  const auto [value, at] = quantity_at(map, origin, key, prefix);
-  return parse(value, at);
+                       std::string_view prefix, Parse parse) {
+  return yaml::with_key_prefix(prefix,
+                               [&] { return yaml::optional_quantity(map, origin, key, parse); });
 }
 
 template <typename Parse>
 auto required_quantity(const YAML::Node& map, const std::string& origin, std::string_view key,
                        std::string_view prefix, Parse parse) {
-  auto value = optional_quantity(map, origin, key, prefix, parse);
-  if (!value) {
-    throw InputError("required key is missing",
-                     yaml::where(map, origin, std::string(prefix) + std::string(key)));
-  }
-  return *value;
+  return yaml::with_key_prefix(prefix,
+                               [&] { return yaml::required_quantity(map, origin, key, parse); });
 }
 
 std::vector<YAML::Node> scalars_or_list(const YAML::Node& node, const std::string& origin,

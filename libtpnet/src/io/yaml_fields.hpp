@@ -44,6 +44,26 @@ std::optional<long long> optional_integer(const YAML::Node& map, const std::stri
 long long required_integer(const YAML::Node& map, const std::string& origin, std::string_view key,
                            long long lo, long long hi);
 
+/// The value under `key` read by `parse` (parse_bit_rate, parse_bytes,
+/// parse_duration, parse_link, ...) at its location; nullopt when absent.
+template <typename Parse>
+auto optional_quantity(const YAML::Node& map, const std::string& origin, std::string_view key,
+                       Parse parse)
+    -> std::optional<decltype(parse(std::string_view{}, InputLocation{}))> {
+  const auto text = optional_string(map, origin, key);
+  if (!text) return std::nullopt;
+  return parse(*text, where(map[std::string(key)], origin, key));
+}
+
+/// As optional_quantity; a missing key is an error.
+template <typename Parse>
+auto required_quantity(const YAML::Node& map, const std::string& origin, std::string_view key,
+                       Parse parse) {
+  auto value = optional_quantity(map, origin, key, parse);
+  if (!value) throw InputError("required key is missing", where(map, origin, key));
+  return *value;
+}
+
 /// Runs `read` (one of the readers above, given a nested map) and puts
 /// `prefix` before the key its errors name: "engine." + "max_num_seqs".
 template <typename Read>
