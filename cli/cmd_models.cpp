@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "common.hpp"
+#include "tpnet/layout.hpp"
 #include "tpnet/model_catalog.hpp"
 #include "tpnet/params.hpp"
 #include "tpnet/traffic.hpp"
@@ -202,7 +203,7 @@ Document run_show(const std::string& name) {
   for (int tp : {1, 2, 4, 8, 16}) {
     EngineConfig engine;
     engine.tensor_parallel_size = tp;
-    const Bytes weights(m.total_params * m.bits_per_weight / 8.0 / tp);
+    const Bytes weights = weights_per_node(m, ParallelLayout{tp, 1, 1});
     per_tp.push_back(
         {text("name", "TP", fmt::format("TP{}", tp)), integer("tp", "tp", tp),
          number("weights_per_node_bytes", "weights per node", weights.count(), kBytesGB, 1),
