@@ -97,5 +97,7 @@ Command setup_capacity(CLI::App& app);
 Command setup_plan(CLI::App& app);
 Command setup_memory(CLI::App& app);
 Command setup_switch(CLI::App& app);
+Command setup_doctor(CLI::App& app);
+Command setup_traffic(CLI::App& app);
 
 }  // namespace tpnet::cli

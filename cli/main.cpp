@@ -1,5 +1,6 @@
 // tpnet: network sizing for tensor-parallel LLM inference.
-// Exit codes: 0 ok; 1 a CI gate failed; 2 bad input or usage; 3 internal error.
+// Exit codes: 0 ok; 1 a CI gate failed (a budget, or doctor finding the fabric
+// unhealthy); 2 bad input or usage; 3 internal error.
 
 #include <CLI/CLI.hpp>
 
@@ -23,7 +24,8 @@ int run(int argc, char** argv) {
   std::vector<Command> commands{setup_bytes(app),  setup_penalty(app),  setup_decode(app),
                                 setup_link(app),   setup_models(app),   setup_compare(app),
                                 setup_check(app),  setup_capacity(app), setup_plan(app),
-                                setup_memory(app), setup_switch(app)};
+                                setup_memory(app), setup_switch(app),   setup_traffic(app),
+                                setup_doctor(app)};
   if (argc > 1 && argv[1][0] != '-') {
     const std::string name = argv[1];
     std::string known;

@@ -1,0 +1,79 @@
+#pragma once
+/// Fitting a measured ring all-reduce sweep to the alpha-beta model, and
+/// judging the bus bandwidth it reached (docs/formulas.md s.16,
+/// docs/calibration.md).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/units.hpp"
+
+namespace tpnet {
+
+/// Sizes to fit, inclusive; unset ends take every size.
+struct FitRange {
+  std::optional<Bytes> min_size;
+  std::optional<Bytes> max_size;
+};
+
+/// One size of the sweep beside the fitted model.
+struct FitPoint {
+  Bytes size;
+  Seconds measured;             ///< out-of-place time
+  Seconds fitted;               ///< alpha + sent / beta
+  double relative_error = 0.0;  ///< (fitted - measured) / measured
+  BitRate algbw;
+  BitRate busbw;
+  bool in_range = false;  ///< used by the fit
+};
+
+struct AllReduceFit {
+  int ranks = 0;
+  double sent_factor = 0.0;  ///< 2(N-1)/N
+  int steps = 0;             ///< 2(N-1)
+  Bytes min_size;            ///< smallest size fitted
+  Bytes max_size;            ///< largest size fitted
+  int points_used = 0;
+  Seconds alpha;         ///< fixed time of one all-reduce
+  BitRate beta;          ///< rate of the bytes each rank sends (the busbw plateau)
+  Seconds step_latency;  ///< alpha / 2(N-1)
+  double rms_relative_error = 0.0;
+  double max_relative_error = 0.0;  ///< largest |relative error| in range
+  std::vector<FitPoint> curve;      ///< every size, in file order
+  std::vector<std::string> warnings;
+};
+
+/// Least squares of time(S) = alpha + sent(S) / beta over the sizes in
+/// `range`, sent(S) = 2(N-1)/N x S (ring), weighted so each size counts by
+/// its relative error. Throws InputError when ranks < 2, fewer than 2
+/// distinct sizes are in range, or the fit gives no positive bandwidth.
+[[nodiscard]] AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks,
+                                         const FitRange& range = {});
+
+/// What a measured bus bandwidth says about the fabric (DOMAIN.md s.9).
+enum class FabricState {
+  healthy,             ///< within 10% of the link's rate
+  one_pcie_half,       ///< ~109 Gb/s on a 200G port: one RDMA device used
+  degraded_nic,        ///< 8-25 Gb/s: throttled or degraded ConnectX-7
+  software_forwarded,  ///< under 8 Gb/s: CPU bridge, RSTP detour
+  below_expectation,   ///< slower than the link, none of the known causes
+};
+[[nodiscard]] std::string_view to_string(FabricState state);
+
+struct FabricDiagnosis {
+  FabricState state = FabricState::healthy;
+  double share = 0.0;  ///< measured / expected
+  std::string finding;
+  std::string advice;
+};
+
+/// Classifies the bus bandwidth of the largest sizes against the link rate.
+[[nodiscard]] FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected);
+
+/// Mean out-of-place bus bandwidth of the (up to) `count` largest sizes.
+[[nodiscard]] BitRate large_size_busbw(const AllReduceSweep& sweep, int count = 3);
+
+}  // namespace tpnet

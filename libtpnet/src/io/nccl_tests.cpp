@@ -1,0 +1,283 @@
+// nccl-tests all_reduce_perf output: the text table and the -J JSON file
+// (util.cu of nccl-tests: results[] of {size, count, type, redop, root,
+// out_of_place: {time, alg_bw, bus_bw, nwrong}, in_place: {...}}).
+
+#include "tpnet/io/nccl_tests.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "tpnet/io/text_file.hpp"
+#include "yaml_fields.hpp"
+
+namespace tpnet {
+namespace {
+
+std::vector<std::string> split_words(std::string_view line) {
+  std::vector<std::string> words;
+  std::istringstream in{std::string(line)};
+  std::string word;
+  while (in >> word) words.push_back(word);
+  return words;
+}
+
+std::optional<double> to_number(const std::string& cell) {
+  double value = 0.0;
+  const char* begin = cell.data();
+  const char* end = begin + cell.size();
+  if (!cell.empty() && *begin == '+') ++begin;
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc{} || ptr != end || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+/// "22105" -> "2.21.5"; codes before 2.9 were major*1000 + minor*100 + patch.
+std::string version_from_code(long long code) {
+  if (code >= 20900) {
+    return fmt::format("{}.{}.{}", code / 10000, (code % 10000) / 100, code % 100);
+  }
+  return fmt::format("{}.{}.{}", code / 1000, (code % 1000) / 100, code % 100);
+}
+
+void check_wrong(double wrong, const InputLocation& where, std::string_view which) {
+  if (wrong != 0.0) {
+    throw InputError(fmt::format("{} #wrong is {}: the all-reduce returned wrong values (a failed "
+                                 "correctness check); fix the cluster before fitting timings",
+                                 which, wrong),
+                     where);
+  }
+}
+
+void check_timing(const AllReduceTiming& t, const InputLocation& where, std::string_view which) {
+  if (!(t.time.value() > 0.0)) {
+    throw InputError(fmt::format("{} time must be positive", which), where);
+  }
+  if (t.algbw.bits_per_second() < 0.0 || t.busbw.bits_per_second() < 0.0) {
+    throw InputError(fmt::format("{} bandwidth must not be negative", which), where);
+  }
+}
+
+// ---- text ---------------------------------------------------------------
+
+struct Layout {
+  std::size_t lead = 0;  ///< columns before the first time column
+  int line = 0;
+};
+
+AllReduceSweep parse_text(std::string_view text, const std::string& origin) {
+  AllReduceSweep sweep;
+  sweep.origin = origin;
+  std::optional<Layout> layout;
+  bool footer = false;
+  int line_number = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = text.find('\n', start);
+    std::string_view line =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    ++line_number;
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front())))
+      line.remove_prefix(1);
+    const InputLocation where = InputLocation::in_file(origin, line_number);
+    if (!line.empty() && line.front() == '#') {
+      const std::string_view body = line.substr(1);
+      const auto words = split_words(body);
+      if (!words.empty() && words[0] == "Rank") {
+        ++sweep.ranks;
+      } else if (const auto at = body.find("nccl-library="); at != std::string_view::npos) {
+        long long code = 0;
+        const std::string_view digits = body.substr(at + 13);
+        const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), code);
+        if (ec == std::errc{} && code > 0) sweep.nccl_version = version_from_code(code);
+      } else if (words.size() >= 3 && words[0] == "NCCL" && words[1] == "version") {
+        sweep.nccl_version = words[2];
+      } else if (body.find("Avg bus bandwidth") != std::string_view::npos) {
+        footer = true;
+      } else if (words.size() >= 3 && words[0] == "size" && words[1] == "count") {
+        const auto first_time = std::find_if(words.begin(), words.end(), [](const auto& w) {
+          return w == "time" || w == "cputime";
+        });
+        if (first_time == words.end()) {
+          throw InputError("has a size/count header but no time column", where);
+        }
+        layout = Layout{static_cast<std::size_t>(first_time - words.begin()), line_number};
+      }
+    } else if (!line.empty() && line.front() >= '0' && line.front() <= '9') {
+      if (!layout) {
+        throw InputError(
+            "is a data row before the '# size count type ... time algbw busbw #wrong' header",
+            where);
+      }
+      if (footer) {
+        throw InputError("is a data row after the '# Avg bus bandwidth' footer", where);
+      }
+      const auto cells = split_words(line);
+      const std::size_t lead = layout->lead;
+      if (cells.size() < lead + 4) {
+        throw InputError(fmt::format("has {} cells; the header at line {} needs at least {} (the "
+                                     "log looks truncated)",
+                                     cells.size(), layout->line, lead + 4),
+                         where);
+      }
+      auto number = [&](std::size_t i, std::string_view column) {
+        const auto value = to_number(cells[i]);
+        if (!value) {
+          throw InputError(fmt::format("column {} is '{}', not a number", column, cells[i]),
+                           InputLocation::in_file(origin, line_number, std::string(column)));
+        }
+        return *value;
+      };
+      auto timing = [&](std::size_t at, std::string_view which) {
+        AllReduceTiming t;
+        t.time = Seconds::microseconds(number(at, "time"));
+        t.algbw = BitRate::gigabytes_per_second(number(at + 1, "algbw"));
+        t.busbw = BitRate::gigabytes_per_second(number(at + 2, "busbw"));
+        if (cells[at + 3] != "N/A") {
+          t.wrong = number(at + 3, "#wrong");
+          check_wrong(*t.wrong, where, which);
+        }
+        check_timing(t, where, which);
+        return t;
+      };
+      AllReduceSample s;
+      s.source = where;
+      const double size = number(0, "size");
+      if (!(size > 0.0)) {
+        throw InputError("size is 0: an empty all-reduce measures only the launch",
+                         InputLocation::in_file(origin, line_number, "size"));
+      }
+      s.size = Bytes(size);
+      if (lead >= 2) s.count = static_cast<long long>(number(1, "count"));
+      if (lead >= 3) s.type = cells[2];
+      s.out_of_place = timing(lead, "out-of-place");
+      if (cells.size() >= lead + 8) {
+        s.in_place = timing(lead + 4, "in-place");
+      } else if (cells.size() > lead + 4) {
+        throw InputError(fmt::format("has {} cells: the in-place columns are cut off (the log "
+                                     "looks truncated)",
+                                     cells.size()),
+                         where);
+      }
+      sweep.samples.push_back(std::move(s));
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  if (!layout) {
+    throw InputError(
+        "has no '# size count type ... time algbw busbw #wrong' header: not all_reduce_perf output",
+        InputLocation::in_file(origin));
+  }
+  if (sweep.samples.empty()) {
+    throw InputError("has a header but no data rows", InputLocation::in_file(origin, layout->line));
+  }
+  if (!footer) {
+    throw InputError(
+        "ends without the '# Avg bus bandwidth' footer: the log is truncated (did the run stop?)",
+        InputLocation::in_file(origin, line_number));
+  }
+  return sweep;
+}
+
+// ---- JSON ---------------------------------------------------------------
+
+double json_number(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  const YAML::Node v = map[std::string(key)];
+  if (!v || v.IsNull()) {
+    throw InputError("required key is missing", yaml::where(v ? v : map, origin, key));
+  }
+  const auto value = v.IsScalar() ? to_number(v.Scalar()) : std::nullopt;
+  if (!value) {
+    throw InputError(fmt::format("is '{}', not a number", v.IsScalar() ? v.Scalar() : "?"),
+                     yaml::where(v, origin, key));
+  }
+  return *value;
+}
+
+AllReduceTiming json_timing(const YAML::Node& node, const std::string& origin,
+                            std::string_view which) {
+  yaml::require_map(node, origin, which);
+  AllReduceTiming t;
+  const bool cpu = !node["time"] && node["cpu_time"];
+  t.time = Seconds::microseconds(json_number(node, origin, cpu ? "cpu_time" : "time"));
+  t.algbw = BitRate::gigabytes_per_second(json_number(node, origin, "alg_bw"));
+  t.busbw = BitRate::gigabytes_per_second(json_number(node, origin, "bus_bw"));
+  const YAML::Node wrong = node["nwrong"];
+  const InputLocation where = yaml::where(node, origin, std::string(which));
+  if (wrong && !wrong.IsNull()) {
+    t.wrong = json_number(node, origin, "nwrong");
+    check_wrong(*t.wrong, yaml::where(wrong, origin, std::string(which) + ".nwrong"), which);
+  }
+  check_timing(t, where, which);
+  return t;
+}
+
+AllReduceSweep parse_json(std::string_view text, const std::string& origin) {
+  const YAML::Node root = yaml::load_document(text, origin);
+  yaml::require_map(root, origin, "an nccl-tests -J result");
+  AllReduceSweep sweep;
+  sweep.origin = origin;
+  const YAML::Node results = root["results"];
+  if (!results || !results.IsSequence()) {
+    throw InputError("has no results list: not an nccl-tests -J file, or the run stopped early",
+                     yaml::where(root, origin, "results"));
+  }
+  if (const YAML::Node v = root["nccl_version"]; v && v.IsScalar()) {
+    if (const auto code = to_number(v.Scalar()); code && *code > 0) {
+      sweep.nccl_version = version_from_code(static_cast<long long>(*code));
+    }
+  }
+  if (const YAML::Node config = root["config"]; config && config.IsMap()) {
+    if (const YAML::Node devices = config["devices"]; devices && devices.IsSequence()) {
+      sweep.ranks = static_cast<int>(devices.size());
+    }
+  }
+  for (const YAML::Node& r : results) {
+    yaml::require_map(r, origin, "a results entry");
+    AllReduceSample s;
+    s.source = yaml::where(r, origin, "");
+    const double size = json_number(r, origin, "size");
+    if (!(size > 0.0)) {
+      throw InputError("is 0: an empty all-reduce measures only the launch",
+                       yaml::where(r["size"], origin, "size"));
+    }
+    s.size = Bytes(size);
+    if (r["count"]) s.count = static_cast<long long>(json_number(r, origin, "count"));
+    if (r["type"] && r["type"].IsScalar()) s.type = r["type"].Scalar();
+    const YAML::Node oop = r["out_of_place"];
+    if (!oop || oop.IsNull()) {
+      throw InputError("required key is missing", yaml::where(r, origin, "out_of_place"));
+    }
+    s.out_of_place = json_timing(oop, origin, "out_of_place");
+    if (const YAML::Node ip = r["in_place"]; ip && !ip.IsNull()) {
+      s.in_place = json_timing(ip, origin, "in_place");
+    }
+    sweep.samples.push_back(std::move(s));
+  }
+  if (sweep.samples.empty()) {
+    throw InputError("is an empty list", yaml::where(results, origin, "results"));
+  }
+  return sweep;
+}
+
+}  // namespace
+
+AllReduceSweep parse_nccl_tests(std::string_view text, const std::string& origin) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    throw InputError("is empty; expected all_reduce_perf output", InputLocation::in_file(origin));
+  }
+  if (text[first] == '{') return parse_json(text, origin);
+  return parse_text(text, origin);
+}
+
+AllReduceSweep load_nccl_tests(const std::string& path) {
+  return parse_nccl_tests(read_text_file(path), path);
+}
+
+}  // namespace tpnet
