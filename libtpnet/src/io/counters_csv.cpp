@@ -1,0 +1,143 @@
+#include "tpnet/io/counters_csv.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <map>
+
+#include "csv_table.hpp"
+#include "tpnet/io/text_file.hpp"
+
+namespace tpnet {
+namespace {
+
+constexpr double kBytesPerCounterUnit = 4.0;  // port_xmit_data/port_rcv_data count 4-byte words
+
+std::uint64_t counter_cell(const csv::Table& table, const csv::Row& row, std::size_t column,
+                           const std::string& origin, const char* name) {
+  const std::string& cell = table.text(row, column);
+  std::uint64_t value = 0;
+  auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+  if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size()) {
+    throw InputError("'" + cell + "' is not a counter (a whole number from 0 to 2^64-1)",
+                     InputLocation::in_file(origin, row.line, std::string("column ") + name));
+  }
+  return value;
+}
+
+struct DeviceState {
+  std::size_t index = 0;
+  std::uint64_t xmit = 0;
+  std::uint64_t rcv = 0;
+  double time_s = 0.0;
+  int line = 0;
+};
+
+/// Bytes since the previous read; a lower value is a reset and counts from 0.
+double advance(std::uint64_t previous, std::uint64_t now, const char* counter,
+               const DeviceSeries& device, int line, const std::string& origin,
+               std::vector<std::string>& notes) {
+  if (now >= previous) return static_cast<double>(now - previous) * kBytesPerCounterUnit;
+  notes.push_back(origin + " line " + std::to_string(line) + ": " + device.device + " port " +
+                  device.port + " " + counter + " went back from " + std::to_string(previous) +
+                  " to " + std::to_string(now) +
+                  "; treated as a reset, counting the new value from 0");
+  return static_cast<double>(now) * kBytesPerCounterUnit;
+}
+
+}  // namespace
+
+CounterSeries parse_counters_csv(std::string_view text, const std::string& origin) {
+  const auto table = csv::Table::parse(text, origin);
+  const auto time_column = table.require_column("time_s");
+  const auto device_column = table.require_column("device");
+  const auto port_column = table.require_column("port");
+  const auto xmit_column = table.require_column("port_xmit_data");
+  const auto rcv_column = table.require_column("port_rcv_data");
+
+  CounterSeries series;
+  std::map<std::string, DeviceState> states;
+  for (const auto& row : table.rows()) {
+    const double time_s = table.number(row, time_column);
+    const std::string& device = table.text(row, device_column);
+    const std::string& port = table.text(row, port_column);
+    if (device.empty()) {
+      throw InputError("is empty; name the RDMA device (e.g. rocep1s0f0)",
+                       InputLocation::in_file(origin, row.line, "column device"));
+    }
+    if (port.empty()) {
+      throw InputError("is empty; give the port number (e.g. 1)",
+                       InputLocation::in_file(origin, row.line, "column port"));
+    }
+    const std::uint64_t xmit = counter_cell(table, row, xmit_column, origin, "port_xmit_data");
+    const std::uint64_t rcv = counter_cell(table, row, rcv_column, origin, "port_rcv_data");
+    ++series.reads;
+
+    const std::string key = device + '\n' + port;
+    auto found = states.find(key);
+    if (found == states.end()) {
+      states.emplace(key, DeviceState{series.devices.size(), xmit, rcv, time_s, row.line});
+      series.devices.push_back(DeviceSeries{device, port, {CounterSample{time_s, 0.0, 0.0}}});
+      continue;
+    }
+    DeviceState& state = found->second;
+    DeviceSeries& out = series.devices[state.index];
+    if (!(time_s > state.time_s)) {
+      throw InputError("time " + table.text(row, time_column) + " s is not later than " + device +
+                           " port " + port + "'s previous read at line " +
+                           std::to_string(state.line) + "; times must increase per device",
+                       InputLocation::in_file(origin, row.line, "column time_s"));
+    }
+    const CounterSample& last = out.samples.back();
+    CounterSample sample;
+    sample.time_s = time_s;
+    sample.xmit_bytes = last.xmit_bytes + advance(state.xmit, xmit, "port_xmit_data", out, row.line,
+                                                  origin, series.notes);
+    sample.rcv_bytes = last.rcv_bytes + advance(state.rcv, rcv, "port_rcv_data", out, row.line,
+                                                origin, series.notes);
+    out.samples.push_back(sample);
+    state = DeviceState{state.index, xmit, rcv, time_s, row.line};
+  }
+  bool any_interval = false;
+  for (const auto& d : series.devices) any_interval = any_interval || d.samples.size() >= 2;
+  if (!any_interval) {
+    throw InputError("has no device read twice; a rate needs at least two reads of one device",
+                     InputLocation::in_file(origin));
+  }
+  return series;
+}
+
+CounterSeries load_counters_csv(const std::string& path) {
+  return parse_counters_csv(read_text_file(path), path);
+}
+
+std::vector<RequestTiming> parse_requests_csv(std::string_view text, const std::string& origin) {
+  const auto table = csv::Table::parse(text, origin);
+  const auto id_column = table.require_column("request_id");
+  const auto start_column = table.require_column("start_s");
+  const auto first_column = table.require_column("first_token_s");
+  const auto end_column = table.require_column("end_s");
+  std::vector<RequestTiming> requests;
+  for (const auto& row : table.rows()) {
+    RequestTiming r;
+    r.id = table.text(row, id_column);
+    r.start_s = table.number(row, start_column);
+    r.first_token_s = table.number(row, first_column);
+    r.end_s = table.number(row, end_column);
+    if (r.first_token_s < r.start_s) {
+      throw InputError("first token comes before the request's start",
+                       InputLocation::in_file(origin, row.line, "column first_token_s"));
+    }
+    if (r.end_s < r.first_token_s) {
+      throw InputError("end comes before the request's first token",
+                       InputLocation::in_file(origin, row.line, "column end_s"));
+    }
+    requests.push_back(std::move(r));
+  }
+  return requests;
+}
+
+std::vector<RequestTiming> load_requests_csv(const std::string& path) {
+  return parse_requests_csv(read_text_file(path), path);
+}
+
+}  // namespace tpnet
