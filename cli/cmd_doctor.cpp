@@ -23,6 +23,8 @@ struct DoctorOptions {
   std::string format = "table";
 };
 
+// Each setting is one sentence split over source lines, not a missing comma.
+// NOLINTBEGIN(bugprone-suspicious-missing-comma)
 std::vector<std::string> settings_to_check() {
   return {
       "NCCL_IB_HCA lists both RDMA devices of the port (e.g. rocep1s0f0,roceP2p1s0f0): one "
@@ -37,6 +39,7 @@ std::vector<std::string> settings_to_check() {
       "measure RDMA (ib_write_bw) or NCCL",
   };
 }
+// NOLINTEND(bugprone-suspicious-missing-comma)
 
 Outcome run_doctor(const DoctorOptions& o) {
   const AllReduceSweep sweep = load_nccl_tests(o.nccl_tests);

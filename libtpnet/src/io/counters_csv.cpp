@@ -1,5 +1,7 @@
 #include "tpnet/io/counters_csv.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cstdint>
 #include <map>
@@ -72,7 +74,7 @@ CounterSeries parse_counters_csv(std::string_view text, const std::string& origi
     const std::uint64_t rcv = counter_cell(table, row, rcv_column, origin, "port_rcv_data");
     ++series.reads;
 
-    const std::string key = device + '\n' + port;
+    const std::string key = fmt::format("{}\n{}", device, port);
     auto found = states.find(key);
     if (found == states.end()) {
       states.emplace(key, DeviceState{series.devices.size(), xmit, rcv, time_s, row.line});
@@ -82,9 +84,9 @@ CounterSeries parse_counters_csv(std::string_view text, const std::string& origi
     DeviceState& state = found->second;
     DeviceSeries& out = series.devices[state.index];
     if (!(time_s > state.time_s)) {
-      throw InputError("time " + table.text(row, time_column) + " s is not later than " + device +
-                           " port " + port + "'s previous read at line " +
-                           std::to_string(state.line) + "; times must increase per device",
+      throw InputError(fmt::format("time {} s is not later than {} port {}'s previous read at "
+                                   "line {}; times must increase per device",
+                                   table.text(row, time_column), device, port, state.line),
                        InputLocation::in_file(origin, row.line, "column time_s"));
     }
     const CounterSample& last = out.samples.back();
