@@ -116,7 +116,7 @@ Record report_fields(const ModelArch& model, const MemoryReport& r, const std::s
   Record parts;
   std::vector<std::string> lines;
   for (const auto& p : r.weights.replicated) {
-    const Bytes bytes(p.node_params * model.bits_per_weight / 8.0);
+    const Bytes bytes = p.node_bytes;
     parts.push_back(record(p.name, p.name,
                            {number("params", "params", p.params, kBillions, 3),
                             number("node_params", "held per node", p.node_params, kBillions, 3),

@@ -113,14 +113,14 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, int tp) {
   const ParamEstimate estimate = estimate_params(m);
   if (estimate.total.router > 0.0) {
     // ReplicatedLinear gates: every rank scores every expert.
-    parts.push_back({"router", estimate.total.router, estimate.total.router});
+    parts.push_back({"router", estimate.total.router, estimate.total.router, Bytes(0.0)});
   }
   if (m.mla) {
     // q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear in vLLM's MLA.
     const MlaSpec& a = *m.mla;
     const double params =
         attention_layers * h * (a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim);
-    if (params > 0.0) parts.push_back({"mla_down_projections", params, params});
+    if (params > 0.0) parts.push_back({"mla_down_projections", params, params, Bytes(0.0)});
   }
   if (m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
     // The DSA indexer (wq_b, wk, weights_proj) is replicated whole.
@@ -128,7 +128,7 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, int tp) {
     const double heads = m.sparse_attention_index_heads;
     const double dim = m.sparse_attention_index_head_dim;
     const double params = attention_layers * (q_in * heads * dim + h * dim + h * heads);
-    parts.push_back({"sparse_indexer", params, params});
+    parts.push_back({"sparse_indexer", params, params, Bytes(0.0)});
   }
   const int kv = kv_heads(m);
   if (!m.mla && kv > 0 && tp > kv) {
@@ -136,7 +136,7 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, int tp) {
     const double per_head = attention_layers * 2.0 * h * d(effective_head_dim(m));
     const double params = per_head * kv;
     const double node = per_head * d(ceil_div(kv, tp));
-    if (params > 0.0) parts.push_back({"kv_heads", params, node});
+    if (params > 0.0) parts.push_back({"kv_heads", params, node, Bytes(0.0)});
   }
   return parts;
 }
@@ -148,7 +148,8 @@ WeightMemory weight_memory(const ModelArch& m, int tp) {
   const double bytes_per_param = m.bits_per_weight / 8.0;
   double replicated = 0.0;
   double node = 0.0;
-  for (const auto& part : w.replicated) {
+  for (auto& part : w.replicated) {
+    part.node_bytes = Bytes(part.node_params * bytes_per_param);
     replicated += part.params;
     node += part.node_params;
   }

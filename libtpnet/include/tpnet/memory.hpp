@@ -115,6 +115,7 @@ struct ReplicatedPart {
   std::string name;          ///< "router", "mla_down_projections", "sparse_indexer", "kv_heads"
   double params = 0.0;       ///< the part's parameters in the whole model
   double node_params = 0.0;  ///< what each rank holds of them
+  Bytes node_bytes;          ///< node_params at the model's bits per weight (set by weight_memory)
 };
 
 struct WeightMemory {
