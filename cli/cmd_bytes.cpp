@@ -43,6 +43,7 @@ Document run_bytes(const BytesOptions& o) {
                              r.chunk_allreduce_transfer.value(), kMilliseconds, 2));
   allreduce.push_back(
       number("latency_s", "fixed latency", r.chunk_allreduce_latency.value(), kMicroseconds, 1));
+  append_pricing_fields(allreduce, r.chunk_latency_pricing);
   allreduce.push_back(text("regime", "regime", std::string(to_string(r.chunk_regime))));
 
   std::vector<Record> scaling;

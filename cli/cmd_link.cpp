@@ -1,10 +1,12 @@
-// tpnet link: link presets, and what a PCIe host link can carry.
+// tpnet link: link presets, what a PCIe host link can carry, and what NCCL's
+// tuner makes of one all-reduce over a link.
 
 #include <fmt/format.h>
 
 #include <memory>
 
 #include "common.hpp"
+#include "tpnet/nccl_model.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {
@@ -15,14 +17,69 @@ struct LinkOptions {
   int lanes = 0;
   std::string coding;
   double efficiency = 0.88;
+  std::string allreduce_size;
+  std::string link = "200G";
+  int tp = 8;
+  int nodes = 0;
+  std::string nccl_algo = "auto";
+  std::string nccl_proto = "auto";
+  int nccl_channels = 2;
   std::string format = "table";
 };
 
+/// What NCCL's tuner makes of one all-reduce over a link (docs/formulas.md s.20).
+Document run_nccl(const LinkOptions& o) {
+  const Bytes size = parse_bytes(o.allreduce_size, InputLocation::for_key("--allreduce-size"));
+  const Link link = parse_link(o.link, InputLocation::for_key("--link"));
+  NcclSetup setup;
+  setup.ranks = o.tp;
+  setup.nodes = o.nodes;
+  setup.link_rate = link.rate;
+  setup.channels = o.nccl_channels;
+  setup.algorithms = parse_nccl_algorithms(o.nccl_algo, InputLocation::for_key("--nccl-algo"));
+  setup.protocols = parse_nccl_protocols(o.nccl_proto, InputLocation::for_key("--nccl-proto"));
+  const NcclChoice choice = choose_nccl_allreduce(size, setup);
+  const NcclCost& c = choice.chosen;
+  const int nodes = o.nodes == 0 ? o.tp : o.nodes;
+
+  Document doc;
+  doc.title = fmt::format(
+      "tpnet link: NCCL's pick for a {:.0f} B all-reduce over {} ranks on {} "
+      "node(s) at {}",
+      size.count(), o.tp, nodes, link.name);
+  doc.fields = {
+      text("link", "link", link.name),
+      number("link_bps", "rate (channels x per-channel bandwidth)", link.rate.bits_per_second(),
+             kGbps, 2),
+      integer("tp", "ranks", o.tp),
+      integer("nodes", "nodes", nodes),
+      integer("nccl_channels", "NCCL channels", setup.channels),
+      number("allreduce_size_bytes", "all-reduce size (each rank's buffer)", size.count(), kBytesB,
+             0),
+      text("nccl_algorithm", "NCCL algorithm", std::string(to_string(c.algorithm))),
+      text("nccl_protocol", "NCCL protocol", std::string(to_string(c.protocol))),
+      number("latency_s", "latency", c.latency.value(), kMicroseconds, 1),
+      number("algorithm_bandwidth_bps", "algorithm bandwidth",
+             c.algorithm_bandwidth.bits_per_second(), kGBps, 2),
+      number("time_s", "time (latency + size / algorithm bandwidth)", c.time.value(), kMicroseconds,
+             1),
+      text("source", "constants", std::string(setup.tuning.source)),
+      nccl_candidate_records("candidates", "every candidate", choice),
+  };
+  return doc;
+}
+
 Document run_link(const LinkOptions& o) {
   Document doc;
+  if (!o.allreduce_size.empty()) {
+    if (o.pcie_gen != 0 || o.lanes != 0) {
+      throw InputError("--allreduce-size prices an all-reduce; leave out --pcie-gen and --lanes",
+                       InputLocation::for_key("--allreduce-size"));
+    }
+    return run_nccl(o);
+  }
   if (o.pcie_gen == 0 && o.lanes == 0) {
     std::vector<Record> rows;
-    const StepLatency latency;
     for (const auto& p : link_presets()) {
       rows.push_back({text("name", "preset", std::string(p.name)),
                       number("link_bps", "rate", p.gigabits_per_second * 1e9, kGbps, 0),
@@ -30,10 +87,9 @@ Document run_link(const LinkOptions& o) {
     }
     doc.title = "tpnet link: presets (any rate also works: 200Gb/s, 109.07G, 25GB/s)";
     doc.fields = {
-        number("base_latency_s", "fixed latency per all-reduce", latency.base.value(),
-               kMicroseconds, 1),
-        number("step_latency_s", "latency per ring step", latency.per_step.value(), kMicroseconds,
-               1),
+        text("latency_model", "all-reduce latency model",
+             std::string(nccl_2_28_tuning().source) +
+                 " (price one size with --allreduce-size; override with --base-latency)"),
         records("presets", "presets", std::move(rows)),
     };
     return doc;
@@ -69,7 +125,9 @@ Document run_link(const LinkOptions& o) {
 Command setup_link(CLI::App& app) {
   auto options = std::make_shared<LinkOptions>();
   CLI::App* sub = app.add_subcommand(
-      "link", "Link presets, or the rate a PCIe host link carries (--pcie-gen 5 --lanes 4)");
+      "link",
+      "Link presets, the rate a PCIe host link carries (--pcie-gen 5 --lanes 4), or NCCL's "
+      "pick for one all-reduce (--allreduce-size 61440 --tp 8)");
   sub->add_option("--pcie-gen", options->pcie_gen, "PCIe generation, 1-5");
   sub->add_option("--lanes", options->lanes, "PCIe lanes: 1, 2, 4, 8 or 16");
   sub->add_option("--coding", options->coding,
@@ -77,6 +135,31 @@ Command setup_link(CLI::App& app) {
   sub->add_option("--efficiency", options->efficiency,
                   "Share left after TLP/DLLP and flow-control overhead")
       ->default_val(0.88);
+  const std::string nccl = "NCCL all-reduce pricing (docs/formulas.md s.20)";
+  sub->add_option("--allreduce-size", options->allreduce_size,
+                  "Price one all-reduce of this many bytes per rank (e.g. 61440, 50.3MB) with "
+                  "NCCL's tuning model")
+      ->group(nccl);
+  sub->add_option("--link", options->link, "Link (preset or rate)")
+      ->group(nccl)
+      ->default_str("200G");
+  sub->add_option("--tp,--tensor-parallel-size", options->tp, "Ranks in the all-reduce")
+      ->group(nccl)
+      ->default_val(8);
+  sub->add_option("--nodes", options->nodes, "Nodes they span (default: one rank per node)")
+      ->group(nccl);
+  sub->add_option("--nccl-algo", options->nccl_algo,
+                  "Algorithms the tuner may pick: auto, ring or tree (like NCCL_ALGO)")
+      ->group(nccl)
+      ->default_str("auto");
+  sub->add_option("--nccl-proto", options->nccl_proto,
+                  "Protocols the tuner may pick: auto, LL, LL128 or Simple (like NCCL_PROTO)")
+      ->group(nccl)
+      ->default_str("auto");
+  sub->add_option("--nccl-channels", options->nccl_channels,
+                  "NCCL channels (2: one per RDMA device of a DGX Spark port)")
+      ->group(nccl)
+      ->default_val(2);
   add_format_option(sub, options->format);
   return Command{sub,
                  [options] {

@@ -1,5 +1,6 @@
 #include "tpnet/decode.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "tpnet/error.hpp"
@@ -29,8 +30,17 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
   r.allreduces_per_forward = allreduces_per_forward(model, engine);
   r.transfer_from = allreduce_transfer_time(r.allreduce, from.rate);
   r.transfer_to = allreduce_transfer_time(r.allreduce, to.rate);
-  r.allreduce_latency = allreduce_latency(r.allreduce, from.latency);
-  r.regime = classify(r.allreduce, from.rate < to.rate ? from : to);
+  r.allreduce_pricing = price_allreduce_latency(r.allreduce, from);
+  r.allreduce_latency = r.allreduce_pricing.alpha;
+  NcclSetup unpinned = nccl_setup(r.allreduce, from);
+  unpinned.algorithms = NcclSetup{}.algorithms;
+  unpinned.protocols = NcclSetup{}.protocols;
+  r.nccl_unpinned = choose_nccl_allreduce(r.allreduce.block, unpinned);
+  // alpha at `from` against the transfer at the slower link.
+  r.regime =
+      r.allreduce_latency >= allreduce_transfer_time(r.allreduce, std::min(from.rate, to.rate))
+          ? CommRegime::latency_bound
+          : CommRegime::bandwidth_bound;
   r.allreduce_forward_bytes = r.allreduce.sent_per_node * r.allreduces_per_forward;
 
   // vLLM's vocab-parallel LM head ends with a ring all-gather of the logits of
@@ -46,9 +56,14 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
   r.traffic_ceiling = r.forward_sent / r.weight_read_floor;
   r.max_added_per_forward = extra_transfer_time(r.forward_sent, from.rate, to.rate);
   r.max_added_share = r.max_added_per_forward / r.weight_read_floor;
-  const StepLatency& alpha = from.latency;
-  const Seconds gather_latency = alpha.base + alpha.per_step * (tp - 1);
-  r.latency_per_forward = r.allreduce_latency * r.allreduces_per_forward + gather_latency;
+  // The gather is a ring of N-1 steps; NCCL prices it on the gathered size.
+  if (const auto& alpha = from.latency.override) {
+    r.gather_latency = alpha->base + alpha->per_step * (tp - 1);
+  } else {
+    r.gather_nccl = choose_nccl_allgather(Bytes(logits_full), nccl_setup(r.allreduce, from));
+    r.gather_latency = r.gather_nccl->chosen.latency;
+  }
+  r.latency_per_forward = r.allreduce_latency * r.allreduces_per_forward + r.gather_latency;
 
   r.warnings = layout_warnings(model, engine);
   if (inputs.requests > engine.max_num_seqs) {

@@ -75,8 +75,8 @@ void BM_CompareGridCsvMillionRows(benchmark::State& state) {
   CompareSpec spec;
   for (int tp : {2, 4, 8, 16}) spec.layouts.push_back(ParallelLayout{tp, 1, 1});
   for (int g = 0; g < 50; ++g) {
-    spec.from.push_back(Link{"from", BitRate::gigabits_per_second(100 + 2 * g), StepLatency{}});
-    spec.to.push_back(Link{"to", BitRate::gigabits_per_second(50 + 2 * g), StepLatency{}});
+    spec.from.push_back(Link{"from", BitRate::gigabits_per_second(100 + 2 * g), {}});
+    spec.to.push_back(Link{"to", BitRate::gigabits_per_second(50 + 2 * g), {}});
   }
   for (int k = 1; k <= 100; ++k) {
     spec.prompts.push_back(PrefillScenario{std::to_string(k) + "k", PromptSpec{1, 1024LL * k}, {}});

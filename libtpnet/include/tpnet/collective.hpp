@@ -1,10 +1,13 @@
 #pragma once
 /// All-reduce cost for one block: bytes each node sends, the number of
 /// sequential steps, and the alpha-beta time over a link.
-/// Derivations: docs/formulas.md s.2 (ring, tree) and s.5 (time).
+/// Derivations: docs/formulas.md s.2 (ring, tree), s.5 (time) and s.20 (NCCL).
+
+#include <optional>
 
 #include "tpnet/engine.hpp"
 #include "tpnet/link.hpp"
+#include "tpnet/nccl_model.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {
@@ -30,8 +33,27 @@ struct AllReducePlan {
 /// Throws InputError when ranks < 1 or the block is negative.
 [[nodiscard]] AllReducePlan plan_allreduce(Bytes block, int ranks, CollectiveAlgorithm algorithm);
 
-/// alpha: base + steps x per_step. Does not depend on the link rate.
+/// alpha of a plain alpha-beta model: base + steps x per_step (0 for N = 1).
 [[nodiscard]] Seconds allreduce_latency(const AllReducePlan& plan, const StepLatency& latency);
+
+/// The NCCL setup an all-reduce of `plan` over `link` is priced with: the
+/// link's NCCL settings with ranks = N, nodes = N (one GPU a node), the link's
+/// rate, and, unless the link says otherwise, only the plan's algorithm.
+[[nodiscard]] NcclSetup nccl_setup(const AllReducePlan& plan, const Link& link);
+
+/// One all-reduce's fixed latency and how it was priced.
+struct AllReduceLatency {
+  Seconds alpha;
+  /// NCCL's pick (and its runners-up) when NCCL's model priced alpha: the
+  /// chosen pair's latency, size-dependent factors included. nullopt under a
+  /// user's alpha-beta override.
+  std::optional<NcclChoice> nccl;
+};
+
+/// alpha by the link's latency model (docs/formulas.md s.5 and s.20).
+[[nodiscard]] AllReduceLatency price_allreduce_latency(const AllReducePlan& plan, const Link& link);
+/// price_allreduce_latency(plan, link).alpha.
+[[nodiscard]] Seconds allreduce_latency(const AllReducePlan& plan, const Link& link);
 /// beta term: sent bytes x 8 / rate.
 [[nodiscard]] Seconds allreduce_transfer_time(const AllReducePlan& plan, BitRate rate);
 /// alpha + beta.

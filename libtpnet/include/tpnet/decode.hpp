@@ -3,6 +3,7 @@
 /// all-reduces, and a weight-read floor that dwarfs the transfer time
 /// (DOMAIN.md s.3, docs/formulas.md s.6).
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "tpnet/engine.hpp"
 #include "tpnet/link.hpp"
 #include "tpnet/model.hpp"
+#include "tpnet/nccl_model.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {
@@ -26,7 +28,11 @@ struct DecodeReport {
   int allreduces_per_forward = 0;
   Seconds transfer_from;  ///< one all-reduce's bytes at the `from` rate
   Seconds transfer_to;
-  Seconds allreduce_latency;                      ///< fixed alpha, same on both links
+  Seconds allreduce_latency;           ///< fixed alpha, priced at `from`
+  AllReduceLatency allreduce_pricing;  ///< how: NCCL's pick at `from`, or the override
+  /// What NCCL would pick at `from` left alone (every algorithm and protocol
+  /// allowed), to compare with the pick the report assumes.
+  NcclChoice nccl_unpinned;
   CommRegime regime = CommRegime::latency_bound;  ///< at the slower link
   Bytes allreduce_forward_bytes;                  ///< all all-reduces of one forward
   Bytes logits_sent;                              ///< all-gather of vocab-parallel logits
@@ -36,7 +42,9 @@ struct DecodeReport {
   BitRate traffic_ceiling;                        ///< forward_sent over the floor
   Seconds max_added_per_forward;                  ///< forward_sent x 8 x (1/to - 1/from)
   double max_added_share = 0.0;                   ///< of the weight-read floor
-  Seconds latency_per_forward;                    ///< alpha x all-reduces: link-independent
+  Seconds gather_latency;                         ///< the logits all-gather's fixed latency
+  std::optional<NcclChoice> gather_nccl;          ///< its NCCL pick (ring); nullopt under override
+  Seconds latency_per_forward;                    ///< alpha x all-reduces + gather latency
   std::vector<std::string> warnings;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-/// A network link between nodes: the rate its traffic moves at, and the
-/// fixed costs of one all-reduce over it (the alpha of the alpha-beta model).
+/// A network link between nodes: the rate its traffic moves at, and how the
+/// fixed cost of one all-reduce over it (the alpha of the alpha-beta model)
+/// is priced: NCCL's tuning model by default, or a user's alpha-beta override.
 
 #include <optional>
 #include <string>
@@ -8,23 +9,37 @@
 #include <vector>
 
 #include "tpnet/error.hpp"
+#include "tpnet/nccl_model.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {
 
-/// Fixed latency of a ring all-reduce: `base` once per collective plus
-/// `per_step` for each of its 2(N-1) steps. Defaults are NCCL's tuning-model
-/// constants for the ring LL protocol over the network (docs/formulas.md s.5);
-/// calibration replaces them with measured values.
+/// A plain alpha-beta latency: `base` once per collective plus `per_step` for
+/// each sequential step (2(N-1) for a ring). Only used when the user overrides
+/// NCCL's model (--base-latency/--step-latency, or a calibration fit); a half
+/// left unset keeps NCCL's ring LL constants, 6.6 us and 2.7 us
+/// (docs/formulas.md s.5).
 struct StepLatency {
   Seconds base = Seconds::microseconds(6.6);
   Seconds per_step = Seconds::microseconds(2.7);
 };
 
+/// How the fixed latency of an all-reduce over a link is priced.
+struct LinkLatency {
+  /// Set: this alpha-beta model replaces NCCL's ("latency: user override").
+  std::optional<StepLatency> override;
+  /// NCCL's view of the cluster. `ranks`, `nodes` and `link_rate` are filled
+  /// in from each all-reduce and the link; the rest applies as set.
+  NcclSetup nccl;
+  /// true (default): the tuner may only pick the engine's --algorithm, whose
+  /// bytes the study's formulas count. false: `nccl.algorithms` applies.
+  bool nccl_algorithm_from_engine = true;
+};
+
 struct Link {
   std::string name;  ///< what the user typed, or the preset name
   BitRate rate;      ///< rate traffic actually moves at
-  StepLatency latency;
+  LinkLatency latency;
 };
 
 /// A named preset; `description` says where its rate comes from.

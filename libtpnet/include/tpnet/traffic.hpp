@@ -37,10 +37,11 @@ struct BytesReport {
   AllReducePlan chunk_allreduce;  ///< one all-reduce of a full chunk
   Bytes chunk_forward_bytes;      ///< all all-reduces of a full-chunk forward pass
   Link link;
-  Seconds chunk_allreduce_transfer;  ///< at `link`
-  Seconds chunk_allreduce_latency;   ///< fixed part at `link`
-  Seconds fixed_overhead;            ///< a generous per-transfer overhead to compare with
-  Bytes bytes_in_fixed_overhead;     ///< what `link` moves in that time
+  Seconds chunk_allreduce_transfer;        ///< at `link`
+  Seconds chunk_allreduce_latency;         ///< fixed part at `link`
+  AllReduceLatency chunk_latency_pricing;  ///< how: NCCL's pick, or the user's override
+  Seconds fixed_overhead;                  ///< a generous per-transfer overhead to compare with
+  Bytes bytes_in_fixed_overhead;           ///< what `link` moves in that time
   CommRegime chunk_regime = CommRegime::bandwidth_bound;
   std::vector<TpShare> tp_scaling;  ///< TP2..TP16 against the engine's TP
   std::vector<std::string> warnings;
