@@ -7,8 +7,10 @@
 #include <memory>
 #include <ostream>
 
+#include "calibration_flags.hpp"
 #include "common.hpp"
 #include "compare_writer.hpp"
+#include "exit_codes.hpp"
 #include "tpnet/compare.hpp"
 #include "tpnet/quantity.hpp"
 
@@ -37,6 +39,7 @@ struct CompareOptions {
   int requests = 1;
   std::string memory_bandwidth = "273GB/s";
   BudgetOptions budgets;
+  CalibrationFlags calibration;
   std::string format = "table";
 };
 
@@ -108,7 +111,7 @@ CompareSpec to_spec(const CompareOptions& o, const EngineConfig& engine) {
   return spec;
 }
 
-Record table_row(const CompareRow& r, bool projected, bool gated) {
+Record table_row(const CompareRow& r, bool projected, bool gated, const ComparePoints* points) {
   const LayoutSummary& s = *r.layout;
   Record rec{
       text("layout", "layout", s.layout.name()),
@@ -129,9 +132,22 @@ Record table_row(const CompareRow& r, bool projected, bool gated) {
                         static_cast<double>(s.decode_messages))),
       number("comm_s_per_1k_tokens", "comm per 1k", r.comm_per_1k.value(), kSeconds, 3),
       signed_number("extra_ttft_bound_s", "extra TTFT bound", r.extra_bound.value(), kSeconds, 2),
-      number("weights_per_node_bytes", "weights/node", s.weights_per_node.count(), kBytesGB, 1),
-      text("fits_memory", "fits", s.fits_memory ? "yes" : "NO"),
   };
+  if (points != nullptr) {
+    const PrefillPoint p = points->at(r);
+    rec.push_back(
+        json_only(number("point_comm_from_s", "point comm", p.comm_from.value(), kSeconds, 2)));
+    rec.push_back(signed_number("point_extra_ttft_s", "point extra", p.extra.value(), kSeconds, 2));
+    if (points->compute != nullptr) {
+      rec.push_back(number("point_network_share_pct", "point share",
+                           p.network_share.value_or(0.0) * 100.0, kPercent, 1));
+      rec.push_back(signed_number("point_ttft_increase_pct", "point TTFT increase",
+                                  p.ttft_increase.value_or(0.0) * 100.0, kPercent, 1));
+    }
+  }
+  rec.push_back(
+      number("weights_per_node_bytes", "weights/node", s.weights_per_node.count(), kBytesGB, 1));
+  rec.push_back(text("fits_memory", "fits", s.fits_memory ? "yes" : "NO"));
   if (projected) {
     rec.push_back(signed_number("projected_ttft_increase_pct", "projected TTFT increase",
                                 *r.projected_increase * 100.0, kPercent, 1));
@@ -165,6 +181,24 @@ Outcome run_compare(const CompareOptions& o) {
         fmt::format("{} {} at {}: TTFT {:g} s", spec.baseline->layout.name(), o.baseline_prompt,
                     spec.baseline->link.name, spec.baseline->ttft.value())));
   }
+  // Shared with the streaming writer, which outlives this function.
+  std::shared_ptr<const Calibration> calibration;
+  std::shared_ptr<ComparePoints> points;
+  auto engine_ptr = std::make_shared<const EngineConfig>(engine);
+  auto model_ptr = std::make_shared<const ModelArch>(model);
+  if (auto loaded = load_calibration(o.calibration)) {
+    calibration = std::make_shared<const Calibration>(std::move(*loaded));
+    CalibrationRequest request;
+    request.tps = o.tps;
+    request.from = spec.from;
+    request.nccl_version = o.calibration.nccl_version;
+    request.project_compute = true;
+    const CalibrationUse use = check_calibration(*calibration, model, engine, request);
+    points = std::make_shared<ComparePoints>(
+        ComparePoints{use.allreduce, use.compute, model_ptr.get(), engine_ptr.get()});
+    doc.fields.push_back(calibration_record(*calibration, use));
+    for (const auto& w : use.warnings) doc.warnings.push_back(w);
+  }
   for (const auto& s : layouts) {
     if (!s.fits_memory) {
       doc.warnings.push_back(fmt::format(
@@ -181,8 +215,9 @@ Outcome run_compare(const CompareOptions& o) {
   const bool gated = spec.budgets.any();
   if (format == Format::csv || format == Format::json) {
     outcome.doc = doc;
-    outcome.write = [spec, layouts, doc, format](std::ostream& os) {
-      const std::uint64_t failed = write_compare_grid(os, format, spec, layouts, doc);
+    outcome.write = [spec, layouts, doc, format, calibration, points, model_ptr,
+                     engine_ptr](std::ostream& os) {
+      const std::uint64_t failed = write_compare_grid(os, format, spec, layouts, doc, points.get());
       if (failed == 0) return 0;
       os.flush();
       fmt::print(stderr, "tpnet: warning: gate failed: {} rows exceed a budget\n", failed);
@@ -200,7 +235,7 @@ Outcome run_compare(const CompareOptions& o) {
   std::vector<Record> table;
   std::uint64_t failures = 0;
   for_each_compare_row(spec, layouts, [&](const CompareRow& r) {
-    table.push_back(table_row(r, projected, gated));
+    table.push_back(table_row(r, projected, gated, points.get()));
     failures += r.within_budget ? 0 : 1;
   });
   doc.fields.push_back(records("rows", "rows", std::move(table)));
@@ -272,6 +307,8 @@ Command setup_compare(CLI::App& app) {
   sub->add_option("--mem-bw", options->memory_bandwidth, "Memory bandwidth per node")
       ->default_str("273GB/s");
   add_budget_options(sub, options->budgets, true);
+  set_gate_exit_codes(sub, "a row exceeds a budget");
+  add_calibration_options(sub, options->calibration);
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_compare(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "calibration_flags.hpp"
 #include "common.hpp"
 #include "tpnet/decode.hpp"
 #include "tpnet/quantity.hpp"
@@ -17,18 +18,35 @@ struct DecodeOptions {
   std::string to = "100G";
   int requests = 1;
   std::string memory_bandwidth = "273GB/s";
+  CalibrationFlags calibration;
   std::string format = "table";
 };
 
 std::string explain(const DecodeReport& r, const Link& from, const Link& to) {
   return fmt::format(
       "each all-reduce sends {:.0f} KB per node: {:.1f} us at {}, {:.1f} us at {}, against "
-      "{:.1f} us of fixed latency over {} steps ({}); reading the weights takes at least "
+      "{:.1f} us of fixed latency ({}; {}); reading the weights takes at least "
       "{:.1f} ms per forward, so {} adds at most {:.2f} ms ({:.1f}% of that floor)",
       r.allreduce.sent_per_node.count() / 1e3, r.transfer_from.value() * 1e6, from.name,
-      r.transfer_to.value() * 1e6, to.name, r.allreduce_latency.value() * 1e6, r.allreduce.steps,
-      to_string(r.regime), r.weight_read_floor.value() * 1e3, to.name,
-      r.max_added_per_forward.value() * 1e3, r.max_added_share * 100.0);
+      r.transfer_to.value() * 1e6, to.name, r.allreduce_latency.value() * 1e6,
+      latency_source(r.allreduce_pricing), to_string(r.regime), r.weight_read_floor.value() * 1e3,
+      to.name, r.max_added_per_forward.value() * 1e3, r.max_added_share * 100.0);
+}
+
+/// What NCCL left alone would do, when that differs from the pick assumed.
+std::string unpinned_note(const DecodeReport& r) {
+  const NcclCost& unpinned = r.nccl_unpinned.chosen;
+  const auto& assumed = r.allreduce_pricing.nccl;
+  if (assumed && assumed->chosen.algorithm == unpinned.algorithm &&
+      assumed->chosen.protocol == unpinned.protocol) {
+    return describe(unpinned) + ", as assumed";
+  }
+  return fmt::format(
+      "{}: {:.1f} us latency, {:.1f} us in NCCL's model{}", describe(unpinned),
+      unpinned.latency.value() * 1e6, unpinned.time.value() * 1e6,
+      assumed ? fmt::format(" (against {:.1f} us for {})", assumed->chosen.time.value() * 1e6,
+                            describe(assumed->chosen))
+              : "");
 }
 
 Document run_decode(const DecodeOptions& o) {
@@ -45,6 +63,9 @@ Document run_decode(const DecodeOptions& o) {
   doc.title = fmt::format("tpnet decode: {}, {} request(s) x {} token(s) per forward, {} -> {}",
                           describe(model, engine), o.requests, 1 + engine.num_speculative_tokens,
                           from.name, to.name);
+  Record pricing;
+  append_pricing_fields(pricing, r.allreduce_pricing);
+  const NcclCost& unpinned = r.nccl_unpinned.chosen;
   doc.fields = {
       text("model", "model", model.name),
       integer("tp", "tensor-parallel size", engine.tensor_parallel_size),
@@ -66,6 +87,18 @@ Document run_decode(const DecodeOptions& o) {
              kMicroseconds, 1),
       number("allreduce_latency_s", "fixed latency per all-reduce", r.allreduce_latency.value(),
              kMicroseconds, 1),
+  };
+  doc.fields.insert(doc.fields.end(), pricing.begin(), pricing.end());
+  const Record rest{
+      json_only(text("nccl_unpinned_algorithm", "NCCL unpinned algorithm",
+                     std::string(to_string(unpinned.algorithm)))),
+      json_only(text("nccl_unpinned_protocol", "NCCL unpinned protocol",
+                     std::string(to_string(unpinned.protocol)))),
+      json_only(number("nccl_unpinned_latency_s", "NCCL unpinned latency", unpinned.latency.value(),
+                       kMicroseconds, 1)),
+      json_only(number("nccl_unpinned_time_s", "NCCL unpinned time", unpinned.time.value(),
+                       kMicroseconds, 1)),
+      table_only(text("", "NCCL left alone would pick", unpinned_note(r))),
       text("regime", "regime", std::string(to_string(r.regime))),
       integer("allreduces_per_forward", "all-reduces per forward", r.allreduces_per_forward),
       number("allreduce_forward_bytes", "all-reduce bytes per forward",
@@ -84,11 +117,22 @@ Document run_decode(const DecodeOptions& o) {
                     r.max_added_per_forward.value(), kMilliseconds, 2),
       signed_number("max_added_pct_of_floor", "as a share of the floor", r.max_added_share * 100.0,
                     kPercent, 1),
-      number("latency_per_forward_s", "fixed latency per forward (any link)",
+      number("gather_latency_s",
+             r.gather_nccl ? "logits all-gather latency (" + describe(r.gather_nccl->chosen) + ")"
+                           : "logits all-gather latency",
+             r.gather_latency.value(), kMicroseconds, 1),
+      number("latency_per_forward_s", "fixed latency per forward (at " + from.name + ")",
              r.latency_per_forward.value(), kMilliseconds, 2),
+      nccl_candidate_records(
+          "nccl_candidates", "NCCL's candidates for one all-reduce at " + from.name,
+          r.allreduce_pricing.nccl ? *r.allreduce_pricing.nccl : r.nccl_unpinned),
       text("explanation", "why", explain(r, from, to)),
   };
+  doc.fields.insert(doc.fields.end(), rest.begin(), rest.end());
   doc.warnings = r.warnings;
+  if (const auto calibration = load_calibration(o.calibration)) {
+    append_decode_points(doc, *calibration, o.calibration, model, engine, from, to, r);
+  }
   return doc;
 }
 
@@ -106,6 +150,7 @@ Command setup_decode(CLI::App& app) {
   sub->add_option("--mem-bw", options->memory_bandwidth,
                   "Memory bandwidth each node reads weights at (DGX Spark: 273GB/s)")
       ->default_str("273GB/s");
+  add_calibration_options(sub, options->calibration);
   add_format_option(sub, options->format);
   return Command{sub,
                  [options] {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "common.hpp"
+#include "exit_codes.hpp"
 #include "tpnet/calibration_fit.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/quantity.hpp"
@@ -20,6 +21,7 @@ struct DoctorOptions {
   int ranks = 0;
   std::string min_size;
   std::string max_size;
+  bool partial = false;
   std::string format = "table";
 };
 
@@ -42,9 +44,12 @@ std::vector<std::string> settings_to_check() {
 // NOLINTEND(bugprone-suspicious-missing-comma)
 
 Outcome run_doctor(const DoctorOptions& o) {
-  const AllReduceSweep sweep = load_nccl_tests(o.nccl_tests);
+  NcclTestsReadOptions read;
+  read.allow_truncated = o.partial;
+  const AllReduceSweep sweep = load_nccl_tests(o.nccl_tests, read);
   const Link link = parse_link(o.link, InputLocation::for_key("--link"));
   Document doc;
+  doc.warnings = sweep.notes;
   int ranks = sweep.ranks;
   if (o.ranks != 0) {
     if (o.ranks < 2) {
@@ -137,7 +142,10 @@ Command setup_doctor(CLI::App& app) {
                   "Ranks of the run (default: the file's '#  Rank' lines)");
   sub->add_option("--min-size", options->min_size, "Smallest size to fit (default: all)");
   sub->add_option("--max-size", options->max_size, "Largest size to fit (default: all)");
+  sub->add_flag("--partial", options->partial,
+                "Accept a sweep without its footer (a killed run): its rows are used");
   add_format_option(sub, options->format);
+  set_gate_exit_codes(sub, "the fabric is not healthy");
   return Command{sub, [options] { return run_doctor(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};
 }

@@ -4,7 +4,9 @@
 
 #include <memory>
 
+#include "calibration_flags.hpp"
 #include "common.hpp"
+#include "exit_codes.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/prefill.hpp"
 #include "tpnet/quantity.hpp"
@@ -20,6 +22,7 @@ struct PenaltyOptions {
   std::string baseline;
   std::string measured_bytes;
   BudgetOptions budgets;
+  CalibrationFlags calibration;
   std::string format = "table";
 };
 
@@ -64,7 +67,36 @@ std::vector<PrefillScenario> scenarios_from(const PenaltyOptions& o) {
   return out;
 }
 
-Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& to) {
+/// A calibration's point estimate for one scenario, with the bound's
+/// baseline TTFT when there is one.
+struct ScenarioPoint {
+  PrefillPoint point;
+  std::optional<Seconds> baseline_ttft;
+};
+
+void append_point_fields(Record& rec, const ScenarioPoint& p, const Link& from, const Link& to) {
+  const PrefillPoint& pt = p.point;
+  rec.push_back(json_only(number("point_comm_from_s", "point comm at " + from.name,
+                                 pt.comm_from.value(), kSeconds, 2)));
+  rec.push_back(json_only(
+      number("point_comm_to_s", "point comm at " + to.name, pt.comm_to.value(), kSeconds, 2)));
+  rec.push_back(signed_number("point_extra_ttft_s", "point extra", pt.extra.value(), kSeconds, 2));
+  if (p.baseline_ttft) {
+    rec.push_back(json_only(number("point_ttft_at_to_s", "point TTFT at " + to.name,
+                                   (*p.baseline_ttft + pt.extra).value(), kSeconds, 2)));
+  }
+  if (pt.compute && pt.network_share && pt.ttft_increase) {
+    rec.push_back(
+        json_only(number("point_compute_s", "measured compute", pt.compute->value(), kSeconds, 2)));
+    rec.push_back(
+        number("point_network_share_pct", "point share", *pt.network_share * 100.0, kPercent, 1));
+    rec.push_back(signed_number("point_ttft_increase_pct", "point TTFT increase",
+                                *pt.ttft_increase * 100.0, kPercent, 1));
+  }
+}
+
+Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& to,
+                       const std::optional<ScenarioPoint>& point) {
   Record rec{
       text("name", "test", s.scenario.name),
       integer("requests", "requests", static_cast<double>(s.scenario.prompt.requests)),
@@ -80,6 +112,7 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
       signed_number("extra_ttft_bound_s", "extra TTFT bound", s.extra_ttft_bound.value(), kSeconds,
                     2),
   };
+  if (point) append_point_fields(rec, *point, from, to);
   if (s.scenario.baseline_ttft) {
     rec.push_back(
         number("baseline_ttft_s", "baseline TTFT", s.scenario.baseline_ttft->value(), kSeconds, 2));
@@ -105,12 +138,33 @@ Outcome run_penalty(const PenaltyOptions& o) {
   const auto scenarios = scenarios_from(o);
   const PenaltyReport r = analyze_penalty(model, engine, from, to, scenarios, measured);
 
+  const std::optional<Calibration> calibration = load_calibration(o.calibration);
+  std::optional<CalibrationUse> use;
+  if (calibration) {
+    CalibrationRequest request;
+    request.tps = {engine.tensor_parallel_size};
+    request.from = {from};
+    request.nccl_version = o.calibration.nccl_version;
+    use = check_calibration(*calibration, model, engine, request);
+  }
+  const ParallelLayout layout{engine.tensor_parallel_size, 1, 1};
   std::vector<Record> rows;
-  for (const auto& s : r.scenarios) rows.push_back(scenario_record(s, from, to));
+  for (const auto& s : r.scenarios) {
+    std::optional<ScenarioPoint> point;
+    if (use) {
+      std::optional<Seconds> compute;
+      if (use->compute != nullptr) compute = compute_per_token_for(*use->compute, layout);
+      point = ScenarioPoint{point_prefill(*use->allreduce, model, engine, layout, s.scenario.prompt,
+                                          from.rate, to.rate, compute),
+                            s.scenario.baseline_ttft};
+    }
+    rows.push_back(scenario_record(s, from, to, point));
+  }
 
   Document doc;
-  doc.title = fmt::format("tpnet penalty: {}, {} -> {}; upper bounds (no overlap, full rate)",
-                          describe(model, engine), from.name, to.name);
+  doc.title = fmt::format("tpnet penalty: {}, {} -> {}; upper bounds (no overlap, full rate){}",
+                          describe(model, engine), from.name, to.name,
+                          calibration ? "; point estimates from " + calibration->origin : "");
   doc.fields = {
       text("model", "model", model.name),
       integer("tp", "tensor-parallel size", engine.tensor_parallel_size),
@@ -129,6 +183,10 @@ Outcome run_penalty(const PenaltyOptions& o) {
       records("scenarios", "scenarios", std::move(rows)),
   };
   doc.warnings = r.warnings;
+  if (calibration) {
+    doc.fields.push_back(calibration_record(*calibration, *use));
+    for (const auto& w : use->warnings) doc.warnings.push_back(w);
+  }
   Outcome out{std::move(doc), {}, 0};
   const Budgets budgets = to_budgets(o.budgets);
   if (budgets.any()) {
@@ -158,6 +216,8 @@ Command setup_penalty(CLI::App& app) {
   sub->add_option("--bytes-per-token", options->measured_bytes,
                   "Measured bytes per prompt token per node (e.g. 3.57MB) instead of the formula");
   add_budget_options(sub, options->budgets, false);
+  set_gate_exit_codes(sub, "a budget is exceeded");
+  add_calibration_options(sub, options->calibration);
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_penalty(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

@@ -6,6 +6,8 @@
 
 #include <iterator>
 
+#include "tpnet/error.hpp"
+
 namespace tpnet::cli {
 namespace {
 
@@ -52,33 +54,74 @@ std::vector<Column> prompt_columns(const PrefillScenario& p) {
           {"prompt_tokens", format_number(static_cast<double>(p.prompt.total_tokens()), "tokens")}};
 }
 
+/// The per-row cells after the prompt's.
+enum class Tail {
+  prefill_bytes,
+  extra_bound,
+  point_comm,
+  point_extra,
+  point_share,
+  point_increase,
+  projected,
+  within_budget
+};
+
+struct TailKey {
+  const char* key;
+  Tail cell;
+};
+
 /// Keys of the per-row cells, in the order append_row_tail writes them.
-std::vector<const char*> tail_keys(bool projected, bool gated) {
-  std::vector<const char*> keys{"prefill_bytes_per_node", "extra_ttft_bound_s"};
-  if (projected) keys.push_back("projected_ttft_increase_pct");
-  if (gated) keys.push_back("within_budget");
+std::vector<TailKey> tail_keys(bool projected, bool gated, const ComparePoints* points) {
+  std::vector<TailKey> keys{{"prefill_bytes_per_node", Tail::prefill_bytes},
+                            {"extra_ttft_bound_s", Tail::extra_bound}};
+  if (points != nullptr) {
+    keys.push_back({"point_comm_from_s", Tail::point_comm});
+    keys.push_back({"point_extra_ttft_s", Tail::point_extra});
+    if (points->compute != nullptr) {
+      keys.push_back({"point_network_share_pct", Tail::point_share});
+      keys.push_back({"point_ttft_increase_pct", Tail::point_increase});
+    }
+  }
+  if (projected) keys.push_back({"projected_ttft_increase_pct", Tail::projected});
+  if (gated) keys.push_back({"within_budget", Tail::within_budget});
   return keys;
 }
 
 /// The per-row cells, appended without temporaries: this is the hot loop of
 /// a million-row grid.
-void append_row_tail(std::string& out, const CompareRow& r, const std::vector<const char*>& keys,
-                     bool csv) {
+void append_row_tail(std::string& out, const CompareRow& r, const std::vector<TailKey>& keys,
+                     bool csv, const ComparePoints* points) {
+  std::optional<PrefillPoint> point;
+  if (points != nullptr) point = points->at(r);
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (!csv) fmt::format_to(std::back_inserter(out), "\"{}\": ", keys[i]);
-    switch (i) {
-      case 0:
-        append_number(out, r.prefill_bytes.count(), keys[i]);
+    const char* key = keys[i].key;
+    if (!csv) fmt::format_to(std::back_inserter(out), "\"{}\": ", key);
+    switch (keys[i].cell) {
+      case Tail::prefill_bytes:
+        append_number(out, r.prefill_bytes.count(), key);
         break;
-      case 1:
-        append_number(out, r.extra_bound.value(), keys[i]);
+      case Tail::extra_bound:
+        append_number(out, r.extra_bound.value(), key);
         break;
-      default:
-        if (keys[i][0] == 'p') {
-          append_number(out, *r.projected_increase * 100.0, keys[i]);
-        } else {
-          out += r.within_budget ? "true" : "false";
-        }
+      case Tail::point_comm:
+        append_number(out, point->comm_from.value(), key);
+        break;
+      case Tail::point_extra:
+        append_number(out, point->extra.value(), key);
+        break;
+      case Tail::point_share:
+        append_number(out, point->network_share.value_or(0.0) * 100.0, key);
+        break;
+      case Tail::point_increase:
+        append_number(out, point->ttft_increase.value_or(0.0) * 100.0, key);
+        break;
+      case Tail::projected:
+        append_number(out, *r.projected_increase * 100.0, key);
+        break;
+      case Tail::within_budget:
+        out += r.within_budget ? "true" : "false";
+        break;
     }
     if (i + 1 < keys.size()) out += csv ? "," : ", ";
   }
@@ -103,13 +146,20 @@ std::string json_part(const std::vector<Column>& columns) {
   return out;
 }
 
-/// Streams the grid as CSV or JSON, caching the parts shared by many rows so a
-/// million rows take well under a second.
 }  // namespace
 
+PrefillPoint ComparePoints::at(const CompareRow& row) const {
+  std::optional<Seconds> per_token;
+  if (compute != nullptr) per_token = compute_per_token_for(*compute, row.layout->layout);
+  return point_prefill(*allreduce, *model, *engine, row.layout->layout, row.prompt->prompt,
+                       row.from->rate, row.to->rate, per_token);
+}
+
+/// Streams the grid as CSV or JSON, caching the parts shared by many rows so a
+/// million rows take well under a second.
 std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareSpec& spec,
-                                 const std::vector<LayoutSummary>& layouts,
-                                 const Document& header) {
+                                 const std::vector<LayoutSummary>& layouts, const Document& header,
+                                 const ComparePoints* points) {
   std::uint64_t failed = 0;
   const bool projected = spec.baseline.has_value();
   const bool gated = spec.budgets.any();
@@ -127,7 +177,7 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
     }
   };
 
-  const auto keys = tail_keys(projected, gated);
+  const auto keys = tail_keys(projected, gated, points);
   if (csv) {
     // The header from the same columns the rows are written from.
     std::string head;
@@ -136,7 +186,7 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
                              prompt_columns(spec.prompts.front())}) {
       for (const auto& c : part) head += std::string(c.key) + ",";
     }
-    for (const char* key : keys) head += std::string(key) + ",";
+    for (const auto& key : keys) head += std::string(key.key) + ",";
     head.back() = '\n';
     buffer += head;
   } else {
@@ -155,6 +205,9 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
   std::size_t prompt_index = 0;
   bool first = true;
   for_each_compare_row(spec, layouts, [&](const CompareRow& r) {
+    if (r.layout == nullptr || r.from == nullptr || r.to == nullptr || r.prompt == nullptr) {
+      throw Error("a compare row lacks its layout, links or prompt");
+    }
     if (r.layout != current_layout) {
       current_layout = r.layout;
       current_from = nullptr;
@@ -173,7 +226,7 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
     buffer += layout_part;
     buffer += link_part;
     buffer += prompt_parts[prompt_index];
-    append_row_tail(buffer, r, keys, csv);
+    append_row_tail(buffer, r, keys, csv, points);
     first = false;
     ++prompt_index;
     flush(false);

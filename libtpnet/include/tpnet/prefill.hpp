@@ -24,6 +24,10 @@ struct PrefillScenario {
 /// The GLM-5.3 study's tests P1-P6: 1k, 8k, 32k, 4x8k, 64k, 4x16k.
 [[nodiscard]] std::vector<PrefillScenario> study_scenarios();
 
+/// Prompt tokens one prefill step (forward pass) can take: the chunk
+/// (max_num_batched_tokens), or r x long_prefill_token_threshold when that is smaller.
+[[nodiscard]] TokenCount prefill_step_budget(const EngineConfig& engine, const PromptSpec& prompt);
+
 /// Extra time to send `bytes` at `to` instead of `from`:
 /// bytes x 8 x (1/to - 1/from). Zero for equal links, negative when `to` is faster.
 [[nodiscard]] Seconds extra_transfer_time(Bytes bytes, BitRate from, BitRate to);

@@ -53,6 +53,48 @@ void check_wrong(double wrong, const InputLocation& where, std::string_view whic
   }
 }
 
+/// Bytes per element of an nccl-tests data type; 0 when the name is unknown.
+int element_bytes(std::string_view type) {
+  if (type == "int8" || type == "uint8" || type == "char" || type == "f8e4m3" || type == "f8e5m2" ||
+      type == "fp8") {
+    return 1;
+  }
+  if (type == "half" || type == "bfloat16" || type == "bf16" || type == "float16" ||
+      type == "fp16") {
+    return 2;
+  }
+  if (type == "float" || type == "float32" || type == "int32" || type == "uint32" ||
+      type == "int") {
+    return 4;
+  }
+  if (type == "double" || type == "float64" || type == "int64" || type == "uint64") return 8;
+  return 0;
+}
+
+/// The buffer must hold a whole number of elements: size = count x element size.
+void check_count(const AllReduceSample& s, const InputLocation& where) {
+  const int bytes = element_bytes(s.type);
+  if (bytes == 0 || s.count <= 0) return;
+  if (s.size.count() != static_cast<double>(s.count) * bytes) {
+    throw InputError(fmt::format("size {} B is not count {} x {} B ({}): the element count does "
+                                 "not match the buffer{}",
+                                 s.size.count(), s.count, bytes, s.type,
+                                 std::fmod(s.size.count(), bytes) != 0.0
+                                     ? fmt::format(", which is not a multiple of {} B", bytes)
+                                     : ""),
+                     where);
+  }
+}
+
+/// `# tpnet-calibrate allreduce backend=mpi date=... hosts=h1,h2 ...`: its key=value words.
+void read_provenance(const std::vector<std::string>& words, AllReduceSweep& sweep) {
+  for (std::size_t i = 2; i < words.size(); ++i) {
+    const auto eq = words[i].find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    sweep.provenance[words[i].substr(0, eq)] = words[i].substr(eq + 1);
+  }
+}
+
 void check_timing(const AllReduceTiming& t, const InputLocation& where, std::string_view which) {
   if (!(t.time.value() > 0.0)) {
     throw InputError(fmt::format("{} time must be positive", which), where);
@@ -69,11 +111,14 @@ struct Layout {
   int line = 0;
 };
 
-AllReduceSweep parse_text(std::string_view text, const std::string& origin) {
+AllReduceSweep parse_text(std::string_view text, const std::string& origin,
+                          const NcclTestsReadOptions& options) {
   AllReduceSweep sweep;
   sweep.origin = origin;
   std::optional<Layout> layout;
   bool footer = false;
+  // A row cut off by a killed run; allowed only as the last row of a partial sweep.
+  std::optional<InputError> cut_row;
   int line_number = 0;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -89,6 +134,13 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin) {
       const auto words = split_words(body);
       if (!words.empty() && words[0] == "Rank") {
         ++sweep.ranks;
+        const auto on = std::find(words.begin(), words.end(), "on");
+        if (on != words.end() && on + 1 != words.end() &&
+            std::find(sweep.hosts.begin(), sweep.hosts.end(), *(on + 1)) == sweep.hosts.end()) {
+          sweep.hosts.push_back(*(on + 1));
+        }
+      } else if (words.size() >= 2 && words[0] == "tpnet-calibrate" && words[1] == "allreduce") {
+        read_provenance(words, sweep);
       } else if (const auto at = body.find("nccl-library="); at != std::string_view::npos) {
         long long code = 0;
         const std::string_view digits = body.substr(at + 13);
@@ -97,6 +149,7 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin) {
       } else if (words.size() >= 3 && words[0] == "NCCL" && words[1] == "version") {
         sweep.nccl_version = words[2];
       } else if (body.find("Avg bus bandwidth") != std::string_view::npos) {
+        if (cut_row) throw InputError(*cut_row);
         footer = true;
       } else if (words.size() >= 3 && words[0] == "size" && words[1] == "count") {
         const auto first_time = std::find_if(words.begin(), words.end(), [](const auto& w) {
@@ -116,13 +169,30 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin) {
       if (footer) {
         throw InputError("is a data row after the '# Avg bus bandwidth' footer", where);
       }
+      if (cut_row) throw InputError(*cut_row);
       const auto cells = split_words(line);
       const std::size_t lead = layout->lead;
+      // A killed run may leave its last row half written: with allow_truncated
+      // it is dropped, unless another row follows.
+      auto cut_off = [&](const std::string& message) {
+        if (!options.allow_truncated) throw InputError(message, where);
+        cut_row = InputError(message, where);
+      };
       if (cells.size() < lead + 4) {
-        throw InputError(fmt::format("has {} cells; the header at line {} needs at least {} (the "
-                                     "log looks truncated)",
-                                     cells.size(), layout->line, lead + 4),
-                         where);
+        cut_off(
+            fmt::format("has {} cells; the header at line {} needs at least {} (the log "
+                        "looks truncated)",
+                        cells.size(), layout->line, lead + 4));
+      } else if (cells.size() > lead + 4 && cells.size() < lead + 8) {
+        cut_off(
+            fmt::format("has {} cells: the in-place columns are cut off (the log looks "
+                        "truncated)",
+                        cells.size()));
+      }
+      if (cut_row) {
+        if (end == std::string_view::npos) break;
+        start = end + 1;
+        continue;
       }
       auto number = [&](std::size_t i, std::string_view column) {
         const auto value = to_number(cells[i]);
@@ -154,15 +224,9 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin) {
       s.size = Bytes(size);
       if (lead >= 2) s.count = static_cast<long long>(number(1, "count"));
       if (lead >= 3) s.type = cells[2];
+      check_count(s, InputLocation::in_file(origin, line_number, "size"));
       s.out_of_place = timing(lead, "out-of-place");
-      if (cells.size() >= lead + 8) {
-        s.in_place = timing(lead + 4, "in-place");
-      } else if (cells.size() > lead + 4) {
-        throw InputError(fmt::format("has {} cells: the in-place columns are cut off (the log "
-                                     "looks truncated)",
-                                     cells.size()),
-                         where);
-      }
+      if (cells.size() >= lead + 8) s.in_place = timing(lead + 4, "in-place");
       sweep.samples.push_back(std::move(s));
     }
     if (end == std::string_view::npos) break;
@@ -176,10 +240,28 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin) {
   if (sweep.samples.empty()) {
     throw InputError("has a header but no data rows", InputLocation::in_file(origin, layout->line));
   }
+  if (cut_row) {
+    sweep.notes.push_back(
+        fmt::format("{}: the last row is cut off (a killed run); left out", cut_row->what()));
+  }
   if (!footer) {
-    throw InputError(
-        "ends without the '# Avg bus bandwidth' footer: the log is truncated (did the run stop?)",
-        InputLocation::in_file(origin, line_number));
+    if (!options.allow_truncated) {
+      throw InputError(
+          "ends without the '# Avg bus bandwidth' footer: the log is truncated (did the run "
+          "stop?); --partial reads the rows it has",
+          InputLocation::in_file(origin, line_number));
+    }
+    sweep.complete = false;
+    sweep.notes.push_back(fmt::format(
+        "{} ends without the '# Avg bus bandwidth' footer: a partial sweep of {} size(s), up to "
+        "{} B",
+        origin, sweep.samples.size(), sweep.samples.back().size.count()));
+  }
+  if (sweep.nccl_version.empty()) {
+    const auto nccl = sweep.provenance.find("nccl");
+    if (nccl != sweep.provenance.end() && nccl->second != "none") {
+      sweep.nccl_version = nccl->second;
+    }
   }
   return sweep;
 }
@@ -249,6 +331,7 @@ AllReduceSweep parse_json(std::string_view text, const std::string& origin) {
     s.size = Bytes(size);
     if (r["count"]) s.count = static_cast<long long>(json_number(r, origin, "count"));
     if (r["type"] && r["type"].IsScalar()) s.type = r["type"].Scalar();
+    check_count(s, yaml::where(r["size"], origin, "size"));
     const YAML::Node oop = r["out_of_place"];
     if (!oop || oop.IsNull()) {
       throw InputError("required key is missing", yaml::where(r, origin, "out_of_place"));
@@ -267,17 +350,18 @@ AllReduceSweep parse_json(std::string_view text, const std::string& origin) {
 
 }  // namespace
 
-AllReduceSweep parse_nccl_tests(std::string_view text, const std::string& origin) {
+AllReduceSweep parse_nccl_tests(std::string_view text, const std::string& origin,
+                                const NcclTestsReadOptions& options) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) {
     throw InputError("is empty; expected all_reduce_perf output", InputLocation::in_file(origin));
   }
   if (text[first] == '{') return parse_json(text, origin);
-  return parse_text(text, origin);
+  return parse_text(text, origin, options);
 }
 
-AllReduceSweep load_nccl_tests(const std::string& path) {
-  return parse_nccl_tests(read_text_file(path), path);
+AllReduceSweep load_nccl_tests(const std::string& path, const NcclTestsReadOptions& options) {
+  return parse_nccl_tests(read_text_file(path), path, options);
 }
 
 }  // namespace tpnet

@@ -1,0 +1,424 @@
+// tpnet calibration: distils measured runs into one calibration.yaml: the
+// all-reduce sweep's fit and curve, compute per prompt token from timed
+// GEMMs, and measured bytes per prompt token from RDMA counters
+// (docs/calibration.md).
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "common.hpp"
+#include "tpnet/calibration.hpp"
+#include "tpnet/io/calibration_yaml.hpp"
+#include "tpnet/io/counters_csv.hpp"
+#include "tpnet/io/gemm_csv.hpp"
+#include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/model_catalog.hpp"
+#include "tpnet/quantity.hpp"
+
+namespace tpnet::cli {
+namespace {
+
+struct CalibrationOptions {
+  std::string nccl_tests;
+  int ranks = 0;
+  std::string link = "200G";
+  std::string min_size;
+  std::string max_size;
+  bool partial = false;
+  std::string gemm;
+  std::string counters;
+  std::string requests;
+  std::string prompt_tokens;
+  std::string model;
+  int tp = 0;
+  int activation_bytes = 2;
+  int allreduces_per_layer = 2;
+  int extra_allreduces = 1;
+  std::vector<std::string> hosts;
+  std::vector<std::string> env;
+  std::string note;
+  std::string date;
+  std::string out;
+  std::string format = "table";
+  CLI::Option* format_option = nullptr;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now();
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(now)));
+}
+
+/// Writes `text` to a temporary file beside `path`, then renames it over
+/// `path`: a reader never sees half a file.
+void write_atomically(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const fs::path temp =
+      dir / fmt::format(".{}.tmp.{}", target.filename().string(), static_cast<long>(::getpid()));
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      throw InputError(fmt::format("cannot write {} (does the folder exist and may you write "
+                                   "there?)",
+                                   path),
+                       InputLocation::for_key("--out"));
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw InputError(fmt::format("cannot replace {}: {}", path, ec.message()),
+                     InputLocation::for_key("--out"));
+  }
+}
+
+/// The sweep's part: fit, curve and what its header says about the run.
+void add_allreduce(const CalibrationOptions& o, Calibration& cal, Document& doc) {
+  NcclTestsReadOptions read;
+  read.allow_truncated = o.partial;
+  const AllReduceSweep sweep = load_nccl_tests(o.nccl_tests, read);
+  for (const auto& note : sweep.notes) doc.warnings.push_back(note);
+  const auto& prov = sweep.provenance;
+  auto said = [&](const std::string& key) {
+    const auto it = prov.find(key);
+    return it == prov.end() ? std::string() : it->second;
+  };
+
+  int ranks = sweep.ranks;
+  if (const std::string r = said("ranks");
+      !r.empty() && sweep.ranks != 0 && r != std::to_string(sweep.ranks)) {
+    doc.warnings.push_back(
+        fmt::format("{} says ranks={} but lists {} '#  Rank' lines", o.nccl_tests, r, sweep.ranks));
+  }
+  if (o.ranks != 0) {
+    if (o.ranks < 2) {
+      throw InputError(fmt::format("is {}; an all-reduce needs at least 2 ranks", o.ranks),
+                       InputLocation::for_key("--ranks"));
+    }
+    if (sweep.ranks != 0 && sweep.ranks != o.ranks) {
+      doc.warnings.push_back(fmt::format("--ranks {} overrides the {} ranks {} lists", o.ranks,
+                                         sweep.ranks, o.nccl_tests));
+    }
+    ranks = o.ranks;
+  }
+  if (ranks == 0) {
+    throw InputError("does not list its ranks ('#  Rank' lines); give --ranks N",
+                     InputLocation::in_file(o.nccl_tests));
+  }
+  const Link link = parse_link(o.link, InputLocation::for_key("--link"));
+  FitRange range;
+  if (!o.min_size.empty())
+    range.min_size = parse_bytes(o.min_size, InputLocation::for_key("--min-size"));
+  if (!o.max_size.empty())
+    range.max_size = parse_bytes(o.max_size, InputLocation::for_key("--max-size"));
+  const AllReduceFit fit = fit_allreduce(sweep, ranks, range);
+  for (const auto& w : fit.warnings) doc.warnings.push_back(w);
+
+  AllReduceCalibration a = make_allreduce_calibration(fit, o.nccl_tests, link.name, link.rate);
+  a.complete = sweep.complete;
+  a.dtype = said("dtype").empty() ? (sweep.samples.front().type) : said("dtype");
+  cal.allreduce = a;
+
+  auto& p = cal.provenance;
+  p.backend = said("backend").empty() ? "nccl-tests" : said("backend");
+  // NCCL's algorithm and protocol mean nothing to the MPI backend.
+  if (p.backend != "mpi") {
+    const std::string algo = said("algo");
+    if (!algo.empty() && algo != "Ring" && algo != "ring") {
+      doc.warnings.push_back(fmt::format(
+          "{} ran with algo={}: the ring fit and curve assume NCCL_ALGO=Ring", o.nccl_tests, algo));
+    }
+    if (!algo.empty()) p.env["NCCL_ALGO"] = algo;
+    if (const std::string proto = said("proto"); !proto.empty()) p.env["NCCL_PROTO"] = proto;
+  }
+  p.nccl_version = sweep.nccl_version;
+  if (const std::string nccl = said("nccl"); !nccl.empty()) {
+    if (nccl == "none") {
+      if (p.nccl_version.empty()) p.nccl_version = "none";
+    } else if (nccl != sweep.nccl_version) {
+      doc.warnings.push_back(fmt::format("{} says nccl={} but its header says NCCL {}; kept {}",
+                                         o.nccl_tests, nccl, sweep.nccl_version,
+                                         sweep.nccl_version));
+    }
+  }
+  if (p.hosts.empty()) p.hosts = split_list(said("hosts"));
+  if (p.hosts.empty()) p.hosts = sweep.hosts;
+  if (p.date.empty()) p.date = said("date");
+}
+
+void add_compute(const CalibrationOptions& o, Calibration& cal, Document& doc) {
+  const GemmRun run = load_gemm_csv(o.gemm);
+  cal.compute = make_compute_calibration(run);
+  if (!o.model.empty()) {
+    const ModelArch model = resolve_model(o.model);
+    if (model.name != run.model) {
+      doc.warnings.push_back(fmt::format("{} times {}, not the --model {}; kept as measured",
+                                         o.gemm, run.model, model.name));
+    }
+  }
+  if (run.precision != "nvfp4") {
+    doc.warnings.push_back(
+        fmt::format("{} ran {} GEMMs, not NVFP4: compute per token is that precision's", o.gemm,
+                    run.precision));
+  }
+  if (cal.provenance.date.empty()) cal.provenance.date = run.date;
+}
+
+void add_traffic(const CalibrationOptions& o, Calibration& cal, Document& doc) {
+  if (o.model.empty() || o.tp == 0 || o.prompt_tokens.empty()) {
+    throw InputError(
+        "needs --model, --tp and --prompt-tokens: the bytes per prompt token are "
+        "compared with that model's formula",
+        InputLocation::for_key("--counters"));
+  }
+  const ModelArch model = resolve_model(o.model);
+  EngineOptions engine_options;
+  engine_options.model = o.model;
+  engine_options.tp = o.tp;
+  engine_options.activation_bytes = o.activation_bytes;
+  engine_options.allreduces_per_layer = o.allreduces_per_layer;
+  engine_options.extra_allreduces = o.extra_allreduces;
+  const EngineConfig engine = to_engine(engine_options);
+  validate(engine);
+  if (engine.tensor_parallel_size < 2) {
+    throw InputError("must be at least 2: a single node sends nothing",
+                     InputLocation::for_key("--tp"));
+  }
+  const TokenCount tokens =
+      parse_tokens(o.prompt_tokens, InputLocation::for_key("--prompt-tokens"));
+  const CounterSeries series = load_counters_csv(o.counters);
+  for (const auto& note : series.notes) doc.warnings.push_back(note);
+  std::vector<RequestTiming> requests;
+  if (!o.requests.empty()) requests = load_requests_csv(o.requests);
+  cal.traffic = measure_traffic(series, o.requests.empty() ? nullptr : &requests, tokens, model,
+                                engine, o.counters);
+}
+
+Field allreduce_summary(const AllReduceCalibration& a) {
+  return record(
+      "allreduce", "all-reduce sweep (ring)",
+      {
+          text("source", "file", a.source),
+          integer("ranks", "ranks", a.ranks),
+          text("link", "measured on", a.link),
+          flag("complete", "complete sweep", a.complete),
+          number("alpha_s", "alpha (fixed time per all-reduce)", a.alpha.value(), kMicroseconds, 2),
+          number("beta_bps", "beta (rate of bytes sent)", a.beta.bits_per_second(), kGbps, 1),
+          number("step_latency_s", "latency per ring step", a.step_latency.value(), kMicroseconds,
+                 2),
+          number("efficiency_pct", "beta / link rate", a.beta / a.link_rate * 100.0, kPercent, 1),
+          number("rms_relative_error_pct", "RMS relative error", a.rms_relative_error * 100.0,
+                 kPercent, 2),
+          number("max_relative_error_pct", "largest relative error", a.max_relative_error * 100.0,
+                 kPercent, 2),
+          number("min_size_bytes", "smallest size fitted", a.min_size.count(), kBytesB, 0),
+          number("max_size_bytes", "largest size fitted", a.max_size.count(), kBytesB, 0),
+          integer("points", "sizes fitted", a.points),
+          integer("curve_points", "sizes in the curve", static_cast<double>(a.curve.size())),
+      });
+}
+
+Field compute_summary(const ComputeCalibration& c) {
+  return record("compute", "compute (timed prefill GEMMs)",
+                {
+                    text("source", "file", c.source),
+                    text("model", "model", c.model),
+                    integer("tp", "tensor-parallel size", c.tp),
+                    integer("chunk_tokens", "chunk", static_cast<double>(c.chunk_tokens)),
+                    text("precision", "precision", c.precision),
+                    text("device", "device", c.device),
+                    integer("gemms", "GEMM shapes", c.gemms),
+                    number("forward_s", "GEMM time of one chunk forward", c.forward_time.value(),
+                           kMilliseconds, 1),
+                    number("per_prompt_token_s", "compute per prompt token per node",
+                           c.per_prompt_token.value(), kMilliseconds, 4),
+                });
+}
+
+Field traffic_summary(const TrafficCalibration& t) {
+  return record(
+      "traffic", "traffic (RDMA counters)",
+      {
+          text("source", "file", t.source),
+          text("model", "model", t.model),
+          integer("tp", "tensor-parallel size", t.tp),
+          integer("prompt_tokens", "prompt tokens", static_cast<double>(t.prompt_tokens)),
+          text("phase", "bytes counted", t.phase),
+          integer("devices", "RDMA devices", t.devices),
+          number("xmit_bytes", "transmitted", t.xmit_bytes.count(), kBytesGB, 2),
+          number("measured_per_token_bytes", "measured per prompt token",
+                 t.measured_per_token.count(), kBytesMB, 3),
+          number("formula_per_token_bytes", "formula per prompt token", t.formula_per_token.count(),
+                 kBytesMB, 3),
+          number("ratio", "measured / formula", t.ratio, kTimes, 4),
+          signed_number("excess_pct", "above the formula", (t.ratio - 1.0) * 100.0, kPercent, 2),
+      });
+}
+
+Outcome run_calibration(const CalibrationOptions& o) {
+  if (o.nccl_tests.empty() && o.gemm.empty() && o.counters.empty()) {
+    throw InputError(
+        "give at least one measurement: --nccl-tests FILE (an all-reduce sweep), "
+        "--gemm FILE (timed GEMMs) or --counters FILE (RDMA counters)",
+        InputLocation::for_key("--nccl-tests"));
+  }
+  if (o.out.empty() && o.format_option != nullptr && o.format_option->count() > 0) {
+    throw InputError("needs --out FILE: without it stdout carries the calibration YAML",
+                     InputLocation::for_key("--format"));
+  }
+  if (o.partial && o.nccl_tests.empty()) {
+    throw InputError("applies to --nccl-tests FILE, which is not given",
+                     InputLocation::for_key("--partial"));
+  }
+  if (!o.requests.empty() && o.counters.empty()) {
+    throw InputError("splits --counters FILE, which is not given",
+                     InputLocation::for_key("--requests"));
+  }
+  Calibration cal;
+  Document doc;
+  if (!o.date.empty()) cal.provenance.date = o.date;
+  if (!o.hosts.empty()) cal.provenance.hosts = o.hosts;
+  if (!o.nccl_tests.empty()) add_allreduce(o, cal, doc);
+  if (!o.gemm.empty()) add_compute(o, cal, doc);
+  if (!o.counters.empty()) add_traffic(o, cal, doc);
+  for (const auto& entry : o.env) {
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InputError(fmt::format("'{}' is not NAME=VALUE", entry),
+                       InputLocation::for_key("--env"));
+    }
+    cal.provenance.env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  if (cal.provenance.date.empty()) cal.provenance.date = utc_now();
+  cal.provenance.tool = "tpnet calibration";
+  cal.provenance.note = o.note;
+
+  const std::string yaml_text = write_calibration_yaml(cal);
+  // What is written must read back: a failure here is a bug, not bad input.
+  (void)parse_calibration_yaml(yaml_text, "the calibration written");
+
+  if (o.out.empty()) {
+    Outcome outcome;
+    outcome.doc = std::move(doc);
+    outcome.write = [yaml_text](std::ostream& os) {
+      os << yaml_text;
+      return 0;
+    };
+    return outcome;
+  }
+  write_atomically(o.out, yaml_text);
+  doc.title = fmt::format("tpnet calibration: wrote {}", o.out);
+  doc.fields = {
+      text("out", "written to", o.out),
+      text("date", "measured", cal.provenance.date),
+      texts("hosts", "hosts", cal.provenance.hosts),
+      text("nccl_version", "NCCL version", cal.provenance.nccl_version),
+      text("backend", "backend", cal.provenance.backend),
+  };
+  if (cal.allreduce) doc.fields.push_back(allreduce_summary(*cal.allreduce));
+  if (cal.compute) doc.fields.push_back(compute_summary(*cal.compute));
+  if (cal.traffic) doc.fields.push_back(traffic_summary(*cal.traffic));
+  return Outcome{std::move(doc), {}, 0};
+}
+
+}  // namespace
+
+Command setup_calibration(CLI::App& app) {
+  auto options = std::make_shared<CalibrationOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "calibration",
+      "Fit measured runs (all-reduce sweep, GEMM timings, RDMA counters) into one "
+      "calibration.yaml for --calibration");
+  const std::string sweep = "All-reduce sweep";
+  sub->add_option("--nccl-tests", options->nccl_tests,
+                  "all_reduce_perf output or a tpnet-calibrate allreduce sweep (NCCL_ALGO=Ring)")
+      ->group(sweep);
+  sub->add_option("--ranks", options->ranks,
+                  "Ranks of the sweep (default: the file's '#  Rank' lines)")
+      ->group(sweep);
+  sub->add_option("--link", options->link, "Link the sweep ran on (preset or rate)")
+      ->default_str("200G")
+      ->group(sweep);
+  sub->add_option("--min-size", options->min_size, "Smallest size to fit (default: all)")
+      ->group(sweep);
+  sub->add_option("--max-size", options->max_size, "Largest size to fit (default: all)")
+      ->group(sweep);
+  sub->add_flag("--partial", options->partial,
+                "Accept a sweep without its footer (a killed run): its rows are used")
+      ->group(sweep);
+  const std::string compute = "Compute";
+  sub->add_option("--gemm", options->gemm, "GEMM timings CSV from tpnet-calibrate gemm")
+      ->group(compute);
+  const std::string traffic = "Traffic";
+  sub->add_option("--counters", options->counters,
+                  "RDMA counter CSV of one node (tpnet-calibrate counters)")
+      ->group(traffic);
+  sub->add_option("--requests", options->requests,
+                  "Request timings CSV: count only the prefill share of the traffic")
+      ->group(traffic);
+  sub->add_option("--prompt-tokens", options->prompt_tokens,
+                  "Prompt tokens prefilled while the counters ran (e.g. 8k)")
+      ->group(traffic);
+  sub->add_option("-m,--model", options->model, "Model the counters ran (for the formula)")
+      ->group(traffic);
+  sub->add_option("--tp,--tensor-parallel-size", options->tp, "Its tensor-parallel size")
+      ->group(traffic);
+  sub->add_option("--activation-bytes", options->activation_bytes,
+                  "Bytes per activation value (2 = BF16)")
+      ->default_val(2)
+      ->group(traffic);
+  sub->add_option("--allreduces-per-layer", options->allreduces_per_layer,
+                  "All-reduces per transformer layer")
+      ->default_val(2)
+      ->group(traffic);
+  sub->add_option("--extra-allreduces", options->extra_allreduces,
+                  "All-reduces per forward outside the layers")
+      ->default_val(1)
+      ->group(traffic);
+  const std::string provenance = "Provenance";
+  sub->add_option("--hosts", options->hosts,
+                  "Hosts measured, e.g. spark-1,spark-2 (default: from the sweep)")
+      ->delimiter(',')
+      ->group(provenance);
+  sub->add_option("--env", options->env, "A setting of the run to record, NAME=VALUE (repeatable)")
+      ->group(provenance);
+  sub->add_option("--note", options->note, "Free text recorded with the provenance")
+      ->group(provenance);
+  sub->add_option("--date", options->date,
+                  "When it was measured, ISO 8601 (default: the sweep's, else now)")
+      ->group(provenance);
+  sub->add_option("-o,--out", options->out,
+                  "Write calibration.yaml here (atomically) and print a summary; default: the "
+                  "YAML on stdout");
+  add_format_option(sub, options->format);
+  options->format_option = sub->get_option("--format");
+  return Command{sub, [options] { return run_calibration(*options); },
+                 std::shared_ptr<const std::string>(options, &options->format)};
+}
+
+}  // namespace tpnet::cli

@@ -1,0 +1,370 @@
+// calibration.yaml (docs/calibration.md): one file per cluster calibration.
+
+#include "tpnet/io/calibration_yaml.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "tpnet/io/text_file.hpp"
+#include "yaml_fields.hpp"
+
+namespace tpnet {
+namespace {
+
+constexpr double kHuge = std::numeric_limits<double>::max();
+
+double positive(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  const double value = yaml::required_number(map, origin, key, -kHuge, kHuge);
+  if (!(value > 0.0)) {
+    throw InputError(fmt::format("is {:g}; must be positive", value),
+                     yaml::where(map[std::string(key)], origin, key));
+  }
+  return value;
+}
+
+double non_negative(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  const double value = yaml::required_number(map, origin, key, -kHuge, kHuge);
+  if (value < 0.0) {
+    throw InputError(fmt::format("is {:g}; must not be negative", value),
+                     yaml::where(map[std::string(key)], origin, key));
+  }
+  return value;
+}
+
+std::string text_or_empty(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  return yaml::optional_string(map, origin, key).value_or("");
+}
+
+YAML::Node required_map(const YAML::Node& parent, const std::string& origin, std::string_view key) {
+  const YAML::Node node = parent[std::string(key)];
+  if (!node || node.IsNull()) {
+    throw InputError("required section is missing", yaml::where(parent, origin, key));
+  }
+  if (!node.IsMap()) {
+    throw InputError("expected a mapping of keys", yaml::where(node, origin, key));
+  }
+  return node;
+}
+
+CalibrationProvenance read_provenance(const YAML::Node& map, const std::string& origin) {
+  yaml::reject_unknown_keys(map, origin,
+                            {"date", "tool", "hosts", "nccl_version", "backend", "env", "note"});
+  CalibrationProvenance p;
+  p.date = yaml::required_string(map, origin, "date");
+  p.tool = text_or_empty(map, origin, "tool");
+  p.nccl_version = text_or_empty(map, origin, "nccl_version");
+  p.backend = text_or_empty(map, origin, "backend");
+  p.note = text_or_empty(map, origin, "note");
+  if (const YAML::Node hosts = map["hosts"]; hosts && !hosts.IsNull()) {
+    if (!hosts.IsSequence()) {
+      throw InputError("expected a list of host names", yaml::where(hosts, origin, "hosts"));
+    }
+    for (const auto& h : hosts) {
+      if (!h.IsScalar() || h.Scalar().empty()) {
+        throw InputError("expected a host name", yaml::where(h, origin, "hosts"));
+      }
+      p.hosts.push_back(h.Scalar());
+    }
+  }
+  if (const YAML::Node env = map["env"]; env && !env.IsNull()) {
+    if (!env.IsMap()) {
+      throw InputError("expected a mapping NAME: value", yaml::where(env, origin, "env"));
+    }
+    for (const auto& item : env) {
+      if (!item.first.IsScalar() || !item.second.IsScalar()) {
+        throw InputError("expected NAME: value", yaml::where(item.first, origin, "env"));
+      }
+      p.env[item.first.Scalar()] = item.second.Scalar();
+    }
+  }
+  return p;
+}
+
+CalibrationPoint read_point(const YAML::Node& node, const std::string& origin) {
+  yaml::require_map(node, origin, "a curve point {size_bytes, time_s, algbw_bps, busbw_bps}");
+  yaml::reject_unknown_keys(node, origin, {"size_bytes", "time_s", "algbw_bps", "busbw_bps"});
+  CalibrationPoint p;
+  const double size = yaml::required_number(node, origin, "size_bytes", -kHuge, kHuge);
+  if (!(size > 0.0)) {
+    throw InputError(fmt::format("is {:g}; a size of 0 measures only the launch: sizes must be "
+                                 "positive",
+                                 size),
+                     yaml::where(node["size_bytes"], origin, "size_bytes"));
+  }
+  p.size = Bytes(size);
+  p.time = Seconds(positive(node, origin, "time_s"));
+  p.algbw = BitRate(non_negative(node, origin, "algbw_bps"));
+  p.busbw = BitRate(non_negative(node, origin, "busbw_bps"));
+  return p;
+}
+
+AllReduceCalibration read_allreduce(const YAML::Node& map, const std::string& origin) {
+  yaml::reject_unknown_keys(
+      map, origin,
+      {"source", "ranks", "algorithm", "link", "link_bps", "dtype", "complete", "fit", "curve"});
+  AllReduceCalibration c;
+  c.source = text_or_empty(map, origin, "source");
+  c.ranks = static_cast<int>(yaml::required_integer(map, origin, "ranks", 2, 1000000));
+  if (const auto algorithm = yaml::optional_string(map, origin, "algorithm");
+      algorithm && *algorithm != "ring") {
+    throw InputError(
+        fmt::format("is '{}'; only ring sweeps are fitted (NCCL_ALGO=Ring)", *algorithm),
+        yaml::where(map["algorithm"], origin, "algorithm"));
+  }
+  c.link = yaml::required_string(map, origin, "link");
+  c.link_rate = BitRate(positive(map, origin, "link_bps"));
+  c.dtype = text_or_empty(map, origin, "dtype");
+  if (const YAML::Node complete = map["complete"]; complete && !complete.IsNull()) {
+    const std::string& v = complete.IsScalar() ? complete.Scalar() : std::string();
+    if (v != "true" && v != "false") {
+      throw InputError("expected true or false", yaml::where(complete, origin, "complete"));
+    }
+    c.complete = v == "true";
+  }
+
+  const YAML::Node fit = required_map(map, origin, "fit");
+  yaml::with_key_prefix("fit.", [&] {
+    yaml::reject_unknown_keys(fit, origin,
+                              {"alpha_s", "beta_bps", "step_latency_s", "rms_relative_error",
+                               "max_relative_error", "min_size_bytes", "max_size_bytes", "points"});
+    c.alpha = Seconds(yaml::required_number(fit, origin, "alpha_s", -1.0, 1.0));
+    c.beta = BitRate(positive(fit, origin, "beta_bps"));
+    c.step_latency = Seconds(yaml::required_number(fit, origin, "step_latency_s", -1.0, 1.0));
+    c.rms_relative_error = non_negative(fit, origin, "rms_relative_error");
+    c.max_relative_error = non_negative(fit, origin, "max_relative_error");
+    c.min_size = Bytes(positive(fit, origin, "min_size_bytes"));
+    c.max_size = Bytes(positive(fit, origin, "max_size_bytes"));
+    c.points = static_cast<int>(yaml::required_integer(fit, origin, "points", 2, 100000000));
+    if (c.max_size < c.min_size) {
+      throw InputError("is smaller than min_size_bytes",
+                       yaml::where(fit["max_size_bytes"], origin, "max_size_bytes"));
+    }
+    return 0;
+  });
+
+  const YAML::Node curve = map["curve"];
+  if (!curve || curve.IsNull()) {
+    throw InputError("required key is missing", yaml::where(map, origin, "curve"));
+  }
+  if (!curve.IsSequence() || curve.size() < 2) {
+    throw InputError("expected a list of at least 2 measured sizes",
+                     yaml::where(curve, origin, "curve"));
+  }
+  for (std::size_t i = 0; i < curve.size(); ++i) {
+    const YAML::Node node = curve[i];
+    const CalibrationPoint p = yaml::with_key_prefix(fmt::format("curve[{}].", i),
+                                                     [&] { return read_point(node, origin); });
+    if (!c.curve.empty() && !(p.size > c.curve.back().size)) {
+      throw InputError(fmt::format("size {:g} B does not follow {:g} B: curve sizes must be "
+                                   "strictly increasing",
+                                   p.size.count(), c.curve.back().size.count()),
+                       yaml::where(node, origin, fmt::format("curve[{}].size_bytes", i)));
+    }
+    c.curve.push_back(p);
+  }
+  return c;
+}
+
+ComputeCalibration read_compute(const YAML::Node& map, const std::string& origin) {
+  yaml::reject_unknown_keys(map, origin,
+                            {"source", "model", "tp", "chunk_tokens", "precision", "device",
+                             "compute_capability", "gemms", "forward_s", "per_prompt_token_s"});
+  ComputeCalibration c;
+  c.source = text_or_empty(map, origin, "source");
+  c.model = yaml::required_string(map, origin, "model");
+  c.tp = static_cast<int>(yaml::required_integer(map, origin, "tp", 1, 1000000));
+  c.chunk_tokens = yaml::required_integer(map, origin, "chunk_tokens", 1, 1000000000);
+  c.precision = yaml::required_string(map, origin, "precision");
+  c.device = text_or_empty(map, origin, "device");
+  c.compute_capability = text_or_empty(map, origin, "compute_capability");
+  c.gemms = static_cast<int>(yaml::optional_integer(map, origin, "gemms", 0, 1000000).value_or(0));
+  c.forward_time = Seconds(positive(map, origin, "forward_s"));
+  c.per_prompt_token = Seconds(positive(map, origin, "per_prompt_token_s"));
+  return c;
+}
+
+TrafficCalibration read_traffic(const YAML::Node& map, const std::string& origin) {
+  yaml::reject_unknown_keys(
+      map, origin,
+      {"source", "model", "tp", "prompt_tokens", "phase", "devices", "xmit_bytes",
+       "measured_per_token_bytes", "formula_per_token_bytes", "ratio"});
+  TrafficCalibration t;
+  t.source = text_or_empty(map, origin, "source");
+  t.model = yaml::required_string(map, origin, "model");
+  t.tp = static_cast<int>(yaml::required_integer(map, origin, "tp", 2, 1000000));
+  t.prompt_tokens = yaml::required_integer(map, origin, "prompt_tokens", 1, 1000000000000);
+  t.phase = yaml::required_string(map, origin, "phase");
+  if (t.phase != "all" && t.phase != "prefill") {
+    throw InputError(fmt::format("is '{}'; allowed all, prefill", t.phase),
+                     yaml::where(map["phase"], origin, "phase"));
+  }
+  t.devices = static_cast<int>(yaml::required_integer(map, origin, "devices", 1, 1000000));
+  t.xmit_bytes = Bytes(non_negative(map, origin, "xmit_bytes"));
+  t.measured_per_token = Bytes(non_negative(map, origin, "measured_per_token_bytes"));
+  t.formula_per_token = Bytes(positive(map, origin, "formula_per_token_bytes"));
+  t.ratio = non_negative(map, origin, "ratio");
+  return t;
+}
+
+// ---- writing ------------------------------------------------------------
+
+/// A YAML double-quoted scalar: always quoted, so no text turns into a
+/// number, a boolean or a comment.
+std::string quoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+/// Shortest text that reads back as the same double.
+std::string num(double value) { return fmt::format("{}", value); }
+
+}  // namespace
+
+Calibration parse_calibration_yaml(std::string_view text, const std::string& origin) {
+  const YAML::Node root = yaml::load_document(text, origin);
+  yaml::require_map(root, origin, "a calibration file");
+  const YAML::Node version = root["tpnet_calibration"];
+  if (!version || version.IsNull()) {
+    throw InputError(
+        "has no 'tpnet_calibration: 1' line: not a tpnet calibration file (tpnet calibration "
+        "writes one)",
+        yaml::where(root, origin, "tpnet_calibration"));
+  }
+  if (!version.IsScalar() || version.Scalar() != std::to_string(Calibration::kSchemaVersion)) {
+    throw InputError(
+        fmt::format("is '{}'; this tpnet reads calibration schema version {}",
+                    version.IsScalar() ? version.Scalar() : "?", Calibration::kSchemaVersion),
+        yaml::where(version, origin, "tpnet_calibration"));
+  }
+  yaml::reject_unknown_keys(root, origin,
+                            {"tpnet_calibration", "provenance", "allreduce", "compute", "traffic"});
+  Calibration c;
+  c.origin = origin;
+  const YAML::Node provenance = required_map(root, origin, "provenance");
+  c.provenance =
+      yaml::with_key_prefix("provenance.", [&] { return read_provenance(provenance, origin); });
+  auto section = [&](std::string_view key) -> std::optional<YAML::Node> {
+    const YAML::Node node = root[std::string(key)];
+    if (!node || node.IsNull()) return std::nullopt;
+    if (!node.IsMap())
+      throw InputError("expected a mapping of keys", yaml::where(node, origin, key));
+    return node;
+  };
+  if (const auto node = section("allreduce")) {
+    c.allreduce =
+        yaml::with_key_prefix("allreduce.", [&] { return read_allreduce(*node, origin); });
+  }
+  if (const auto node = section("compute")) {
+    c.compute = yaml::with_key_prefix("compute.", [&] { return read_compute(*node, origin); });
+  }
+  if (const auto node = section("traffic")) {
+    c.traffic = yaml::with_key_prefix("traffic.", [&] { return read_traffic(*node, origin); });
+  }
+  if (!c.allreduce && !c.compute && !c.traffic) {
+    throw InputError(
+        "has no measurement: give at least one of the sections allreduce, compute, "
+        "traffic",
+        InputLocation::in_file(origin));
+  }
+  return c;
+}
+
+Calibration load_calibration_yaml(const std::string& path) {
+  return parse_calibration_yaml(read_text_file(path), path);
+}
+
+std::string write_calibration_yaml(const Calibration& c) {
+  std::string out =
+      "# tpnet calibration file: schema in docs/calibration.md (written by `tpnet calibration`).\n"
+      "# Units are in the keys: _s seconds, _bps bit/s, _bytes bytes.\n";
+  out += fmt::format("tpnet_calibration: {}\n", Calibration::kSchemaVersion);
+  const auto& p = c.provenance;
+  out += "provenance:\n";
+  out += fmt::format("  date: {}\n", quoted(p.date));
+  if (!p.tool.empty()) out += fmt::format("  tool: {}\n", quoted(p.tool));
+  if (!p.note.empty()) out += fmt::format("  note: {}\n", quoted(p.note));
+  if (!p.hosts.empty()) {
+    out += "  hosts: [";
+    for (std::size_t i = 0; i < p.hosts.size(); ++i) {
+      out += (i == 0 ? "" : ", ") + quoted(p.hosts[i]);
+    }
+    out += "]\n";
+  }
+  out += fmt::format("  nccl_version: {}\n", quoted(p.nccl_version));
+  out += fmt::format("  backend: {}\n", quoted(p.backend));
+  if (!p.env.empty()) {
+    out += "  env:\n";
+    for (const auto& [name, value] : p.env) {
+      out += fmt::format("    {}: {}\n", quoted(name), quoted(value));
+    }
+  }
+  if (c.allreduce) {
+    const auto& a = *c.allreduce;
+    out += "allreduce:\n";
+    out += fmt::format("  source: {}\n", quoted(a.source));
+    out += fmt::format("  ranks: {}\n", a.ranks);
+    out += "  algorithm: \"ring\"\n";
+    out += fmt::format("  link: {}\n", quoted(a.link));
+    out += fmt::format("  link_bps: {}\n", num(a.link_rate.bits_per_second()));
+    out += fmt::format("  dtype: {}\n", quoted(a.dtype));
+    out += fmt::format("  complete: {}\n", a.complete ? "true" : "false");
+    out += "  fit:\n";
+    out += fmt::format("    alpha_s: {}\n", num(a.alpha.value()));
+    out += fmt::format("    beta_bps: {}\n", num(a.beta.bits_per_second()));
+    out += fmt::format("    step_latency_s: {}\n", num(a.step_latency.value()));
+    out += fmt::format("    rms_relative_error: {}\n", num(a.rms_relative_error));
+    out += fmt::format("    max_relative_error: {}\n", num(a.max_relative_error));
+    out += fmt::format("    min_size_bytes: {}\n", num(a.min_size.count()));
+    out += fmt::format("    max_size_bytes: {}\n", num(a.max_size.count()));
+    out += fmt::format("    points: {}\n", a.points);
+    out += "  curve:  # out-of-place, one per measured size\n";
+    for (const auto& pt : a.curve) {
+      out += fmt::format("    - {{size_bytes: {}, time_s: {}, algbw_bps: {}, busbw_bps: {}}}\n",
+                         num(pt.size.count()), num(pt.time.value()),
+                         num(pt.algbw.bits_per_second()), num(pt.busbw.bits_per_second()));
+    }
+  }
+  if (c.compute) {
+    const auto& m = *c.compute;
+    out += "compute:\n";
+    out += fmt::format("  source: {}\n", quoted(m.source));
+    out += fmt::format("  model: {}\n", quoted(m.model));
+    out += fmt::format("  tp: {}\n", m.tp);
+    out += fmt::format("  chunk_tokens: {}\n", m.chunk_tokens);
+    out += fmt::format("  precision: {}\n", quoted(m.precision));
+    out += fmt::format("  device: {}\n", quoted(m.device));
+    out += fmt::format("  compute_capability: {}\n", quoted(m.compute_capability));
+    out += fmt::format("  gemms: {}\n", m.gemms);
+    out += fmt::format("  forward_s: {}\n", num(m.forward_time.value()));
+    out += fmt::format("  per_prompt_token_s: {}\n", num(m.per_prompt_token.value()));
+  }
+  if (c.traffic) {
+    const auto& t = *c.traffic;
+    out += "traffic:\n";
+    out += fmt::format("  source: {}\n", quoted(t.source));
+    out += fmt::format("  model: {}\n", quoted(t.model));
+    out += fmt::format("  tp: {}\n", t.tp);
+    out += fmt::format("  prompt_tokens: {}\n", t.prompt_tokens);
+    out += fmt::format("  phase: {}\n", quoted(t.phase));
+    out += fmt::format("  devices: {}\n", t.devices);
+    out += fmt::format("  xmit_bytes: {}\n", num(t.xmit_bytes.count()));
+    out += fmt::format("  measured_per_token_bytes: {}\n", num(t.measured_per_token.count()));
+    out += fmt::format("  formula_per_token_bytes: {}\n", num(t.formula_per_token.count()));
+    out += fmt::format("  ratio: {}\n", num(t.ratio));
+  }
+  return out;
+}
+
+}  // namespace tpnet

@@ -1,0 +1,132 @@
+#include "tpnet/io/gemm_csv.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "csv_table.hpp"
+#include "tpnet/io/text_file.hpp"
+
+namespace tpnet {
+
+Seconds GemmRun::forward_time() const {
+  Seconds total(0.0);
+  for (const auto& g : gemms) total += g.median * static_cast<double>(g.count);
+  return total;
+}
+
+Seconds GemmRun::per_prompt_token() const {
+  return forward_time() / static_cast<double>(chunk_tokens);
+}
+
+namespace {
+
+/// `date=...` from the `# tpnet-calibrate gemm` line, if the file starts with one.
+std::string header_date(std::string_view text) {
+  const std::string_view first = text.substr(0, text.find('\n'));
+  if (first.find("tpnet-calibrate gemm") == std::string_view::npos) return {};
+  std::istringstream words{std::string(first)};
+  std::string word;
+  while (words >> word) {
+    if (word.rfind("date=", 0) == 0) return word.substr(5);
+  }
+  return {};
+}
+
+}  // namespace
+
+GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
+  const csv::Table table = csv::Table::parse(text, origin);
+  const std::size_t c_model = table.require_column("model");
+  const std::size_t c_tp = table.require_column("tp");
+  const std::size_t c_chunk = table.require_column("chunk_tokens");
+  const std::size_t c_precision = table.require_column("precision");
+  const std::size_t c_device = table.require_column("device");
+  const std::size_t c_cc = table.require_column("compute_capability");
+  const std::size_t c_peak = table.require_column("peak_tflops");
+  const std::size_t c_gemm = table.require_column("gemm");
+  const std::size_t c_m = table.require_column("m");
+  const std::size_t c_n = table.require_column("n");
+  const std::size_t c_k = table.require_column("k");
+  const std::size_t c_count = table.require_column("count");
+  const std::size_t c_median = table.require_column("median_s");
+  const std::size_t c_tflops = table.require_column("tflops");
+
+  GemmRun run;
+  run.origin = origin;
+  run.date = header_date(text);
+  auto at = [&](const csv::Row& row, std::string_view column) {
+    return InputLocation::in_file(origin, row.line, "column " + std::string(column));
+  };
+  auto at_least_one = [&](const csv::Row& row, std::size_t column, std::string_view name) {
+    const long long value = table.integer(row, column);
+    if (value < 1) {
+      throw InputError(fmt::format("is {}; must be at least 1", value), at(row, name));
+    }
+    return value;
+  };
+  bool first = true;
+  for (const auto& row : table.rows()) {
+    const std::string& model = table.text(row, c_model);
+    const long long tp = at_least_one(row, c_tp, "tp");
+    const long long chunk = at_least_one(row, c_chunk, "chunk_tokens");
+    const std::string& precision = table.text(row, c_precision);
+    const std::string& device = table.text(row, c_device);
+    if (model.empty()) throw InputError("is empty; name the model", at(row, "model"));
+    if (precision != "nvfp4" && precision != "fp8" && precision != "bf16") {
+      throw InputError(fmt::format("is '{}'; allowed nvfp4, fp8, bf16", precision),
+                       at(row, "precision"));
+    }
+    if (first) {
+      run.model = model;
+      run.tp = static_cast<int>(tp);
+      run.chunk_tokens = chunk;
+      run.precision = precision;
+      run.device = device;
+      run.compute_capability = table.text(row, c_cc);
+      run.peak_tflops = table.number(row, c_peak);
+      first = false;
+    } else {
+      auto same = [&](bool equal, std::string_view column, const std::string& value,
+                      const std::string& expected) {
+        if (!equal) {
+          throw InputError(fmt::format("is '{}' but the first row's is '{}': one file holds one "
+                                       "model, TP, chunk, precision and device",
+                                       value, expected),
+                           at(row, column));
+        }
+      };
+      same(model == run.model, "model", model, run.model);
+      same(tp == run.tp, "tp", std::to_string(tp), std::to_string(run.tp));
+      same(chunk == run.chunk_tokens, "chunk_tokens", std::to_string(chunk),
+           std::to_string(run.chunk_tokens));
+      same(precision == run.precision, "precision", precision, run.precision);
+      same(device == run.device, "device", device, run.device);
+    }
+    if (run.peak_tflops < 0.0) {
+      throw InputError("must not be negative (0 = unknown)", at(row, "peak_tflops"));
+    }
+    GemmTiming g;
+    g.name = table.text(row, c_gemm);
+    g.m = at_least_one(row, c_m, "m");
+    g.n = at_least_one(row, c_n, "n");
+    g.k = at_least_one(row, c_k, "k");
+    g.count = at_least_one(row, c_count, "count");
+    g.median = Seconds(table.number(row, c_median));
+    if (!(g.median.value() > 0.0)) {
+      throw InputError(fmt::format("is {:g}; a GEMM time must be positive", g.median.value()),
+                       at(row, "median_s"));
+    }
+    g.tflops = table.number(row, c_tflops);
+    if (g.tflops < 0.0) throw InputError("must not be negative", at(row, "tflops"));
+    g.source = InputLocation::in_file(origin, row.line);
+    run.gemms.push_back(std::move(g));
+  }
+  return run;
+}
+
+GemmRun load_gemm_csv(const std::string& path) {
+  return parse_gemm_csv(read_text_file(path), path);
+}
+
+}  // namespace tpnet
