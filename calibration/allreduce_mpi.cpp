@@ -1,0 +1,229 @@
+// The MPI side of tpnet-calibrate: MPI_COMM_WORLD as the process group (the
+// NCCL backend uses it to broadcast its unique id) and the MPI CPU all-reduce
+// backend that lets CI test the whole harness without a GPU.
+//
+// Every collective is non-blocking and polled against a deadline, so a rank
+// that never joins is reported as a timeout naming the call, the size and
+// the rank, instead of hanging the job.
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <string_view>
+#include <vector>
+
+#include "allreduce_runner.hpp"
+#include "allreduce_sweep.hpp"
+
+namespace tpnet::calibrate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string_view base_name(std::string_view path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+/// MPI errors are returned (MPI_ERRORS_RETURN), so each call is checked here.
+void mpi_check(int rc, std::string_view call, const std::string& who, SourcePlace at) {
+  if (rc == MPI_SUCCESS) return;
+  std::array<char, MPI_MAX_ERROR_STRING> text{};
+  int length = 0;
+  MPI_Error_string(rc, text.data(), &length);
+  throw MeasurementError(fmt::format("{}: {} failed: {} ({}:{})", who, call,
+                                     std::string_view(text.data(), static_cast<size_t>(length)),
+                                     base_name(at.file), at.line));
+}
+
+/// Polls `request` until it completes; past `timeout_s` it is a timeout.
+void wait_for(MPI_Request& request, double timeout_s, const std::string& who,
+              std::string_view what) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  for (;;) {
+    int done = 0;
+    mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test", who, TPNET_HERE);
+    if (done != 0) return;
+    if (Clock::now() > deadline) {
+      throw MeasurementError(
+          fmt::format("{}: {} timed out after {:g} s (a rank stopped, or the network hangs)", who,
+                      what, timeout_s));
+    }
+    sched_yield();  // ranks may share cores (mpirun --oversubscribe)
+  }
+}
+
+/// MPI_Iallreduce, then wait_for: a rank that never joins is a timeout.
+void allreduce_within(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op,
+                      double timeout_s, const std::string& who, std::string_view what) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iallreduce(send, receive, count, type, op, MPI_COMM_WORLD, &request),
+            "MPI_Iallreduce", who, TPNET_HERE);
+  wait_for(request, timeout_s, who, what);
+  // The analyzer does not see MPI_Test (in wait_for) complete the request.
+}  // NOLINT(clang-analyzer-optin.mpi.MPI-Checker)
+
+class MpiGroup final : public ProcessGroup {
+ public:
+  MpiGroup() {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (initialized == 0 && MPI_Init(nullptr, nullptr) != MPI_SUCCESS) {
+      throw MeasurementError(host_ + ": MPI_Init failed");
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank", host_, TPNET_HERE);
+    mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size", host_, TPNET_HERE);
+  }
+  MpiGroup(const MpiGroup&) = delete;
+  MpiGroup& operator=(const MpiGroup&) = delete;
+  MpiGroup(MpiGroup&&) = delete;
+  MpiGroup& operator=(MpiGroup&&) = delete;
+  ~MpiGroup() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized == 0) MPI_Finalize();
+  }
+
+  [[nodiscard]] int rank() const override { return rank_; }
+  [[nodiscard]] int size() const override { return size_; }
+  [[nodiscard]] const std::string& host() const override { return host_; }
+
+  double max_over_ranks(double value, double timeout_s, const std::string& what) override {
+    double result = 0.0;
+    allreduce_within(&value, &result, 1, MPI_DOUBLE, MPI_MAX, timeout_s, who(), what);
+    return result;
+  }
+
+  long long sum_over_ranks(long long value, double timeout_s, const std::string& what) override {
+    long long result = 0;
+    allreduce_within(&value, &result, 1, MPI_LONG_LONG, MPI_SUM, timeout_s, who(), what);
+    return result;
+  }
+
+  void broadcast(void* data, int bytes) override {
+    mpi_check(MPI_Bcast(data, bytes, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast", who(), TPNET_HERE);
+  }
+
+  std::vector<std::string> gather(const std::string& text) override {
+    constexpr std::size_t kWidth = 512;
+    std::array<char, kWidth> mine{};
+    std::copy_n(text.begin(), std::min(text.size(), kWidth - 1), mine.begin());
+    std::vector<char> all(rank_ == 0 ? kWidth * static_cast<std::size_t>(size_) : 0);
+    mpi_check(MPI_Gather(mine.data(), static_cast<int>(kWidth), MPI_CHAR, all.data(),
+                         static_cast<int>(kWidth), MPI_CHAR, 0, MPI_COMM_WORLD),
+              "MPI_Gather", who(), TPNET_HERE);
+    std::vector<std::string> texts;
+    for (std::size_t at = 0; at < all.size(); at += kWidth) texts.emplace_back(all.data() + at);
+    return texts;
+  }
+
+  [[noreturn]] void fail(const MeasurementError& error) override {
+    if (size_ == 1) throw error;  // nobody else to stop: main() reports it, MPI_Finalize runs
+    std::cerr << "tpnet-calibrate: measurement failed: " << error.what() << "\n" << std::flush;
+    MPI_Abort(MPI_COMM_WORLD, kExitMeasurementFailed);
+    std::_Exit(kExitMeasurementFailed);  // MPI_Abort does not return; this is for the compiler
+  }
+
+ private:
+  std::string host_ = this_host();
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+/// MPI_User_function for bf16 stored as uint16_t: in-out += in, per element.
+void bf16_sum(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
+  const auto* a = static_cast<const std::uint16_t*>(in);
+  auto* b = static_cast<std::uint16_t*>(inout);
+  const auto count = static_cast<std::size_t>(*length);
+  for (std::size_t i = 0; i < count; ++i) b[i] = bf16_add(a[i], b[i]);
+}
+
+class MpiRunner final : public AllReduceRunner {
+ public:
+  MpiRunner(ProcessGroup& group, const RunnerSettings& settings)
+      : group_(group), timeout_s_(settings.timeout_s) {
+    mpi_check(MPI_Op_create(&bf16_sum, 1, &op_), "MPI_Op_create", group_.who(), TPNET_HERE);
+    const auto elements = static_cast<std::size_t>(settings.max_bytes / kBf16Bytes);
+    send_.resize(elements);
+    receive_.resize(elements);
+    for (std::size_t i = 0; i < elements; ++i) {
+      send_[i] = float_to_bf16(static_cast<float>(
+          pattern_value(group_.rank(), group_.size(), static_cast<long long>(i))));
+    }
+    const int period = pattern_period(group_.size());
+    for (int i = 0; i < period; ++i) {
+      expected_.push_back(float_to_bf16(static_cast<float>(expected_sum(group_.size(), i))));
+    }
+  }
+  MpiRunner(const MpiRunner&) = delete;
+  MpiRunner& operator=(const MpiRunner&) = delete;
+  MpiRunner(MpiRunner&&) = delete;
+  MpiRunner& operator=(MpiRunner&&) = delete;
+  ~MpiRunner() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized == 0 && op_ != MPI_OP_NULL) MPI_Op_free(&op_);
+  }
+
+  RankMeasurement measure(long long bytes, bool in_place, int warmup, int iters,
+                          bool check) override {
+    const auto count = static_cast<std::size_t>(bytes / kBf16Bytes);
+    const std::string what = fmt::format("MPI_Iallreduce of {} B", bytes);
+    // Zeros: in-place runs keep reducing them; out-of-place must overwrite them.
+    std::fill_n(receive_.begin(), count, std::uint16_t{0});
+    auto once = [&] {
+      allreduce_within(in_place ? MPI_IN_PLACE : send_.data(), receive_.data(),
+                       static_cast<int>(count), MPI_UINT16_T, op_, timeout_s_, group_.who(), what);
+    };
+    for (int i = 0; i < warmup; ++i) once();
+    const auto start = Clock::now();
+    for (int i = 0; i < iters; ++i) once();
+    const std::chrono::duration<double> elapsed = Clock::now() - start;
+    RankMeasurement result;
+    result.mean_s = elapsed.count() / iters;
+    if (check) {
+      if (in_place) {
+        std::copy_n(send_.begin(), count, receive_.begin());
+        once();
+      }
+      const std::size_t period = expected_.size();
+      for (std::size_t i = 0; i < count; ++i) {
+        if (receive_[i] != expected_[i % period]) ++result.wrong;
+      }
+    }
+    return result;
+  }
+
+  [[nodiscard]] std::string rank_line() const override {
+    return calibrate::rank_line(group_.rank(), static_cast<long>(getpid()), group_.host(), 0, "cpu",
+                                "MPI CPU backend");
+  }
+
+ private:
+  ProcessGroup& group_;
+  double timeout_s_;
+  MPI_Op op_ = MPI_OP_NULL;
+  std::vector<std::uint16_t> send_;
+  std::vector<std::uint16_t> receive_;
+  std::vector<std::uint16_t> expected_;
+};
+
+}  // namespace
+
+std::unique_ptr<ProcessGroup> make_mpi_group() { return std::make_unique<MpiGroup>(); }
+
+std::unique_ptr<AllReduceRunner> make_mpi_runner(ProcessGroup& group,
+                                                 const RunnerSettings& settings) {
+  return std::make_unique<MpiRunner>(group, settings);
+}
+
+}  // namespace tpnet::calibrate

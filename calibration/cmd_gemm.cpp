@@ -1,0 +1,280 @@
+// `gemm`: times one node's prefill weight GEMMs of a model at a TP size and
+// chunk (tpnet/prefill_gemms.hpp) through cuBLASLt, in NVFP4 where the GPU
+// and cuBLASLt have it, else FP8 or BF16, after checking a small case against
+// a CPU reference. Prints compute per prompt token per node and TFLOP/s
+// against the device's peak; --out writes the gemm CSV tpnet calibration reads.
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "calibrate_command.hpp"
+#include "gemm_cublaslt.hpp"
+#include "gemm_report.hpp"
+#include "tpnet/error.hpp"
+#include "tpnet/model_catalog.hpp"
+#include "tpnet/prefill_gemms.hpp"
+#include "tpnet/quantity.hpp"
+
+namespace tpnet::calibrate {
+namespace {
+
+constexpr int kMaxWarmup = 100000;
+constexpr int kMaxRepeats = 10000;
+
+struct GemmOptions {
+  std::string model;
+  int tp = 0;
+  std::string chunk = "4096";
+  std::string precision = "auto";
+  int warmup = 10;
+  int repeats = 50;
+  int device = 0;
+  std::string out;
+  bool check_only = false;
+};
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32] = {};
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+void require_range(int value, int low, int high, const std::string& flag) {
+  if (value < low || value > high) {
+    throw InputError(fmt::format("{} is out of range; allowed {} to {}", value, low, high),
+                     InputLocation::for_key(flag));
+  }
+}
+
+/// "auto" (empty) or the precision asked for.
+std::optional<GemmPrecision> requested_precision(const std::string& text) {
+  if (text == "auto") return std::nullopt;
+  if (auto p = parse_precision(text)) return p;
+  throw InputError(fmt::format("'{}' is not a precision; allowed auto, nvfp4, fp8, bf16", text),
+                   InputLocation::for_key("--precision"));
+}
+
+/// Which precisions this device and cuBLASLt can run.
+struct Availability {
+  bool nvfp4 = false;
+  bool fp8 = false;
+
+  [[nodiscard]] bool has(GemmPrecision p) const {
+    return p == GemmPrecision::bf16 || (p == GemmPrecision::nvfp4 ? nvfp4 : fp8);
+  }
+  [[nodiscard]] std::string list() const {
+    std::string out;
+    if (nvfp4) out += "nvfp4, ";
+    if (fp8) out += "fp8, ";
+    return out + "bf16";
+  }
+};
+
+Availability probe(LtRunner& runner, const DeviceInfo& device) {
+  Availability a;
+  a.nvfp4 = device.cc.at_least(10, 0) && runner.supports(GemmPrecision::nvfp4);
+  a.fp8 = device.cc.at_least(8, 9) && runner.supports(GemmPrecision::fp8);
+  return a;
+}
+
+PrecisionChoice pick(const std::optional<GemmPrecision>& asked, const Availability& available,
+                     const DeviceInfo& device) {
+  if (!asked) return choose_precision(device.cc, available.nvfp4, available.fp8);
+  if (!available.has(*asked)) {
+    throw InputError(fmt::format("{} does not run on device {} ({}, compute capability {}) with "
+                                 "this cuBLASLt; allowed here: auto, {}",
+                                 to_string(*asked), device.index, device.name, device.cc.text(),
+                                 available.list()),
+                     InputLocation::for_key("--precision"));
+  }
+  return {*asked, "asked for with --precision"};
+}
+
+std::string describe(const CheckResult& c) {
+  return fmt::format(
+      "{} {} x {} x {} against the CPU reference: {} ({} of {} outputs off; max "
+      "error {:.3f}% of |ref| + rms, tolerance {:.1f}%)",
+      to_string(c.precision), c.dims.out, c.dims.tokens, c.dims.k, c.passed() ? "passed" : "FAILED",
+      c.wrong, c.dims.out * c.dims.tokens, 100.0 * c.max_rel_error, 100.0 * c.tolerance);
+}
+
+void require_passed(const CheckResult& c) {
+  if (c.passed()) return;
+  throw MeasurementError(
+      fmt::format("gemm check: {} of {} {} outputs differ from the CPU reference by more than "
+                  "{:.1f}% of |ref| + rms (max {:.3g}%)",
+                  c.wrong, c.dims.out * c.dims.tokens, to_string(c.precision), 100.0 * c.tolerance,
+                  100.0 * c.max_rel_error));
+}
+
+int run_check_only(const GemmOptions& o) {
+  const std::optional<GemmPrecision> asked = requested_precision(o.precision);
+  const DeviceInfo device = open_device(o.device);
+  LtRunner runner(device);
+  const Availability available = probe(runner, device);
+  std::vector<GemmPrecision> precisions;
+  if (asked) {
+    precisions.push_back(pick(asked, available, device).precision);
+  } else {
+    for (const GemmPrecision p : {GemmPrecision::nvfp4, GemmPrecision::fp8, GemmPrecision::bf16}) {
+      if (available.has(p)) precisions.push_back(p);
+    }
+  }
+  std::cout << fmt::format("device {}: {} (compute capability {})\n", device.index, device.name,
+                           device.cc.text());
+  std::cout << fmt::format("auto precision: {}\n",
+                           choose_precision(device.cc, available.nvfp4, available.fp8).reason);
+  std::vector<CheckResult> results;
+  for (const GemmPrecision p : precisions) {
+    results.push_back(runner.check(p));
+    std::cout << "check " << describe(results.back()) << "\n";
+  }
+  for (const auto& c : results) require_passed(c);
+  return 0;
+}
+
+int run_gemm(const GemmOptions& o) {
+  require_range(o.warmup, 0, kMaxWarmup, "--warmup");
+  require_range(o.repeats, 1, kMaxRepeats, "--repeats");
+  if (o.check_only) return run_check_only(o);
+
+  // Every input is checked before the GPU is touched.
+  if (o.model.empty()) {
+    throw InputError("is required (a built-in name or a model YAML) unless --check-only",
+                     InputLocation::for_key("--model"));
+  }
+  if (o.tp == 0) {
+    throw InputError("is required (the tensor-parallel size) unless --check-only",
+                     InputLocation::for_key("--tp"));
+  }
+  const std::optional<GemmPrecision> asked = requested_precision(o.precision);
+  const ModelArch model = resolve_model(o.model);
+  const TokenCount chunk = parse_tokens(o.chunk, InputLocation::for_key("--chunk"));
+  std::vector<GemmShape> shapes;
+  try {
+    shapes = prefill_gemm_shapes(model, o.tp, chunk);
+  } catch (const InputError& e) {
+    // The built-in glm-5.3 states totals only; the repo ships its shapes.
+    if (o.model != "glm-5.3" || e.where().key.empty()) throw;
+    throw InputError(
+        e.detail() + "; calibration/models/glm-5.3-shapes.yaml states them for GLM-5.3", e.where());
+  }
+  if (!o.out.empty()) {
+    const std::filesystem::path out(o.out);
+    const std::filesystem::path folder = out.has_parent_path() ? out.parent_path() : ".";
+    if (!std::filesystem::is_directory(folder)) {
+      throw InputError(fmt::format("folder {} does not exist", folder.string()),
+                       InputLocation::for_key("--out"));
+    }
+  }
+
+  const DeviceInfo device = open_device(o.device);
+  LtRunner runner(device);
+  const PrecisionChoice choice = pick(asked, probe(runner, device), device);
+
+  GemmRun run;
+  run.model = model.name;
+  run.tp = o.tp;
+  run.chunk_tokens = chunk;
+  run.precision = choice.precision;
+  run.precision_reason = choice.reason;
+  run.device = device.name;
+  run.cc = device.cc;
+  run.peak = dense_peak(device.name, device.cc, choice.precision);
+  run.date = utc_now();
+  run.warmup = o.warmup;
+  run.repeats = o.repeats;
+
+  const CheckResult check = runner.check(choice.precision);
+  require_passed(check);
+
+  int padded_shapes = 0;
+  for (const auto& s : shapes) {
+    const LtDims dims{s.n, s.m, s.k};
+    const LtDims ran = padded(dims, choice.precision);
+    if (ran.out != dims.out || ran.tokens != dims.tokens || ran.k != dims.k) ++padded_shapes;
+    run.timings.push_back({s, runner.median_seconds(choice.precision, dims, o.warmup, o.repeats)});
+  }
+
+  std::ostringstream text;
+  text << fmt::format(
+      "tpnet-calibrate gemm: {} TP{}, chunk {} tokens: one node's prefill weight "
+      "GEMMs\n",
+      run.model, run.tp, run.chunk_tokens);
+  text << fmt::format("device {}: {} (compute capability {})\n", device.index, device.name,
+                      device.cc.text());
+  text << fmt::format("precision: {} ({})\n", to_string(run.precision), run.precision_reason);
+  text << fmt::format(
+      "peak: {}\n", run.peak.tflops > 0.0
+                        ? fmt::format("{:g} TFLOP/s dense{}; {}", run.peak.tflops,
+                                      run.peak.approximate ? ", approximate" : "", run.peak.source)
+                        : run.peak.source);
+  text << "check: " << describe(check) << "\n";
+  text << fmt::format(
+      "timing: {} warm-up runs, median of {} CUDA-event-timed runs each, operands "
+      "rotated past the L2 cache\n",
+      run.warmup, run.repeats);
+  if (padded_shapes > 0) {
+    text << fmt::format(
+        "note: {} shapes ran padded (m, n to 16, k to {}) as cuBLASLt needs; "
+        "rates count the model's shape\n",
+        padded_shapes, choice.precision == GemmPrecision::nvfp4 ? 64 : 16);
+  }
+  if (model.moe) {
+    text << "note: routed experts run as one GEMM per expert of the average chunk x top-k / "
+            "experts rows\n";
+  }
+  print_gemm_table(text, run);
+  std::cout << text.str();
+
+  if (!o.out.empty()) {
+    std::ostringstream csv;
+    write_gemm_csv(csv, run);
+    write_file_atomically(o.out, csv.str(), "--out");
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand setup_gemm(CLI::App& parent) {
+  auto options = std::make_shared<GemmOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "gemm",
+      "Time one node's prefill weight GEMMs of a model at a TP size and chunk with cuBLASLt "
+      "(NVFP4 on Blackwell, else FP8 or BF16), after checking a small case against a CPU "
+      "reference. Prints compute per prompt token per node and TFLOP/s against the device's "
+      "peak.");
+  app->add_option("--model", options->model,
+                  "Built-in model name or model YAML (needs every weight's shape)");
+  app->add_option("--tp", options->tp, "Tensor-parallel size");
+  app->add_option("--chunk", options->chunk, "Tokens per prefill forward (4096, 8k)")
+      ->capture_default_str();
+  app->add_option("--precision", options->precision, "auto | nvfp4 | fp8 | bf16")
+      ->capture_default_str();
+  app->add_option("--warmup", options->warmup, "Untimed runs per GEMM")->capture_default_str();
+  app->add_option("--repeats", options->repeats, "Timed runs per GEMM (the median is reported)")
+      ->capture_default_str();
+  app->add_option("--device", options->device, "CUDA device index")->capture_default_str();
+  app->add_option("--out", options->out, "Write the gemm CSV here (atomically)");
+  app->add_flag("--check-only", options->check_only,
+                "Only check a small GEMM against the CPU reference (every precision the GPU "
+                "runs, or --precision) and exit");
+  Subcommand command;
+  command.app = app;
+  command.run = [options] { return run_gemm(*options); };
+  return command;
+}
+
+}  // namespace tpnet::calibrate

@@ -1,0 +1,129 @@
+#include "gemm_report.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <system_error>
+
+#include "tpnet/error.hpp"
+
+namespace tpnet::calibrate {
+namespace {
+
+/// CSV cells hold no commas or newlines.
+std::string cell(std::string text) {
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return c == ',' || c == '\n' || c == '\r'; }, ' ');
+  return text;
+}
+
+double timed_flops(const GemmShape& s) {
+  return 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+}
+
+std::string precision_label(GemmPrecision p) {
+  switch (p) {
+    case GemmPrecision::nvfp4:
+      return "NVFP4";
+    case GemmPrecision::fp8:
+      return "FP8";
+    case GemmPrecision::bf16:
+      return "BF16";
+  }
+  return "BF16";
+}
+
+}  // namespace
+
+double GemmTiming::tflops() const {
+  return median_s > 0.0 ? timed_flops(shape) / median_s / 1e12 : 0.0;
+}
+
+GemmTotals totals(const GemmRun& run) {
+  GemmTotals t;
+  for (const auto& g : run.timings) {
+    const auto count = static_cast<double>(g.shape.count);
+    t.seconds_per_chunk += count * g.median_s;
+    t.flops_per_chunk += count * timed_flops(g.shape);
+  }
+  if (run.chunk_tokens > 0) {
+    t.seconds_per_token = t.seconds_per_chunk / static_cast<double>(run.chunk_tokens);
+  }
+  if (t.seconds_per_chunk > 0.0) t.tflops = t.flops_per_chunk / t.seconds_per_chunk / 1e12;
+  if (run.peak.tflops > 0.0) t.share_of_peak = t.tflops / run.peak.tflops;
+  return t;
+}
+
+void write_gemm_csv(std::ostream& out, const GemmRun& run) {
+  out << fmt::format(
+      "# tpnet-calibrate gemm date={} device={} cc={} precision={} warmup={} repeats={} "
+      "peak_source={}\n",
+      run.date, cell(run.device), run.cc.text(), to_string(run.precision), run.warmup, run.repeats,
+      cell(run.peak.source));
+  out << "model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,"
+         "median_s,tflops\n";
+  for (const auto& g : run.timings) {
+    out << fmt::format("{},{},{},{},{},{},{:g},{},{},{},{},{},{:.6e},{:.3f}\n", cell(run.model),
+                       run.tp, run.chunk_tokens, to_string(run.precision), cell(run.device),
+                       run.cc.text(), run.peak.tflops, cell(g.shape.name), g.shape.m, g.shape.n,
+                       g.shape.k, g.shape.count, g.median_s, g.tflops());
+  }
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& text,
+                           const std::string& flag) {
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) {
+    throw InputError(fmt::format("folder {} does not exist", folder.string()),
+                     InputLocation::for_key(flag));
+  }
+  std::filesystem::path temp = path;
+  temp += fmt::format(".tmp{}", ::getpid());
+  {
+    std::ofstream file(temp, std::ios::binary | std::ios::trunc);
+    file << text;
+    file.flush();
+    if (!file) {
+      std::filesystem::remove(temp, ec);
+      throw InputError(fmt::format("cannot write {}", temp.string()), InputLocation::for_key(flag));
+    }
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    throw InputError(fmt::format("cannot write {}", path.string()), InputLocation::for_key(flag));
+  }
+}
+
+void print_gemm_table(std::ostream& out, const GemmRun& run) {
+  out << fmt::format("{:<20} {:>7} {:>7} {:>7} {:>7} {:>10} {:>9} {:>8}\n", "gemm", "m", "n", "k",
+                     "count", "median", "rate", "of peak");
+  out << fmt::format("{:<20} {:>7} {:>7} {:>7} {:>7} {:>10} {:>9} {:>8}\n", "", "", "", "", "",
+                     "(us)", "(TFLOP/s)", "(%)");
+  const auto share = [&](double tflops) {
+    return run.peak.tflops > 0.0 ? fmt::format("{:.1f}", 100.0 * tflops / run.peak.tflops)
+                                 : std::string("-");
+  };
+  for (const auto& g : run.timings) {
+    out << fmt::format("{:<20} {:>7} {:>7} {:>7} {:>7} {:>10.2f} {:>9.1f} {:>8}\n", g.shape.name,
+                       g.shape.m, g.shape.n, g.shape.k, g.shape.count, g.median_s * 1e6, g.tflops(),
+                       share(g.tflops()));
+  }
+  const GemmTotals t = totals(run);
+  out << fmt::format("compute per chunk ({} tokens, one node): {:.3f} ms\n", run.chunk_tokens,
+                     t.seconds_per_chunk * 1e3);
+  out << fmt::format("compute per prompt token per node: {:.3f} us\n", t.seconds_per_token * 1e6);
+  if (run.peak.tflops > 0.0) {
+    out << fmt::format("overall: {:.1f} TFLOP/s, {:.1f}% of the {:g} TFLOP/s dense {} peak{}\n",
+                       t.tflops, 100.0 * t.share_of_peak, run.peak.tflops,
+                       precision_label(run.precision),
+                       run.peak.approximate ? " (approximate)" : "");
+  } else {
+    out << fmt::format("overall: {:.1f} TFLOP/s; peak {}\n", t.tflops, run.peak.source);
+  }
+}
+
+}  // namespace tpnet::calibrate

@@ -1,0 +1,64 @@
+#pragma once
+/// What `tpnet-calibrate gemm` measured, its totals, the gemm CSV of
+/// shared/contracts (read by tpnet calibration) and the table it prints.
+/// Pure C++, tested without a GPU.
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gemm_peak.hpp"
+#include "tpnet/prefill_gemms.hpp"
+
+namespace tpnet::calibrate {
+
+struct GemmTiming {
+  GemmShape shape;
+  double median_s = 0.0;  ///< one run of the shape (m x n x k as timed)
+
+  /// 2 m n k / median_s / 1e12; 0 when nothing was timed.
+  [[nodiscard]] double tflops() const;
+};
+
+struct GemmRun {
+  std::string model;
+  int tp = 0;
+  TokenCount chunk_tokens = 0;
+  GemmPrecision precision = GemmPrecision::bf16;
+  std::string precision_reason;
+  std::string device;  ///< CUDA device name, commas replaced
+  ComputeCapability cc;
+  DevicePeak peak;
+  std::string date;  ///< UTC, ISO 8601
+  int warmup = 0;
+  int repeats = 0;
+  std::vector<GemmTiming> timings;
+};
+
+struct GemmTotals {
+  double seconds_per_chunk = 0.0;  ///< sum of count x median_s: one node's forward pass
+  double seconds_per_token = 0.0;  ///< seconds_per_chunk / chunk_tokens
+  double flops_per_chunk = 0.0;    ///< sum of 2 m n k x count as timed
+  double tflops = 0.0;             ///< flops_per_chunk / seconds_per_chunk / 1e12
+  double share_of_peak = 0.0;      ///< tflops / peak; 0 when the peak is unknown
+};
+
+[[nodiscard]] GemmTotals totals(const GemmRun& run);
+
+/// The gemm CSV: a `# tpnet-calibrate gemm ...` line, the header
+/// model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,median_s,tflops
+/// and one row per shape.
+void write_gemm_csv(std::ostream& out, const GemmRun& run);
+
+/// Writes `text` to `path` through a temporary file in the same folder and a
+/// rename, so a reader never sees half a file. Throws InputError naming
+/// `flag` when the folder does not exist or cannot be written.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text,
+                           const std::string& flag);
+
+/// The table printed to stdout: each GEMM with its shape, count, median,
+/// TFLOP/s and share of the peak, then the totals.
+void print_gemm_table(std::ostream& out, const GemmRun& run);
+
+}  // namespace tpnet::calibrate

@@ -1,0 +1,83 @@
+// tpnet-calibrate gemm end to end: bad input is refused before any GPU call,
+// and where there is a GPU the small GEMM matches the CPU reference in every
+// precision the device runs.
+
+#include <filesystem>
+#include <string>
+
+#include "catch.hpp"
+#include "cli_checks.hpp"
+#include "run_process.hpp"
+
+using tpnet::test::CliResult;
+using tpnet::test::expect_bad_input;
+using tpnet::test::run_calibrate;
+
+namespace {
+
+const std::string kGlmShapes =
+    std::string(TPNET_SOURCE_DIR) + "/calibration/models/glm-5.3-shapes.yaml";
+
+}  // namespace
+
+TEST_CASE("gemm bad input exits 2 with one line naming the flag or key", "[calibrate][gemm]") {
+  if (!TPNET_HAVE_CUDA) {
+    expect_bad_input(run_calibrate({"gemm", "--check-only"}), "built without CUDA");
+    return;
+  }
+  expect_bad_input(run_calibrate({"gemm", "--tp", "8"}), "--model: is required");
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes}), "--tp: is required");
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "6"}),
+                   "num_attention_heads: 64 heads do not split evenly over TP 6");
+  expect_bad_input(run_calibrate({"gemm", "--model", "glm-5.3", "--tp", "8"}),
+                   "glm-5.3-shapes.yaml states them");
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--chunk", "0"}),
+                   "--chunk");
+  expect_bad_input(
+      run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--precision", "fp4"}),
+      "--precision: 'fp4' is not a precision; allowed auto, nvfp4, fp8, bf16");
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--repeats", "0"}),
+                   "--repeats: 0 is out of range");
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--out",
+                                  "/nonexistent-folder/gemm.csv"}),
+                   "--out: folder /nonexistent-folder does not exist");
+}
+
+TEST_CASE("gemm --check-only matches the CPU reference on a GPU", "[calibrate][gemm][gpu]") {
+  if (!TPNET_HAVE_CUDA) {
+    WARN("SKIPPED: no CUDA device: built without CUDA");
+    return;
+  }
+  const CliResult r = run_calibrate({"gemm", "--check-only"});
+  if (r.exit_code == 4 && r.err.find("no CUDA device") != std::string::npos) {
+    WARN("SKIPPED: no CUDA device: " << r.err);
+    CHECK_THAT(r.err, ContainsSubstring("cudaGetDeviceCount"));
+    return;
+  }
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("check bf16 256 x 192 x 512 against the CPU reference: "
+                                      "passed"));
+  CHECK_THAT(r.out, ContainsSubstring("auto precision: "));
+}
+
+TEST_CASE("gemm times GLM-5.3 TP8 shapes on a GPU and writes the CSV", "[calibrate][gemm][gpu]") {
+  if (!TPNET_HAVE_CUDA) {
+    WARN("SKIPPED: no CUDA device: built without CUDA");
+    return;
+  }
+  const auto out = tpnet::test::fresh_dir("gemm") / "gemm.csv";
+  const CliResult r = run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--warmup", "1",
+                                     "--repeats", "3", "--out", out.string()});
+  if (r.exit_code == 4 && r.err.find("no CUDA device") != std::string::npos) {
+    WARN("SKIPPED: no CUDA device: " << r.err);
+    CHECK_FALSE(std::filesystem::exists(out));  // nothing half-written
+    return;
+  }
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("compute per prompt token per node: "));
+  const std::string csv = tpnet::test::slurp(out);
+  CHECK_THAT(csv, ContainsSubstring("model,tp,chunk_tokens,precision,device,compute_capability,"));
+  CHECK_THAT(csv, ContainsSubstring(",moe.gate_up,128,512,6144,19200,"));
+}

@@ -1,0 +1,165 @@
+// tpnet-calibrate gemm without a GPU: which precision auto runs, the peak
+// table, the totals and the gemm CSV of shared/contracts.
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "catch.hpp"
+#include "gemm_peak.hpp"
+#include "gemm_report.hpp"
+#include "tpnet/error.hpp"
+#include "tpnet/io/gemm_csv.hpp"
+
+using namespace tpnet::calibrate;
+using tpnet::GemmShape;
+using tpnet::InputError;
+
+namespace {
+
+GemmRun two_gemms() {
+  GemmRun run;
+  run.model = "glm-5.3";
+  run.tp = 8;
+  run.chunk_tokens = 4096;
+  run.precision = GemmPrecision::nvfp4;
+  run.device = "NVIDIA GB10";
+  run.cc = {12, 1};
+  run.peak = dense_peak(run.device, run.cc, run.precision);
+  run.date = "2026-11-29T15:04:05Z";
+  run.warmup = 10;
+  run.repeats = 50;
+  GemmShape a;
+  a.name = "attn.o";
+  a.m = 4096;
+  a.n = 6144;
+  a.k = 2048;
+  a.count = 78;
+  GemmShape e;
+  e.name = "moe.down";
+  e.m = 128;
+  e.n = 6144;
+  e.k = 256;
+  e.count = 19200;
+  run.timings = {{a, 500e-6}, {e, 10e-6}};
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("auto runs NVFP4 on Blackwell, FP8 on Hopper and Ada, BF16 before", "[gemm]") {
+  const PrecisionChoice gb10 = choose_precision({12, 1}, true, true);
+  CHECK(gb10.precision == GemmPrecision::nvfp4);
+  CHECK_THAT(gb10.reason, ContainsSubstring("12.1"));
+  const PrecisionChoice h200 = choose_precision({9, 0}, false, true);
+  CHECK(h200.precision == GemmPrecision::fp8);
+  CHECK_THAT(h200.reason, ContainsSubstring("10.0 or later"));
+  CHECK(choose_precision({8, 9}, false, true).precision == GemmPrecision::fp8);
+  const PrecisionChoice a100 = choose_precision({8, 0}, false, false);
+  CHECK(a100.precision == GemmPrecision::bf16);
+  CHECK_THAT(a100.reason, ContainsSubstring("FP8 needs 8.9"));
+  const PrecisionChoice no_lt = choose_precision({10, 0}, false, true);
+  CHECK(no_lt.precision == GemmPrecision::fp8);
+  CHECK_THAT(no_lt.reason, ContainsSubstring("offers no NVFP4"));
+  CHECK(parse_precision("fp8") == GemmPrecision::fp8);
+  CHECK_FALSE(parse_precision("auto").has_value());
+  CHECK_FALSE(parse_precision("FP4").has_value());
+}
+
+TEST_CASE("dense peaks: H100/H200 from datasheets, GB10 FP4 approximate, others unknown",
+          "[gemm]") {
+  CHECK(dense_peak("NVIDIA H200", {9, 0}, GemmPrecision::fp8).tflops == 1979.0);
+  CHECK(dense_peak("NVIDIA H200", {9, 0}, GemmPrecision::bf16).tflops == 989.0);
+  CHECK(dense_peak("NVIDIA H100 80GB HBM3", {9, 0}, GemmPrecision::bf16).tflops == 989.0);
+  CHECK(dense_peak("NVIDIA H100 PCIe", {9, 0}, GemmPrecision::fp8).tflops == 1513.0);
+  const DevicePeak gb10 = dense_peak("NVIDIA GB10", {12, 1}, GemmPrecision::nvfp4);
+  CHECK(gb10.tflops == 500.0);
+  CHECK(gb10.approximate);
+  const DevicePeak gb10_bf16 = dense_peak("NVIDIA GB10", {12, 1}, GemmPrecision::bf16);
+  CHECK(gb10_bf16.tflops == 0.0);
+  CHECK_THAT(gb10_bf16.source, ContainsSubstring("unknown"));
+  CHECK(dense_peak("NVIDIA H200", {9, 0}, GemmPrecision::nvfp4).tflops == 0.0);
+  const DevicePeak other = dense_peak("NVIDIA RTX 6000 Ada Generation", {8, 9}, GemmPrecision::fp8);
+  CHECK(other.tflops == 0.0);
+  CHECK_THAT(other.source, ContainsSubstring("not in"));
+}
+
+TEST_CASE("gemm totals: compute per prompt token is sum(count x median) / chunk", "[gemm]") {
+  const GemmRun run = two_gemms();
+  const GemmTotals t = totals(run);
+  const double chunk_s = 78 * 500e-6 + 19200 * 10e-6;
+  CHECK_THAT(t.seconds_per_chunk, WithinRel(chunk_s, 1e-12));
+  CHECK_THAT(t.seconds_per_token, WithinRel(chunk_s / 4096, 1e-12));
+  const double flops = 78 * 2.0 * 4096 * 6144 * 2048 + 19200 * 2.0 * 128 * 6144 * 256;
+  CHECK_THAT(t.tflops, WithinRel(flops / chunk_s / 1e12, 1e-12));
+  CHECK_THAT(t.share_of_peak, WithinRel(t.tflops / 500.0, 1e-12));
+  CHECK_THAT(run.timings[0].tflops(), WithinRel(2.0 * 4096 * 6144 * 2048 / 500e-6 / 1e12, 1e-12));
+}
+
+TEST_CASE("the gemm CSV has the contract's header and one row per GEMM", "[gemm]") {
+  std::ostringstream out;
+  write_gemm_csv(out, two_gemms());
+  std::istringstream in(out.str());
+  std::string line;
+  std::getline(in, line);
+  CHECK(line.rfind("# tpnet-calibrate gemm date=2026-11-29T15:04:05Z device=NVIDIA GB10", 0) == 0);
+  std::getline(in, line);
+  CHECK(line ==
+        "model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,"
+        "median_s,tflops");
+  std::getline(in, line);
+  CHECK(line ==
+        "glm-5.3,8,4096,nvfp4,NVIDIA GB10,12.1,500,attn.o,4096,6144,2048,78,5.000000e-04,"
+        "206.158");
+  std::getline(in, line);
+  CHECK(line.rfind("glm-5.3,8,4096,nvfp4,NVIDIA GB10,12.1,500,moe.down,128,6144,256,19200,", 0) ==
+        0);
+  CHECK_FALSE(std::getline(in, line));
+}
+
+TEST_CASE("tpnet reads the gemm CSV back with the same compute per prompt token", "[gemm]") {
+  const GemmRun run = two_gemms();
+  std::ostringstream out;
+  write_gemm_csv(out, run);
+  const tpnet::GemmRun back = tpnet::parse_gemm_csv(out.str(), "gemm.csv");
+  CHECK(back.model == "glm-5.3");
+  CHECK(back.tp == 8);
+  CHECK(back.chunk_tokens == 4096);
+  CHECK(back.precision == "nvfp4");
+  CHECK(back.device == "NVIDIA GB10");
+  CHECK(back.compute_capability == "12.1");
+  CHECK(back.peak_tflops == 500.0);
+  CHECK(back.date == "2026-11-29T15:04:05Z");
+  REQUIRE(back.gemms.size() == 2);
+  CHECK(back.gemms[1].name == "moe.down");
+  CHECK(back.gemms[1].count == 19200);
+  CHECK_THAT(back.per_prompt_token().value(), WithinRel(totals(run).seconds_per_token, 1e-6));
+}
+
+TEST_CASE("the gemm CSV is written whole or not at all, into an existing folder", "[gemm]") {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto path = dir / "tpnet_gemm_report_test.csv";
+  write_file_atomically(path, "a,b\n1,2\n", "--out");
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  CHECK(text.str() == "a,b\n1,2\n");
+  std::filesystem::remove(path);
+  CHECK_THROWS_AS(write_file_atomically(dir / "no_such_folder" / "x.csv", "x", "--out"),
+                  InputError);
+  CHECK_THROWS_WITH(write_file_atomically(dir / "no_such_folder" / "x.csv", "x", "--out"),
+                    ContainsSubstring("--out"));
+}
+
+TEST_CASE("the gemm table prints every GEMM with units and the totals", "[gemm]") {
+  std::ostringstream out;
+  print_gemm_table(out, two_gemms());
+  const std::string text = out.str();
+  CHECK_THAT(text, ContainsSubstring("(us)"));
+  CHECK_THAT(text, ContainsSubstring("(TFLOP/s)"));
+  CHECK_THAT(text, ContainsSubstring("attn.o"));
+  CHECK_THAT(text, ContainsSubstring("moe.down"));
+  CHECK_THAT(text, ContainsSubstring("compute per prompt token per node: 56.396 us"));
+  CHECK_THAT(text, ContainsSubstring("dense NVFP4 peak (approximate)"));
+}

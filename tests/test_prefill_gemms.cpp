@@ -1,0 +1,255 @@
+// The prefill GEMM shapes of one node (docs/formulas.md s.18): explicit shapes
+// for models small enough to count by hand, then the check that ties them to
+// the parameter estimate: flops per token / 2 is what one node reads of the
+// active weights the GEMMs cover (split parts / TP plus the parts vLLM
+// replicates, as tpnet memory counts them).
+
+#include <algorithm>
+#include <string>
+
+#include "catch.hpp"
+#include "tpnet/memory.hpp"
+#include "tpnet/model_catalog.hpp"
+#include "tpnet/params.hpp"
+#include "tpnet/prefill_gemms.hpp"
+
+using namespace tpnet;
+
+namespace {
+
+ModelArch tiny_dense() {
+  ModelArch m;
+  m.name = "tiny";
+  m.hidden_size = 64;
+  m.num_layers = 2;
+  m.vocab_size = 100;
+  m.num_attention_heads = 8;
+  m.num_kv_heads = 2;
+  m.head_dim = 16;
+  m.intermediate_size = 128;
+  return m;
+}
+
+const GemmShape& find(const std::vector<GemmShape>& shapes, const std::string& name) {
+  const auto it = std::find_if(shapes.begin(), shapes.end(),
+                               [&](const GemmShape& s) { return s.name == name; });
+  REQUIRE(it != shapes.end());
+  return *it;
+}
+
+std::vector<std::string> names(const std::vector<GemmShape>& shapes) {
+  std::vector<std::string> out;
+  out.reserve(shapes.size());
+  for (const auto& s : shapes) out.push_back(s.name);
+  return out;
+}
+
+void check_shape(const GemmShape& s, int m, int n, int k, int count, GemmSplit split) {
+  INFO(s.name);
+  CHECK(s.m == m);
+  CHECK(s.n == n);
+  CHECK(s.k == k);
+  CHECK(s.count == count);
+  CHECK(s.split == split);
+  CHECK_THAT(s.flops,
+             WithinRel(2.0 * s.rows_per_run * double(n) * double(k) * double(count), 1e-12));
+}
+
+/// What one node reads per token of the active weights the GEMMs cover: the
+/// estimate's active parameters without the LM head (left out of prefill),
+/// split over TP except the parts tpnet memory counts as replicated.
+double covered_params_per_node(const ModelArch& m, int tp, double not_covered = 0.0) {
+  const ParamEstimate e = estimate_params(m);
+  REQUIRE(e.complete());
+  MemoryInputs inputs;
+  inputs.tp = tp;
+  const MemoryReport report = analyze_memory(m, inputs);
+  double replicated = 0.0;
+  double replicated_node = 0.0;
+  for (const auto& part : report.weights.replicated) {
+    replicated += part.params;
+    replicated_node += part.node_params;
+  }
+  const double covered = e.active_params() - e.active.lm_head - not_covered;
+  return (covered - replicated) / tp + replicated_node;
+}
+
+double flops_per_token(const ModelArch& m, int tp, TokenCount chunk) {
+  return total_flops(prefill_gemm_shapes(m, tp, chunk)) / double(chunk);
+}
+
+ModelArch glm53_with_shapes() {
+  return resolve_model(std::string(TPNET_SOURCE_DIR) + "/calibration/models/glm-5.3-shapes.yaml");
+}
+
+}  // namespace
+
+TEST_CASE("a dense GQA model runs qkv, o, gate_up and down per layer", "[prefill_gemms]") {
+  const auto shapes = prefill_gemm_shapes(tiny_dense(), 2, 32);
+  CHECK(names(shapes) == std::vector<std::string>{"attn.qkv", "attn.o", "mlp.gate_up", "mlp.down"});
+  // TP2: 4 query heads and 1 KV head per rank, head 16; the FFN's 128 columns split in 64.
+  check_shape(find(shapes, "attn.qkv"), 32, (4 + 2 * 1) * 16, 64, 2, GemmSplit::column);
+  check_shape(find(shapes, "attn.o"), 32, 64, 4 * 16, 2, GemmSplit::row);
+  check_shape(find(shapes, "mlp.gate_up"), 32, 2 * 64, 64, 2, GemmSplit::column);
+  check_shape(find(shapes, "mlp.down"), 32, 64, 64, 2, GemmSplit::row);
+  CHECK(total_flops(shapes) == 2.0 * 32 * 2 * (96 * 64 + 64 * 64 + 128 * 64 + 64 * 64));
+}
+
+TEST_CASE("fewer KV heads than ranks are replicated: one KV head per rank", "[prefill_gemms]") {
+  // TP4 over 2 KV heads: each rank holds one whole K and V head.
+  CHECK(find(prefill_gemm_shapes(tiny_dense(), 4, 32), "attn.qkv").n == (2 + 2) * 16LL);
+  CHECK(find(prefill_gemm_shapes(tiny_dense(), 8, 32), "attn.qkv").n == (1 + 2) * 16LL);
+  ModelArch mha = tiny_dense();
+  mha.num_kv_heads = 0;  // MHA: as many KV heads as query heads
+  CHECK(find(prefill_gemm_shapes(mha, 2, 32), "attn.qkv").n == (4 + 2 * 4) * 16LL);
+}
+
+TEST_CASE("MoE layers run the router, the average expert GEMM per expert and the shared expert",
+          "[prefill_gemms]") {
+  ModelArch m = tiny_dense();
+  m.num_layers = 3;
+  m.moe = MoeSpec{8, 2, 1, 32, 48, 1};  // 8 experts of 32, top-2, 1 shared of 48, first 1 dense
+  const auto shapes = prefill_gemm_shapes(m, 2, 32);
+  CHECK(names(shapes) == std::vector<std::string>{"attn.qkv", "attn.o", "mlp.gate_up", "mlp.down",
+                                                  "moe.router", "moe.gate_up", "moe.down",
+                                                  "moe.shared_gate_up", "moe.shared_down"});
+  check_shape(find(shapes, "mlp.gate_up"), 32, 128, 64, 1, GemmSplit::column);
+  check_shape(find(shapes, "moe.router"), 32, 8, 64, 2, GemmSplit::replicated);
+  // 32 tokens x top-2 spread over 8 experts: 8 rows per expert; 8 experts x 2 MoE layers.
+  check_shape(find(shapes, "moe.gate_up"), 8, 2 * 16, 64, 16, GemmSplit::column);
+  check_shape(find(shapes, "moe.down"), 8, 64, 16, 16, GemmSplit::row);
+  check_shape(find(shapes, "moe.shared_gate_up"), 32, 2 * 24, 64, 2, GemmSplit::column);
+  check_shape(find(shapes, "moe.shared_down"), 32, 64, 24, 2, GemmSplit::row);
+
+  SECTION("a fractional average keeps its exact flops and rounds the timed rows") {
+    const GemmShape& s = find(prefill_gemm_shapes(m, 2, 30), "moe.gate_up");
+    CHECK(s.rows_per_run == 7.5);
+    CHECK(s.m == 8);
+    CHECK(s.flops == 2.0 * 7.5 * 32 * 64 * 16);
+  }
+  SECTION("fewer tokens than experts still time at least one row") {
+    CHECK(find(prefill_gemm_shapes(m, 2, 1), "moe.gate_up").m == 1);
+  }
+  SECTION("two shared experts run as one MLP twice as wide") {
+    m.moe->shared_experts = 2;
+    CHECK(find(prefill_gemm_shapes(m, 2, 32), "moe.shared_gate_up").n == 2 * 48LL);
+  }
+}
+
+TEST_CASE("MLA runs the fused q_a/kv_a replicated and splits q_b, kv_b and o", "[prefill_gemms]") {
+  ModelArch m = tiny_dense();
+  m.attention = AttentionKind::mla;
+  m.mla = MlaSpec{16, 24, 4, 8, 10};  // kv_lora 16, q_lora 24, rope 4, nope 8, v 10
+  const auto shapes = prefill_gemm_shapes(m, 2, 32);
+  CHECK(names(shapes) == std::vector<std::string>{"attn.qkv_a", "attn.q_b", "attn.kv_b", "attn.o",
+                                                  "mlp.gate_up", "mlp.down"});
+  check_shape(find(shapes, "attn.qkv_a"), 32, 24 + 16 + 4, 64, 2, GemmSplit::replicated);
+  check_shape(find(shapes, "attn.q_b"), 32, 4 * (8 + 4), 24, 2, GemmSplit::column);
+  check_shape(find(shapes, "attn.kv_b"), 32, 4 * (8 + 10), 16, 2, GemmSplit::column);
+  check_shape(find(shapes, "attn.o"), 32, 64, 4 * 10, 2, GemmSplit::row);
+  SECTION("without a q rank, q is column-parallel and kv_a alone is replicated") {
+    m.mla->q_lora_rank = 0;
+    const auto direct = prefill_gemm_shapes(m, 2, 32);
+    check_shape(find(direct, "attn.q"), 32, 4 * 12, 64, 2, GemmSplit::column);
+    check_shape(find(direct, "attn.kv_a"), 32, 16 + 4, 64, 2, GemmSplit::replicated);
+  }
+  SECTION("the DSA indexer's three projections are replicated and read the q latent") {
+    m.sparse_attention_index_heads = 4;
+    m.sparse_attention_index_head_dim = 6;
+    const auto dsa = prefill_gemm_shapes(m, 2, 32);
+    check_shape(find(dsa, "indexer.wq_b"), 32, 4 * 6, 24, 2, GemmSplit::replicated);
+    check_shape(find(dsa, "indexer.wk"), 32, 6, 64, 2, GemmSplit::replicated);
+    check_shape(find(dsa, "indexer.weights"), 32, 4, 64, 2, GemmSplit::replicated);
+  }
+}
+
+TEST_CASE("Gated DeltaNet layers run in_qkvz, in_ba and out instead of attention",
+          "[prefill_gemms]") {
+  ModelArch m = tiny_dense();
+  m.num_layers = 4;
+  m.attention = AttentionKind::hybrid_linear;
+  m.linear_attention_layers = 3;
+  m.linear_attention = LinearAttentionSpec{2, 4, 8, 8, 4};  // 2 key, 4 value heads of 8, conv 4
+  const auto shapes = prefill_gemm_shapes(m, 2, 32);
+  CHECK(find(shapes, "attn.qkv").count == 1);
+  // Per rank 1 key head and 2 value heads of 8: q, k 8 each, v, z 16 each.
+  check_shape(find(shapes, "linear.in_qkvz"), 32, 2 * 8 + 2 * 16, 64, 3, GemmSplit::column);
+  check_shape(find(shapes, "linear.in_ba"), 32, 2 * 2, 64, 3, GemmSplit::column);
+  check_shape(find(shapes, "linear.out"), 32, 64, 16, 3, GemmSplit::row);
+  CHECK(find(shapes, "mlp.down").count == 4);
+}
+
+TEST_CASE("prefill GEMM shapes refuse what TP does not divide and shapes a model lacks",
+          "[prefill_gemms]") {
+  CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 3, 32),
+                    ContainsSubstring("num_attention_heads") && ContainsSubstring("TP 3"));
+  ModelArch odd_ffn = tiny_dense();
+  odd_ffn.intermediate_size = 100;
+  CHECK_THROWS_WITH(prefill_gemm_shapes(odd_ffn, 8, 32), ContainsSubstring("intermediate_size"));
+  ModelArch kv3 = tiny_dense();
+  kv3.num_attention_heads = 12;
+  kv3.num_kv_heads = 3;
+  CHECK_THROWS_WITH(prefill_gemm_shapes(kv3, 4, 32), ContainsSubstring("num_kv_heads"));
+  CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 0, 32), ContainsSubstring("--tp"));
+  CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 2, 0), ContainsSubstring("--chunk"));
+  // The built-in glm-5.3 states totals, not its FFN widths.
+  CHECK_THROWS_AS(prefill_gemm_shapes(builtin_model("glm-5.3"), 8, 4096), InputError);
+  CHECK_THROWS_WITH(prefill_gemm_shapes(builtin_model("glm-5.3"), 8, 4096),
+                    ContainsSubstring("moe.expert_intermediate_size"));
+}
+
+TEST_CASE("GLM-5.3 with the GLM-5 widths is 753B with MTP and about 40B active",
+          "[prefill_gemms]") {
+  const ParamEstimate e = estimate_params(glm53_with_shapes());
+  REQUIRE(e.complete());
+  CHECK_THAT(e.total_with_mtp(), WithinRel(753e9, 0.005));
+  CHECK_THAT(e.active_params() - e.active.lm_head, WithinRel(40e9, 0.01));
+}
+
+TEST_CASE("GLM-5.3 TP8 chunk 4096: the MLA, indexer and expert shapes of one node",
+          "[prefill_gemms]") {
+  const auto shapes = prefill_gemm_shapes(glm53_with_shapes(), 8, 4096);
+  check_shape(find(shapes, "attn.qkv_a"), 4096, 2048 + 512 + 64, 6144, 78, GemmSplit::replicated);
+  check_shape(find(shapes, "attn.q_b"), 4096, 8 * 256, 2048, 78, GemmSplit::column);
+  check_shape(find(shapes, "attn.kv_b"), 4096, 8 * 448, 512, 78, GemmSplit::column);
+  check_shape(find(shapes, "attn.o"), 4096, 6144, 8 * 256, 78, GemmSplit::row);
+  check_shape(find(shapes, "indexer.wq_b"), 4096, 32 * 128, 2048, 78, GemmSplit::replicated);
+  check_shape(find(shapes, "mlp.gate_up"), 4096, 2 * 1536, 6144, 3, GemmSplit::column);
+  check_shape(find(shapes, "moe.router"), 4096, 256, 6144, 75, GemmSplit::replicated);
+  // 4096 tokens x top-8 over 256 experts: 128 rows per expert, 256 x 75 expert GEMMs.
+  check_shape(find(shapes, "moe.gate_up"), 128, 2 * 256, 6144, 19200, GemmSplit::column);
+  check_shape(find(shapes, "moe.down"), 128, 6144, 256, 19200, GemmSplit::row);
+  check_shape(find(shapes, "moe.shared_gate_up"), 4096, 2 * 256, 6144, 75, GemmSplit::column);
+  // One node reads 6.83B weights per prompt token: 13.66 GFLOP per prompt token per node.
+  CHECK_THAT(total_flops(shapes) / 4096, WithinRel(13656391680.0, 1e-12));
+}
+
+TEST_CASE("flops per token / 2 equal the active weights one node reads, less the LM head",
+          "[prefill_gemms]") {
+  SECTION("GLM-5.3 TP8: MLA, DSA indexer, dense layers and experts") {
+    const ModelArch m = glm53_with_shapes();
+    CHECK_THAT(flops_per_token(m, 8, 4096) / 2, WithinRel(covered_params_per_node(m, 8), 1e-9));
+    // The chunk does not change the per-token work of weight GEMMs.
+    CHECK_THAT(flops_per_token(m, 8, 1000), WithinRel(flops_per_token(m, 8, 4096), 1e-12));
+  }
+  SECTION("Llama-3.1-70B (dense GQA) at TP8 and at TP16, where KV heads are replicated") {
+    const ModelArch m = builtin_model("llama-3.1-70b");
+    CHECK_THAT(flops_per_token(m, 8, 4096) / 2, WithinRel(covered_params_per_node(m, 8), 1e-9));
+    CHECK_THAT(flops_per_token(m, 16, 4096) / 2, WithinRel(covered_params_per_node(m, 16), 1e-9));
+    // Sanity of the reference itself: TP1 is every active weight but the head.
+    CHECK_THAT(
+        flops_per_token(m, 1, 4096) / 2,
+        WithinRel(estimate_params(m).active_params() - estimate_params(m).active.lm_head, 1e-9));
+  }
+  SECTION("DeepSeek-V3.2-Exp TP8 and Qwen3-Next TP2 (the DeltaNet convolution is no GEMM)") {
+    const ModelArch ds = builtin_model("deepseek-v3.2-exp");
+    CHECK_THAT(flops_per_token(ds, 8, 4096) / 2, WithinRel(covered_params_per_node(ds, 8), 1e-9));
+    const ModelArch qn = builtin_model("qwen3-next-80b-a3b");
+    const LinearAttentionSpec& s = *qn.linear_attention;
+    const double conv =
+        double(qn.linear_attention_layers) * s.conv_kernel *
+        (2.0 * s.key_heads * s.key_head_dim + double(s.value_heads) * s.value_head_dim);
+    CHECK_THAT(flops_per_token(qn, 2, 4096) / 2,
+               WithinRel(covered_params_per_node(qn, 2, conv), 1e-9));
+  }
+}
