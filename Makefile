@@ -2,7 +2,7 @@
 #   make run   installs what is missing, builds, prints the GLM-5.3 TP8 200G -> 100G table
 #   make test  the same set-up, then the whole test suite through ctest
 
-.PHONY: all deps build quiet-build run test dev clang asan format lint bench clean
+.PHONY: all deps build quiet-build run test dev clang asan fuzz fuzz-build fuzz-ci format lint bench clean
 
 MAKEFLAGS += --no-print-directory
 
@@ -37,6 +37,17 @@ clang: deps
 asan: deps
 	cmake --preset asan && cmake --build --preset asan && ctest --preset asan
 
+# libFuzzer over every input parser (docs/hardening.md): FUZZ_SECONDS per
+# target (default 60), new inputs kept in build-fuzz/fuzz-work, crashes in
+# build-fuzz/fuzz-artifacts. fuzz-ci: 10 s per target from the seeds alone.
+FUZZ_SECONDS ?= 60
+fuzz-build: deps
+	cmake --preset fuzz >/dev/null && cmake --build --preset fuzz
+fuzz: fuzz-build
+	scripts/fuzz.sh --seconds $(FUZZ_SECONDS)
+fuzz-ci: fuzz-build
+	scripts/fuzz.sh --seconds 10 --fresh
+
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
@@ -47,4 +58,4 @@ bench: build
 	./build/tests/bench/tpnet_bench
 
 clean:
-	rm -rf build build-dev build-clang build-asan build.log
+	rm -rf build build-dev build-clang build-asan build-fuzz build.log

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "common.hpp"
+#include "exit_codes.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 
 namespace tpnet::cli {
@@ -69,6 +70,7 @@ Command setup_check(CLI::App& app) {
       "check", "Check a serving plan's budgets (exit 0 all hold, 1 one is exceeded, 2 bad input)");
   sub->add_option("plan", options->plan, "Plan YAML file (docs/plan.md)")->required();
   add_format_option(sub, options->format);
+  set_gate_exit_codes(sub, "a budget is exceeded");
   return Command{sub, [options] { return run_check(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};
 }

@@ -52,13 +52,27 @@ void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
       ->check(CLI::IsMember({"ring", "tree"}))
       ->group(engine)
       ->default_str("ring");
-  const std::string latency = "Latency model";
-  app->add_option("--base-latency", o.base_latency,
-                  "Fixed latency per all-reduce (default 6.6us, NCCL ring LL)")
-      ->group(latency);
-  app->add_option("--step-latency", o.step_latency,
-                  "Latency per ring step (default 2.7us, NCCL ring LL over the network)")
-      ->group(latency);
+  const std::string latency = "Latency model (default: NCCL 2.28.3's tuning model)";
+  auto* algo = app->add_option("--nccl-algo", o.nccl_algo,
+                               "All-reduce algorithms NCCL's tuner may pick: auto, ring or tree, "
+                               "like NCCL_ALGO (default: --algorithm's)")
+                   ->group(latency);
+  auto* proto = app->add_option("--nccl-proto", o.nccl_proto,
+                                "Protocols NCCL's tuner may pick: auto, LL, LL128 or Simple, like "
+                                "NCCL_PROTO")
+                    ->group(latency)
+                    ->default_str("auto");
+  auto* base = app->add_option("--base-latency", o.base_latency,
+                               "Alpha-beta override of NCCL's model: fixed latency per "
+                               "all-reduce (6.6us when only --step-latency is given)")
+                   ->group(latency);
+  auto* step = app->add_option("--step-latency", o.step_latency,
+                               "Alpha-beta override of NCCL's model: latency per sequential step "
+                               "(2.7us when only --base-latency is given)")
+                   ->group(latency);
+  for (auto* override_flag : {base, step}) {
+    for (auto* nccl_flag : {algo, proto}) override_flag->excludes(nccl_flag);
+  }
 }
 
 ModelArch load_model(const EngineOptions& options) { return resolve_model(options.model); }
@@ -82,14 +96,25 @@ EngineConfig to_engine(const EngineOptions& o) {
 
 Link to_link(const std::string& text, const std::string& flag, const EngineOptions& options) {
   Link link = parse_link(text, InputLocation::for_key(flag));
-  if (!options.base_latency.empty()) {
-    link.latency.base =
-        parse_duration(options.base_latency, InputLocation::for_key("--base-latency"));
+  if (!options.base_latency.empty() || !options.step_latency.empty()) {
+    StepLatency alpha;
+    if (!options.base_latency.empty()) {
+      alpha.base = parse_duration(options.base_latency, InputLocation::for_key("--base-latency"));
+    }
+    if (!options.step_latency.empty()) {
+      alpha.per_step =
+          parse_duration(options.step_latency, InputLocation::for_key("--step-latency"));
+    }
+    link.latency.override = alpha;
   }
-  if (!options.step_latency.empty()) {
-    link.latency.per_step =
-        parse_duration(options.step_latency, InputLocation::for_key("--step-latency"));
+  NcclSetup& nccl = link.latency.nccl;
+  if (!options.nccl_algo.empty()) {
+    nccl.algorithms =
+        parse_nccl_algorithms(options.nccl_algo, InputLocation::for_key("--nccl-algo"));
+    link.latency.nccl_algorithm_from_engine = false;
   }
+  nccl.protocols = parse_nccl_protocols(options.nccl_proto, InputLocation::for_key("--nccl-proto"));
+  validate(nccl);
   return link;
 }
 
@@ -158,21 +183,100 @@ std::string describe(const ModelArch& model, const EngineConfig& engine) {
                      to_string(engine.algorithm));
 }
 
+namespace {
+
+std::string joined(const std::vector<NcclProtocol>& protocols) {
+  std::string out;
+  for (NcclProtocol p : protocols) out += (out.empty() ? "" : ",") + std::string(to_string(p));
+  return out;
+}
+
+std::string joined(const std::vector<CollectiveAlgorithm>& algorithms) {
+  std::string out;
+  for (CollectiveAlgorithm a : algorithms) {
+    out += (out.empty() ? "" : ",") + std::string(to_string(a));
+  }
+  return out;
+}
+
+}  // namespace
+
 Field link_summary(std::string label, const Link& link) {
+  std::string latency;
+  if (const auto& alpha = link.latency.override) {
+    latency = fmt::format("latency: user override, {} + {} per step", format_duration(alpha->base),
+                          format_duration(alpha->per_step));
+  } else {
+    const NcclSetup& nccl = link.latency.nccl;
+    latency = fmt::format("latency: {} tuning model",
+                          nccl.tuning.source.substr(0, nccl.tuning.source.find(',')));
+    if (!link.latency.nccl_algorithm_from_engine) {
+      latency += ", algorithms " + joined(nccl.algorithms);
+    }
+    if (nccl.protocols != NcclSetup{}.protocols) latency += ", protocols " + joined(nccl.protocols);
+  }
   return table_only(
       text("", std::move(label),
-           fmt::format("{} ({:g} Gb/s; latency {:g} us + {:g} us per step)", link.name,
-                       link.rate.bits_per_second() / 1e9, link.latency.base.value() * 1e6,
-                       link.latency.per_step.value() * 1e6)));
+           fmt::format("{} ({}; {})", link.name, format_bit_rate(link.rate), latency)));
 }
 
 Field link_record(std::string key, std::string label, const Link& link) {
-  return json_only(record(
-      std::move(key), std::move(label),
-      {text("name", "name", link.name),
-       number("link_bps", "rate", link.rate.bits_per_second(), kGbps, 2),
-       number("base_latency_s", "base latency", link.latency.base.value(), kMicroseconds, 1),
-       number("step_latency_s", "step latency", link.latency.per_step.value(), kMicroseconds, 1)}));
+  Record fields{
+      text("name", "name", link.name),
+      number("link_bps", "rate", link.rate.bits_per_second(), kGbps, 2),
+      text("latency_model", "latency model", link.latency.override ? "user override" : "nccl")};
+  if (const auto& alpha = link.latency.override) {
+    fields.push_back(
+        number("base_latency_s", "base latency", alpha->base.value(), kMicroseconds, 1));
+    fields.push_back(
+        number("step_latency_s", "step latency", alpha->per_step.value(), kMicroseconds, 1));
+  } else {
+    const NcclSetup& nccl = link.latency.nccl;
+    fields.push_back(
+        text("nccl_algorithms", "NCCL algorithms",
+             link.latency.nccl_algorithm_from_engine ? "engine" : joined(nccl.algorithms)));
+    fields.push_back(text("nccl_protocols", "NCCL protocols", joined(nccl.protocols)));
+    fields.push_back(integer("nccl_channels", "NCCL channels", nccl.channels));
+  }
+  return json_only(record(std::move(key), std::move(label), std::move(fields)));
+}
+
+std::string latency_source(const AllReduceLatency& pricing) {
+  if (!pricing.nccl) return "user override";
+  return describe(pricing.nccl->chosen) + " (NCCL model)";
+}
+
+void append_pricing_fields(Record& out, const AllReduceLatency& pricing,
+                           const std::string& prefix) {
+  out.push_back(json_only(
+      text(prefix + "latency_model", "latency model", pricing.nccl ? "nccl" : "user override")));
+  out.push_back(table_only(text("", "latency priced by", latency_source(pricing))));
+  if (!pricing.nccl) return;
+  const NcclCost& c = pricing.nccl->chosen;
+  out.push_back(json_only(
+      text(prefix + "nccl_algorithm", "NCCL algorithm", std::string(to_string(c.algorithm)))));
+  out.push_back(json_only(
+      text(prefix + "nccl_protocol", "NCCL protocol", std::string(to_string(c.protocol)))));
+  out.push_back(
+      number(prefix + "nccl_time_s", "NCCL's modelled time", c.time.value(), kMicroseconds, 1));
+}
+
+Field nccl_candidate_records(std::string key, std::string label, const NcclChoice& choice) {
+  std::vector<Record> rows;
+  for (const NcclCost& c : choice.candidates) {
+    const bool chosen =
+        c.algorithm == choice.chosen.algorithm && c.protocol == choice.chosen.protocol;
+    rows.push_back(
+        {text("algorithm", "algorithm", std::string(to_string(c.algorithm))),
+         text("protocol", "protocol", std::string(to_string(c.protocol))),
+         flag("enabled", "enabled", c.enabled), flag("chosen", "chosen", chosen),
+         number("latency_s", "latency", c.latency.value(), kMicroseconds, 1),
+         number("bus_bandwidth_bps", "bus bandwidth", c.bus_bandwidth.bits_per_second(), kGBps, 2),
+         number("algorithm_bandwidth_bps", "algorithm bandwidth",
+                c.algorithm_bandwidth.bits_per_second(), kGBps, 2),
+         number("time_s", "time", c.time.value(), kMicroseconds, 1)});
+  }
+  return records(std::move(key), std::move(label), std::move(rows));
 }
 
 }  // namespace tpnet::cli

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "document.hpp"
+#include "tpnet/collective.hpp"
 #include "tpnet/engine.hpp"
 #include "tpnet/gate.hpp"
 #include "tpnet/link.hpp"
@@ -49,6 +50,8 @@ struct EngineOptions {
   std::string algorithm = "ring";
   std::string base_latency;
   std::string step_latency;
+  std::string nccl_algo;  ///< empty: only --algorithm
+  std::string nccl_proto = "auto";
 };
 
 /// --model, --tp (unless `with_tp` is false: compare takes a list) and the
@@ -57,7 +60,8 @@ void add_engine_options(CLI::App* app, EngineOptions& options, bool with_tp = tr
 
 [[nodiscard]] ModelArch load_model(const EngineOptions& options);
 [[nodiscard]] EngineConfig to_engine(const EngineOptions& options);
-/// Parses a link flag and applies --base-latency/--step-latency overrides.
+/// Parses a link flag and applies the latency-model flags: --nccl-algo and
+/// --nccl-proto, or the --base-latency/--step-latency override.
 [[nodiscard]] Link to_link(const std::string& text, const std::string& flag,
                            const EngineOptions& options);
 
@@ -81,10 +85,21 @@ void add_budget_options(CLI::App* app, BudgetOptions& options, bool with_decode)
 /// "glm-5.3 at TP8 (ring all-reduce)"
 [[nodiscard]] std::string describe(const ModelArch& model, const EngineConfig& engine);
 
-/// One table line: "200G (200 Gb/s; latency 6.6 us + 2.7 us per step)".
+/// One table line: "200G (200 Gb/s; latency: NCCL 2.28.3 tuning model)".
 [[nodiscard]] Field link_summary(std::string label, const Link& link);
-/// Link as a JSON record: name, link_bps, latencies.
+/// Link as a JSON record: name, link_bps, latency_model (and the override's latencies).
 [[nodiscard]] Field link_record(std::string key, std::string label, const Link& link);
+
+/// "ring/LL (NCCL model)" or "user override": what priced an all-reduce's latency.
+[[nodiscard]] std::string latency_source(const AllReduceLatency& pricing);
+/// latency_model, and with NCCL's model nccl_algorithm, nccl_protocol and
+/// nccl_time_s (NCCL's whole modelled time), each key prefixed by `prefix`.
+void append_pricing_fields(Record& out, const AllReduceLatency& pricing,
+                           const std::string& prefix = "");
+/// Every NCCL candidate as rows: algorithm, protocol, enabled, chosen,
+/// latency_s, bus_bandwidth_bps, algorithm_bandwidth_bps, time_s.
+[[nodiscard]] Field nccl_candidate_records(std::string key, std::string label,
+                                           const NcclChoice& choice);
 
 Command setup_bytes(CLI::App& app);
 Command setup_penalty(CLI::App& app);
@@ -99,5 +114,6 @@ Command setup_memory(CLI::App& app);
 Command setup_switch(CLI::App& app);
 Command setup_doctor(CLI::App& app);
 Command setup_traffic(CLI::App& app);
+Command setup_calibration(CLI::App& app);
 
 }  // namespace tpnet::cli

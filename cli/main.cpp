@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "exit_codes.hpp"
 #include "tpnet/error.hpp"
 
 namespace {
@@ -21,11 +22,12 @@ int run(int argc, char** argv) {
       "tpnet"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tpnet 0.1.0");
-  std::vector<Command> commands{setup_bytes(app),  setup_penalty(app),  setup_decode(app),
-                                setup_link(app),   setup_models(app),   setup_compare(app),
-                                setup_check(app),  setup_capacity(app), setup_plan(app),
-                                setup_memory(app), setup_switch(app),   setup_traffic(app),
-                                setup_doctor(app)};
+  std::vector<Command> commands{setup_bytes(app),  setup_penalty(app),    setup_decode(app),
+                                setup_link(app),   setup_models(app),     setup_compare(app),
+                                setup_check(app),  setup_capacity(app),   setup_plan(app),
+                                setup_memory(app), setup_switch(app),     setup_traffic(app),
+                                setup_doctor(app), setup_calibration(app)};
+  document_exit_codes(app);
   if (argc > 1 && argv[1][0] != '-') {
     const std::string name = argv[1];
     std::string known;
@@ -44,6 +46,19 @@ int run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
+    // An unknown flag is named even when CLI11 first found a required one
+    // missing: `--node 16` is a typo of --nodes, not a missing --nodes.
+    const std::vector<std::string> unknown = app.remaining(true);
+    if (!unknown.empty() && !unknown.front().empty() && unknown.front()[0] == '-') {
+      std::string command = "tpnet";
+      for (CLI::App* at = &app; !at->get_subcommands().empty();) {
+        at = at->get_subcommands().front();
+        command += " " + at->get_name();
+      }
+      std::cerr << "tpnet: error: " << unknown.front() << " is not an option of " << command
+                << " (see " << command << " --help)\n";
+      return 2;
+    }
     std::cerr << "tpnet: error: " << e.what() << " (see tpnet --help)\n";
     return 2;
   }

@@ -9,6 +9,8 @@ packages=(
   catch2                      # tests (Debian ships v2.13; v3 is used when installed)
   libbenchmark-dev            # tests/bench: Google Benchmark
   clang-format                # the format check run by ctest
+  clang-14 libclang-rt-14-dev # make fuzz: clang++-14 and its libFuzzer/ASan/UBSan runtimes
+  openmpi-bin libopenmpi-dev  # tpnet-calibrate: multi-node launch and the MPI all-reduce backend
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -37,14 +37,15 @@ inline std::string slurp(const std::filesystem::path& path) {
   return buffer.str();
 }
 
-inline CliResult run_tpnet(const std::vector<std::string>& args) {
+/// Runs `program` (a path) with `args`, stdin empty, and captures its output.
+inline CliResult run_program(const std::string& program, const std::vector<std::string>& args) {
   static int counter = 0;
   const auto dir = std::filesystem::temp_directory_path();
   const std::string stem =
       "tpnet_cli_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
   const auto out_path = dir / (stem + ".out");
   const auto err_path = dir / (stem + ".err");
-  std::string command = shell_quote(TPNET_CLI_PATH);
+  std::string command = shell_quote(program);
   for (const auto& arg : args) command += " " + shell_quote(arg);
   command += " >" + shell_quote(out_path.string()) + " 2>" + shell_quote(err_path.string()) +
              " </dev/null";
@@ -56,6 +57,10 @@ inline CliResult run_tpnet(const std::vector<std::string>& args) {
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
   return result;
+}
+
+inline CliResult run_tpnet(const std::vector<std::string>& args) {
+  return run_program(TPNET_CLI_PATH, args);
 }
 
 inline CliResult run_tpnet(std::initializer_list<std::string> args) {

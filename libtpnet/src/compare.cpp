@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "tpnet/checked_math.hpp"
 #include "tpnet/collective.hpp"
 #include "tpnet/traffic.hpp"
 
@@ -30,8 +31,10 @@ namespace {
 /// requests x (1 + drafts) tokens, plus the vocab-parallel logits all-gather.
 Bytes decode_bytes(const ModelArch& model, const EngineConfig& engine, const ParallelLayout& layout,
                    int requests) {
-  const TokenCount tokens = static_cast<TokenCount>(requests) *
-                            (1 + static_cast<TokenCount>(engine.num_speculative_tokens));
+  const TokenCount tokens =
+      checked_mul(requests, 1 + static_cast<TokenCount>(engine.num_speculative_tokens),
+                  "decode tokens per forward (requests x (1 + speculative tokens))",
+                  InputLocation::for_key("--requests"));
   const LayoutTraffic traffic = layout_traffic(model, engine, layout, tokens);
   const double logits = static_cast<double>(tokens) * static_cast<double>(model.vocab_size) *
                         engine.activation_bytes * (layout.tp - 1) / layout.tp;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "tpnet/checked_math.hpp"
 #include "tpnet/traffic.hpp"
 
 namespace tpnet {
@@ -19,17 +20,17 @@ Seconds extra_transfer_time(Bytes bytes, BitRate from, BitRate to) {
   return Seconds(bytes.bits() * (1.0 / to.bits_per_second() - 1.0 / from.bits_per_second()));
 }
 
-namespace {
-
-/// Prompt tokens one prefill step can take: the chunk, or fewer when vLLM caps
-/// each request at long_prefill_token_threshold.
-TokenCount step_budget(const EngineConfig& engine, const PromptSpec& prompt) {
+TokenCount prefill_step_budget(const EngineConfig& engine, const PromptSpec& prompt) {
   TokenCount budget = engine.max_num_batched_tokens;
   if (engine.long_prefill_token_threshold > 0) {
-    budget = std::min(budget, prompt.requests * engine.long_prefill_token_threshold);
+    budget = std::min(budget, checked_mul(prompt.requests, engine.long_prefill_token_threshold,
+                                          "prefill step budget (requests x "
+                                          "--long-prefill-token-threshold)"));
   }
   return budget;
 }
+
+namespace {
 
 ScenarioPenalty analyze_scenario(const ModelArch& model, const EngineConfig& engine,
                                  const Link& from, const Link& to, Bytes per_token,
@@ -38,7 +39,7 @@ ScenarioPenalty analyze_scenario(const ModelArch& model, const EngineConfig& eng
   out.scenario = scenario;
   out.total_tokens = scenario.prompt.total_tokens();
   out.prefill_bytes_per_node = per_token * static_cast<double>(out.total_tokens);
-  const TokenCount budget = step_budget(engine, scenario.prompt);
+  const TokenCount budget = prefill_step_budget(engine, scenario.prompt);
   out.prefill_forwards = (out.total_tokens + budget - 1) / budget;
   out.step_block = activation_block(model, engine, std::min(budget, out.total_tokens));
   out.comm_time_from = out.prefill_bytes_per_node / from.rate;

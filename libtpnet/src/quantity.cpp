@@ -1,9 +1,11 @@
 #include "tpnet/quantity.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -54,7 +56,79 @@ std::string quoted(std::string_view text) { return fmt::format("'{}'", text); }
   throw InputError(quoted(text) + " is not " + std::string(what), where);
 }
 
+/// number x unit factor. A product a double cannot hold is refused: 1e308T
+/// overflows to inf and 1e-320ns underflows to (almost) 0, and either would
+/// turn every later sum or rate into inf (found by tests/fuzz).
+double scaled(double number, double factor, std::string_view text, std::string_view what,
+              const InputLocation& where) {
+  const double value = number * factor;
+  if (!std::isfinite(value) || value < std::numeric_limits<double>::min()) {
+    throw InputError(fmt::format("{} is out of range for {}", quoted(text), what), where);
+  }
+  return value;
+}
+
+/// A parsed value outside [lo, hi] is refused naming the range; `range` says
+/// it in the parser's own units. The lower end allows for the rounding of
+/// number x factor ("0.001us" is 1 ns).
+double within(double value, double lo, double hi, std::string_view text, std::string_view what,
+              std::string_view range, const InputLocation& where) {
+  if (value < lo * (1.0 - 1e-12) || value > hi) {
+    throw InputError(
+        fmt::format("{} is outside the {} tpnet computes with: {}", quoted(text), what, range),
+        where);
+  }
+  return value;
+}
+
+/// `value` with up to `digits` significant digits, fixed-point, trailing
+/// zeros dropped.
+std::string plain_number(double value, int digits) {
+  if (value == 0.0 || !std::isfinite(value)) return value == 0.0 ? "0" : fmt::format("{}", value);
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  const int decimals = std::clamp(digits - 1 - magnitude, 0, 17);
+  std::string out = fmt::format("{:.{}f}", value, decimals);
+  if (out.find('.') != std::string::npos) {
+    while (out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+  }
+  return out == "-0" ? "0" : out;
+}
+
+struct Unit {
+  std::string_view name;
+  double scale;
+};
+
+/// `value` in the largest of `units` (ascending) it reaches at least 1 of.
+template <std::size_t N>
+std::string with_unit(double value, const std::array<Unit, N>& units, int digits) {
+  const Unit* unit = &units.front();
+  for (const auto& u : units) {
+    if (std::fabs(value) >= u.scale) unit = &u;
+  }
+  return fmt::format("{} {}", plain_number(value / unit->scale, digits), unit->name);
+}
+
 }  // namespace
+
+std::string format_bit_rate(BitRate rate, int digits) {
+  static constexpr std::array<Unit, 5> kUnits{
+      {{"b/s", 1.0}, {"kb/s", 1e3}, {"Mb/s", 1e6}, {"Gb/s", 1e9}, {"Tb/s", 1e12}}};
+  return with_unit(rate.bits_per_second(), kUnits, digits);
+}
+
+std::string format_duration(Seconds time, int digits) {
+  static constexpr std::array<Unit, 5> kUnits{
+      {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"h", 3600.0}}};
+  return with_unit(time.value(), kUnits, digits);
+}
+
+std::string format_bytes(Bytes bytes, int digits) {
+  static constexpr std::array<Unit, 5> kUnits{
+      {{"B", 1.0}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}}};
+  return with_unit(bytes.count(), kUnits, digits);
+}
 
 BitRate parse_bit_rate(std::string_view text, const InputLocation& where) {
   static constexpr std::string_view kAllowed =
@@ -73,7 +147,8 @@ BitRate parse_bit_rate(std::string_view text, const InputLocation& where) {
   if (s.number <= 0.0) {
     throw InputError(quoted(text) + " must be a positive bit rate", where);
   }
-  return BitRate(s.number * factor);
+  return BitRate(within(scaled(s.number, factor, text, "a bit rate", where), kMinBitsPerSecond,
+                        kMaxBitsPerSecond, text, "link rates", "1 b/s to 10 Pb/s (10000T)", where));
 }
 
 TokenCount parse_tokens(std::string_view text, const InputLocation& where) {
@@ -90,12 +165,11 @@ TokenCount parse_tokens(std::string_view text, const InputLocation& where) {
   double factor = 0.0;
   if (!split_number(text, s) || !lookup(s.suffix, kUnits, factor)) fail(text, kAllowed, where);
   const double tokens = s.number * factor;
-  // 2^40 tokens is far past any context window and still exact in a double.
-  constexpr double kMaxTokens = 1099511627776.0;
-  if (tokens < 1.0 || tokens != std::floor(tokens) || tokens > kMaxTokens) {
-    throw InputError(
-        quoted(text) + " must be a whole number of tokens from 1 to 2^40 (e.g. 1k, 8k, 32768)",
-        where);
+  if (tokens < 1.0 || tokens != std::floor(tokens) || tokens > static_cast<double>(kMaxTokens)) {
+    throw InputError(quoted(text) +
+                         " must be a whole number of tokens from 1 to 128M (134,217,728), e.g. "
+                         "1k, 8k or 32768",
+                     where);
   }
   return static_cast<TokenCount>(tokens);
 }
@@ -112,7 +186,7 @@ PromptSpec parse_prompt(std::string_view text, const InputLocation& where) {
   long long requests = 0;
   auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), requests);
   if (ec != std::errc() || ptr != count.data() + count.size() || requests < 1 ||
-      requests > 1000000) {
+      requests > kMaxPromptRequests) {
     throw InputError(quoted(text) +
                          " is not a prompt mix; use TOKENS or REQUESTSxTOKENS such as 8k or "
                          "4x8k (requests from 1 to 1,000,000)",
@@ -120,6 +194,13 @@ PromptSpec parse_prompt(std::string_view text, const InputLocation& where) {
   }
   spec.requests = requests;
   spec.tokens_each = parse_tokens(trimmed.substr(x + 1), where);
+  // Both factors are bounded, so the product cannot overflow before this check.
+  if (spec.total_tokens() > kMaxTokens) {
+    throw InputError(fmt::format("{} asks for {} prompt tokens in all; a prompt mix may hold at "
+                                 "most 128M (134,217,728)",
+                                 quoted(text), spec.total_tokens()),
+                     where);
+  }
   return spec;
 }
 
@@ -142,7 +223,8 @@ Seconds parse_duration(std::string_view text, const InputLocation& where) {
   if (s.number <= 0.0) {
     throw InputError(quoted(text) + " must be a positive duration", where);
   }
-  return Seconds(s.number * factor);
+  return Seconds(within(scaled(s.number, factor, text, "a duration", where), kMinSeconds,
+                        kMaxSeconds, text, "durations", "1ns to 100000h (about 11 years)", where));
 }
 
 Bytes parse_bytes(std::string_view text, const InputLocation& where) {
@@ -168,7 +250,8 @@ Bytes parse_bytes(std::string_view text, const InputLocation& where) {
   if (s.number <= 0.0) {
     throw InputError(quoted(text) + " must be a positive byte size", where);
   }
-  return Bytes(s.number * factor);
+  return Bytes(within(scaled(s.number, factor, text, "a byte size", where), kMinByteCount,
+                      kMaxByteCount, text, "byte sizes", "1B to 1000000TB (10^18 B)", where));
 }
 
 double parse_percent(std::string_view text, const InputLocation& where) {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "tpnet/checked_math.hpp"
 #include "tpnet/error.hpp"
 
 namespace tpnet {
@@ -11,8 +12,11 @@ int allreduces_per_forward(const ModelArch& model, const EngineConfig& engine) {
 }
 
 Bytes activation_block(const ModelArch& model, const EngineConfig& engine, TokenCount tokens) {
-  return Bytes(static_cast<double>(tokens) * static_cast<double>(model.hidden_size) *
-               engine.activation_bytes);
+  // A whole number of bytes, multiplied in checked 64-bit integers.
+  const long long values =
+      checked_mul(tokens, model.hidden_size, "activation values (tokens x hidden size)");
+  return Bytes(static_cast<double>(checked_mul(values, engine.activation_bytes,
+                                               "activation block (tokens x hidden size x bytes)")));
 }
 
 Bytes bytes_per_prompt_token(const ModelArch& model, const EngineConfig& engine) {
@@ -55,8 +59,11 @@ BytesReport analyze_bytes(const ModelArch& model, const EngineConfig& engine, co
   report.chunk_forward_bytes = report.chunk_allreduce.sent_per_node * report.allreduces_per_forward;
   report.link = link;
   report.chunk_allreduce_transfer = allreduce_transfer_time(report.chunk_allreduce, link.rate);
-  report.chunk_allreduce_latency = allreduce_latency(report.chunk_allreduce, link.latency);
-  report.chunk_regime = classify(report.chunk_allreduce, link);
+  report.chunk_latency_pricing = price_allreduce_latency(report.chunk_allreduce, link);
+  report.chunk_allreduce_latency = report.chunk_latency_pricing.alpha;
+  report.chunk_regime = report.chunk_allreduce_latency >= report.chunk_allreduce_transfer
+                            ? CommRegime::latency_bound
+                            : CommRegime::bandwidth_bound;
   report.fixed_overhead = fixed_overhead;
   report.bytes_in_fixed_overhead = link.rate * fixed_overhead;
 

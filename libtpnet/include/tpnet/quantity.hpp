@@ -3,19 +3,41 @@
 /// prompt mixes, durations, byte sizes, percentages. Every parser reports
 /// errors in one style, naming the flag or key it was given in `where`.
 
+#include <string>
 #include <string_view>
 
+#include "tpnet/checked_math.hpp"
 #include "tpnet/error.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {
 
+/// The ranges every parsed rate, duration and byte size must lie in
+/// (docs/hardening.md, "Arithmetic limits"): wide enough for any link,
+/// memory or measurement, narrow enough that every time, rate and byte count
+/// derived from them is finite and prints without an exponent.
+inline constexpr double kMinBitsPerSecond = 1.0;   ///< 1 b/s
+inline constexpr double kMaxBitsPerSecond = 1e16;  ///< 10 Pb/s (10000T)
+inline constexpr double kMinSeconds = 1e-9;        ///< 1 ns
+inline constexpr double kMaxSeconds = 3.6e8;       ///< 100,000 h, about 11 years
+inline constexpr double kMinByteCount = 1.0;       ///< 1 B
+inline constexpr double kMaxByteCount = 1e18;      ///< 10^18 B (1,000,000 TB)
+
 /// `200G`, `200Gb/s`, `200Gbps`, `109.07G`, `400M`, `1.6T` (bits, decimal) and
 /// `25GB/s` (bytes per second, x8). A bare number is refused: 200 what?
+/// Must lie from 1 b/s to 10 Pb/s.
 BitRate parse_bit_rate(std::string_view text, const InputLocation& where);
 
+/// The most tokens a count typed by a person may give, and the most a prompt
+/// mix may hold in all: 128M = 2^27 = 134,217,728, ten times the longest
+/// context window offered today, so every byte count derived from it stays
+/// exact (docs/hardening.md, "Arithmetic limits").
+inline constexpr TokenCount kMaxTokens = TokenCount{1} << 27;
+/// The most concurrent requests a prompt mix may name.
+inline constexpr long long kMaxPromptRequests = 1000000;
+
 /// `8192`, `8k`, `8K` (k = 1,024 tokens, as context lengths are quoted),
-/// `1M` (1,048,576). Must be a whole number of at least 1.
+/// `1M` (1,048,576). Must be a whole number from 1 to kMaxTokens.
 TokenCount parse_tokens(std::string_view text, const InputLocation& where);
 
 /// A prompt scenario: `8k` is one request of 8,192 tokens, `4x8k` four
@@ -24,19 +46,34 @@ struct PromptSpec {
   long long requests = 1;
   TokenCount tokens_each = 0;
 
-  [[nodiscard]] TokenCount total_tokens() const { return requests * tokens_each; }
+  /// requests x tokens_each; throws InputError rather than overflow.
+  [[nodiscard]] TokenCount total_tokens() const {
+    return checked_mul(requests, tokens_each, "prompt tokens (requests x tokens each)");
+  }
 };
+/// Refuses a mix of more than kMaxPromptRequests requests or kMaxTokens
+/// tokens in all (`1000x1M`), saying the limit.
 PromptSpec parse_prompt(std::string_view text, const InputLocation& where);
 
-/// `1000ms`, `45s`, `100us`, `2min`. Must be positive.
+/// `1000ms`, `45s`, `100us`, `2min`. Must lie from 1 ns to 100,000 h.
 Seconds parse_duration(std::string_view text, const InputLocation& where);
 
 /// `3.57MB`, `2.8GB`, `50.3MiB`, `4096` (bytes). Decimal and binary prefixes
-/// are both explicit: MB = 10^6 B, MiB = 2^20 B. Must be positive.
+/// are both explicit: MB = 10^6 B, MiB = 2^20 B. Must lie from 1 B to 10^18 B.
 Bytes parse_bytes(std::string_view text, const InputLocation& where);
 
 /// `20%` as the fraction 0.2. Must end in % and lie in [0, 10000]%.
 double parse_percent(std::string_view text, const InputLocation& where);
+
+/// The parsers' inverse, for text people read: the number in the largest
+/// decimal unit that keeps it at least 1, with up to `digits` significant
+/// digits, trailing zeros dropped and never an exponent: "200 Gb/s",
+/// "109.07 Gb/s", "1 b/s", "10000 Tb/s"; "6.6 us", "1 ns", "87660 h";
+/// "3.37613 MB", "4.096 kB". The matching parser reads each back to the digits
+/// kept. Zero prints as "0" with the base unit; negative values keep their sign.
+[[nodiscard]] std::string format_bit_rate(BitRate rate, int digits = 6);
+[[nodiscard]] std::string format_duration(Seconds time, int digits = 6);
+[[nodiscard]] std::string format_bytes(Bytes bytes, int digits = 6);
 
 /// A plain positive number such as `273` or `4.5`; `what` names what it is
 /// for the error message.

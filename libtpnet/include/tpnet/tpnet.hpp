@@ -1,7 +1,10 @@
 #pragma once
 /// Umbrella header: everything libtpnet offers.
 
+#include "tpnet/calibration.hpp"
+#include "tpnet/calibration_fit.hpp"
 #include "tpnet/capacity.hpp"
+#include "tpnet/checked_math.hpp"
 #include "tpnet/collective.hpp"
 #include "tpnet/compare.hpp"
 #include "tpnet/decode.hpp"
@@ -9,6 +12,7 @@
 #include "tpnet/error.hpp"
 #include "tpnet/gate.hpp"
 #include "tpnet/io/baseline_csv.hpp"
+#include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/model_yaml.hpp"
 #include "tpnet/io/node_yaml.hpp"
@@ -21,10 +25,13 @@
 #include "tpnet/memory.hpp"
 #include "tpnet/model.hpp"
 #include "tpnet/model_catalog.hpp"
+#include "tpnet/nccl_model.hpp"
 #include "tpnet/node.hpp"
 #include "tpnet/params.hpp"
 #include "tpnet/plan.hpp"
+#include "tpnet/point_estimate.hpp"
 #include "tpnet/prefill.hpp"
+#include "tpnet/prefill_gemms.hpp"
 #include "tpnet/quantity.hpp"
 #include "tpnet/recommend.hpp"
 #include "tpnet/switch_catalog.hpp"

@@ -22,6 +22,11 @@ struct Column {
   Unit unit;
 };
 
+/// Every measured cell lies in [1e-6, 1e9] of its unit (1 ns to 11 days in
+/// ms, as the vLLM JSON reader), so rates and sums derived from it stay finite.
+constexpr double kMinMeasured = 1e-6;
+constexpr double kMaxMeasured = 1e9;
+
 constexpr Column kTtft{"ttft_ms", Unit::milliseconds};
 constexpr Column kItl{"itl_ms", Unit::milliseconds};
 constexpr Column kTps{"tps", Unit::tokens_per_second};
@@ -68,6 +73,12 @@ std::optional<double> measured(const csv::Table& table, const csv::Row& row, std
   value = table.number(row, index);  // throws the usual message for anything else
   if (!(value > 0.0)) {
     throw InputError(fmt::format("{} must be positive ({})", cell, unit_words(column.unit)), at);
+  }
+  // 1e-308 ms is positive, yet 1000 / itl_ms of it is inf (found by tests/fuzz).
+  if (value < kMinMeasured || value > kMaxMeasured) {
+    throw InputError(fmt::format("{} is outside {:g} to {:g} {}: not a measurement", cell,
+                                 kMinMeasured, kMaxMeasured, unit_words(column.unit)),
+                     at);
   }
   return value;
 }

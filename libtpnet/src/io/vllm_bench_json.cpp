@@ -17,6 +17,8 @@ namespace tpnet {
 namespace {
 
 constexpr double kMaxMs = 1e9;  // eleven days: anything above is not a measurement
+// 1 ns: below it 1000 / mean_tpot_ms x concurrency overflows (found by tests/fuzz).
+constexpr double kMinMs = 1e-6;
 
 std::string trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -30,6 +32,10 @@ std::optional<double> positive(const YAML::Node& map, const std::string& origin,
   const auto value = yaml::optional_number(map, origin, key, 0.0, kMaxMs);
   if (value && !(*value > 0.0)) {
     throw InputError("must be positive", yaml::where(map[std::string(key)], origin, key));
+  }
+  if (value && *value < kMinMs) {
+    throw InputError(fmt::format("is {:g} ms, under {:g} ms: not a measurement", *value, kMinMs),
+                     yaml::where(map[std::string(key)], origin, key));
   }
   return value;
 }

@@ -1,0 +1,97 @@
+#pragma once
+// What the model readers (model YAML, config.json) hand on: a ModelArch
+// within model_limits, and the analyses that consume one (parameter
+// estimate, bytes per token, the prefill penalty) with finite results.
+
+#include <string>
+
+#include "fuzz_check.hpp"
+#include "tpnet/engine.hpp"
+#include "tpnet/link.hpp"
+#include "tpnet/model.hpp"
+#include "tpnet/params.hpp"
+#include "tpnet/prefill.hpp"
+#include "tpnet/traffic.hpp"
+
+namespace tpnet::fuzz {
+
+inline void check_model(const ModelArch& m) {
+  namespace lim = model_limits;
+  if (m.name.empty()) violated("model without a name");
+  within(static_cast<double>(m.hidden_size), 1.0, lim::kMaxHidden, "hidden_size");
+  within(m.num_layers, 1.0, lim::kMaxLayers, "num_layers");
+  within(static_cast<double>(m.vocab_size), 0.0, lim::kMaxVocab, "vocab_size");
+  within(m.num_attention_heads, 0.0, lim::kMaxHeads, "num_attention_heads");
+  within(m.num_kv_heads, 0.0, lim::kMaxHeads, "num_kv_heads");
+  within(m.total_params, 0.0, lim::kMaxParams, "total_params");
+  within(m.active_params, 0.0, lim::kMaxParams, "active_params");
+  positive(m.bits_per_weight, "bits_per_weight");
+  within(m.head_dim, 0.0, lim::kMaxWidth, "head_dim");
+  within(static_cast<double>(m.intermediate_size), 0.0, lim::kMaxWidth, "intermediate_size");
+  within(m.mtp_layers, 0.0, lim::kMaxMtpLayers, "mtp_layers");
+  within(m.linear_attention_layers, 0.0, m.num_layers, "linear_attention_layers");
+  within(m.sliding_window, 0.0, lim::kMaxTokens, "sliding_window");
+  within(m.sliding_window_layers, 0.0, m.num_layers, "sliding_window_layers");
+  if (m.moe) {
+    within(m.moe->routed_experts, 0.0, lim::kMaxExperts, "moe.routed_experts");
+    within(m.moe->experts_per_token, 0.0, m.moe->routed_experts, "moe.experts_per_token");
+    within(m.moe->shared_experts, 0.0, lim::kMaxExperts, "moe.shared_experts");
+    within(m.moe->first_dense_layers, 0.0, m.num_layers, "moe.first_dense_layers");
+  }
+  positive(static_cast<double>(effective_head_dim(m)), "effective head dim");
+}
+
+inline void check_parts(const ParamParts& p, std::string_view what) {
+  non_negative(p.embedding, what);
+  non_negative(p.lm_head, what);
+  non_negative(p.attention, what);
+  non_negative(p.dense_ffn, what);
+  non_negative(p.routed_experts, what);
+  non_negative(p.shared_experts, what);
+  non_negative(p.router, what);
+  non_negative(p.sum(), what);
+}
+
+/// The analyses a model feeds; InputErrors from them (a TP the model cannot
+/// run) are fine, non-finite results are not.
+inline void analyze_model(const ModelArch& m) {
+  const ParamEstimate e = estimate_params(m);
+  check_parts(e.total, "estimated total parameters");
+  check_parts(e.active, "estimated active parameters");
+  non_negative(e.mtp, "estimated MTP parameters");
+  non_negative(e.mtp_active, "estimated active MTP parameters");
+  if (e.active_params() > e.total_params() + e.total.lm_head + 1.0) {
+    violated("more active than total parameters");
+  }
+
+  contract(Origin::any, [&] {
+    EngineConfig engine;
+    engine.tensor_parallel_size = 8;
+    const Link link = parse_link("200G", InputLocation::for_key("--link"));
+    const BytesReport r = analyze_bytes(m, engine, link, Seconds::microseconds(50.0));
+    positive(r.per_token_bytes, "per_token_bytes");
+    non_negative(r.chunk_forward_bytes, "chunk_forward_bytes");
+    non_negative(r.chunk_allreduce_transfer, "chunk_allreduce_transfer");
+    non_negative(r.chunk_allreduce_latency, "chunk_allreduce_latency");
+    non_negative(r.bytes_in_fixed_overhead, "bytes_in_fixed_overhead");
+    for (const auto& s : r.tp_scaling) {
+      positive(s.per_token_bytes, "tp_scaling per_token_bytes");
+      positive(s.bytes_vs_reference, "bytes_vs_reference");
+      positive(s.compute_vs_reference, "compute_vs_reference");
+    }
+    const Link to = parse_link("100G", InputLocation::for_key("--to"));
+    const PenaltyReport p = analyze_penalty(m, engine, link, to, study_scenarios());
+    positive(p.per_token_bytes, "penalty per_token_bytes");
+    non_negative(p.extra_per_1k_tokens, "extra_per_1k_tokens");
+    for (const auto& s : p.scenarios) {
+      positive(s.prefill_bytes_per_node, "prefill_bytes_per_node");
+      non_negative(s.comm_time_from, "comm_time_from");
+      non_negative(s.extra_ttft_bound, "extra_ttft_bound");
+      if (s.network_share) within(*s.network_share, 0.0, 1.0, "network_share");
+      if (s.ttft_increase_bound) non_negative(*s.ttft_increase_bound, "ttft_increase_bound");
+      if (s.ttft_bound_at_to) positive(*s.ttft_bound_at_to, "ttft_bound_at_to");
+    }
+  });
+}
+
+}  // namespace tpnet::fuzz

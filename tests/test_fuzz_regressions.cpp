@@ -1,0 +1,86 @@
+// Inputs the fuzzers of tests/fuzz found breaking the parser contract, each
+// refused now with an InputError naming where (docs/hardening.md). The
+// saved crash files also sit in tests/fuzz/corpus/<target>/ and replay as
+// the fuzz.replay.<target> tests.
+
+#include <string>
+
+#include "catch.hpp"
+#include "tpnet/io/plan_yaml.hpp"
+#include "tpnet/io/sweep_io.hpp"
+#include "tpnet/link.hpp"
+#include "tpnet/quantity.hpp"
+
+using namespace tpnet;
+
+namespace {
+
+template <typename Parse>
+std::string error_of(Parse parse) {
+  try {
+    parse();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const InputLocation kLink = InputLocation::for_key("--link");
+
+}  // namespace
+
+TEST_CASE("fuzz quantity: a link of 1e308 G overflowed to an infinite rate", "[fuzz]") {
+  // tests/fuzz/corpus/quantity/crash-link-rate-inf ('7' picks parse_link).
+  CHECK(error_of([] { (void)parse_link("1e308\t\t\t\t\t\t\t\t\t\tG", kLink); }) ==
+        "--link: '1e308\t\t\t\t\t\t\t\t\t\tG' is not a link; use a preset (200G, 100G, "
+        "emulated-100G) or a rate such as 200Gb/s, 109.07G or 25GB/s");
+  // Rates past what a double holds, either way, name the flag and the text.
+  for (const char* text : {"1e308T", "1e-315G"}) {
+    CHECK_THAT(error_of([&] { (void)parse_bit_rate(text, kLink); }),
+               ContainsSubstring(std::string("--link: '") + text + "' is out"));
+  }
+}
+
+TEST_CASE("fuzz quantity: durations and byte sizes that overflow or vanish", "[fuzz]") {
+  const InputLocation think = InputLocation::for_key("--think");
+  for (const char* text : {"1e308min", "1e-316ns"}) {
+    CHECK_THAT(error_of([&] { (void)parse_duration(text, think); }),
+               ContainsSubstring(std::string("--think: '") + text + "' is out"));
+  }
+  const InputLocation bytes = InputLocation::for_key("--bytes-per-token");
+  CHECK_THAT(error_of([&] { (void)parse_bytes("1e308TB", bytes); }),
+             ContainsSubstring("--bytes-per-token: '1e308TB' is out"));
+}
+
+TEST_CASE("fuzz sweep_csv: itl_ms of 1e-308 made 1000 / itl_ms infinite", "[fuzz]") {
+  // tests/fuzz/corpus/sweep_csv/crash-itl-denormal, trimmed to its row.
+  const std::string text =
+      "config,tp,concurrency,ttft_ms,itl_ms,tps,latency_s\n"
+      "TP4,4,64,1551.45,1e-308,7.93,16.14\n";
+  CHECK(error_of([&] { (void)parse_sweep_csv(text, "sweep.csv"); }) ==
+        "sweep.csv:2: column itl_ms: 1e-308 is outside 1e-06 to 1e+09 milliseconds: not a "
+        "measurement");
+  CHECK(error_of([&] {
+          (void)parse_sweep_csv("config,tp,concurrency,ttft_ms,tps\nTP1,1,1,2e9,10\n", "s.csv");
+        }) ==
+        "s.csv:2: column ttft_ms: 2e9 is outside 1e-06 to 1e+09 milliseconds: not a "
+        "measurement");
+}
+
+TEST_CASE("fuzz vllm_bench_json: a mean_tpot_ms of 1e-300 gave an infinite throughput", "[fuzz]") {
+  const std::string text =
+      R"({"max_concurrency": 1000000, "completed": 10, "mean_ttft_ms": 100.0, )"
+      R"("mean_tpot_ms": 1e-300, "config": "TP2", "tp": 2})";
+  CHECK(error_of([&] { (void)parse_vllm_bench_json(text, "bench.json"); }) ==
+        "bench.json:1: mean_tpot_ms: is 1e-300 ms, under 1e-06 ms: not a measurement");
+}
+
+TEST_CASE("fuzz plan_yaml: a link of 1e-306G made the extra TTFT infinite", "[fuzz]") {
+  // tests/fuzz/corpus/plan_yaml/crash-link-rate-tiny.yaml, trimmed: the rate
+  // parsed, and bytes x 8 / rate overflowed in evaluate_plan.
+  const std::string plan =
+      "model: glm-5.3\nlayout: {tp: 16}\nlinks: {from: 200G, to: 1e-306G}\n"
+      "workload:\n  prompts: [8k]\n";
+  CHECK_THAT(error_of([&] { (void)parse_plan_yaml(plan, "plan.yaml"); }),
+             ContainsSubstring("plan.yaml:3: links.to: '1e-306G' is "));
+}
