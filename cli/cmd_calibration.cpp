@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common.hpp"
+#include "sweep_flags.hpp"
 #include "tpnet/calibration.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
@@ -109,33 +110,14 @@ void add_allreduce(const CalibrationOptions& o, Calibration& cal, Document& doc)
     return it == prov.end() ? std::string() : it->second;
   };
 
-  int ranks = sweep.ranks;
   if (const std::string r = said("ranks");
       !r.empty() && sweep.ranks != 0 && r != std::to_string(sweep.ranks)) {
     doc.warnings.push_back(
         fmt::format("{} says ranks={} but lists {} '#  Rank' lines", o.nccl_tests, r, sweep.ranks));
   }
-  if (o.ranks != 0) {
-    if (o.ranks < 2) {
-      throw InputError(fmt::format("is {}; an all-reduce needs at least 2 ranks", o.ranks),
-                       InputLocation::for_key("--ranks"));
-    }
-    if (sweep.ranks != 0 && sweep.ranks != o.ranks) {
-      doc.warnings.push_back(fmt::format("--ranks {} overrides the {} ranks {} lists", o.ranks,
-                                         sweep.ranks, o.nccl_tests));
-    }
-    ranks = o.ranks;
-  }
-  if (ranks == 0) {
-    throw InputError("does not list its ranks ('#  Rank' lines); give --ranks N",
-                     InputLocation::in_file(o.nccl_tests));
-  }
+  const int ranks = sweep_ranks(sweep, o.ranks, o.nccl_tests, doc.warnings);
   const Link link = parse_link(o.link, InputLocation::for_key("--link"));
-  FitRange range;
-  if (!o.min_size.empty())
-    range.min_size = parse_bytes(o.min_size, InputLocation::for_key("--min-size"));
-  if (!o.max_size.empty())
-    range.max_size = parse_bytes(o.max_size, InputLocation::for_key("--max-size"));
+  const FitRange range = fit_range_from_flags(o.min_size, o.max_size);
   const AllReduceFit fit = fit_allreduce(sweep, ranks, range);
   for (const auto& w : fit.warnings) doc.warnings.push_back(w);
 

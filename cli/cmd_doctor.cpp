@@ -8,6 +8,7 @@
 
 #include "common.hpp"
 #include "exit_codes.hpp"
+#include "sweep_flags.hpp"
 #include "tpnet/calibration_fit.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/quantity.hpp"
@@ -50,27 +51,8 @@ Outcome run_doctor(const DoctorOptions& o) {
   const Link link = parse_link(o.link, InputLocation::for_key("--link"));
   Document doc;
   doc.warnings = sweep.notes;
-  int ranks = sweep.ranks;
-  if (o.ranks != 0) {
-    if (o.ranks < 2) {
-      throw InputError(fmt::format("is {}; an all-reduce needs at least 2 ranks", o.ranks),
-                       InputLocation::for_key("--ranks"));
-    }
-    if (sweep.ranks != 0 && sweep.ranks != o.ranks) {
-      doc.warnings.push_back(fmt::format("--ranks {} overrides the {} ranks {} lists", o.ranks,
-                                         sweep.ranks, o.nccl_tests));
-    }
-    ranks = o.ranks;
-  }
-  if (ranks == 0) {
-    throw InputError("does not list its ranks ('#  Rank' lines); give --ranks N",
-                     InputLocation::in_file(o.nccl_tests));
-  }
-  FitRange range;
-  if (!o.min_size.empty())
-    range.min_size = parse_bytes(o.min_size, InputLocation::for_key("--min-size"));
-  if (!o.max_size.empty())
-    range.max_size = parse_bytes(o.max_size, InputLocation::for_key("--max-size"));
+  const int ranks = sweep_ranks(sweep, o.ranks, o.nccl_tests, doc.warnings);
+  const FitRange range = fit_range_from_flags(o.min_size, o.max_size);
   const AllReduceFit fit = fit_allreduce(sweep, ranks, range);
   const BitRate measured = large_size_busbw(sweep);
   BitRate peak(0.0);
