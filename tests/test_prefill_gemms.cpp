@@ -122,7 +122,8 @@ TEST_CASE("MoE layers run the router, the average expert GEMM per expert and the
   check_shape(find(shapes, "moe.shared_down"), 32, 64, 24, 2, GemmSplit::row);
 
   SECTION("a fractional average keeps its exact flops and rounds the timed rows") {
-    const GemmShape& s = find(prefill_gemm_shapes(m, 2, 30), "moe.gate_up");
+    // A copy: the vector find() looked in is a temporary (ASan: use after free).
+    const GemmShape s = find(prefill_gemm_shapes(m, 2, 30), "moe.gate_up");
     CHECK(s.rows_per_run == 7.5);
     CHECK(s.m == 8);
     CHECK(s.flops == 2.0 * 7.5 * 32 * 64 * 16);
