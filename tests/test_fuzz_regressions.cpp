@@ -6,6 +6,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/link.hpp"
@@ -83,4 +84,19 @@ TEST_CASE("fuzz plan_yaml: a link of 1e-306G made the extra TTFT infinite", "[fu
       "workload:\n  prompts: [8k]\n";
   CHECK_THAT(error_of([&] { (void)parse_plan_yaml(plan, "plan.yaml"); }),
              ContainsSubstring("plan.yaml:3: links.to: '1e-306G' is "));
+}
+
+TEST_CASE("fuzz nccl_tests: a count of 2e121 elements overflowed the 64-bit count", "[fuzz]") {
+  const std::string log =
+      "#  Rank  0 Group  0 Pid 1 on h device  0 [0x01] GPU\n"
+      "#  Rank  1 Group  0 Pid 2 on h device  1 [0x01] GPU\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n"
+      "        1024  2.04844e+121     float     sum      -1    10.00    0.10    0.10      0    "
+      "10.00    0.10    0.10      0\n"
+      "# Avg bus bandwidth    : 0.1\n";
+  const std::string message = error_of([&] { (void)parse_nccl_tests(log, "ar.txt"); });
+  CHECK(message.find("ar.txt:4") != std::string::npos);
+  CHECK(message.find("count") != std::string::npos);
+  CHECK(message.find("10^18") != std::string::npos);
 }

@@ -71,6 +71,16 @@ int element_bytes(std::string_view type) {
   return 0;
 }
 
+/// An element count as the file states it: a whole number from 0 to 10^18 (a
+/// larger one cannot be a buffer, and would not fit a 64-bit count).
+long long element_count(double value, const InputLocation& where) {
+  if (!(value >= 0.0 && value <= 1e18) || std::floor(value) != value) {
+    throw InputError(
+        fmt::format("count {} is not a whole number of elements from 0 to 10^18", value), where);
+  }
+  return static_cast<long long>(value);
+}
+
 /// The buffer must hold a whole number of elements: size = count x element size.
 void check_count(const AllReduceSample& s, const InputLocation& where) {
   const int bytes = element_bytes(s.type);
@@ -222,7 +232,10 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
                          InputLocation::in_file(origin, line_number, "size"));
       }
       s.size = Bytes(size);
-      if (lead >= 2) s.count = static_cast<long long>(number(1, "count"));
+      if (lead >= 2) {
+        s.count =
+            element_count(number(1, "count"), InputLocation::in_file(origin, line_number, "count"));
+      }
       if (lead >= 3) s.type = cells[2];
       check_count(s, InputLocation::in_file(origin, line_number, "size"));
       s.out_of_place = timing(lead, "out-of-place");
@@ -310,7 +323,7 @@ AllReduceSweep parse_json(std::string_view text, const std::string& origin) {
                      yaml::where(root, origin, "results"));
   }
   if (const YAML::Node v = root["nccl_version"]; v && v.IsScalar()) {
-    if (const auto code = to_number(v.Scalar()); code && *code > 0) {
+    if (const auto code = to_number(v.Scalar()); code && *code > 0 && *code < 1e9) {
       sweep.nccl_version = version_from_code(static_cast<long long>(*code));
     }
   }
@@ -329,7 +342,10 @@ AllReduceSweep parse_json(std::string_view text, const std::string& origin) {
                        yaml::where(r["size"], origin, "size"));
     }
     s.size = Bytes(size);
-    if (r["count"]) s.count = static_cast<long long>(json_number(r, origin, "count"));
+    if (r["count"]) {
+      s.count =
+          element_count(json_number(r, origin, "count"), yaml::where(r["count"], origin, "count"));
+    }
     if (r["type"] && r["type"].IsScalar()) s.type = r["type"].Scalar();
     check_count(s, yaml::where(r["size"], origin, "size"));
     const YAML::Node oop = r["out_of_place"];
