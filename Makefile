@@ -46,7 +46,7 @@ fuzz-build: deps
 fuzz: fuzz-build
 	scripts/fuzz.sh --seconds $(FUZZ_SECONDS)
 fuzz-ci: fuzz-build
-	scripts/fuzz.sh --seconds 10 --fresh
+	FUZZ_SEED=1 scripts/fuzz.sh --seconds 10 --fresh
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')

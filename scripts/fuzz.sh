@@ -61,7 +61,10 @@ for name in "${names[@]}"; do
   status=0
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: 2 GB is a leak
   # or an allocation sized by the input. New inputs go to $work only.
-  "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  # FUZZ_SEED (set by `make fuzz-ci`) fixes libFuzzer's random seed so CI runs repeat.
+  seed_flag=()
+  [[ -n "${FUZZ_SEED:-}" ]] && seed_flag=(-seed="$FUZZ_SEED")
+  "$binary" "${seed_flag[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$artifacts/${name}-" "${dict[@]}" "$work" "$seeds" >"$log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   runs=${runs:-0}
