@@ -9,6 +9,8 @@
 # to DIR/fuzz-work/NAME, which --fresh empties first (CI does). Crashes land
 # in DIR/fuzz-artifacts/. Prints one line per target and a total; exits 1
 # when any target crashed, leaked, timed out or broke the contract.
+# Environment: FUZZ_SECONDS (default for --seconds, 60), FUZZ_SEED (a fixed
+# libFuzzer seed; `make fuzz-ci` sets 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +23,7 @@ while [[ $# -gt 0 ]]; do
     --seconds) seconds=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
     --fresh) fresh=1; shift ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) names+=("${1#fuzz_}"); shift ;;
   esac

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "catch.hpp"
+#include "tpnet/io/hf_config.hpp"
+#include "tpnet/io/model_yaml.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 #include "tpnet/io/sweep_io.hpp"
@@ -99,4 +101,23 @@ TEST_CASE("fuzz nccl_tests: a count of 2e121 elements overflowed the 64-bit coun
   CHECK(message.find("ar.txt:4") != std::string::npos);
   CHECK(message.find("count") != std::string::npos);
   CHECK(message.find("10^18") != std::string::npos);
+}
+
+TEST_CASE("fuzz hf_config: 64 heads in a hidden_size of 2 were 0 wide each", "[fuzz]") {
+  // tests/fuzz/corpus/hf_config/crash-head-dim-zero.json, trimmed: hidden_size
+  // 2 / 64 heads rounded to a head of 0, so every per-head size was 0.
+  const std::string config =
+      "{\"model_type\": \"llama\", \"hidden_size\": 2, \"num_hidden_layers\": 80,\n"
+      " \"vocab_size\": 128256, \"num_attention_heads\": 64, \"intermediate_size\": 28672}\n";
+  CHECK(error_of([&] { (void)parse_hf_config(config, "config.json"); }) ==
+        "config.json:2: num_attention_heads: 64 heads in a hidden_size of 2 are 0 wide each; give "
+        "head_dim");
+  // The same shape in a model file; head_dim makes it valid.
+  const std::string yaml =
+      "name: tiny\nhidden_size: 2\nnum_layers: 1\nvocab_size: 10\nnum_attention_heads: 64\n"
+      "total_params: 1K\nbits_per_weight: 16\n";
+  CHECK(error_of([&] { (void)parse_model_yaml(yaml, "tiny.yaml"); }) ==
+        "tiny.yaml:5: num_attention_heads: 64 heads in a hidden_size of 2 are 0 wide each; give "
+        "head_dim");
+  CHECK(effective_head_dim(parse_model_yaml(yaml + "head_dim: 8\n", "tiny.yaml")) == 8);
 }

@@ -386,6 +386,17 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin)
     mla.v_head_dim = required_int(s, "v_head_dim", 1, kMaxWidth);
     m.mla = mla;
   }
+  // 64 heads in a hidden_size of 2 are 0 wide each (found by tests/fuzz), and
+  // every per-head size (attention weights, KV cache) would be 0.
+  if (effective_head_dim(m) < 1) {
+    if (m.mla) {
+      throw InputError("is 0, and so is qk_rope_head_dim: a query/key head needs at least 1",
+                       at(s, child(s, "qk_nope_head_dim"), "qk_nope_head_dim"));
+    }
+    throw InputError(fmt::format("{} heads in a hidden_size of {} are 0 wide each; give head_dim",
+                                 m.num_attention_heads, m.hidden_size),
+                     at(s, child(s, "num_attention_heads"), "num_attention_heads"));
+  }
   m.mtp_layers =
       static_cast<int>(optional_int(s, "num_nextn_predict_layers", 0, kMaxMtpLayers).value_or(0));
 

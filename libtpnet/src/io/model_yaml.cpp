@@ -204,6 +204,19 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
     m.moe = spec;
   }
   parse_shapes(root, origin, m);
+  // 64 heads in a hidden_size of 2 are 0 wide each (found by tests/fuzz), and
+  // every per-head size (attention weights, KV cache) would be 0.
+  if (effective_head_dim(m) < 1) {
+    if (m.mla) {
+      throw InputError(
+          "qk_nope_head_dim and qk_rope_head_dim are both 0: a query/key head needs "
+          "at least 1",
+          yaml::where(root["mla"], origin, "mla"));
+    }
+    throw InputError(std::to_string(m.num_attention_heads) + " heads in a hidden_size of " +
+                         std::to_string(m.hidden_size) + " are 0 wide each; give head_dim",
+                     yaml::where(root["num_attention_heads"], origin, "num_attention_heads"));
+  }
 
   if (const YAML::Node notes = root["assumptions"]; notes.IsDefined() && !notes.IsNull()) {
     yaml::require_map(notes, origin, "assumptions (key: why)");
