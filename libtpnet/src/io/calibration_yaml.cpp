@@ -174,8 +174,9 @@ ComputeCalibration read_compute(const YAML::Node& map, const std::string& origin
   ComputeCalibration c;
   c.source = text_or_empty(map, origin, "source");
   c.model = yaml::required_string(map, origin, "model");
-  c.tp = static_cast<int>(yaml::required_integer(map, origin, "tp", 1, 1000000));
-  c.chunk_tokens = yaml::required_integer(map, origin, "chunk_tokens", 1, 1000000000);
+  c.tp = static_cast<int>(yaml::required_integer(map, origin, "tp", 1, kMaxCalibrationTp));
+  c.chunk_tokens =
+      yaml::required_integer(map, origin, "chunk_tokens", 1, kMaxCalibrationChunkTokens);
   c.precision = yaml::required_string(map, origin, "precision");
   c.device = text_or_empty(map, origin, "device");
   c.compute_capability = text_or_empty(map, origin, "compute_capability");

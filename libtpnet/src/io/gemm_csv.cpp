@@ -65,11 +65,20 @@ GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
     }
     return value;
   };
+  // The same limits as calibration.yaml's compute section, which this file becomes.
+  auto from_one_to = [&](const csv::Row& row, std::size_t column, std::string_view name,
+                         long long most) {
+    const long long value = at_least_one(row, column, name);
+    if (value > most) {
+      throw InputError(fmt::format("is {}; must be from 1 to {}", value, most), at(row, name));
+    }
+    return value;
+  };
   bool first = true;
   for (const auto& row : table.rows()) {
     const std::string& model = table.text(row, c_model);
-    const long long tp = at_least_one(row, c_tp, "tp");
-    const long long chunk = at_least_one(row, c_chunk, "chunk_tokens");
+    const long long tp = from_one_to(row, c_tp, "tp", kMaxCalibrationTp);
+    const long long chunk = from_one_to(row, c_chunk, "chunk_tokens", kMaxCalibrationChunkTokens);
     const std::string& precision = table.text(row, c_precision);
     const std::string& device = table.text(row, c_device);
     if (model.empty()) throw InputError("is empty; name the model", at(row, "model"));
