@@ -139,3 +139,30 @@ TEST_CASE("fuzz gemm_csv: a chunk of 2e13 tokens was taken as a measurement", "[
   CHECK(parse_gemm_csv(header + "glm-5.3,8,1000000000" + row_tail, "gemm.csv").chunk_tokens ==
         1000000000);
 }
+
+TEST_CASE("fuzz nccl_tests: a busbw of 1e308 GB/s became an infinite rate", "[fuzz]") {
+  // tests/fuzz/corpus/nccl_tests/crash-busbw-1e308 (found by CI's fuzz run).
+  auto log_with = [](const std::string& row) {
+    return "#  Rank  0 Group  0 Pid 1 on h device  0 [0x01] GPU\n"
+           "#  Rank  1 Group  0 Pid 2 on h device  1 [0x01] GPU\n"
+           "#       size         count      type   redop    root     time   algbw   busbw #wrong "
+           "    time   algbw   busbw #wrong\n" +
+           row + "# Avg bus bandwidth    : 0.1\n";
+  };
+  auto error_for = [&](const std::string& row) {
+    return error_of([&] { (void)parse_nccl_tests(log_with(row), "ar.txt"); });
+  };
+  CHECK(error_for("1024 256 float sum -1 37.87 0.03 01e308 0 37.87 0.03 0.05 0\n") ==
+        "ar.txt:4: out-of-place busbw 1e+308 GB/s is above 1,250,000 GB/s (10 Pb/s)");
+  CHECK(error_for("1024 256 float sum -1 37.87 0.03 0.05 0 1e300 0.03 0.05 0\n") ==
+        "ar.txt:4: in-place time 1e+300 us is outside 0.001 us to 100,000 h");
+  CHECK(error_for("1e19 2.5e18 float sum -1 37.87 0.03 0.05 0 37.87 0.03 0.05 0\n") ==
+        "ar.txt:4: size: 1e+19 B is not a whole number of bytes from 1 to 10^18");
+  CHECK(error_for("1024.5 256 float sum -1 37.87 0.03 0.05 0 37.87 0.03 0.05 0\n") ==
+        "ar.txt:4: size: 1024.5 B is not a whole number of bytes from 1 to 10^18");
+  // The limits themselves are accepted; a bandwidth of 0.00 is what small sizes print.
+  const AllReduceSweep sweep = parse_nccl_tests(
+      log_with("8 2 float sum -1 0.001 0.00 0.00 0 37.87 1250000 1250000 0\n"), "ar.txt");
+  REQUIRE(sweep.samples.size() == 1);
+  CHECK(sweep.samples[0].out_of_place.time.value() == Approx(1e-9));
+}

@@ -13,6 +13,11 @@
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
 #include "tpnet/checked_math.hpp"
+#include "tpnet/io/baseline_csv.hpp"
+#include "tpnet/io/calibration_yaml.hpp"
+#include "tpnet/io/counters_csv.hpp"
+#include "tpnet/io/gemm_csv.hpp"
+#include "tpnet/io/text_file.hpp"
 #include "tpnet/quantity.hpp"
 
 using namespace tpnet;
@@ -107,6 +112,81 @@ TEST_CASE("rates, durations and byte sizes past the limits are refused with the 
   CHECK_THAT(message_of([&] { (void)parse_bytes("0.5B", at); }),
              ContainsSubstring("1B to 1000000TB (10^18 B)"));
   CHECK_THROWS_AS(parse_bytes("1000001TB", at), InputError);
+}
+
+TEST_CASE("measured files refuse times, rates and sizes past the limits, naming the cell",
+          "[limits]") {
+  // Each would otherwise turn into an infinite product later (bytes x 8 / rate,
+  // median x count, the difference of two times).
+  CHECK(message_of([] {
+          (void)parse_baseline_csv("requests,prompt_tokens_each,ttft_s\n1,4096,1e300\n", "b.csv");
+        }) == "b.csv:2: column ttft_s: is 1e+300; allowed 1e-09 to 3.6e+08 s (1 ns to 100,000 h)");
+  CHECK(parse_baseline_csv("requests,prompt_tokens_each,ttft_s\n1,4096,3.6e8\n", "b.csv")
+            .at(0)
+            .baseline_ttft->value() == 3.6e8);
+
+  const std::string gemm_header =
+      "model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,"
+      "median_s,tflops\n";
+  const std::string gemm_lead = "glm-5.3,8,4096,nvfp4,GB10,12.1,";
+  CHECK(message_of([&] {
+          (void)parse_gemm_csv(gemm_header + gemm_lead + "0,qkv,1,1,1,75,1e300,1\n", "g.csv");
+        }) ==
+        "g.csv:2: column median_s: is 1e+300; allowed 1e-09 to 3.6e+08 s (1 ns to 100,000 h)");
+  CHECK(message_of([&] {
+          (void)parse_gemm_csv(gemm_header + gemm_lead + "0,qkv,1,1,1,1,0.001,1e7\n", "g.csv");
+        }) == "g.csv:2: column tflops: is 1e+07; allowed 0 to 1e+06");
+  CHECK(message_of([&] {
+          (void)parse_gemm_csv(
+              gemm_header + "glm-5.3,8,4096,nvfp4,GB10,12.1,1e9,qkv,1,1,1,1,0.001,1\n", "g.csv");
+        }) == "g.csv:2: column peak_tflops: is 1e+09; allowed 0 (unknown) to 1e+06");
+
+  CHECK(message_of([] {
+          (void)parse_counters_csv(
+              "time_s,device,port,port_xmit_data,port_rcv_data\n-1e300,d,1,0,0\n1,d,1,4,4\n",
+              "c.csv");
+        }) == "c.csv:2: column time_s: -1e300 s is outside -1e+12 to 1e+12 s");
+  // Epoch timestamps are fine.
+  CHECK(parse_counters_csv("time_s,device,port,port_xmit_data,port_rcv_data\n"
+                           "1764000000.000,d,1,0,0\n1764000000.001,d,1,4,4\n",
+                           "c.csv")
+            .devices.at(0)
+            .samples.size() == 2);
+  CHECK(message_of([] {
+          (void)parse_requests_csv("request_id,start_s,first_token_s,end_s\nr1,0,1,2e12\n",
+                                   "r.csv");
+        }) == "r.csv:2: column end_s: 2e12 s is outside -1e+12 to 1e+12 s");
+}
+
+TEST_CASE("calibration.yaml refuses measured values past the limits, naming the key", "[limits]") {
+  const std::string text =
+      read_text_file(std::string(TPNET_SOURCE_DIR) +
+                     "/examples/calibration/calibration_glm53_tp8_200g_synthetic.yaml");
+  const Calibration valid = parse_calibration_yaml(text, "cal.yaml");
+  REQUIRE(valid.allreduce.has_value());
+  // The first `key: value` (block or flow style) with `key: replacement`.
+  auto with = [&](const std::string& key, const std::string& replacement) {
+    const std::size_t at = text.find(key + ": ");
+    REQUIRE(at != std::string::npos);
+    const std::size_t end = text.find_first_of(",}\n", at);
+    return text.substr(0, at) + key + ": " + replacement + text.substr(end);
+  };
+  auto error_with = [&](const std::string& key, const std::string& replacement) {
+    const std::string changed = with(key, replacement);
+    return message_of([&] { (void)parse_calibration_yaml(changed, "cal.yaml"); });
+  };
+  CHECK_THAT(error_with("link_bps", "1e300"),
+             Catch::Matchers::EndsWith("link_bps: is 1e+300; allowed 1 to 1e+16"));
+  CHECK_THAT(error_with("beta_bps", "0.5"),
+             Catch::Matchers::EndsWith("fit.beta_bps: is 0.5; allowed 1 to 1e+16"));
+  CHECK_THAT(error_with("time_s", "1e300"),
+             Catch::Matchers::EndsWith("time_s: is 1e+300; allowed 1e-09 to 3.6e+08"));
+  CHECK_THAT(error_with("busbw_bps", "-1"),
+             Catch::Matchers::EndsWith("busbw_bps: is -1; must not be negative"));
+  CHECK_THAT(error_with("forward_s", "0"),
+             Catch::Matchers::EndsWith("forward_s: is 0; must be positive"));
+  CHECK_THAT(error_with("rms_relative_error", "1e10"),
+             Catch::Matchers::EndsWith("rms_relative_error: is 1e+10; allowed 0 to 1e+09"));
 }
 
 TEST_CASE("quantities print as plain numbers with a unit, never an exponent", "[limits]") {

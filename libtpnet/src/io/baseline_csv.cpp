@@ -1,7 +1,10 @@
 #include "tpnet/io/baseline_csv.hpp"
 
+#include <fmt/format.h>
+
 #include "csv_table.hpp"
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/quantity.hpp"
 
 namespace tpnet {
 
@@ -32,6 +35,10 @@ std::vector<PrefillScenario> parse_baseline_csv(std::string_view text, const std
     }
     const double ttft = table.number(row, ttft_column);
     if (ttft <= 0.0) throw InputError("must be a positive TTFT in seconds", at(ttft_column));
+    if (ttft < kMinSeconds || ttft > kMaxSeconds) {
+      throw InputError(fmt::format("is {:g}; allowed 1e-09 to 3.6e+08 s (1 ns to 100,000 h)", ttft),
+                       at(ttft_column));
+    }
     s.baseline_ttft = Seconds(ttft);
     s.name = name_column ? table.text(row, *name_column) : "row " + std::to_string(row.line);
     scenarios.push_back(std::move(s));

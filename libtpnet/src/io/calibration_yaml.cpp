@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/quantity.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {
@@ -15,22 +16,39 @@ namespace {
 
 constexpr double kHuge = std::numeric_limits<double>::max();
 
-double positive(const YAML::Node& map, const std::string& origin, std::string_view key) {
+/// A measured value within `lo` to `hi` of its unit: tpnet's arithmetic
+/// limits (docs/hardening.md), beyond which a later product or quotient is no
+/// longer finite. `lo` above 0 reads "must be positive" first.
+double measured(const YAML::Node& map, const std::string& origin, std::string_view key, double lo,
+                double hi) {
   const double value = yaml::required_number(map, origin, key, -kHuge, kHuge);
-  if (!(value > 0.0)) {
-    throw InputError(fmt::format("is {:g}; must be positive", value),
-                     yaml::where(map[std::string(key)], origin, key));
+  const auto where = [&] { return yaml::where(map[std::string(key)], origin, key); };
+  if (lo > 0.0 && !(value > 0.0)) {
+    throw InputError(fmt::format("is {:g}; must be positive", value), where());
+  }
+  if (value < 0.0) throw InputError(fmt::format("is {:g}; must not be negative", value), where());
+  if (value < lo || value > hi) {
+    throw InputError(fmt::format("is {:g}; allowed {:g} to {:g}", value, lo, hi), where());
   }
   return value;
 }
 
-double non_negative(const YAML::Node& map, const std::string& origin, std::string_view key) {
-  const double value = yaml::required_number(map, origin, key, -kHuge, kHuge);
-  if (value < 0.0) {
-    throw InputError(fmt::format("is {:g}; must not be negative", value),
-                     yaml::where(map[std::string(key)], origin, key));
-  }
-  return value;
+Seconds duration(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  return Seconds(measured(map, origin, key, kMinSeconds, kMaxSeconds));
+}
+BitRate rate(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  return BitRate(measured(map, origin, key, kMinBitsPerSecond, kMaxBitsPerSecond));
+}
+/// A bandwidth as nccl-tests reports it: 0.00 for the smallest sizes.
+BitRate rate_or_zero(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  return BitRate(measured(map, origin, key, 0.0, kMaxBitsPerSecond));
+}
+Bytes byte_count(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  return Bytes(measured(map, origin, key, 0.0, kMaxByteCount));
+}
+/// Relative errors and measured/formula ratios; 10^9 is far past any real one.
+double ratio(const YAML::Node& map, const std::string& origin, std::string_view key) {
+  return measured(map, origin, key, 0.0, 1e9);
 }
 
 std::string text_or_empty(const YAML::Node& map, const std::string& origin, std::string_view key) {
@@ -93,10 +111,10 @@ CalibrationPoint read_point(const YAML::Node& node, const std::string& origin) {
                                  size),
                      yaml::where(node["size_bytes"], origin, "size_bytes"));
   }
-  p.size = Bytes(size);
-  p.time = Seconds(positive(node, origin, "time_s"));
-  p.algbw = BitRate(non_negative(node, origin, "algbw_bps"));
-  p.busbw = BitRate(non_negative(node, origin, "busbw_bps"));
+  p.size = Bytes(measured(node, origin, "size_bytes", kMinByteCount, kMaxByteCount));
+  p.time = duration(node, origin, "time_s");
+  p.algbw = rate_or_zero(node, origin, "algbw_bps");
+  p.busbw = rate_or_zero(node, origin, "busbw_bps");
   return p;
 }
 
@@ -114,7 +132,7 @@ AllReduceCalibration read_allreduce(const YAML::Node& map, const std::string& or
         yaml::where(map["algorithm"], origin, "algorithm"));
   }
   c.link = yaml::required_string(map, origin, "link");
-  c.link_rate = BitRate(positive(map, origin, "link_bps"));
+  c.link_rate = rate(map, origin, "link_bps");
   c.dtype = text_or_empty(map, origin, "dtype");
   if (const YAML::Node complete = map["complete"]; complete && !complete.IsNull()) {
     const std::string& v = complete.IsScalar() ? complete.Scalar() : std::string();
@@ -130,12 +148,12 @@ AllReduceCalibration read_allreduce(const YAML::Node& map, const std::string& or
                               {"alpha_s", "beta_bps", "step_latency_s", "rms_relative_error",
                                "max_relative_error", "min_size_bytes", "max_size_bytes", "points"});
     c.alpha = Seconds(yaml::required_number(fit, origin, "alpha_s", -1.0, 1.0));
-    c.beta = BitRate(positive(fit, origin, "beta_bps"));
+    c.beta = rate(fit, origin, "beta_bps");
     c.step_latency = Seconds(yaml::required_number(fit, origin, "step_latency_s", -1.0, 1.0));
-    c.rms_relative_error = non_negative(fit, origin, "rms_relative_error");
-    c.max_relative_error = non_negative(fit, origin, "max_relative_error");
-    c.min_size = Bytes(positive(fit, origin, "min_size_bytes"));
-    c.max_size = Bytes(positive(fit, origin, "max_size_bytes"));
+    c.rms_relative_error = ratio(fit, origin, "rms_relative_error");
+    c.max_relative_error = ratio(fit, origin, "max_relative_error");
+    c.min_size = Bytes(measured(fit, origin, "min_size_bytes", kMinByteCount, kMaxByteCount));
+    c.max_size = Bytes(measured(fit, origin, "max_size_bytes", kMinByteCount, kMaxByteCount));
     c.points = static_cast<int>(yaml::required_integer(fit, origin, "points", 2, 100000000));
     if (c.max_size < c.min_size) {
       throw InputError("is smaller than min_size_bytes",
@@ -181,8 +199,10 @@ ComputeCalibration read_compute(const YAML::Node& map, const std::string& origin
   c.device = text_or_empty(map, origin, "device");
   c.compute_capability = text_or_empty(map, origin, "compute_capability");
   c.gemms = static_cast<int>(yaml::optional_integer(map, origin, "gemms", 0, 1000000).value_or(0));
-  c.forward_time = Seconds(positive(map, origin, "forward_s"));
-  c.per_prompt_token = Seconds(positive(map, origin, "per_prompt_token_s"));
+  c.forward_time = duration(map, origin, "forward_s");
+  // A forward of at least 1 ns over at most 10^9 tokens.
+  c.per_prompt_token = Seconds(measured(map, origin, "per_prompt_token_s",
+                                        kMinSeconds / kMaxCalibrationChunkTokens, kMaxSeconds));
   return c;
 }
 
@@ -202,10 +222,11 @@ TrafficCalibration read_traffic(const YAML::Node& map, const std::string& origin
                      yaml::where(map["phase"], origin, "phase"));
   }
   t.devices = static_cast<int>(yaml::required_integer(map, origin, "devices", 1, 1000000));
-  t.xmit_bytes = Bytes(non_negative(map, origin, "xmit_bytes"));
-  t.measured_per_token = Bytes(non_negative(map, origin, "measured_per_token_bytes"));
-  t.formula_per_token = Bytes(positive(map, origin, "formula_per_token_bytes"));
-  t.ratio = non_negative(map, origin, "ratio");
+  t.xmit_bytes = byte_count(map, origin, "xmit_bytes");
+  t.measured_per_token = byte_count(map, origin, "measured_per_token_bytes");
+  t.formula_per_token =
+      Bytes(measured(map, origin, "formula_per_token_bytes", 1e-9, kMaxByteCount));
+  t.ratio = ratio(map, origin, "ratio");
   return t;
 }
 

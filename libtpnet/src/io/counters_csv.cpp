@@ -14,6 +14,21 @@ namespace {
 
 constexpr double kBytesPerCounterUnit = 4.0;  // port_xmit_data/port_rcv_data count 4-byte words
 
+/// Timestamps may have any origin (a monotonic clock, the epoch), so they are
+/// bounded by size, not by the duration limits: 10^12 s is some 31,700 years,
+/// and differences of such times stay finite.
+constexpr double kMaxTimestamp = 1e12;
+
+double timestamp(const csv::Table& table, const csv::Row& row, std::size_t column,
+                 const std::string& origin, const char* name) {
+  const double value = table.number(row, column);
+  if (value < -kMaxTimestamp || value > kMaxTimestamp) {
+    throw InputError(fmt::format("{} s is outside -1e+12 to 1e+12 s", table.text(row, column)),
+                     InputLocation::in_file(origin, row.line, std::string("column ") + name));
+  }
+  return value;
+}
+
 std::uint64_t counter_cell(const csv::Table& table, const csv::Row& row, std::size_t column,
                            const std::string& origin, const char* name) {
   const std::string& cell = table.text(row, column);
@@ -59,7 +74,7 @@ CounterSeries parse_counters_csv(std::string_view text, const std::string& origi
   CounterSeries series;
   std::map<std::string, DeviceState> states;
   for (const auto& row : table.rows()) {
-    const double time_s = table.number(row, time_column);
+    const double time_s = timestamp(table, row, time_column, origin, "time_s");
     const std::string& device = table.text(row, device_column);
     const std::string& port = table.text(row, port_column);
     if (device.empty()) {
@@ -122,9 +137,9 @@ std::vector<RequestTiming> parse_requests_csv(std::string_view text, const std::
   for (const auto& row : table.rows()) {
     RequestTiming r;
     r.id = table.text(row, id_column);
-    r.start_s = table.number(row, start_column);
-    r.first_token_s = table.number(row, first_column);
-    r.end_s = table.number(row, end_column);
+    r.start_s = timestamp(table, row, start_column, origin, "start_s");
+    r.first_token_s = timestamp(table, row, first_column, origin, "first_token_s");
+    r.end_s = timestamp(table, row, end_column, origin, "end_s");
     if (r.first_token_s < r.start_s) {
       throw InputError("first token comes before the request's start",
                        InputLocation::in_file(origin, row.line, "column first_token_s"));

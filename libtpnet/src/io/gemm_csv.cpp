@@ -6,6 +6,7 @@
 
 #include "csv_table.hpp"
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/quantity.hpp"
 
 namespace tpnet {
 
@@ -20,6 +21,10 @@ Seconds GemmRun::per_prompt_token() const {
 }
 
 namespace {
+
+/// A million TFLOP/s: some thousand times today's largest GPU, so any larger
+/// figure is a broken file rather than a measurement.
+constexpr double kMaxTflops = 1e6;
 
 /// `date=...` from the `# tpnet-calibrate gemm` line, if the file starts with one.
 std::string header_date(std::string_view text) {
@@ -112,8 +117,10 @@ GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
       same(precision == run.precision, "precision", precision, run.precision);
       same(device == run.device, "device", device, run.device);
     }
-    if (run.peak_tflops < 0.0) {
-      throw InputError("must not be negative (0 = unknown)", at(row, "peak_tflops"));
+    if (run.peak_tflops < 0.0 || run.peak_tflops > kMaxTflops) {
+      throw InputError(
+          fmt::format("is {:g}; allowed 0 (unknown) to {:g}", run.peak_tflops, kMaxTflops),
+          at(row, "peak_tflops"));
     }
     GemmTiming g;
     g.name = table.text(row, c_gemm);
@@ -126,8 +133,17 @@ GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
       throw InputError(fmt::format("is {:g}; a GEMM time must be positive", g.median.value()),
                        at(row, "median_s"));
     }
+    if (g.median.value() < kMinSeconds || g.median.value() > kMaxSeconds) {
+      throw InputError(
+          fmt::format("is {:g}; allowed 1e-09 to 3.6e+08 s (1 ns to 100,000 h)", g.median.value()),
+          at(row, "median_s"));
+    }
     g.tflops = table.number(row, c_tflops);
     if (g.tflops < 0.0) throw InputError("must not be negative", at(row, "tflops"));
+    if (g.tflops > kMaxTflops) {
+      throw InputError(fmt::format("is {:g}; allowed 0 to {:g}", g.tflops, kMaxTflops),
+                       at(row, "tflops"));
+    }
     g.source = InputLocation::in_file(origin, row.line);
     run.gemms.push_back(std::move(g));
   }

@@ -11,8 +11,10 @@
 #include <charconv>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/quantity.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {
@@ -105,13 +107,44 @@ void read_provenance(const std::vector<std::string>& words, AllReduceSweep& swee
   }
 }
 
-void check_timing(const AllReduceTiming& t, const InputLocation& where, std::string_view which) {
-  if (!(t.time.value() > 0.0)) {
+/// One timing from the file's microseconds and GB/s, within tpnet's
+/// arithmetic limits (docs/hardening.md): beyond them a later product (bytes x
+/// 8 / bandwidth, the fit's sums) is no longer finite. A bandwidth may be 0, as
+/// nccl-tests prints for tiny sizes.
+AllReduceTiming make_timing(double time_us, double algbw_gbs, double busbw_gbs,
+                            const InputLocation& where, std::string_view which) {
+  if (!(time_us > 0.0)) {
     throw InputError(fmt::format("{} time must be positive", which), where);
   }
-  if (t.algbw.bits_per_second() < 0.0 || t.busbw.bits_per_second() < 0.0) {
-    throw InputError(fmt::format("{} bandwidth must not be negative", which), where);
+  if (time_us < kMinSeconds * 1e6 || time_us > kMaxSeconds * 1e6) {
+    throw InputError(fmt::format("{} time {} us is outside 0.001 us to 100,000 h", which, time_us),
+                     where);
   }
+  constexpr double kMaxGigabytesPerSecond = kMaxBitsPerSecond / 8e9;
+  for (const auto& [name, gbs] : {std::pair{"algbw", algbw_gbs}, std::pair{"busbw", busbw_gbs}}) {
+    if (gbs < 0.0) {
+      throw InputError(fmt::format("{} {} must not be negative", which, name), where);
+    }
+    if (gbs > kMaxGigabytesPerSecond) {
+      throw InputError(
+          fmt::format("{} {} {} GB/s is above 1,250,000 GB/s (10 Pb/s)", which, name, gbs), where);
+    }
+  }
+  AllReduceTiming t;
+  t.time = Seconds::microseconds(time_us);
+  t.algbw = BitRate::gigabytes_per_second(algbw_gbs);
+  t.busbw = BitRate::gigabytes_per_second(busbw_gbs);
+  return t;
+}
+
+/// A buffer size as the file states it: a whole number of bytes up to 10^18.
+Bytes buffer_size(double value, const InputLocation& where, std::string_view empty_message) {
+  if (!(value > 0.0)) throw InputError(std::string(empty_message), where);
+  if (value > kMaxByteCount || std::floor(value) != value) {
+    throw InputError(fmt::format("{} B is not a whole number of bytes from 1 to 10^18", value),
+                     where);
+  }
+  return Bytes(value);
 }
 
 // ---- text ---------------------------------------------------------------
@@ -213,25 +246,18 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
         return *value;
       };
       auto timing = [&](std::size_t at, std::string_view which) {
-        AllReduceTiming t;
-        t.time = Seconds::microseconds(number(at, "time"));
-        t.algbw = BitRate::gigabytes_per_second(number(at + 1, "algbw"));
-        t.busbw = BitRate::gigabytes_per_second(number(at + 2, "busbw"));
+        AllReduceTiming t = make_timing(number(at, "time"), number(at + 1, "algbw"),
+                                        number(at + 2, "busbw"), where, which);
         if (cells[at + 3] != "N/A") {
           t.wrong = number(at + 3, "#wrong");
           check_wrong(*t.wrong, where, which);
         }
-        check_timing(t, where, which);
         return t;
       };
       AllReduceSample s;
       s.source = where;
-      const double size = number(0, "size");
-      if (!(size > 0.0)) {
-        throw InputError("size is 0: an empty all-reduce measures only the launch",
-                         InputLocation::in_file(origin, line_number, "size"));
-      }
-      s.size = Bytes(size);
+      s.size = buffer_size(number(0, "size"), InputLocation::in_file(origin, line_number, "size"),
+                           "size is 0: an empty all-reduce measures only the launch");
       if (lead >= 2) {
         s.count =
             element_count(number(1, "count"), InputLocation::in_file(origin, line_number, "count"));
@@ -297,18 +323,16 @@ double json_number(const YAML::Node& map, const std::string& origin, std::string
 AllReduceTiming json_timing(const YAML::Node& node, const std::string& origin,
                             std::string_view which) {
   yaml::require_map(node, origin, which);
-  AllReduceTiming t;
   const bool cpu = !node["time"] && node["cpu_time"];
-  t.time = Seconds::microseconds(json_number(node, origin, cpu ? "cpu_time" : "time"));
-  t.algbw = BitRate::gigabytes_per_second(json_number(node, origin, "alg_bw"));
-  t.busbw = BitRate::gigabytes_per_second(json_number(node, origin, "bus_bw"));
-  const YAML::Node wrong = node["nwrong"];
   const InputLocation where = yaml::where(node, origin, std::string(which));
+  AllReduceTiming t = make_timing(json_number(node, origin, cpu ? "cpu_time" : "time"),
+                                  json_number(node, origin, "alg_bw"),
+                                  json_number(node, origin, "bus_bw"), where, which);
+  const YAML::Node wrong = node["nwrong"];
   if (wrong && !wrong.IsNull()) {
     t.wrong = json_number(node, origin, "nwrong");
     check_wrong(*t.wrong, yaml::where(wrong, origin, std::string(which) + ".nwrong"), which);
   }
-  check_timing(t, where, which);
   return t;
 }
 
@@ -336,12 +360,8 @@ AllReduceSweep parse_json(std::string_view text, const std::string& origin) {
     yaml::require_map(r, origin, "a results entry");
     AllReduceSample s;
     s.source = yaml::where(r, origin, "");
-    const double size = json_number(r, origin, "size");
-    if (!(size > 0.0)) {
-      throw InputError("is 0: an empty all-reduce measures only the launch",
-                       yaml::where(r["size"], origin, "size"));
-    }
-    s.size = Bytes(size);
+    s.size = buffer_size(json_number(r, origin, "size"), yaml::where(r["size"], origin, "size"),
+                         "is 0: an empty all-reduce measures only the launch");
     if (r["count"]) {
       s.count =
           element_count(json_number(r, origin, "count"), yaml::where(r["count"], origin, "count"));
