@@ -160,6 +160,8 @@ TEST_CASE("fuzz nccl_tests: a busbw of 1e308 GB/s became an infinite rate", "[fu
         "ar.txt:4: size: 1e+19 B is not a whole number of bytes from 1 to 10^18");
   CHECK(error_for("1024.5 256 float sum -1 37.87 0.03 0.05 0 37.87 0.03 0.05 0\n") ==
         "ar.txt:4: size: 1024.5 B is not a whole number of bytes from 1 to 10^18");
+  CHECK(error_for("0.5 0 float sum -1 37.87 0.03 0.05 0 37.87 0.03 0.05 0\n") ==
+        "ar.txt:4: size: 0.5 B is not a whole number of bytes from 1 to 10^18");
   // The limits themselves are accepted; a bandwidth of 0.00 is what small sizes print.
   const AllReduceSweep sweep = parse_nccl_tests(
       log_with("8 2 float sum -1 0.001 0.00 0.00 0 37.87 1250000 1250000 0\n"), "ar.txt");

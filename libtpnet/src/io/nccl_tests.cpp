@@ -139,8 +139,8 @@ AllReduceTiming make_timing(double time_us, double algbw_gbs, double busbw_gbs,
 
 /// A buffer size as the file states it: a whole number of bytes up to 10^18.
 Bytes buffer_size(double value, const InputLocation& where, std::string_view empty_message) {
-  if (!(value > 0.0)) throw InputError(std::string(empty_message), where);
-  if (value > kMaxByteCount || std::floor(value) != value) {
+  if (value == 0.0) throw InputError(std::string(empty_message), where);
+  if (!(value >= kMinByteCount) || value > kMaxByteCount || std::floor(value) != value) {
     throw InputError(fmt::format("{} B is not a whole number of bytes from 1 to 10^18", value),
                      where);
   }
