@@ -4,25 +4,14 @@
 // missing part (an LM head, the shared experts, the MLA projections) fails it.
 
 #include "catch.hpp"
+#include "model_fixtures.hpp"
 #include "tpnet/model_catalog.hpp"
 #include "tpnet/params.hpp"
 
 using namespace tpnet;
+using tpnet::test::tiny_dense;
 
 namespace {
-
-ModelArch tiny_dense() {
-  ModelArch m;
-  m.name = "tiny";
-  m.hidden_size = 64;
-  m.num_layers = 2;
-  m.vocab_size = 100;
-  m.num_attention_heads = 8;
-  m.num_kv_heads = 2;
-  m.head_dim = 16;
-  m.intermediate_size = 128;
-  return m;
-}
 
 ParamEstimate of(const std::string& name) { return estimate_params(builtin_model(name)); }
 

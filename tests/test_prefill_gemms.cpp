@@ -8,27 +8,16 @@
 #include <string>
 
 #include "catch.hpp"
+#include "model_fixtures.hpp"
 #include "tpnet/memory.hpp"
 #include "tpnet/model_catalog.hpp"
 #include "tpnet/params.hpp"
 #include "tpnet/prefill_gemms.hpp"
 
 using namespace tpnet;
+using tpnet::test::tiny_dense;
 
 namespace {
-
-ModelArch tiny_dense() {
-  ModelArch m;
-  m.name = "tiny";
-  m.hidden_size = 64;
-  m.num_layers = 2;
-  m.vocab_size = 100;
-  m.num_attention_heads = 8;
-  m.num_kv_heads = 2;
-  m.head_dim = 16;
-  m.intermediate_size = 128;
-  return m;
-}
 
 const GemmShape& find(const std::vector<GemmShape>& shapes, const std::string& name) {
   const auto it = std::find_if(shapes.begin(), shapes.end(),

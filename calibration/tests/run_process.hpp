@@ -1,8 +1,9 @@
 #pragma once
-// Runs tpnet-calibrate, tpnet or mpirun as a user would (through the shell
-// only to redirect output; every argument is quoted) and captures the result.
+// Runs tpnet-calibrate, tpnet or mpirun as a user would, through
+// cli_runner.hpp's run_program, and captures the result.
 
-#include <cstdlib>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -11,25 +12,9 @@
 
 namespace tpnet::test {
 
+/// argv[0] is the program (a path), the rest its arguments; see cli_runner.hpp.
 inline CliResult run_program(const std::vector<std::string>& argv) {
-  static int counter = 0;
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string stem =
-      "tpnet_calibrate_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
-  const auto out_path = dir / (stem + ".out");
-  const auto err_path = dir / (stem + ".err");
-  std::string command;
-  for (const auto& arg : argv) command += (command.empty() ? "" : " ") + shell_quote(arg);
-  command += " >" + shell_quote(out_path.string()) + " 2>" + shell_quote(err_path.string()) +
-             " </dev/null";
-  const int status = std::system(command.c_str());
-  CliResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(out_path);
-  result.err = slurp(err_path);
-  std::filesystem::remove(out_path);
-  std::filesystem::remove(err_path);
-  return result;
+  return run_program(argv.front(), std::vector<std::string>(argv.begin() + 1, argv.end()));
 }
 
 /// tpnet-calibrate with these arguments.
