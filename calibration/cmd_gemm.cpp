@@ -1,5 +1,5 @@
 // `gemm`: times one node's prefill weight GEMMs of a model at a TP size and
-// chunk (tpnet/prefill_gemms.hpp) through cuBLASLt, in NVFP4 where the GPU
+// chunk (tpnet/model/prefill_gemms.hpp) through cuBLASLt, in NVFP4 where the GPU
 // and cuBLASLt have it, else FP8 or BF16, after checking a small case against
 // a CPU reference. Prints compute per prompt token per node and TFLOP/s
 // against the device's peak; --out writes the gemm CSV tpnet calibration reads.
@@ -19,8 +19,8 @@
 #include "gemm_cublaslt.hpp"
 #include "gemm_report.hpp"
 #include "tpnet/error.hpp"
-#include "tpnet/model_catalog.hpp"
-#include "tpnet/prefill_gemms.hpp"
+#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/model/prefill_gemms.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::calibrate {

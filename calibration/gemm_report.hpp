@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gemm_peak.hpp"
-#include "tpnet/prefill_gemms.hpp"
+#include "tpnet/model/prefill_gemms.hpp"
 
 namespace tpnet::calibrate {
 

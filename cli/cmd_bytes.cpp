@@ -6,7 +6,7 @@
 
 #include "common.hpp"
 #include "tpnet/quantity.hpp"
-#include "tpnet/traffic.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
 
 namespace tpnet::cli {
 namespace {

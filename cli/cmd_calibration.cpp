@@ -15,12 +15,12 @@
 
 #include "common.hpp"
 #include "sweep_flags.hpp"
-#include "tpnet/calibration.hpp"
+#include "tpnet/measured/calibration.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/nccl_tests.hpp"
-#include "tpnet/model_catalog.hpp"
+#include "tpnet/model/model_catalog.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {

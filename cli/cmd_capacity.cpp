@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "common.hpp"
-#include "tpnet/capacity.hpp"
+#include "tpnet/analysis/capacity.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/quantity.hpp"
 

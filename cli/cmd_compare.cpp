@@ -11,7 +11,7 @@
 #include "common.hpp"
 #include "compare_writer.hpp"
 #include "exit_codes.hpp"
-#include "tpnet/compare.hpp"
+#include "tpnet/analysis/compare.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {

@@ -6,7 +6,7 @@
 
 #include "calibration_flags.hpp"
 #include "common.hpp"
-#include "tpnet/decode.hpp"
+#include "tpnet/analysis/decode.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {

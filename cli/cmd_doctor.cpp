@@ -9,7 +9,7 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "sweep_flags.hpp"
-#include "tpnet/calibration_fit.hpp"
+#include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/quantity.hpp"
 

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "common.hpp"
-#include "tpnet/nccl_model.hpp"
+#include "tpnet/fabric/nccl_model.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {

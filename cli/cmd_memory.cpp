@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "common.hpp"
-#include "tpnet/memory.hpp"
-#include "tpnet/model_catalog.hpp"
+#include "tpnet/analysis/memory.hpp"
+#include "tpnet/model/model_catalog.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {

@@ -6,7 +6,7 @@
 
 #include "common.hpp"
 #include "tpnet/quantity.hpp"
-#include "tpnet/recommend.hpp"
+#include "tpnet/analysis/plan_search.hpp"
 
 namespace tpnet::cli {
 namespace {

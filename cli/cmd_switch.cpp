@@ -7,10 +7,10 @@
 #include <memory>
 
 #include "common.hpp"
-#include "tpnet/node.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/quantity.hpp"
-#include "tpnet/switch_catalog.hpp"
-#include "tpnet/switch_plan.hpp"
+#include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/fabric/switch_plan.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -14,7 +14,7 @@
 #include "common.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/quantity.hpp"
-#include "tpnet/traffic_windows.hpp"
+#include "tpnet/measured/traffic_windows.hpp"
 
 namespace tpnet::cli {
 

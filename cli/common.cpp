@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "tpnet/model_catalog.hpp"
+#include "tpnet/model/model_catalog.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "document.hpp"
-#include "tpnet/collective.hpp"
-#include "tpnet/engine.hpp"
-#include "tpnet/gate.hpp"
-#include "tpnet/link.hpp"
-#include "tpnet/model.hpp"
+#include "tpnet/fabric/collective.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/analysis/budgets.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/model/model.hpp"
 
 namespace tpnet::cli {
 

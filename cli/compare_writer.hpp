@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "document.hpp"
-#include "tpnet/compare.hpp"
-#include "tpnet/point_estimate.hpp"
+#include "tpnet/analysis/compare.hpp"
+#include "tpnet/analysis/point_estimate.hpp"
 
 namespace tpnet::cli {
 

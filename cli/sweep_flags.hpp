@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tpnet/calibration_fit.hpp"
+#include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 
 namespace tpnet::cli {

@@ -1,7 +1,7 @@
 #pragma once
 // Small model architectures shared by the unit tests.
 
-#include "tpnet/model.hpp"
+#include "tpnet/model/model.hpp"
 
 namespace tpnet::test {
 

@@ -7,7 +7,7 @@
 
 #include "catch.hpp"
 #include "golden.hpp"
-#include "tpnet/capacity.hpp"
+#include "tpnet/analysis/capacity.hpp"
 #include "tpnet/io/sweep_io.hpp"
 
 using namespace tpnet;

@@ -12,7 +12,7 @@
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 #include "tpnet/io/sweep_io.hpp"
-#include "tpnet/link.hpp"
+#include "tpnet/fabric/link.hpp"
 #include "tpnet/quantity.hpp"
 
 using namespace tpnet;

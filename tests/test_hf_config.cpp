@@ -7,9 +7,9 @@
 
 #include "catch.hpp"
 #include "tpnet/io/hf_config.hpp"
-#include "tpnet/model_catalog.hpp"
-#include "tpnet/params.hpp"
-#include "tpnet/traffic.hpp"
+#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/model/params.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
 
 using namespace tpnet;
 

@@ -1,5 +1,5 @@
 #include "catch.hpp"
-#include "tpnet/link.hpp"
+#include "tpnet/fabric/link.hpp"
 
 using namespace tpnet;
 

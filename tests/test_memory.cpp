@@ -6,8 +6,8 @@
 
 #include "catch.hpp"
 #include "golden.hpp"
-#include "tpnet/memory.hpp"
-#include "tpnet/model_catalog.hpp"
+#include "tpnet/analysis/memory.hpp"
+#include "tpnet/model/model_catalog.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "tpnet/nccl_model.hpp"
+#include "tpnet/fabric/nccl_model.hpp"
 
 using namespace tpnet;
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "catch.hpp"
-#include "tpnet/calibration_fit.hpp"
+#include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 
 using namespace tpnet;

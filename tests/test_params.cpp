@@ -5,8 +5,8 @@
 
 #include "catch.hpp"
 #include "model_fixtures.hpp"
-#include "tpnet/model_catalog.hpp"
-#include "tpnet/params.hpp"
+#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/model/params.hpp"
 
 using namespace tpnet;
 using tpnet::test::tiny_dense;

@@ -9,10 +9,10 @@
 
 #include "catch.hpp"
 #include "model_fixtures.hpp"
-#include "tpnet/memory.hpp"
-#include "tpnet/model_catalog.hpp"
-#include "tpnet/params.hpp"
-#include "tpnet/prefill_gemms.hpp"
+#include "tpnet/analysis/memory.hpp"
+#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/model/params.hpp"
+#include "tpnet/model/prefill_gemms.hpp"
 
 using namespace tpnet;
 using tpnet::test::tiny_dense;

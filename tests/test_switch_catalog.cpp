@@ -7,9 +7,9 @@
 #include "cli_checks.hpp"
 #include "tpnet/io/node_yaml.hpp"
 #include "tpnet/io/switch_yaml.hpp"
-#include "tpnet/model_catalog.hpp"
-#include "tpnet/node.hpp"
-#include "tpnet/switch_catalog.hpp"
+#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/fabric/node.hpp"
+#include "tpnet/fabric/switch_catalog.hpp"
 
 using namespace tpnet;
 

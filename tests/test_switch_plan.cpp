@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "catch.hpp"
-#include "tpnet/node.hpp"
-#include "tpnet/switch_catalog.hpp"
-#include "tpnet/switch_plan.hpp"
+#include "tpnet/fabric/node.hpp"
+#include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/fabric/switch_plan.hpp"
 
 using namespace tpnet;
 

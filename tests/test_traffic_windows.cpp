@@ -6,7 +6,7 @@
 #include "catch.hpp"
 #include "golden.hpp"
 #include "tpnet/io/counters_csv.hpp"
-#include "tpnet/traffic_windows.hpp"
+#include "tpnet/measured/traffic_windows.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/model_catalog.hpp"
+#include "tpnet/model/model_catalog.hpp"
 
 namespace tpnet::detail {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "compare_writer.hpp"
-#include "tpnet/compare.hpp"
+#include "tpnet/analysis/compare.hpp"
 #include "tpnet/tpnet.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "tpnet/calibration.hpp"
+#include "tpnet/measured/calibration.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include "fuzz_check.hpp"
 #include "fuzz_traffic.hpp"
 #include "tpnet/io/counters_csv.hpp"
-#include "tpnet/traffic_windows.hpp"
+#include "tpnet/measured/traffic_windows.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tpnet;

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "fuzz_check.hpp"
-#include "tpnet/calibration.hpp"
+#include "tpnet/measured/calibration.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "tpnet/calibration_fit.hpp"
+#include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include "fuzz_check.hpp"
 #include "tpnet/io/plan_yaml.hpp"
-#include "tpnet/plan.hpp"
+#include "tpnet/analysis/serving_plan.hpp"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "tpnet/link.hpp"
+#include "tpnet/fabric/link.hpp"
 #include "tpnet/quantity.hpp"
-#include "tpnet/switch_catalog.hpp"
+#include "tpnet/fabric/switch_catalog.hpp"
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "tpnet/node.hpp"
-#include "tpnet/switch_catalog.hpp"
-#include "tpnet/switch_plan.hpp"
+#include "tpnet/fabric/node.hpp"
+#include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/fabric/switch_plan.hpp"
 
 namespace tpnet::fuzz {
 

@@ -7,7 +7,7 @@
 
 #include "fuzz_check.hpp"
 #include "tpnet/io/counters_csv.hpp"
-#include "tpnet/traffic_windows.hpp"
+#include "tpnet/measured/traffic_windows.hpp"
 
 namespace tpnet::fuzz {
 

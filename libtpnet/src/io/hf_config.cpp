@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/params.hpp"
+#include "tpnet/model/params.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {

@@ -7,7 +7,7 @@
 #include "catalog_yaml.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/quantity.hpp"
-#include "tpnet/switch_catalog.hpp"
+#include "tpnet/fabric/switch_catalog.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {

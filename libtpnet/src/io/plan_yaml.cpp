@@ -4,7 +4,7 @@
 
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/model_catalog.hpp"
+#include "tpnet/model/model_catalog.hpp"
 #include "tpnet/quantity.hpp"
 #include "yaml_fields.hpp"
 

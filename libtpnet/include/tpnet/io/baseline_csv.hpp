@@ -7,7 +7,7 @@
 #include <vector>
 #include "tpnet/error.hpp"
 
-#include "tpnet/prefill.hpp"
+#include "tpnet/analysis/penalty.hpp"
 
 namespace tpnet {
 

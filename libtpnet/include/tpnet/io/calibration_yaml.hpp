@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "tpnet/calibration.hpp"
+#include "tpnet/measured/calibration.hpp"
 
 namespace tpnet {
 

@@ -2,13 +2,13 @@
 /// Hugging Face config.json files: the architecture as transformers writes it,
 /// under each family's key names (docs/models.md, "Hugging Face config.json").
 /// config.json states no parameter count, so total and active parameters are
-/// the estimate of tpnet/params.hpp.
+/// the estimate of tpnet/model/params.hpp.
 
 #include <string>
 #include <string_view>
 
 #include "tpnet/error.hpp"
-#include "tpnet/model.hpp"
+#include "tpnet/model/model.hpp"
 
 namespace tpnet {
 

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "tpnet/error.hpp"
-#include "tpnet/node.hpp"
+#include "tpnet/fabric/node.hpp"
 
 namespace tpnet {
 

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "tpnet/error.hpp"
-#include "tpnet/plan.hpp"
+#include "tpnet/analysis/serving_plan.hpp"
 
 namespace tpnet {
 

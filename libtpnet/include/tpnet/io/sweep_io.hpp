@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/capacity.hpp"
+#include "tpnet/analysis/capacity.hpp"
 #include "tpnet/error.hpp"
 
 namespace tpnet {

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "tpnet/error.hpp"
-#include "tpnet/switch_catalog.hpp"
+#include "tpnet/fabric/switch_catalog.hpp"
 
 namespace tpnet {
 

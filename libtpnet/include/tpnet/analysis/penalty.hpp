@@ -1,0 +1,67 @@
+#pragma once
+/// Prefill over a slower link: the upper bound on extra time-to-first-token
+/// and, given a measured TTFT, the bound as a share of it
+/// (DOMAIN.md s.4, docs/formulas.md s.4).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpnet/model/engine.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/model/model.hpp"
+#include "tpnet/quantity.hpp"
+#include "tpnet/units.hpp"
+
+namespace tpnet {
+
+struct PrefillScenario {
+  std::string name;  ///< "P2", or the prompt text "8k"
+  PromptSpec prompt;
+  std::optional<Seconds> baseline_ttft;  ///< measured at the `from` link
+};
+
+/// The GLM-5.3 study's tests P1-P6: 1k, 8k, 32k, 4x8k, 64k, 4x16k.
+[[nodiscard]] std::vector<PrefillScenario> study_scenarios();
+
+/// Prompt tokens one prefill step (forward pass) can take: the chunk
+/// (max_num_batched_tokens), or r x long_prefill_token_threshold when that is smaller.
+[[nodiscard]] TokenCount prefill_step_budget(const EngineConfig& engine, const PromptSpec& prompt);
+
+/// Extra time to send `bytes` at `to` instead of `from`:
+/// bytes x 8 x (1/to - 1/from). Zero for equal links, negative when `to` is faster.
+[[nodiscard]] Seconds extra_transfer_time(Bytes bytes, BitRate from, BitRate to);
+
+struct ScenarioPenalty {
+  PrefillScenario scenario;
+  TokenCount total_tokens = 0;
+  Bytes prefill_bytes_per_node;
+  long long prefill_forwards = 0;  ///< forward passes the engine needs for the prompt(s)
+  Bytes step_block;                ///< block of one all-reduce in a full prefill step
+  Seconds comm_time_from;          ///< prefill bytes at the `from` rate
+  Seconds extra_ttft_bound;
+  // With a baseline TTFT:
+  std::optional<double> network_share;        ///< comm_time_from / baseline, capped at 1
+  std::optional<double> ttft_increase_bound;  ///< network_share x (from/to - 1)
+  std::optional<Seconds> ttft_bound_at_to;    ///< baseline + extra bound
+  std::vector<std::string> notes;
+};
+
+struct PenaltyReport {
+  Link from;
+  Link to;
+  Bytes per_token_bytes;
+  bool per_token_measured = false;  ///< true when the user gave measured bytes per token
+  Seconds extra_per_1k_tokens;
+  std::vector<ScenarioPenalty> scenarios;
+  std::vector<std::string> warnings;
+};
+
+/// `measured_per_token` replaces the formula's bytes per token (e.g. from
+/// RDMA counters: the study measured 3.54-3.60 MB at TP8).
+[[nodiscard]] PenaltyReport analyze_penalty(const ModelArch& model, const EngineConfig& engine,
+                                            const Link& from, const Link& to,
+                                            const std::vector<PrefillScenario>& scenarios,
+                                            std::optional<Bytes> measured_per_token = {});
+
+}  // namespace tpnet

@@ -1,0 +1,119 @@
+#pragma once
+/// A model's architecture: what decides the bytes a tensor-parallel forward
+/// pass sends (hidden size, layers, vocabulary), the weights each node reads
+/// (parameters, bits per weight), and the shapes a parameter estimate needs
+/// (tpnet/model/params.hpp). Every shape field beyond the first group is optional:
+/// zero (or an empty optional) means "not given".
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tpnet {
+
+/// How attention is built; it decides KV cache shapes and whether every
+/// layer is a full-attention layer. Traffic per layer does not depend on it.
+enum class AttentionKind {
+  mha,             ///< multi-head attention, one KV head per query head
+  gqa,             ///< grouped-query attention
+  mla,             ///< multi-head latent attention (DeepSeek)
+  sparse,          ///< sparse attention over a selected top-k of earlier tokens (DSA)
+  hybrid_linear,   ///< linear-attention (e.g. Gated DeltaNet) layers mixed with full attention
+  sliding_window,  ///< sliding-window layers mixed with full attention
+};
+
+[[nodiscard]] std::string_view to_string(AttentionKind kind);
+
+/// Mixture-of-experts fields; absent for dense models.
+struct MoeSpec {
+  int routed_experts = 0;
+  int experts_per_token = 0;
+  int shared_experts = 0;
+  /// Width of one routed expert's gated FFN (moe_intermediate_size); 0 = not given.
+  long long expert_intermediate_size = 0;
+  /// Width of one shared expert when a family states it apart
+  /// (Qwen's shared_expert_intermediate_size); 0 = expert_intermediate_size.
+  long long shared_expert_intermediate_size = 0;
+  /// Layers with a dense FFN instead of experts (DeepSeek's first_k_dense_replace).
+  int first_dense_layers = 0;
+};
+
+/// Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): queries and keys/values
+/// pass through low-rank projections.
+struct MlaSpec {
+  int kv_lora_rank = 0;
+  int q_lora_rank = 0;  ///< 0 = queries are not compressed
+  int qk_rope_head_dim = 0;
+  int qk_nope_head_dim = 0;
+  int v_head_dim = 0;
+};
+
+/// Head shapes of linear-attention (Gated DeltaNet) layers, as Qwen3-Next names
+/// them (linear_num_key_heads, ...).
+struct LinearAttentionSpec {
+  int key_heads = 0;
+  int value_heads = 0;
+  int key_head_dim = 0;
+  int value_head_dim = 0;
+  int conv_kernel = 0;  ///< short causal convolution width (linear_conv_kernel_dim)
+};
+
+struct ModelArch {
+  std::string name;         ///< catalog name, e.g. "glm-5.3"
+  std::string description;  ///< one line for listings
+  std::string source;       ///< where the numbers come from
+
+  long long hidden_size = 0;
+  int num_layers = 0;
+  long long vocab_size = 0;
+  int num_attention_heads = 0;
+  int num_kv_heads = 0;
+  AttentionKind attention = AttentionKind::gqa;
+  std::optional<int> sparse_attention_top_k;
+
+  double total_params = 0.0;   ///< all weights
+  double active_params = 0.0;  ///< weights read per token (= total for dense models)
+  double bits_per_weight = 16.0;
+
+  std::optional<MoeSpec> moe;
+
+  /// Values not stated by the model's source, with why they were chosen.
+  std::map<std::string, std::string> assumptions;
+
+  // Shapes for the parameter estimate (tpnet/model/params.hpp); all optional.
+  int head_dim = 0;                 ///< per attention head; 0 = hidden_size / heads
+  long long intermediate_size = 0;  ///< dense (gated) FFN width; 0 = not given
+  std::optional<MlaSpec> mla;       ///< present for MLA models
+  int mtp_layers = 0;               ///< multi-token-prediction layers (num_nextn_predict_layers)
+  int linear_attention_layers = 0;  ///< layers of linear attention in a hybrid model
+  std::optional<LinearAttentionSpec> linear_attention;  ///< their head shapes
+  int sparse_attention_index_heads = 0;     ///< DSA indexer heads (index_n_heads); 0 = none
+  int sparse_attention_index_head_dim = 0;  ///< DSA indexer head size (index_head_dim)
+  int sliding_window = 0;                   ///< tokens a sliding-window layer sees; 0 = none
+  int sliding_window_layers = 0;            ///< how many layers use that window
+  bool tie_word_embeddings = false;         ///< LM head shares the input embedding
+  std::string torch_dtype;                  ///< checkpoint dtype, e.g. "bfloat16"; empty = unknown
+  std::string quantization;  ///< checkpoint format, e.g. "fp8", "mxfp4"; empty = none
+};
+
+/// Bounds every model reader (YAML, config.json) enforces. They are far beyond
+/// any published model but keep every product of them finite and exact enough
+/// in a double.
+namespace model_limits {
+inline constexpr long long kMaxHidden = 1 << 20;
+inline constexpr long long kMaxLayers = 100000;
+inline constexpr long long kMaxVocab = 100000000;
+inline constexpr long long kMaxHeads = 65536;
+inline constexpr long long kMaxWidth = 1 << 24;  ///< FFN widths, head sizes, low ranks
+inline constexpr long long kMaxExperts = 1 << 20;
+inline constexpr long long kMaxMtpLayers = 64;
+inline constexpr long long kMaxTokens = 1LL << 30;  ///< windows, top-k
+inline constexpr double kMaxParams = 1e15;
+}  // namespace model_limits
+
+/// The attention head size: head_dim when given; for MLA the query/key head
+/// (qk_nope_head_dim + qk_rope_head_dim); else hidden_size / heads.
+[[nodiscard]] long long effective_head_dim(const ModelArch& model);
+
+}  // namespace tpnet

@@ -1,0 +1,552 @@
+#include "tpnet/analysis/capacity.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace tpnet {
+namespace {
+
+/// Relative slack for "equal passes": 1000 ms typed as a flag and 1000 read
+/// from a CSV may differ in the last bit.
+constexpr double kEqualSlack = 1e-9;
+/// A later level whose TTFT falls (or TPS rises) by more than this is doubtful.
+constexpr double kMonotoneSlack = 0.10;
+/// TPS and 1/ITL further apart than this suggest a wrong column (aggregate TPS?).
+constexpr double kItlMismatch = 0.25;
+
+std::string where_text(const InputLocation& at) {
+  std::string out = at.file;
+  if (at.line > 0) out += ":" + std::to_string(at.line);
+  if (!at.key.empty()) out += (out.empty() ? "" : " ") + at.key;
+  return out.empty() ? "input" : out;
+}
+
+std::string ms(Seconds s) { return fmt::format("{:g} ms", s.value() * 1e3); }
+std::string tokens(TokenRate r) { return fmt::format("{:g}", r.tokens_per_second()); }
+
+bool meets_ttft(Seconds ttft, const SloSpec& slo) {
+  return ttft.value() <= slo.ttft.value() * (1.0 + kEqualSlack);
+}
+bool meets_tps(TokenRate tps, const SloSpec& slo) {
+  return tps.tokens_per_second() >= slo.tps.tokens_per_second() * (1.0 - kEqualSlack);
+}
+bool near(double value, double threshold, double edge) {
+  return std::fabs(value - threshold) <= edge * threshold * (1.0 + kEqualSlack);
+}
+
+std::vector<SweepPoint> sorted_points(const Sweep& sweep) {
+  if (sweep.points.empty()) {
+    throw InputError("config '" + sweep.config + "' has no measured points",
+                     InputLocation::for_key("--sweep"));
+  }
+  std::vector<SweepPoint> points = sweep.points;
+  std::stable_sort(points.begin(), points.end(), [](const SweepPoint& a, const SweepPoint& b) {
+    return a.concurrency < b.concurrency;
+  });
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const SweepPoint& p = points[i];
+    if (p.concurrency < 1) {
+      throw InputError(fmt::format("config '{}': concurrency must be at least 1", sweep.config),
+                       p.source);
+    }
+    if (!(p.ttft.value() > 0.0) || !(p.tps.tokens_per_second() > 0.0)) {
+      throw InputError(fmt::format("config '{}' at C={}: TTFT and TPS must be positive",
+                                   sweep.config, p.concurrency),
+                       p.source);
+    }
+    if (i > 0 && points[i - 1].concurrency == p.concurrency) {
+      throw InputError(fmt::format("config '{}' has concurrency {} twice (also at {})",
+                                   sweep.config, p.concurrency, where_text(points[i - 1].source)),
+                       p.source);
+    }
+  }
+  return points;
+}
+
+int c_max_of(const std::vector<SweepPoint>& points, const SloSpec& slo) {
+  int c_max = 0;
+  for (const auto& p : points) {
+    if (meets_ttft(p.ttft, slo) && meets_tps(p.tps, slo)) c_max = std::max(c_max, p.concurrency);
+  }
+  return c_max;
+}
+
+SloSpec shifted(const SloSpec& slo, double edge, bool loosen) {
+  const double k = loosen ? edge : -edge;
+  return SloSpec{slo.ttft * (1.0 + k), slo.tps * (1.0 - k)};
+}
+
+bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/// Levels between this sweep's lowest and highest that other sweeps measured,
+/// or, when every level here is a power of two, powers of two left out.
+std::vector<int> gaps_of(const std::vector<SweepPoint>& points, const std::set<int>& all_levels) {
+  std::set<int> mine;
+  for (const auto& p : points) mine.insert(p.concurrency);
+  const int lo = *mine.begin();
+  const int hi = *mine.rbegin();
+  std::set<int> gaps;
+  for (int level : all_levels) {
+    if (level > lo && level < hi && mine.count(level) == 0) gaps.insert(level);
+  }
+  if (std::all_of(mine.begin(), mine.end(), is_power_of_two)) {
+    for (long long level = lo; level < hi; level *= 2) {
+      if (mine.count(static_cast<int>(level)) == 0) gaps.insert(static_cast<int>(level));
+    }
+  }
+  return {gaps.begin(), gaps.end()};
+}
+
+std::string join_levels(const std::vector<int>& levels) {
+  std::string out;
+  for (int level : levels) out += (out.empty() ? "" : ", ") + std::to_string(level);
+  return out;
+}
+
+/// Why the first level above C_max fails, with how far each value is off.
+std::string failure_text(const PointVerdict& v, const SloSpec& slo, double edge) {
+  std::vector<std::string> parts;
+  const auto edge_word = [&](bool on) {
+    return on ? fmt::format(", within {:g}% of it: on the edge", edge * 100.0) : std::string();
+  };
+  if (!v.meets_ttft) {
+    const double over = v.point.ttft / slo.ttft - 1.0;
+    parts.push_back(fmt::format("TTFT {} > {} ({:.1f}% over{})", ms(v.point.ttft), ms(slo.ttft),
+                                over * 100.0, edge_word(v.ttft_on_edge)));
+  }
+  if (!v.meets_tps) {
+    const double short_by = 1.0 - v.point.tps / slo.tps;
+    parts.push_back(fmt::format("TPS {} < {} tokens/s ({:.1f}% short{})", tokens(v.point.tps),
+                                tokens(slo.tps), short_by * 100.0, edge_word(v.tps_on_edge)));
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " and ") + p;
+  return out;
+}
+
+void add_data_warnings(ConfigCapacity& c) {
+  const auto& pts = c.points;
+  for (std::size_t i = 1; i < pts.size(); ++i) {
+    const SweepPoint& a = pts[i - 1].point;
+    const SweepPoint& b = pts[i].point;
+    if (b.ttft.value() < a.ttft.value() * (1.0 - kMonotoneSlack)) {
+      c.warnings.push_back(fmt::format(
+          "{}: TTFT falls from {} at C={} to {} at C={} ({:.0f}%) as concurrency rises; check {}",
+          c.config, ms(a.ttft), a.concurrency, ms(b.ttft), b.concurrency,
+          (b.ttft / a.ttft - 1.0) * 100.0, where_text(b.source)));
+    }
+    if (b.tps.tokens_per_second() > a.tps.tokens_per_second() * (1.0 + kMonotoneSlack)) {
+      c.warnings.push_back(fmt::format(
+          "{}: TPS rises from {} at C={} to {} at C={} (+{:.0f}%) as concurrency rises; check {}",
+          c.config, tokens(a.tps), a.concurrency, tokens(b.tps), b.concurrency,
+          (b.tps / a.tps - 1.0) * 100.0, where_text(b.source)));
+    }
+  }
+  for (const auto& v : pts) {
+    const SweepPoint& p = v.point;
+    if (v.tps_from_itl) {
+      const double ratio = p.tps / *v.tps_from_itl;
+      if (std::fabs(ratio - 1.0) > kItlMismatch) {
+        c.warnings.push_back(fmt::format(
+            "{} at C={}: TPS {} is {:.2f} x 1000/ITL ({}); TPS should be one request's decode "
+            "rate (is it an aggregate, or ITL in other units?); see {}",
+            c.config, p.concurrency, tokens(p.tps), ratio, tokens(*v.tps_from_itl),
+            where_text(p.source)));
+      }
+    }
+    if (p.latency && *p.latency < p.ttft) {
+      c.warnings.push_back(fmt::format(
+          "{} at C={}: end-to-end latency {:g} s is below TTFT {}; check the units at {}", c.config,
+          p.concurrency, p.latency->value(), ms(p.ttft), where_text(p.source)));
+    }
+  }
+  for (const auto& v : pts) {
+    if (v.point.concurrency < c.c_max && !v.meets()) {
+      c.warnings.push_back(fmt::format(
+          "{}: C={} fails the SLOs but C={} meets them; C_max is the largest level that meets "
+          "them ({}), so check C={} ({})",
+          c.config, v.point.concurrency, c.c_max, c.c_max, v.point.concurrency,
+          where_text(v.point.source)));
+    }
+  }
+}
+
+ConfigCapacity analyze_impl(const Sweep& sweep, const SloSpec& slo, const CapacityOptions& options,
+                            const std::set<int>& all_levels) {
+  ConfigCapacity c;
+  c.config = sweep.config;
+  c.tp = sweep.tp;
+  const std::vector<SweepPoint> points = sorted_points(sweep);
+  for (const auto& p : points) {
+    PointVerdict v;
+    v.point = p;
+    v.meets_ttft = meets_ttft(p.ttft, slo);
+    v.meets_tps = meets_tps(p.tps, slo);
+    v.ttft_on_edge = near(p.ttft.value(), slo.ttft.value(), options.edge);
+    v.tps_on_edge = near(p.tps.tokens_per_second(), slo.tps.tokens_per_second(), options.edge);
+    if (p.itl) v.tps_from_itl = rate_from_interval(*p.itl);
+    c.points.push_back(v);
+    const TokenRate throughput = p.tps * static_cast<double>(p.concurrency);
+    if (throughput > c.peak_throughput) {
+      c.peak_throughput = throughput;
+      c.peak_concurrency = p.concurrency;
+    }
+  }
+  c.c_max = c_max_of(points, slo);
+  c.c_max_tight = c_max_of(points, shifted(slo, options.edge, false));
+  c.c_max_loose = c_max_of(points, shifted(slo, options.edge, true));
+
+  const PointVerdict* at_c_max = nullptr;
+  const PointVerdict* failing = nullptr;
+  for (const auto& v : c.points) {
+    if (v.point.concurrency == c.c_max) at_c_max = &v;
+    if (v.point.concurrency > c.c_max && failing == nullptr) failing = &v;
+  }
+  if (at_c_max != nullptr) {
+    c.latency_at_c_max = at_c_max->point.latency;
+    c.on_edge = at_c_max->ttft_on_edge || at_c_max->tps_on_edge;
+  }
+  c.users = users_by_littles_law(c.c_max, c.latency_at_c_max, options.think);
+
+  const double edge_pct = options.edge * 100.0;
+  if (failing != nullptr) {
+    c.fails_at = failing->point.concurrency;
+    c.binding = !failing->meets_ttft && !failing->meets_tps ? Binding::both
+                : !failing->meets_ttft                      ? Binding::ttft
+                                                            : Binding::tps;
+    c.on_edge = c.on_edge || (!failing->meets_ttft && failing->ttft_on_edge) ||
+                (!failing->meets_tps && failing->tps_on_edge);
+    const std::string why = failure_text(*failing, slo, options.edge);
+    if (c.c_max == 0) {
+      c.notes.push_back(
+          fmt::format("C_max 0: even the lowest measured level, C={}, fails: {}", c.fails_at, why));
+    } else {
+      c.notes.push_back(fmt::format("C_max {}: C={} fails {}", c.c_max, c.fails_at, why));
+    }
+  } else {
+    c.notes.push_back(fmt::format(
+        "every measured level meets both SLOs, up to C={}: capacity may be higher than measured",
+        c.c_max));
+  }
+  if (at_c_max != nullptr && (at_c_max->ttft_on_edge || at_c_max->tps_on_edge)) {
+    std::vector<std::string> parts;
+    if (at_c_max->ttft_on_edge) {
+      parts.push_back(fmt::format("TTFT {} against {}", ms(at_c_max->point.ttft), ms(slo.ttft)));
+    }
+    if (at_c_max->tps_on_edge) {
+      parts.push_back(
+          fmt::format("TPS {} against {} tokens/s", tokens(at_c_max->point.tps), tokens(slo.tps)));
+    }
+    c.notes.push_back(
+        fmt::format("C={} meets the SLOs within {:g}% of a threshold ({}): on the edge", c.c_max,
+                    edge_pct, parts.size() == 2 ? parts[0] + ", " + parts[1] : parts[0]));
+  }
+  if (c.c_max_tight != c.c_max_loose) {
+    c.notes.push_back(fmt::format(
+        "capacity swings: C_max is {} with both thresholds {:g}% tighter and {} with them {:g}% "
+        "looser",
+        c.c_max_tight, edge_pct, c.c_max_loose, edge_pct));
+  } else if (c.on_edge) {
+    c.notes.push_back(fmt::format(
+        "a deciding point is on the edge, but C_max stays {} with the thresholds {:g}% tighter "
+        "or looser",
+        c.c_max, edge_pct));
+  }
+  if (c.c_max > 0 && !c.latency_at_c_max) {
+    c.notes.push_back(fmt::format(
+        "latency not reported at C={}: users by Little's law cannot be computed", c.c_max));
+  }
+  c.gaps = gaps_of(points, all_levels);
+  if (!c.gaps.empty()) {
+    std::string note = fmt::format("C={} not measured", join_levels(c.gaps));
+    if (c.fails_at > 0 && std::any_of(c.gaps.begin(), c.gaps.end(),
+                                      [&](int g) { return g > c.c_max && g < c.fails_at; })) {
+      note += fmt::format("; the limit lies between the measured C={} and C={}",
+                          std::max(c.c_max, 1), c.fails_at);
+    }
+    c.notes.push_back(note);
+  }
+  for (const auto& n : sweep.notes) c.notes.push_back(n);
+  add_data_warnings(c);
+  return c;
+}
+
+std::set<int> levels_of(const std::vector<Sweep>& sweeps) {
+  std::set<int> levels;
+  for (const auto& s : sweeps) {
+    for (const auto& p : s.points) levels.insert(p.concurrency);
+  }
+  return levels;
+}
+
+void require_positive(double value, const char* flag, const char* what) {
+  if (!(value > 0.0) || !std::isfinite(value)) {
+    throw InputError(fmt::format("must be a positive {}", what), InputLocation::for_key(flag));
+  }
+}
+
+/// The list with `chosen` added where it is missing, in ascending order.
+template <typename T, typename Value>
+std::vector<T> with_chosen(std::vector<T> values, T chosen, Value value) {
+  const bool present = std::any_of(values.begin(), values.end(), [&](const T& v) {
+    return std::fabs(value(v) - value(chosen)) <= kEqualSlack * value(chosen);
+  });
+  if (!present) values.push_back(chosen);
+  std::sort(values.begin(), values.end(),
+            [&](const T& a, const T& b) { return value(a) < value(b); });
+  return values;
+}
+
+bool same(double a, double b) { return std::fabs(a - b) <= kEqualSlack * std::fabs(b); }
+
+SensitivityRow sensitivity_row(const std::vector<Sweep>& sweeps, const SloSpec& slo,
+                               const CapacityOptions& options, const std::set<int>& levels,
+                               bool chosen) {
+  SensitivityRow row;
+  row.think = options.think;
+  row.slo = slo;
+  row.chosen = chosen;
+  for (const auto& s : sweeps) {
+    const ConfigCapacity c = analyze_impl(s, slo, options, levels);
+    row.cells.push_back(SensitivityCell{c.config, c.c_max, c.users, c.on_edge});
+  }
+  return row;
+}
+
+FleetReport plan_fleet(const std::vector<ConfigCapacity>& configs, int nodes) {
+  FleetReport f;
+  f.nodes = nodes;
+  bool single = false;
+  for (const auto& c : configs) {
+    if (c.tp > nodes) {
+      f.notes.push_back(
+          fmt::format("{} needs {} nodes per instance; the fleet has {}", c.config, c.tp, nodes));
+      continue;
+    }
+    FleetOption o;
+    o.config = c.config;
+    o.tp = c.tp;
+    o.replicas = nodes / c.tp;
+    o.idle_nodes = nodes - o.replicas * c.tp;
+    o.concurrent = o.replicas * c.c_max;
+    if (c.users) {
+      o.users = *c.users * o.replicas;
+      o.users_after_one_loss = *c.users * (o.replicas - 1);
+    }
+    o.peak_throughput = c.peak_throughput * static_cast<double>(o.replicas);
+    for (const auto& v : c.points) {
+      if (v.point.concurrency == c.c_max) {
+        o.slo_throughput = v.point.tps * static_cast<double>(c.c_max * o.replicas);
+      }
+    }
+    o.highly_available = o.replicas >= 2;
+    single = single || o.tp == nodes;
+    if (o.idle_nodes > 0) {
+      f.notes.push_back(fmt::format("{} x{} leaves {} of {} nodes idle", o.config, o.replicas,
+                                    o.idle_nodes, nodes));
+    }
+    f.options.push_back(o);
+  }
+  if (!single) {
+    f.notes.push_back(
+        fmt::format("no TP{} config was measured: one instance over all {} nodes is not among "
+                    "the options",
+                    nodes, nodes));
+  }
+  // Most users; ties go to the highly available option, then to throughput.
+  const auto better = [&](std::size_t i, std::optional<std::size_t> best) {
+    if (!best) return true;
+    const FleetOption& a = f.options[i];
+    const FleetOption& b = f.options[*best];
+    if (*a.users != *b.users) return *a.users > *b.users;
+    if (a.highly_available != b.highly_available) return a.highly_available;
+    return a.peak_throughput > b.peak_throughput;
+  };
+  for (std::size_t i = 0; i < f.options.size(); ++i) {
+    if (!f.options[i].users) continue;
+    if (better(i, f.most_users)) f.most_users = i;
+    if (f.options[i].highly_available && better(i, f.best_available)) f.best_available = i;
+  }
+  for (const auto& o : f.options) {
+    if (!o.users) {
+      f.notes.push_back(
+          fmt::format("{} x{}: users unknown (no latency at C_max), left out of the comparison",
+                      o.config, o.replicas));
+    }
+  }
+  return f;
+}
+
+std::vector<ScalingRow> scaling_rows(const std::vector<ConfigCapacity>& configs) {
+  std::vector<ScalingRow> rows;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    for (std::size_t j = 0; j < configs.size(); ++j) {
+      const ConfigCapacity& a = configs[i];
+      const ConfigCapacity& b = configs[j];
+      if (a.tp >= b.tp) continue;
+      for (const auto& va : a.points) {
+        for (const auto& vb : b.points) {
+          if (va.point.concurrency != vb.point.concurrency) continue;
+          ScalingRow r;
+          r.from_config = a.config;
+          r.to_config = b.config;
+          r.from_tp = a.tp;
+          r.to_tp = b.tp;
+          r.concurrency = va.point.concurrency;
+          r.from_tps = va.point.tps;
+          r.to_tps = vb.point.tps;
+          r.speedup = vb.point.tps / va.point.tps;
+          r.ideal = static_cast<double>(b.tp) / a.tp;
+          r.efficiency = r.speedup / r.ideal;
+          rows.push_back(r);
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+/// TTFT at the lowest level two configs share, where a larger TP is slower.
+void ttft_findings(const std::vector<ConfigCapacity>& configs, std::vector<std::string>& notes) {
+  for (const auto& a : configs) {
+    for (const auto& b : configs) {
+      if (a.tp >= b.tp) continue;
+      for (const auto& va : a.points) {
+        const auto vb = std::find_if(b.points.begin(), b.points.end(), [&](const PointVerdict& v) {
+          return v.point.concurrency == va.point.concurrency;
+        });
+        if (vb == b.points.end()) continue;
+        if (vb->point.ttft > va.point.ttft) {
+          notes.push_back(fmt::format(
+              "{}'s C={} TTFT ({}) is worse than {}'s ({}): prefill of few requests is "
+              "compute-bound and a larger TP adds all-reduce steps",
+              b.config, va.point.concurrency, ms(vb->point.ttft), a.config, ms(va.point.ttft)));
+        }
+        break;  // the lowest shared level only
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(Binding binding) {
+  switch (binding) {
+    case Binding::none_measured:
+      return "none measured";
+    case Binding::ttft:
+      return "ttft";
+    case Binding::tps:
+      return "tps";
+    case Binding::both:
+      return "ttft+tps";
+  }
+  return "none measured";
+}
+
+int max_concurrency(const Sweep& sweep, const SloSpec& slo) {
+  return c_max_of(sorted_points(sweep), slo);
+}
+
+std::optional<double> users_by_littles_law(int c_max, std::optional<Seconds> latency,
+                                           Seconds think) {
+  if (c_max == 0) return 0.0;
+  if (!latency || !(latency->value() > 0.0)) return std::nullopt;
+  return c_max * (1.0 + think / *latency);
+}
+
+ConfigCapacity analyze_config(const Sweep& sweep, const SloSpec& slo,
+                              const CapacityOptions& options) {
+  return analyze_impl(sweep, slo, options, levels_of({sweep}));
+}
+
+CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec& slo,
+                                const CapacityOptions& options) {
+  if (sweeps.empty()) {
+    throw InputError("no sweeps given: name a CSV, a vLLM result JSON file or a folder of them",
+                     InputLocation::for_key("--sweep"));
+  }
+  require_positive(slo.ttft.value(), "--ttft-slo", "TTFT target, e.g. 1000ms");
+  require_positive(slo.tps.tokens_per_second(), "--tps-slo", "decode rate in tokens/s, e.g. 15");
+  require_positive(options.think.value(), "--think", "think time, e.g. 45s");
+  if (!(options.edge >= 0.0 && options.edge <= 0.5)) {
+    throw InputError("must lie in 0% to 50%", InputLocation::for_key("--edge"));
+  }
+  if (options.fleet_nodes < 0) {
+    throw InputError("must be a positive number of nodes", InputLocation::for_key("--fleet"));
+  }
+  for (const auto& t : options.think_values) {
+    require_positive(t.value(), "--think-values", "think time, e.g. 45s");
+  }
+  for (const auto& t : options.ttft_values) {
+    require_positive(t.value(), "--ttft-values", "TTFT target, e.g. 1000ms");
+  }
+  for (const auto& r : options.tps_values) {
+    require_positive(r.tokens_per_second(), "--tps-values", "decode rate in tokens/s, e.g. 15");
+  }
+  std::map<std::string, const Sweep*> names;
+  for (const auto& s : sweeps) {
+    if (s.tp < 1) {
+      throw InputError("config '" + s.config + "' needs a tensor-parallel size of at least 1",
+                       InputLocation::for_key("--sweep"));
+    }
+    if (!names.emplace(s.config, &s).second) {
+      throw InputError("config '" + s.config + "' is given twice; merge its points into one sweep",
+                       InputLocation::for_key("--sweep"));
+    }
+  }
+
+  CapacityReport r;
+  r.slo = slo;
+  r.options = options;
+  const std::set<int> levels = levels_of(sweeps);
+  int largest_tp = 0;
+  for (const auto& s : sweeps) {
+    r.configs.push_back(analyze_impl(s, slo, options, levels));
+    largest_tp = std::max(largest_tp, s.tp);
+  }
+  if (r.options.fleet_nodes == 0) r.options.fleet_nodes = largest_tp;
+  r.options.think_values =
+      with_chosen(options.think_values, options.think, [](const Seconds& s) { return s.value(); });
+  r.options.ttft_values =
+      with_chosen(options.ttft_values, slo.ttft, [](const Seconds& s) { return s.value(); });
+  r.options.tps_values = with_chosen(options.tps_values, slo.tps,
+                                     [](const TokenRate& t) { return t.tokens_per_second(); });
+
+  for (const auto& think : r.options.think_values) {
+    CapacityOptions o = options;
+    o.think = think;
+    r.think_sensitivity.push_back(
+        sensitivity_row(sweeps, slo, o, levels, same(think.value(), options.think.value())));
+  }
+  for (const auto& ttft : r.options.ttft_values) {
+    r.ttft_sensitivity.push_back(sensitivity_row(sweeps, SloSpec{ttft, slo.tps}, options, levels,
+                                                 same(ttft.value(), slo.ttft.value())));
+  }
+  for (const auto& tps : r.options.tps_values) {
+    r.tps_sensitivity.push_back(
+        sensitivity_row(sweeps, SloSpec{slo.ttft, tps}, options, levels,
+                        same(tps.tokens_per_second(), slo.tps.tokens_per_second())));
+  }
+  r.fleet = plan_fleet(r.configs, r.options.fleet_nodes);
+  r.scaling = scaling_rows(r.configs);
+
+  if (std::all_of(r.configs.begin(), r.configs.end(),
+                  [](const ConfigCapacity& c) { return c.c_max == 0; })) {
+    r.notes.push_back(fmt::format(
+        "no config meets TTFT <= {} and TPS >= {} tokens/s at any measured concurrency: "
+        "C_max is 0 everywhere",
+        ms(slo.ttft), tokens(slo.tps)));
+  }
+  ttft_findings(r.configs, r.notes);
+  for (const auto& c : r.configs) {
+    r.warnings.insert(r.warnings.end(), c.warnings.begin(), c.warnings.end());
+  }
+  return r;
+}
+
+}  // namespace tpnet

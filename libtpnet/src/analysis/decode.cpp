@@ -1,0 +1,77 @@
+#include "tpnet/analysis/decode.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "tpnet/error.hpp"
+#include "tpnet/analysis/penalty.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
+
+namespace tpnet {
+
+DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, const Link& from,
+                            const Link& to, const DecodeInputs& inputs) {
+  require_network_tp(engine);
+  if (inputs.requests < 1 || inputs.requests > 1048576) {
+    throw InputError(
+        std::to_string(inputs.requests) + " is not allowed; use 1 to 1,048,576 running requests",
+        InputLocation::for_key("--requests"));
+  }
+  if (!(inputs.memory_bandwidth.bits_per_second() > 0.0)) {
+    throw InputError("memory bandwidth must be positive, e.g. 273GB/s",
+                     InputLocation::for_key("--mem-bw"));
+  }
+  const int tp = engine.tensor_parallel_size;
+  DecodeReport r;
+  r.tokens_per_forward = static_cast<TokenCount>(inputs.requests) *
+                         (1 + static_cast<TokenCount>(engine.num_speculative_tokens));
+  r.allreduce =
+      plan_allreduce(activation_block(model, engine, r.tokens_per_forward), tp, engine.algorithm);
+  r.allreduces_per_forward = allreduces_per_forward(model, engine);
+  r.transfer_from = allreduce_transfer_time(r.allreduce, from.rate);
+  r.transfer_to = allreduce_transfer_time(r.allreduce, to.rate);
+  r.allreduce_pricing = price_allreduce_latency(r.allreduce, from);
+  r.allreduce_latency = r.allreduce_pricing.alpha;
+  NcclSetup unpinned = nccl_setup(r.allreduce, from);
+  unpinned.algorithms = NcclSetup{}.algorithms;
+  unpinned.protocols = NcclSetup{}.protocols;
+  r.nccl_unpinned = choose_nccl_allreduce(r.allreduce.block, unpinned);
+  // alpha at `from` against the transfer at the slower link.
+  r.regime =
+      r.allreduce_latency >= allreduce_transfer_time(r.allreduce, std::min(from.rate, to.rate))
+          ? CommRegime::latency_bound
+          : CommRegime::bandwidth_bound;
+  r.allreduce_forward_bytes = r.allreduce.sent_per_node * r.allreduces_per_forward;
+
+  // vLLM's vocab-parallel LM head ends with a ring all-gather of the logits of
+  // every token it samples or verifies: each node sends (N-1)/N of them.
+  const double logits_full = static_cast<double>(r.tokens_per_forward) *
+                             static_cast<double>(model.vocab_size) * engine.activation_bytes;
+  r.logits_sent = Bytes(logits_full * (tp - 1) / tp);
+  r.forward_sent = r.allreduce_forward_bytes + r.logits_sent;
+
+  r.weight_bytes_per_node = Bytes(model.active_params * model.bits_per_weight / 8.0 / tp);
+  r.weight_read_floor =
+      Seconds(r.weight_bytes_per_node.count() / inputs.memory_bandwidth.bytes_per_second());
+  r.traffic_ceiling = r.forward_sent / r.weight_read_floor;
+  r.max_added_per_forward = extra_transfer_time(r.forward_sent, from.rate, to.rate);
+  r.max_added_share = r.max_added_per_forward / r.weight_read_floor;
+  // The gather is a ring of N-1 steps; NCCL prices it on the gathered size.
+  if (const auto& alpha = from.latency.override) {
+    r.gather_latency = alpha->base + alpha->per_step * (tp - 1);
+  } else {
+    r.gather_nccl = choose_nccl_allgather(Bytes(logits_full), nccl_setup(r.allreduce, from));
+    r.gather_latency = r.gather_nccl->chosen.latency;
+  }
+  r.latency_per_forward = r.allreduce_latency * r.allreduces_per_forward + r.gather_latency;
+
+  r.warnings = layout_warnings(model, engine);
+  if (inputs.requests > engine.max_num_seqs) {
+    r.warnings.push_back(std::to_string(inputs.requests) + " requests exceed --max-num-seqs " +
+                         std::to_string(engine.max_num_seqs) +
+                         "; vLLM would run at most that many at once");
+  }
+  return r;
+}
+
+}  // namespace tpnet

@@ -1,0 +1,179 @@
+#include "tpnet/measured/allreduce_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "tpnet/fabric/collective.hpp"
+
+namespace tpnet {
+
+AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRange& range) {
+  if (ranks < 2) {
+    throw InputError(fmt::format("ranks is {}; an all-reduce sweep needs at least 2", ranks),
+                     InputLocation::in_file(sweep.origin, 0, "ranks"));
+  }
+  AllReduceFit fit;
+  fit.ranks = ranks;
+  fit.sent_factor = allreduce_sent_factor(ranks, CollectiveAlgorithm::ring);
+  fit.steps = allreduce_steps(ranks, CollectiveAlgorithm::ring);
+
+  std::vector<const AllReduceSample*> used;
+  std::set<double> sizes;
+  for (const auto& s : sweep.samples) {
+    const bool in = (!range.min_size || s.size >= *range.min_size) &&
+                    (!range.max_size || s.size <= *range.max_size);
+    if (in) {
+      used.push_back(&s);
+      sizes.insert(s.size.count());
+    }
+  }
+  if (sizes.size() < 2) {
+    throw InputError(fmt::format("has {} distinct size(s) in the range fitted; the alpha-beta fit "
+                                 "needs at least 2",
+                                 sizes.size()),
+                     InputLocation::in_file(sweep.origin));
+  }
+
+  // Rows scaled by 1/t: minimises the sum of squared relative errors.
+  const auto n = static_cast<Eigen::Index>(used.size());
+  Eigen::MatrixXd a(n, 2);
+  Eigen::VectorXd b = Eigen::VectorXd::Ones(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto& s = *used[static_cast<std::size_t>(i)];
+    const double t = s.out_of_place.time.value();
+    const double sent_bits = fit.sent_factor * s.size.bits();
+    a(i, 0) = 1.0 / t;
+    a(i, 1) = sent_bits / t;
+  }
+  // Columns scaled to unit norm so the solve is well conditioned.
+  const double c0 = a.col(0).norm();
+  const double c1 = a.col(1).norm();
+  a.col(0) /= c0;
+  a.col(1) /= c1;
+  const Eigen::Vector2d x = a.colPivHouseholderQr().solve(b);
+  const double alpha = x(0) / c0;
+  const double inverse_beta = x(1) / c1;
+  if (!(inverse_beta > 0.0) || !std::isfinite(inverse_beta)) {
+    throw InputError(
+        "gives no positive bandwidth: the sizes fitted are too small for the transfer term to "
+        "show; include larger sizes",
+        InputLocation::in_file(sweep.origin));
+  }
+  fit.alpha = Seconds(alpha);
+  fit.beta = BitRate(1.0 / inverse_beta);
+  fit.step_latency = fit.alpha / static_cast<double>(fit.steps);
+  if (alpha < 0.0) {
+    fit.warnings.push_back(fmt::format(
+        "the fitted fixed latency is negative ({:.3g} us): the model does not describe the "
+        "smallest sizes; narrow the range with --min-size",
+        alpha * 1e6));
+  }
+
+  double sum_sq = 0.0;
+  bool first = true;
+  for (const auto& s : sweep.samples) {
+    FitPoint p;
+    p.size = s.size;
+    p.measured = s.out_of_place.time;
+    p.fitted = Seconds(alpha + fit.sent_factor * s.size.bits() * inverse_beta);
+    p.relative_error = (p.fitted - p.measured) / p.measured;
+    p.algbw = s.out_of_place.algbw;
+    p.busbw = s.out_of_place.busbw;
+    p.in_range = (!range.min_size || s.size >= *range.min_size) &&
+                 (!range.max_size || s.size <= *range.max_size);
+    if (p.in_range) {
+      sum_sq += p.relative_error * p.relative_error;
+      fit.max_relative_error = std::max(fit.max_relative_error, std::fabs(p.relative_error));
+      if (first || s.size < fit.min_size) fit.min_size = s.size;
+      if (first || s.size > fit.max_size) fit.max_size = s.size;
+      first = false;
+      ++fit.points_used;
+    }
+    fit.curve.push_back(p);
+  }
+  fit.rms_relative_error = std::sqrt(sum_sq / fit.points_used);
+  return fit;
+}
+
+std::string_view to_string(FabricState state) {
+  switch (state) {
+    case FabricState::healthy:
+      return "healthy";
+    case FabricState::one_pcie_half:
+      return "one-pcie-half";
+    case FabricState::degraded_nic:
+      return "degraded-nic";
+    case FabricState::software_forwarded:
+      return "software-forwarded";
+    case FabricState::below_expectation:
+      return "below-expectation";
+  }
+  return "unknown";
+}
+
+FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected) {
+  FabricDiagnosis d;
+  const double gbps = measured.bits_per_second() / 1e9;
+  const double expected_gbps = expected.bits_per_second() / 1e9;
+  d.share = measured / expected;
+  if (d.share >= 0.9) {
+    d.state = FabricState::healthy;
+    d.finding = fmt::format("healthy: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected", gbps,
+                            d.share * 100.0, expected_gbps);
+    d.advice = "nothing to fix; keep this run as the cluster's baseline";
+  } else if (gbps < 8.0) {
+    d.state = FabricState::software_forwarded;
+    d.finding = fmt::format(
+        "software-forwarded path: {:.2f} Gb/s is what RDMA gets through a CPU-forwarded "
+        "second bridge or an RSTP detour over a 1500-MTU LAN (4.5-4.9 Gb/s measured)",
+        gbps);
+    d.advice =
+        "put the fabric ports in the switch's single hardware-offloaded bridge; check that no "
+        "inter-switch link is blocked by RSTP (raise the other uplink's cost) and that the path "
+        "stays at MTU 9000";
+  } else if (gbps <= 25.0) {
+    d.state = FabricState::degraded_nic;
+    d.finding = fmt::format(
+        "degraded or firmware-throttled ConnectX-7: {:.2f} Gb/s while the port may report 200G "
+        "(12.74 Gb/s measured on a power-throttled NIC)",
+        gbps);
+    d.advice =
+        "update the OS, driver and NIC firmware, check the NIC's power and thermal state; a "
+        "clean mstlink and a 200G link state do not rule this out";
+  } else if (expected_gbps >= 180.0 && gbps >= 95.0 && gbps <= 125.0) {
+    d.state = FabricState::one_pcie_half;
+    d.finding = fmt::format(
+        "one PCIe half: {:.1f} Gb/s is what one of the port's two RDMA devices carries "
+        "(~109-112 Gb/s), not the ~196 Gb/s both give",
+        gbps);
+    d.advice = "NCCL_IB_HCA lists only one RDMA device of the port; list both";
+  } else {
+    d.state = FabricState::below_expectation;
+    d.finding = fmt::format(
+        "below expectation: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected, and none of the "
+        "known bad states",
+        gbps, d.share * 100.0, expected_gbps);
+    d.advice =
+        "look for flows sharing an inter-switch link (two 100G senders split a 200G ISL at ~82 "
+        "Gb/s each), congestion, or a link running slower than configured";
+  }
+  return d;
+}
+
+BitRate large_size_busbw(const AllReduceSweep& sweep, int count) {
+  std::vector<const AllReduceSample*> sorted;
+  for (const auto& s : sweep.samples) sorted.push_back(&s);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto* l, const auto* r) { return l->size > r->size; });
+  const std::size_t n = std::min<std::size_t>(sorted.size(), static_cast<std::size_t>(count));
+  if (n == 0) return BitRate(0.0);
+  double sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) sum += sorted[i]->out_of_place.busbw.bits_per_second();
+  return BitRate(sum / static_cast<double>(n));
+}
+
+}  // namespace tpnet

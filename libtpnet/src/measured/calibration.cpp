@@ -1,0 +1,151 @@
+#include "tpnet/measured/calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tpnet/fabric/collective.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/measured/traffic_windows.hpp"
+
+namespace tpnet {
+
+AllReduceCalibration make_allreduce_calibration(const AllReduceFit& fit, const std::string& source,
+                                                const std::string& link, BitRate link_rate) {
+  AllReduceCalibration c;
+  c.source = source;
+  c.ranks = fit.ranks;
+  c.link = link;
+  c.link_rate = link_rate;
+  c.alpha = fit.alpha;
+  c.beta = fit.beta;
+  c.step_latency = fit.step_latency;
+  c.rms_relative_error = fit.rms_relative_error;
+  c.max_relative_error = fit.max_relative_error;
+  c.min_size = fit.min_size;
+  c.max_size = fit.max_size;
+  c.points = fit.points_used;
+
+  std::vector<FitPoint> sorted = fit.curve;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const FitPoint& l, const FitPoint& r) { return l.size < r.size; });
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i;
+    double time = 0.0;
+    double algbw = 0.0;
+    double busbw = 0.0;
+    for (; j < sorted.size() && sorted[j].size == sorted[i].size; ++j) {
+      time += sorted[j].measured.value();
+      algbw += sorted[j].algbw.bits_per_second();
+      busbw += sorted[j].busbw.bits_per_second();
+    }
+    const auto n = static_cast<double>(j - i);
+    c.curve.push_back(CalibrationPoint{sorted[i].size, Seconds(time / n), BitRate(algbw / n),
+                                       BitRate(busbw / n)});
+    i = j;
+  }
+  return c;
+}
+
+ComputeCalibration make_compute_calibration(const GemmRun& run) {
+  ComputeCalibration c;
+  c.source = run.origin;
+  c.model = run.model;
+  c.tp = run.tp;
+  c.chunk_tokens = run.chunk_tokens;
+  c.precision = run.precision;
+  c.device = run.device;
+  c.compute_capability = run.compute_capability;
+  c.gemms = static_cast<int>(run.gemms.size());
+  c.forward_time = run.forward_time();
+  c.per_prompt_token = run.per_prompt_token();
+  return c;
+}
+
+TrafficCalibration measure_traffic(const CounterSeries& series,
+                                   const std::vector<RequestTiming>* requests,
+                                   TokenCount prompt_tokens, const ModelArch& model,
+                                   const EngineConfig& engine, const std::string& source) {
+  if (prompt_tokens < 1) {
+    throw InputError("must be at least 1: the prompt tokens the counters ran over",
+                     InputLocation::for_key("--prompt-tokens"));
+  }
+  TrafficCalibration t;
+  t.source = source;
+  t.model = model.name;
+  t.tp = engine.tensor_parallel_size;
+  t.prompt_tokens = prompt_tokens;
+  t.devices = static_cast<int>(series.devices.size());
+  const std::vector<TrafficInterval> intervals = traffic_intervals(series);
+  double bytes = 0.0;
+  if (requests != nullptr) {
+    t.phase = "prefill";
+    for (const auto& i : split_by_phase(intervals, *requests).prefill) bytes += i.xmit_bytes;
+  } else {
+    t.phase = "all";
+    for (const auto& i : intervals) bytes += i.xmit_bytes;
+  }
+  t.xmit_bytes = Bytes(bytes);
+  t.measured_per_token = t.xmit_bytes / static_cast<double>(prompt_tokens);
+  t.formula_per_token = bytes_per_prompt_token(model, engine);
+  t.ratio = t.measured_per_token / t.formula_per_token;
+  return t;
+}
+
+namespace {
+
+/// alpha + sent(S) x 8 / beta at the sweep's own ranks.
+Seconds fitted_time(const AllReduceCalibration& c, Bytes block) {
+  const double sent_factor = allreduce_sent_factor(c.ranks, CollectiveAlgorithm::ring);
+  return c.alpha + block * sent_factor / c.beta;
+}
+
+}  // namespace
+
+Seconds measured_allreduce_time(const AllReduceCalibration& c, Bytes block) {
+  const auto& curve = c.curve;
+  if (curve.empty() || block < curve.front().size || block > curve.back().size) {
+    const Seconds fitted = fitted_time(c, block);
+    if (fitted.value() > 0.0 || curve.empty()) return fitted;
+    return curve.front().time;
+  }
+  const auto upper =
+      std::lower_bound(curve.begin(), curve.end(), block,
+                       [](const CalibrationPoint& p, Bytes size) { return p.size < size; });
+  if (upper->size == block) return upper->time;
+  const auto lower = upper - 1;
+  // Linear in log-log: exact for a constant time and for a time proportional to size.
+  const double u = std::log(block / lower->size) / std::log(upper->size / lower->size);
+  return lower->time * std::pow(upper->time / lower->time, u);
+}
+
+Seconds calibrated_allreduce_time(const AllReduceCalibration& c, Bytes block, int ranks,
+                                  BitRate rate) {
+  if (ranks < 2) {
+    throw InputError(
+        fmt::format("{} rank(s): an all-reduce over the network needs at least 2", ranks),
+        InputLocation::for_key("--tp"));
+  }
+  if (block.count() < 0.0) {
+    throw InputError("an all-reduce block cannot be negative", InputLocation::for_key("block"));
+  }
+  if (!(rate.bits_per_second() > 0.0)) {
+    throw InputError("a link rate must be positive", InputLocation::for_key("link"));
+  }
+  const Seconds alpha(std::max(0.0, c.alpha.value()));
+  const double steps_ratio =
+      static_cast<double>(allreduce_steps(ranks, CollectiveAlgorithm::ring)) /
+      allreduce_steps(c.ranks, CollectiveAlgorithm::ring);
+  const double bytes_ratio = allreduce_sent_factor(ranks, CollectiveAlgorithm::ring) /
+                             allreduce_sent_factor(c.ranks, CollectiveAlgorithm::ring);
+  const Seconds measured = measured_allreduce_time(c, block * bytes_ratio);
+  const Seconds transfer(std::max(0.0, (measured - alpha).value()));
+  return alpha * steps_ratio + transfer * (c.link_rate / rate);
+}
+
+BitRate calibrated_rate(const AllReduceCalibration& c, BitRate rate) {
+  return c.beta * (rate / c.link_rate);
+}
+
+}  // namespace tpnet

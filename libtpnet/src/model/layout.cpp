@@ -1,0 +1,144 @@
+#include "tpnet/model/layout.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "tpnet/fabric/collective.hpp"
+#include "tpnet/model/params.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
+
+namespace tpnet {
+
+std::string ParallelLayout::name() const {
+  std::string out = fmt::format("TP{}", tp);
+  if (pp > 1) out += fmt::format("xPP{}", pp);
+  if (ep > 1) out += fmt::format("xEP{}", ep);
+  return out;
+}
+
+namespace {}  // namespace
+
+void validate_layout(const ParallelLayout& layout, const ModelArch& model) {
+  auto fail = [](const std::string& flag, const std::string& message) {
+    throw InputError(message, InputLocation::for_key(flag));
+  };
+  if (layout.tp < 1 || layout.tp > 1024)
+    fail("--tp", fmt::format("{} is not allowed; use 1 to 1024", layout.tp));
+  if (layout.pp < 1 || layout.pp > model.num_layers) {
+    fail("--pp", fmt::format("{} is not allowed; use 1 to {} ({} has {} layers)", layout.pp,
+                             model.num_layers, model.name, model.num_layers));
+  }
+  if (layout.ep < 1 || layout.ep > 4096)
+    fail("--ep", fmt::format("{} is not allowed; use 1 to 4096", layout.ep));
+  if (layout.ep > 1) {
+    if (!model.moe) {
+      fail("--ep", fmt::format("{} is dense: expert parallelism needs a mixture-of-experts model",
+                               model.name));
+    }
+    if (layout.ep % layout.tp != 0) {
+      fail("--ep", fmt::format("EP{} is not a multiple of TP{}; EP spans TP x data-parallel ranks",
+                               layout.ep, layout.tp));
+    }
+    if (layout.ep > model.moe->routed_experts) {
+      fail("--ep", fmt::format("EP{} exceeds {}'s {} routed experts", layout.ep, model.name,
+                               model.moe->routed_experts));
+    }
+  }
+  if (layout.nodes() < 2) {
+    fail("--tp", "a layout of one node sends nothing over the network; use 2 or more nodes");
+  }
+}
+
+std::vector<std::pair<int, int>> stage_layers(int layers, int pp) {
+  std::vector<int> counts(static_cast<std::size_t>(pp), layers / pp);
+  // vLLM (get_pp_indices) hands the remainder to the stages before the last,
+  // counting back from there.
+  for (int i = 0; i < layers % pp; ++i) ++counts[static_cast<std::size_t>(pp - 2 - i)];
+  std::vector<std::pair<int, int>> ranges;
+  int start = 0;
+  for (int n : counts) {
+    ranges.emplace_back(start, start + n);
+    start += n;
+  }
+  return ranges;
+}
+
+LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
+                             const ParallelLayout& layout, TokenCount tokens) {
+  validate_layout(layout, model);
+  const Bytes block = activation_block(model, engine, tokens);
+  const bool expert_parallel = layout.ep > 1;
+  const int first_dense = model.moe ? model.moe->first_dense_layers : model.num_layers;
+  const double factor = allreduce_sent_factor(layout.tp, engine.algorithm);
+  const int steps_per_allreduce = allreduce_steps(layout.tp, engine.algorithm);
+  // Each of the tp replicas of a group's tokens dispatches its share of them
+  // to top-k experts, (ep-1)/ep of which live on other ranks; combine returns
+  // as many bytes.
+  const Bytes alltoall_phase =
+      expert_parallel
+          ? block / layout.tp *
+                (model.moe->experts_per_token * static_cast<double>(layout.ep - 1) / layout.ep)
+          : Bytes(0.0);
+  // A stage boundary carries hidden states and residual (2 x block); each of
+  // the tp ranks sends 1/tp of them and the next stage all-gathers them.
+  const Bytes boundary_send = block * (2.0 / layout.tp);
+  const Bytes boundary_gather = block * (2.0 * (layout.tp - 1) / layout.tp);
+
+  LayoutTraffic busiest;
+  int all_allreduces = 0;
+  int all_moe = 0;
+  const auto ranges = stage_layers(model.num_layers, layout.pp);
+  for (std::size_t s = 0; s < ranges.size(); ++s) {
+    const auto [start, end] = ranges[s];
+    const int dense = std::clamp(first_dense - start, 0, end - start);
+    const int moe = expert_parallel ? end - start - dense : 0;
+    LayoutTraffic t;
+    t.layout = layout;
+    t.tokens = tokens;
+    // With EP a MoE layer combines its experts by all-to-all, so only the
+    // attention block's all-reduce remains in it.
+    t.allreduces = (end - start) * engine.allreduces_per_layer - moe +
+                   (s == 0 ? engine.extra_allreduces_per_forward : 0);
+    t.allreduce_bytes = block * (factor * t.allreduces);
+    t.alltoall_phases = 2 * moe;
+    t.alltoall_bytes = alltoall_phase * t.alltoall_phases;
+    t.pp_boundaries = layout.pp - 1;
+    const bool sends = s + 1 < ranges.size();
+    const bool receives = s > 0;
+    t.pp_bytes = (sends ? boundary_send : Bytes(0.0)) + (receives ? boundary_gather : Bytes(0.0));
+    t.total_bytes = t.allreduce_bytes + t.alltoall_bytes + t.pp_bytes;
+    t.messages = static_cast<long long>(t.allreduces) * steps_per_allreduce +
+                 static_cast<long long>(t.alltoall_phases) * (layout.ep - 1) + (sends ? 1 : 0) +
+                 (receives ? layout.tp - 1 : 0);
+    all_allreduces += t.allreduces;
+    all_moe += moe;
+    if (s == 0 || t.total_bytes > busiest.total_bytes) busiest = t;
+  }
+  // The critical path runs through every stage: all their all-reduces, one
+  // latency step per all-to-all phase, and per boundary a send and a ring
+  // all-gather.
+  busiest.sequential_steps =
+      all_allreduces * steps_per_allreduce + 2 * all_moe + (layout.pp - 1) * layout.tp;
+  return busiest;
+}
+
+Bytes layout_bytes_per_token(const ModelArch& model, const EngineConfig& engine,
+                             const ParallelLayout& layout) {
+  return layout_traffic(model, engine, layout, 1).total_bytes;
+}
+
+Bytes weights_per_node(const ModelArch& model, const ParallelLayout& layout) {
+  const double total = model.total_params * model.bits_per_weight / 8.0;
+  const double dense_split = static_cast<double>(layout.tp) * layout.pp;
+  if (layout.ep <= 1 || !model.moe) return Bytes(total / dense_split);
+  // Experts spread over ep x pp ranks while attention and dense parts are
+  // replicated in each data-parallel group. The expert share comes from the
+  // architecture; without the shapes, keep the conservative dense split.
+  const ParamEstimate estimate = estimate_params(model);
+  if (!estimate.complete() || estimate.total_params() <= 0.0) return Bytes(total / dense_split);
+  const double experts = estimate.total.routed_experts / estimate.total_params();
+  return Bytes(total * ((1.0 - experts) / dense_split +
+                        experts / (static_cast<double>(layout.ep) * layout.pp)));
+}
+
+}  // namespace tpnet

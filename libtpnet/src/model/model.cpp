@@ -1,0 +1,30 @@
+#include "tpnet/model/model.hpp"
+
+namespace tpnet {
+
+std::string_view to_string(AttentionKind kind) {
+  switch (kind) {
+    case AttentionKind::mha:
+      return "mha";
+    case AttentionKind::gqa:
+      return "gqa";
+    case AttentionKind::mla:
+      return "mla";
+    case AttentionKind::sparse:
+      return "sparse";
+    case AttentionKind::hybrid_linear:
+      return "hybrid-linear";
+    case AttentionKind::sliding_window:
+      return "sliding-window";
+  }
+  return "unknown";
+}
+
+long long effective_head_dim(const ModelArch& model) {
+  if (model.head_dim > 0) return model.head_dim;
+  if (model.mla) return model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim;
+  if (model.num_attention_heads <= 0) return 0;
+  return model.hidden_size / model.num_attention_heads;
+}
+
+}  // namespace tpnet

@@ -1,0 +1,251 @@
+#include "tpnet/model/prefill_gemms.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tpnet/error.hpp"
+
+namespace tpnet {
+namespace {
+
+double d(long long value) { return static_cast<double>(value); }
+
+/// Where a model's bad shape is reported: the model's name and the key.
+InputLocation at_key(const ModelArch& m, std::string key) {
+  return InputLocation::in_file(m.name, 0, std::move(key));
+}
+
+/// `value` / tp, or InputError naming `key` when tp does not divide it.
+long long split_by(const ModelArch& m, long long value, int tp, const std::string& key,
+                   std::string_view what) {
+  if (value <= 0) {
+    throw InputError(
+        fmt::format("{} is {}; the prefill GEMM shapes need a positive {}", key, value, what),
+        at_key(m, key));
+  }
+  if (value % tp != 0) {
+    throw InputError(fmt::format("{} {} do not split evenly over TP {}; vLLM needs them to be a "
+                                 "multiple of the TP size",
+                                 value, what, tp),
+                     at_key(m, key));
+  }
+  return value / tp;
+}
+
+/// Shape keys the GEMMs need but the model does not state (the same keys
+/// estimate_params reports as missing, plus head counts).
+std::vector<std::string> missing_shapes(const ModelArch& m, int linear_layers, int dense_layers,
+                                        int moe_layers) {
+  std::vector<std::string> missing;
+  if (!m.mla && m.attention == AttentionKind::mla) missing.emplace_back("mla");
+  if (linear_layers > 0 && !m.linear_attention) missing.emplace_back("linear_attention");
+  if (dense_layers > 0 && m.intermediate_size <= 0) missing.emplace_back("intermediate_size");
+  if (moe_layers > 0 && m.moe->expert_intermediate_size <= 0) {
+    missing.emplace_back("moe.expert_intermediate_size");
+  }
+  return missing;
+}
+
+class ShapeList {
+ public:
+  explicit ShapeList(TokenCount chunk) : chunk_(chunk) {}
+
+  void add(std::string name, long long n, long long k, long long count, GemmSplit split) {
+    add_rows(std::move(name), d(chunk_), n, k, count, split);
+  }
+
+  void add_rows(std::string name, double rows, long long n, long long k, long long count,
+                GemmSplit split) {
+    if (count <= 0) return;
+    GemmShape s;
+    s.name = std::move(name);
+    s.rows_per_run = rows;
+    s.m = std::max(1LL, std::llround(rows));
+    s.n = n;
+    s.k = k;
+    s.count = count;
+    s.flops = 2.0 * rows * d(n) * d(k) * d(count);
+    s.split = split;
+    shapes_.push_back(std::move(s));
+  }
+
+  std::vector<GemmShape> take() { return std::move(shapes_); }
+
+ private:
+  TokenCount chunk_;
+  std::vector<GemmShape> shapes_;
+};
+
+void add_gqa(ShapeList& out, const ModelArch& m, int tp, long long layers) {
+  const long long heads = split_by(m, m.num_attention_heads, tp, "num_attention_heads", "heads");
+  const long long kv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_attention_heads;
+  long long kv_per_rank = 1;
+  if (kv >= tp) {
+    kv_per_rank = split_by(m, kv, tp, "num_kv_heads", "KV heads");
+  } else if (tp % kv != 0) {
+    // Below one KV head per rank vLLM replicates heads, which needs TP to be a multiple.
+    throw InputError(fmt::format("{} KV heads cannot be replicated evenly over TP {}; vLLM needs "
+                                 "TP to be a multiple of the KV heads or the KV heads of TP",
+                                 kv, tp),
+                     at_key(m, "num_kv_heads"));
+  }
+  const long long head_dim = effective_head_dim(m);
+  const long long h = m.hidden_size;
+  out.add("attn.qkv", (heads + 2 * kv_per_rank) * head_dim, h, layers, GemmSplit::column);
+  out.add("attn.o", h, heads * head_dim, layers, GemmSplit::row);
+}
+
+void add_mla(ShapeList& out, const ModelArch& m, int tp, long long layers) {
+  const MlaSpec& a = *m.mla;
+  const long long heads = split_by(m, m.num_attention_heads, tp, "num_attention_heads", "heads");
+  const long long h = m.hidden_size;
+  const long long qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  if (a.q_lora_rank > 0) {
+    // vLLM fuses q_a_proj and kv_a_proj_with_mqa into one replicated GEMM.
+    out.add("attn.qkv_a", a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim, h, layers,
+            GemmSplit::replicated);
+    out.add("attn.q_b", heads * qk_head, a.q_lora_rank, layers, GemmSplit::column);
+  } else {
+    out.add("attn.q", heads * qk_head, h, layers, GemmSplit::column);
+    out.add("attn.kv_a", a.kv_lora_rank + a.qk_rope_head_dim, h, layers, GemmSplit::replicated);
+  }
+  out.add("attn.kv_b", heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, layers,
+          GemmSplit::column);
+  out.add("attn.o", h, heads * a.v_head_dim, layers, GemmSplit::row);
+}
+
+void add_indexer(ShapeList& out, const ModelArch& m, long long layers) {
+  const long long heads = m.sparse_attention_index_heads;
+  const long long dim = m.sparse_attention_index_head_dim;
+  if (heads <= 0 || dim <= 0) return;
+  const long long h = m.hidden_size;
+  const long long q_in = m.mla && m.mla->q_lora_rank > 0 ? m.mla->q_lora_rank : h;
+  // vLLM's DSA indexer is ReplicatedLinear throughout.
+  out.add("indexer.wq_b", heads * dim, q_in, layers, GemmSplit::replicated);
+  out.add("indexer.wk", dim, h, layers, GemmSplit::replicated);
+  out.add("indexer.weights", heads, h, layers, GemmSplit::replicated);
+}
+
+void add_linear_attention(ShapeList& out, const ModelArch& m, int tp, long long layers) {
+  const LinearAttentionSpec& s = *m.linear_attention;
+  const long long key_heads =
+      split_by(m, s.key_heads, tp, "linear_attention.key_heads", "linear-attention key heads");
+  const long long value_heads = split_by(m, s.value_heads, tp, "linear_attention.value_heads",
+                                         "linear-attention value heads");
+  const long long key_dim = key_heads * s.key_head_dim;
+  const long long value_dim = value_heads * s.value_head_dim;
+  const long long h = m.hidden_size;
+  // in_proj_qkvz (q, k, v and the output gate z), in_proj_ba (beta and alpha
+  // per value head), out_proj; the short convolution is not a GEMM.
+  out.add("linear.in_qkvz", 2 * key_dim + 2 * value_dim, h, layers, GemmSplit::column);
+  out.add("linear.in_ba", 2 * value_heads, h, layers, GemmSplit::column);
+  out.add("linear.out", h, value_dim, layers, GemmSplit::row);
+}
+
+void add_dense_ffn(ShapeList& out, const ModelArch& m, int tp, long long layers) {
+  const long long width =
+      split_by(m, m.intermediate_size, tp, "intermediate_size", "dense FFN columns");
+  out.add("mlp.gate_up", 2 * width, m.hidden_size, layers, GemmSplit::column);
+  out.add("mlp.down", m.hidden_size, width, layers, GemmSplit::row);
+}
+
+void add_moe(ShapeList& out, const ModelArch& m, int tp, TokenCount chunk, long long layers) {
+  const MoeSpec& moe = *m.moe;
+  const long long h = m.hidden_size;
+  if (moe.routed_experts <= 0 || moe.experts_per_token <= 0) {
+    throw InputError(fmt::format("an MoE layer needs routed_experts and experts_per_token above "
+                                 "0; found {} and {}",
+                                 moe.routed_experts, moe.experts_per_token),
+                     at_key(m, "moe"));
+  }
+  out.add("moe.router", moe.routed_experts, h, layers, GemmSplit::replicated);
+  const long long width = split_by(m, moe.expert_intermediate_size, tp,
+                                   "moe.expert_intermediate_size", "expert columns");
+  // Tokens spread over the experts: on average chunk x top-k / E rows each.
+  const double rows = d(chunk) * moe.experts_per_token / moe.routed_experts;
+  const long long runs = layers * moe.routed_experts;
+  out.add_rows("moe.gate_up", rows, 2 * width, h, runs, GemmSplit::column);
+  out.add_rows("moe.down", rows, h, width, runs, GemmSplit::row);
+  if (moe.shared_experts > 0) {
+    // vLLM runs the shared experts as one gated MLP of shared_experts x width columns.
+    const bool own_width = moe.shared_expert_intermediate_size > 0;
+    const long long shared_width =
+        moe.shared_experts *
+        (own_width ? moe.shared_expert_intermediate_size : moe.expert_intermediate_size);
+    const long long shared =
+        split_by(m, shared_width, tp,
+                 own_width ? "moe.shared_expert_intermediate_size" : "moe.expert_intermediate_size",
+                 "shared-expert columns");
+    out.add("moe.shared_gate_up", 2 * shared, h, layers, GemmSplit::column);
+    out.add("moe.shared_down", h, shared, layers, GemmSplit::row);
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(GemmSplit split) {
+  switch (split) {
+    case GemmSplit::column:
+      return "column";
+    case GemmSplit::row:
+      return "row";
+    case GemmSplit::replicated:
+      return "replicated";
+  }
+  return "column";
+}
+
+std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCount chunk_tokens) {
+  if (tp < 1) {
+    throw InputError(fmt::format("{} is not a TP size; allowed 1 or more", tp),
+                     InputLocation::for_key("--tp"));
+  }
+  if (chunk_tokens < 1 || chunk_tokens > model_limits::kMaxTokens) {
+    throw InputError(fmt::format("{} tokens is out of range; allowed 1 to {}", chunk_tokens,
+                                 model_limits::kMaxTokens),
+                     InputLocation::for_key("--chunk"));
+  }
+  if (m.hidden_size <= 0 || m.num_layers <= 0) {
+    throw InputError("the prefill GEMM shapes need hidden_size and num_layers above 0",
+                     at_key(m, m.hidden_size <= 0 ? "hidden_size" : "num_layers"));
+  }
+  const int layers = m.num_layers;
+  const int linear_layers = std::clamp(m.linear_attention_layers, 0, layers);
+  const int attention_layers = layers - linear_layers;
+  const int dense_layers = m.moe ? std::clamp(m.moe->first_dense_layers, 0, layers) : layers;
+  const int moe_layers = layers - dense_layers;
+
+  const auto missing = missing_shapes(m, linear_layers, dense_layers, moe_layers);
+  if (!missing.empty()) {
+    std::string others;
+    for (std::size_t i = 1; i < missing.size(); ++i) others += (i == 1 ? "" : ", ") + missing[i];
+    throw InputError(fmt::format("not stated by the model{}; the prefill GEMM shapes need every "
+                                 "weight's shape (give them in a model YAML file)",
+                                 others.empty() ? "" : " (nor " + others + ")"),
+                     at_key(m, missing.front()));
+  }
+
+  ShapeList out(chunk_tokens);
+  if (attention_layers > 0) {
+    if (m.mla) {
+      add_mla(out, m, tp, attention_layers);
+    } else {
+      add_gqa(out, m, tp, attention_layers);
+    }
+    add_indexer(out, m, attention_layers);
+  }
+  if (linear_layers > 0) add_linear_attention(out, m, tp, linear_layers);
+  if (dense_layers > 0) add_dense_ffn(out, m, tp, dense_layers);
+  if (moe_layers > 0) add_moe(out, m, tp, chunk_tokens, moe_layers);
+  return out.take();
+}
+
+double total_flops(const std::vector<GemmShape>& shapes) {
+  double sum = 0.0;
+  for (const auto& s : shapes) sum += s.flops;
+  return sum;
+}
+
+}  // namespace tpnet
