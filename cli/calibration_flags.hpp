@@ -9,9 +9,9 @@
 #include <string>
 
 #include "document.hpp"
-#include "tpnet/measured/calibration.hpp"
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/analysis/point_estimate.hpp"
+#include "tpnet/measured/calibration.hpp"
 
 namespace tpnet::cli {
 

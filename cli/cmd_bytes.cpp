@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "common.hpp"
-#include "tpnet/quantity.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -15,11 +15,11 @@
 
 #include "common.hpp"
 #include "sweep_flags.hpp"
-#include "tpnet/measured/calibration.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/measured/calibration.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/quantity.hpp"
 

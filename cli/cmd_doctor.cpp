@@ -9,8 +9,8 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "sweep_flags.hpp"
-#include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {

@@ -5,10 +5,10 @@
 #include <memory>
 
 #include "common.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include "calibration_flags.hpp"
 #include "common.hpp"
 #include "exit_codes.hpp"
-#include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/analysis/penalty.hpp"
+#include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {

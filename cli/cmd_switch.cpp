@@ -8,9 +8,9 @@
 
 #include "common.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/quantity.hpp"
 #include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
+#include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {
 namespace {

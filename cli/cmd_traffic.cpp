@@ -13,8 +13,8 @@
 
 #include "common.hpp"
 #include "tpnet/io/counters_csv.hpp"
-#include "tpnet/quantity.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
+#include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {
 

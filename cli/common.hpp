@@ -10,10 +10,10 @@
 #include <string>
 
 #include "document.hpp"
-#include "tpnet/fabric/collective.hpp"
-#include "tpnet/model/engine.hpp"
 #include "tpnet/analysis/budgets.hpp"
+#include "tpnet/fabric/collective.hpp"
 #include "tpnet/fabric/link.hpp"
+#include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 
 namespace tpnet::cli {

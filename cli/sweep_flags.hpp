@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/measured/allreduce_fit.hpp"
 
 namespace tpnet::cli {
 

@@ -1,9 +1,9 @@
 #include "catch.hpp"
 #include "golden.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/compare.hpp"
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/model/model_catalog.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

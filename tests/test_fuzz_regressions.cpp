@@ -6,13 +6,13 @@
 #include <string>
 
 #include "catch.hpp"
+#include "tpnet/fabric/link.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/model_yaml.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 #include "tpnet/io/sweep_io.hpp"
-#include "tpnet/fabric/link.hpp"
 #include "tpnet/quantity.hpp"
 
 using namespace tpnet;

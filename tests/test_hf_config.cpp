@@ -6,10 +6,10 @@
 #include <fstream>
 
 #include "catch.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
 
 using namespace tpnet;
 

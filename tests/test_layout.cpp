@@ -4,9 +4,9 @@
 
 #include "catch.hpp"
 #include "golden.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model_catalog.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
 
 using namespace tpnet;
 

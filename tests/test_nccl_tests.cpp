@@ -6,8 +6,8 @@
 #include <string>
 
 #include "catch.hpp"
-#include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/measured/allreduce_fit.hpp"
 
 using namespace tpnet;
 

@@ -16,17 +16,17 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/capacity.hpp"
-#include "tpnet/fabric/collective.hpp"
 #include "tpnet/analysis/compare.hpp"
-#include "tpnet/model/layout.hpp"
-#include "tpnet/model/model_catalog.hpp"
-#include "tpnet/fabric/node.hpp"
 #include "tpnet/analysis/penalty.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/fabric/collective.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/model/layout.hpp"
+#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/quantity.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "tpnet/measured/calibration.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
+#include "tpnet/measured/calibration.hpp"
 
 namespace {
 

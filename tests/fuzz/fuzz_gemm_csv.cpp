@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "fuzz_check.hpp"
-#include "tpnet/measured/calibration.hpp"
 #include "tpnet/io/gemm_csv.hpp"
+#include "tpnet/measured/calibration.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tpnet;

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/measured/allreduce_fit.hpp"
 
 namespace {
 

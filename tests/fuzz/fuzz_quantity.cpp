@@ -12,8 +12,8 @@
 
 #include "fuzz_check.hpp"
 #include "tpnet/fabric/link.hpp"
-#include "tpnet/quantity.hpp"
 #include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/quantity.hpp"
 
 namespace {
 

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/checked_math.hpp"
 #include "tpnet/fabric/collective.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
 
 namespace tpnet {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <string>
 
-#include "tpnet/error.hpp"
-#include "tpnet/analysis/penalty.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/analysis/penalty.hpp"
+#include "tpnet/error.hpp"
 
 namespace tpnet {
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <algorithm>
 
-#include "tpnet/checked_math.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/checked_math.hpp"
 
 namespace tpnet {
 

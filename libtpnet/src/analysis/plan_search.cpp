@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <algorithm>
 
-#include "tpnet/model/layout.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/model/layout.hpp"
 
 namespace tpnet {
 namespace {

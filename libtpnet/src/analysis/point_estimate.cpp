@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tpnet/fabric/collective.hpp"
-#include "tpnet/analysis/penalty.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/analysis/penalty.hpp"
+#include "tpnet/fabric/collective.hpp"
 
 namespace tpnet {
 

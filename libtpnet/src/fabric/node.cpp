@@ -4,8 +4,8 @@
 
 #include "builtin_models.hpp"
 #include "catalog_lookup.hpp"
-#include "tpnet/io/node_yaml.hpp"
 #include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/io/node_yaml.hpp"
 
 namespace tpnet {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "catalog_yaml.hpp"
+#include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/quantity.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {

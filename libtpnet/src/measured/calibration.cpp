@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tpnet/fabric/collective.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/fabric/collective.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
 
 namespace tpnet {

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/fabric/collective.hpp"
 #include "tpnet/model/params.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
 
 namespace tpnet {
 

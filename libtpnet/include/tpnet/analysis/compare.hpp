@@ -8,12 +8,12 @@
 #include <optional>
 #include <vector>
 
-#include "tpnet/model/engine.hpp"
 #include "tpnet/analysis/budgets.hpp"
-#include "tpnet/model/layout.hpp"
-#include "tpnet/fabric/link.hpp"
-#include "tpnet/model/model.hpp"
 #include "tpnet/analysis/penalty.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/layout.hpp"
+#include "tpnet/model/model.hpp"
 
 namespace tpnet {
 

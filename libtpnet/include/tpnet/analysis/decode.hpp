@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "tpnet/fabric/collective.hpp"
-#include "tpnet/model/engine.hpp"
 #include "tpnet/fabric/link.hpp"
-#include "tpnet/model/model.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/model.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tpnet/model/engine.hpp"
 #include "tpnet/fabric/link.hpp"
+#include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/quantity.hpp"
 #include "tpnet/units.hpp"

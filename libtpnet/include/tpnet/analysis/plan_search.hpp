@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "tpnet/analysis/compare.hpp"
-#include "tpnet/model/engine.hpp"
-#include "tpnet/fabric/link.hpp"
 #include "tpnet/analysis/memory.hpp"
-#include "tpnet/model/model.hpp"
+#include "tpnet/analysis/workload.hpp"
+#include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
-#include "tpnet/analysis/workload.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/model.hpp"
 
 namespace tpnet {
 

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "tpnet/fabric/link.hpp"
 #include "tpnet/measured/calibration.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/layout.hpp"
-#include "tpnet/fabric/link.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/quantity.hpp"
 

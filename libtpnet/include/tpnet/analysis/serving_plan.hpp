@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "tpnet/analysis/compare.hpp"
-#include "tpnet/model/engine.hpp"
 #include "tpnet/analysis/budgets.hpp"
-#include "tpnet/model/layout.hpp"
-#include "tpnet/fabric/link.hpp"
-#include "tpnet/model/model.hpp"
+#include "tpnet/analysis/compare.hpp"
 #include "tpnet/analysis/penalty.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/layout.hpp"
+#include "tpnet/model/model.hpp"
 
 namespace tpnet {
 

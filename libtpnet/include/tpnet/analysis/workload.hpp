@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/error.hpp"
 #include "tpnet/analysis/penalty.hpp"
+#include "tpnet/error.hpp"
 
 namespace tpnet {
 

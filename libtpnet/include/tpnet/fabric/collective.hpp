@@ -5,9 +5,9 @@
 
 #include <optional>
 
-#include "tpnet/model/engine.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
+#include "tpnet/model/engine.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/model/engine.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/model/engine.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "tpnet/measured/allreduce_fit.hpp"
-#include "tpnet/model/engine.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
+#include "tpnet/measured/allreduce_fit.hpp"
+#include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/units.hpp"
 

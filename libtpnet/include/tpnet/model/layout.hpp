@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "tpnet/model/engine.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/units.hpp"
 
