@@ -17,8 +17,10 @@ struct CheckOptions {
 };
 
 Outcome run_check(const CheckOptions& o) {
-  const Plan plan = load_plan_file(o.plan);
-  const PlanResult result = evaluate_plan(plan);
+  const ServingPlan plan = load_serving_plan(o.plan);
+  const CheckReport result = tpnet::run_check(plan);
+  const CompareRequest& request = result.compare.request;
+  const LayoutSummary& layout = result.compare.layouts.front();
 
   std::vector<Record> rows;
   for (const auto& r : result.rows) {
@@ -32,29 +34,30 @@ Outcome run_check(const CheckOptions& o) {
         signed_number("extra_ttft_bound_s", "extra TTFT bound", r.extra_bound.value(), kSeconds, 2),
         signed_number("decode_slowdown_pct", "decode slowdown", r.decode_slowdown * 100.0, kPercent,
                       1)};
-    if (r.projected_increase) {
-      rec.push_back(signed_number("ttft_increase_pct", "TTFT increase",
-                                  *r.projected_increase * 100.0, kPercent, 1));
-      rec.push_back(
-          text("ttft_source", "TTFT from", r.prompt->baseline_ttft ? "measured" : "projected"));
+    if (r.ttft_increase) {
+      rec.push_back(signed_number("ttft_increase_pct", "TTFT increase", *r.ttft_increase * 100.0,
+                                  kPercent, 1));
+      rec.push_back(text("ttft_source", "TTFT from", r.ttft_measured ? "measured" : "projected"));
     }
     rows.push_back(std::move(rec));
   }
   std::string to_names;
-  for (const auto& t : plan.to) to_names += (to_names.empty() ? "" : ", ") + t.name;
+  for (const auto& t : request.to) to_names += (to_names.empty() ? "" : ", ") + t.name;
 
   Outcome out;
   out.exit_code = result.passed() ? 0 : 1;
   Document& doc = out.doc;
-  doc.title = fmt::format("tpnet check {}: {} as {}, {} -> {}: {}", o.plan, plan.model.name,
-                          plan.layout.name(), plan.from.name, to_names,
+  doc.title = fmt::format("tpnet check {}: {} as {}, {} -> {}: {}", o.plan, request.model.name,
+                          layout.layout.name(), request.from.front().name, to_names,
                           result.passed() ? "all budgets hold" : "BUDGET EXCEEDED");
   doc.fields = {text("plan", "plan", o.plan),
-                text("model", "model", plan.model.name),
-                text("layout", "layout", plan.layout.name()),
-                integer("nodes", "nodes", plan.layout.nodes()),
-                link_summary("from link", plan.from),
-                link_record("from", "from link", plan.from),
+                text("model", "model", request.model.name),
+                text("layout", "layout", layout.layout.name()),
+                integer("nodes", "nodes", layout.layout.nodes()),
+                text("node", "node", request.node.name),
+                link_summary("from link", request.from.front()),
+                link_record("from", "from link", request.from.front()),
+                text("memory_fit", "memory fit", layout.memory.fit_summary),
                 records("scenarios", "scenarios", std::move(rows)),
                 verdict_records(result.verdicts),
                 flag("gate_passed", "all budgets hold", result.passed())};
@@ -72,7 +75,8 @@ Command setup_check(CLI::App& app) {
   add_format_option(sub, options->format);
   set_gate_exit_codes(sub, "a budget is exceeded");
   return Command{sub, [options] { return run_check(*options); },
-                 std::shared_ptr<const std::string>(options, &options->format)};
+                 std::shared_ptr<const std::string>(options, &options->format),
+                 FieldNames::plan_keys};
 }
 
 }  // namespace tpnet::cli

@@ -17,7 +17,8 @@ struct DecodeOptions {
   std::string from = "200G";
   std::string to = "100G";
   int requests = 1;
-  std::string memory_bandwidth = "273GB/s";
+  std::string node = std::string(kDefaultNodeName);
+  std::string memory_bandwidth;  ///< empty: the node's
   CalibrationFlags calibration;
   std::string format = "table";
 };
@@ -49,15 +50,45 @@ std::string unpinned_note(const DecodeReport& r) {
               : "");
 }
 
+/// The calibration's point estimate of one forward, beside the bounds.
+void append_point_fields(Record& fields, const DecodeReport& r, const Link& from, const Link& to) {
+  const DecodePoint& d = *r.point;
+  fields.push_back(number("point_allreduce_from_s", "point: one all-reduce at " + from.name,
+                          d.allreduce_from.value(), kMicroseconds, 1));
+  fields.push_back(number("point_allreduce_to_s", "point: one all-reduce at " + to.name,
+                          d.allreduce_to.value(), kMicroseconds, 1));
+  fields.push_back(number("point_forward_comm_from_s",
+                          "point: communication per forward at " + from.name,
+                          d.forward_comm_from.value(), kMilliseconds, 2));
+  fields.push_back(number("point_forward_comm_to_s",
+                          "point: communication per forward at " + to.name,
+                          d.forward_comm_to.value(), kMilliseconds, 2));
+  fields.push_back(signed_number("point_added_per_forward_s",
+                                 "point: " + to.name + " adds per forward",
+                                 d.added_per_forward.value(), kMilliseconds, 3));
+  fields.push_back(signed_number("point_added_pct_of_floor", "point: as a share of the floor",
+                                 r.point_added_share.value_or(0.0) * 100.0, kPercent, 2));
+  fields.push_back(calibration_record(*r.calibration));
+}
+
 Document run_decode(const DecodeOptions& o) {
-  const ModelArch model = load_model(o.engine);
-  const EngineConfig engine = to_engine(o.engine);
-  const Link from = to_link(o.from, "--from", o.engine);
-  const Link to = to_link(o.to, "--to", o.engine);
-  DecodeInputs inputs;
-  inputs.requests = o.requests;
-  inputs.memory_bandwidth = parse_bit_rate(o.memory_bandwidth, InputLocation::for_key("--mem-bw"));
-  const DecodeReport r = analyze_decode(model, engine, from, to, inputs);
+  DecodeRequest request;
+  request.model = load_model(o.engine);
+  request.engine = to_engine(o.engine);
+  request.from = to_link(o.from, "--from", o.engine);
+  request.to = to_link(o.to, "--to", o.engine);
+  request.requests = o.requests;
+  request.node = load_node(o.node);
+  if (!o.memory_bandwidth.empty()) {
+    request.memory_bandwidth =
+        parse_bit_rate(o.memory_bandwidth, InputLocation::for_key("--mem-bw"));
+  }
+  request.calibration = load_calibration(o.calibration);
+  const DecodeReport r = tpnet::run_decode(request);
+  const ModelArch& model = request.model;
+  const EngineConfig& engine = request.engine;
+  const Link& from = request.from;
+  const Link& to = request.to;
 
   Document doc;
   doc.title = fmt::format("tpnet decode: {}, {} request(s) x {} token(s) per forward, {} -> {}",
@@ -109,8 +140,10 @@ Document run_decode(const DecodeOptions& o) {
              1),
       number("weight_bytes_per_node", "active weights per node", r.weight_bytes_per_node.count(),
              kBytesGB, 2),
-      number("weight_read_floor_s", "weight-read floor per forward", r.weight_read_floor.value(),
-             kMilliseconds, 2),
+      number(
+          "weight_read_floor_s",
+          fmt::format("weight-read floor per forward (at {})", format_bit_rate(r.memory_bandwidth)),
+          r.weight_read_floor.value(), kMilliseconds, 2),
       number("traffic_ceiling_bps", "decode traffic ceiling", r.traffic_ceiling.bits_per_second(),
              kGbps, 1),
       signed_number("max_added_per_forward_s", "most the slower link adds per forward",
@@ -129,10 +162,8 @@ Document run_decode(const DecodeOptions& o) {
       text("explanation", "why", explain(r, from, to)),
   };
   doc.fields.insert(doc.fields.end(), rest.begin(), rest.end());
+  if (r.point) append_point_fields(doc.fields, r, from, to);
   doc.warnings = r.warnings;
-  if (const auto calibration = load_calibration(o.calibration)) {
-    append_decode_points(doc, *calibration, o.calibration, model, engine, from, to, r);
-  }
   return doc;
 }
 
@@ -147,9 +178,10 @@ Command setup_decode(CLI::App& app) {
   sub->add_option("--to", options->to, "Link to estimate (preset or rate)")->default_str("100G");
   sub->add_option("--requests", options->requests, "Running requests per decode forward")
       ->default_val(1);
+  add_node_option(sub, options->node);
   sub->add_option("--mem-bw", options->memory_bandwidth,
-                  "Memory bandwidth each node reads weights at (DGX Spark: 273GB/s)")
-      ->default_str("273GB/s");
+                  "Memory bandwidth each node reads weights at (default: the node's "
+                  "memory_bandwidth)");
   add_calibration_options(sub, options->calibration);
   add_format_option(sub, options->format);
   return Command{sub,

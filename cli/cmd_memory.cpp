@@ -16,47 +16,29 @@ namespace {
 
 constexpr DisplayUnit kMiB{"MiB", 1048576.0};
 
-struct MemoryOptions {
+struct MemoryCommandOptions {
   std::string model;
   int tp = 0;
   bool min_tp = false;
-  std::string node_memory = "121GB";
-  double utilization = 0.9;
-  int nccl_channels = nccl_fit::kDefaultChannels;
-  std::string nccl_buffsize = "4MiB";
-  std::string cuda_graph_memory = "1GB";
-  bool enforce_eager = false;
+  std::string node = std::string(kDefaultNodeName);
+  MemoryOptions memory;
   std::string chunk = "4096";
-  int activation_bytes = 2;
-  double activation_factor = MemoryInputs{}.activation_factor;
-  std::string kv_cache_dtype = "auto";
-  std::string kv_bytes_per_token;
-  std::string max_model_len = "8k";
-  int max_num_seqs = 256;
+  int activation_bytes = EngineConfig{}.activation_bytes;
+  int max_num_seqs = EngineConfig{}.max_num_seqs;
   std::string format = "table";
   CLI::Option* tp_option = nullptr;  ///< to tell an absent --tp from --tp 0
 };
 
-MemoryInputs to_inputs(const MemoryOptions& o) {
-  auto at = [](const char* flag) { return InputLocation::for_key(flag); };
-  MemoryInputs in;
-  in.tp = o.tp;
-  in.node_memory = parse_bytes(o.node_memory, at("--node-memory"));
-  in.gpu_memory_utilization = o.utilization;
-  in.nccl_channels = o.nccl_channels;
-  in.nccl_buffsize = parse_bytes(o.nccl_buffsize, at("--nccl-buffsize"));
-  in.cuda_graphs =
-      o.enforce_eager ? Bytes(0.0) : parse_bytes(o.cuda_graph_memory, at("--cuda-graph-memory"));
-  in.max_num_batched_tokens = parse_tokens(o.chunk, at("--chunk"));
-  in.activation_bytes = o.activation_bytes;
-  in.activation_factor = o.activation_factor;
-  in.kv_cache_dtype_bytes = parse_kv_cache_dtype(o.kv_cache_dtype, at("--kv-cache-dtype"));
-  if (!o.kv_bytes_per_token.empty()) {
-    in.kv_bytes_per_token = parse_bytes(o.kv_bytes_per_token, at("--kv-bytes-per-token"));
-  }
-  in.max_model_len = parse_tokens(o.max_model_len, at("--max-model-len"));
-  in.max_num_seqs = o.max_num_seqs;
-  return in;
+MemoryRequest to_request(const MemoryCommandOptions& o) {
+  MemoryRequest request;
+  request.layout = ParallelLayout{o.tp, 1, 1};
+  request.engine.tensor_parallel_size = o.tp;
+  request.engine.max_num_batched_tokens = parse_tokens(o.chunk, InputLocation::for_key("--chunk"));
+  request.engine.activation_bytes = o.activation_bytes;
+  request.engine.max_num_seqs = o.max_num_seqs;
+  request.node = load_node(o.node);
+  request.settings = to_memory_settings(o.memory);
+  return request;
 }
 
 Field gigabytes(std::string key, std::string label, Bytes value) {
@@ -75,6 +57,10 @@ Record kv_fields(const MemoryReport& r) {
                          r.kv_bytes_per_token->count(), kBytesKB, 1));
     out.push_back(text("kv_bytes_per_token_source", "per-token size from",
                        r.kv_per_token_given ? "--kv-bytes-per-token" : "architecture"));
+    if (r.stage_layer_share < 1.0) {
+      out.push_back(number("stage_layer_share", "share of the layers on this node",
+                           r.stage_layer_share, kCount, 3));
+    }
   }
   if (r.kv_tokens) out.push_back(count("kv_tokens", "KV cache tokens", *r.kv_tokens));
   if (r.sequence_bytes) {
@@ -127,7 +113,9 @@ Record report_fields(const ModelArch& model, const MemoryReport& r, const std::s
   Record out{
       text("model", "model", model.name),
       integer("tp", "tensor-parallel size", r.tp),
+      text("node", "node", r.node),
       gigabytes("node_memory_bytes", "usable memory per node", r.node_memory),
+      gigabytes("os_reserved_bytes", "the node's OS reserve (reserved_memory)", r.os_reserved),
       number("gpu_memory_utilization", "--gpu-memory-utilization", r.gpu_memory_utilization, kCount,
              2),
       gigabytes("budget_bytes", "vLLM's budget (memory x utilization)", r.budget),
@@ -136,8 +124,10 @@ Record report_fields(const ModelArch& model, const MemoryReport& r, const std::s
       gigabytes("weights_replicated_bytes", "  held whole by every rank",
                 r.weights.replicated_bytes),
       table_only(texts("", "    part", std::move(lines))),
-      integer("nccl_channels", "NCCL channels", r.nccl_channels),
-      number("nccl_buffsize_bytes", "NCCL buffer size", r.nccl_buffsize.count(), kMiB, 2),
+      integer("nccl_channels", "NCCL_MAX_NCHANNELS (buffers per peer)", r.nccl_channels),
+      number("nccl_buffsize_bytes", "NCCL_BUFFSIZE", r.nccl_buffsize.count(), kMiB, 2),
+      text("nccl_profile", "NCCL settings", r.nccl_tuned ? "node's tuned pair" : "NCCL's own"),
+      integer("nccl_ranks", "NCCL communicator ranks", r.nccl_ranks),
       gigabytes("nccl_bytes", "NCCL buffers", r.nccl_bytes),
       gigabytes("cuda_graph_bytes", "CUDA graphs", r.cuda_graph_bytes),
       count("chunk_tokens", "prefill chunk", r.chunk_tokens),
@@ -155,6 +145,8 @@ Record report_fields(const ModelArch& model, const MemoryReport& r, const std::s
   };
   for (auto& f : kv_fields(r)) out.push_back(std::move(f));
   out.push_back(flag("fits", "fits", r.fits));
+  out.push_back(text("limit", "what pushes it over", std::string(to_string(r.limit))));
+  out.push_back(text("fit_summary", "fit", r.fit_summary));
   out.push_back(json_only(record("replicated_parts", "replicated parts", std::move(parts))));
   return out;
 }
@@ -169,45 +161,51 @@ Record tried_row(const MemoryReport& r) {
              gigabytes("kv_cache_bytes", "KV cache", r.kv_cache_bytes)};
   if (r.kv_tokens) row.push_back(count("kv_tokens", "KV tokens", *r.kv_tokens));
   row.push_back(flag("fits", "fits", r.fits));
+  row.push_back(text("limit", "what pushes it over", std::string(to_string(r.limit))));
   return row;
 }
 
-Document run_memory(const MemoryOptions& o) {
+Document run_memory(const MemoryCommandOptions& o) {
   if (!o.min_tp && o.tp_option->count() == 0) {
     throw InputError("give a tensor-parallel size, or --min-tp for the smallest that fits",
                      InputLocation::for_key("--tp"));
   }
   const ModelArch model = resolve_model(o.model);
-  const MemoryInputs inputs = to_inputs(o);
+  const MemoryRequest request = to_request(o);
   Document doc;
   if (!o.min_tp) {
-    const MemoryReport r = analyze_memory(model, inputs);
+    const MemoryReport r = analyze_memory(model, request);
     doc.title =
-        fmt::format("tpnet memory: {} at TP{}, per node ({} usable x {:g})", model.name, r.tp,
-                    fmt::format("{:g} GB", r.node_memory.count() / 1e9), r.gpu_memory_utilization);
-    doc.fields = report_fields(model, r, o.kv_cache_dtype);
+        fmt::format("tpnet memory: {} at TP{}, per node of {} ({} usable x {:g})", model.name, r.tp,
+                    r.node, format_bytes(r.node_memory, 4), r.gpu_memory_utilization);
+    doc.fields = report_fields(model, r, o.memory.kv_cache_dtype);
     doc.warnings = r.warnings;
     return doc;
   }
-  const MinTpReport found = find_min_tp(model, inputs);
+  const MinTpReport found = find_min_tp(model, request);
   std::vector<Record> tried;
   for (const auto& r : found.tried) tried.push_back(tried_row(r));
   if (found.tp == 0) {
-    const int last = found.tried.back().tp;
-    doc.title = fmt::format("tpnet memory: {} fits at no TP from 1 to {}", model.name, last);
-    doc.fields = {text("model", "model", model.name), integer("min_tp", "smallest TP that fits", 0),
+    const MemoryReport& nearest = found.tried[found.closest];
+    doc.title = fmt::format("tpnet memory: {} fits at no TP from 1 to {}", model.name,
+                            found.tried.back().tp);
+    doc.fields = {text("model", "model", model.name),
+                  json_only(integer("min_tp", "smallest TP that fits", 0)),
+                  table_only(text("", "smallest TP that fits", "none")),
+                  text("why_none", "why", found.why_none),
+                  integer("closest_tp", "comes nearest", nearest.tp),
+                  text("fit_summary", "at that TP", nearest.fit_summary),
                   records("tried", "TP sizes tried", std::move(tried))};
-    doc.warnings.push_back(
-        fmt::format("{} fits at no TP from 1 to {}{}; TP{} comes nearest", model.name, last,
-                    last < kMaxMinTp ? " (beyond that NCCL alone fills the budget)" : "",
-                    found.tried[found.closest].tp));
-    for (const auto& w : found.tried[found.closest].warnings) doc.warnings.push_back(w);
+    doc.warnings.push_back(fmt::format("{} fits at no TP from 1 to {}: {}; TP{} comes nearest",
+                                       model.name, found.tried.back().tp, found.why_none,
+                                       nearest.tp));
+    for (const auto& w : nearest.warnings) doc.warnings.push_back(w);
     return doc;
   }
   const MemoryReport& r = found.tried.back();
   doc.title = fmt::format("tpnet memory: the smallest TP that fits {} is {}", model.name, r.tp);
   // The answer's report with the same keys as --tp gives, after min_tp; the ladder last.
-  doc.fields = report_fields(model, r, o.kv_cache_dtype);
+  doc.fields = report_fields(model, r, o.memory.kv_cache_dtype);
   doc.fields.insert(doc.fields.begin() + 1, integer("min_tp", "smallest TP that fits", r.tp));
   doc.fields.push_back(records("tried", "TP sizes tried", std::move(tried)));
   doc.warnings = r.warnings;
@@ -217,7 +215,7 @@ Document run_memory(const MemoryOptions& o) {
 }  // namespace
 
 Command setup_memory(CLI::App& app) {
-  auto o = std::make_shared<MemoryOptions>();
+  auto o = std::make_shared<MemoryCommandOptions>();
   CLI::App* sub = app.add_subcommand(
       "memory", "Memory per node: weights, NCCL, CUDA graphs, activations and the KV cache");
   sub->add_option("-m,--model", o->model,
@@ -230,55 +228,20 @@ Command setup_memory(CLI::App& app) {
                 "Answer the smallest TP (1, 2, 4, 8, ...) that fits with room for one "
                 "--max-model-len sequence")
       ->excludes(o->tp_option);
-  const std::string node = "Node";
-  sub->add_option("--node-memory", o->node_memory,
-                  "Usable memory per node (DGX Spark: 121GB of 128GB)")
-      ->group(node)
-      ->default_str("121GB");
-  sub->add_option("--gpu-memory-utilization", o->utilization,
-                  "Share of the usable memory vLLM may take, in (0, 1]")
-      ->group(node)
-      ->default_str("0.9");
-  const std::string nccl = "NCCL";
-  sub->add_option("--nccl-channels", o->nccl_channels,
-                  "NCCL_MAX_NCHANNELS (NCCL's default on GB10: 64)")
-      ->group(nccl)
-      ->default_str("64");
-  sub->add_option("--nccl-buffsize", o->nccl_buffsize, "NCCL_BUFFSIZE (default 4MiB)")
-      ->group(nccl)
-      ->default_str("4MiB");
+  add_node_option(sub, o->node);
+  add_memory_options(sub, o->memory);
   const std::string engine = "Engine (vLLM names)";
-  sub->add_option("--max-model-len", o->max_model_len,
-                  "Longest sequence one request may reach (e.g. 8k, 128k, 1M)")
-      ->group(engine)
-      ->default_str("8k");
   sub->add_option("--max-num-seqs", o->max_num_seqs, "Most requests running at once")
       ->group(engine)
-      ->default_str("256");
-  sub->add_option("--kv-cache-dtype", o->kv_cache_dtype, "auto (= bf16), bf16, fp16 or fp8")
-      ->group(engine)
-      ->default_str("auto");
+      ->default_str(std::to_string(EngineConfig{}.max_num_seqs));
   sub->add_option("--chunk,--max-num-batched-tokens", o->chunk,
                   "Prefill tokens per forward pass; sets the activation peak")
       ->group(engine)
       ->default_str("4096");
-  sub->add_option("--cuda-graph-memory", o->cuda_graph_memory,
-                  "Memory CUDA graphs take (vLLM logs it after capture)")
-      ->group(engine)
-      ->default_str("1GB");
-  sub->add_flag("--enforce-eager", o->enforce_eager, "No CUDA graphs (vLLM's --enforce-eager)")
-      ->group(engine);
   sub->add_option("--activation-bytes", o->activation_bytes,
                   "Bytes per activation value (2 = BF16)")
       ->group(engine)
-      ->default_str("2");
-  sub->add_option("--activation-factor", o->activation_factor,
-                  "Hidden-sized tensors alive at the activation peak, per chunk token")
-      ->group(engine)
-      ->default_str(fmt::format("{:g}", MemoryInputs{}.activation_factor));
-  sub->add_option("--kv-bytes-per-token", o->kv_bytes_per_token,
-                  "KV cache bytes per token per node, replacing the architecture's (e.g. 4KB)")
-      ->group(engine);
+      ->default_str(std::to_string(EngineConfig{}.activation_bytes));
   add_format_option(sub, o->format);
   return Command{sub,
                  [o] {

@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/analysis/weights.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
@@ -197,19 +198,19 @@ Document run_show(const std::string& name) {
   for (const auto& [key, why] : m.assumptions) lines.push_back(fmt::format("{} - {}", key, why));
   doc.fields.push_back(table_only(texts("", "assumed", std::move(lines))));
 
-  // Per TP size: weights each node holds (total x bits / 8 / N) and the bytes
+  // Per TP size: weights each node holds (as tpnet memory counts them) and the bytes
   // each node sends per prompt token with the default engine settings.
   std::vector<Record> per_tp;
   for (int tp : {1, 2, 4, 8, 16}) {
     EngineConfig engine;
     engine.tensor_parallel_size = tp;
-    const Bytes weights = weights_per_node(m, ParallelLayout{tp, 1, 1});
+    const Bytes weights = weight_memory(m, ParallelLayout{tp, 1, 1}).per_node();
     per_tp.push_back(
         {text("name", "TP", fmt::format("TP{}", tp)), integer("tp", "tp", tp),
          number("weights_per_node_bytes", "weights per node", weights.count(), kBytesGB, 1),
          number("per_token_bytes", "bytes per prompt token",
                 bytes_per_prompt_token(m, engine).count(), kBytesMB, 2),
-         flag("heads_divide", "heads divide", m.num_attention_heads % tp == 0)});
+         flag("heads_divide", "heads divide", tp_divides_heads(m, tp))});
   }
   doc.fields.push_back(records("per_tp", "per node at each TP size", std::move(per_tp)));
 

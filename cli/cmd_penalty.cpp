@@ -26,30 +26,6 @@ struct PenaltyOptions {
   std::string format = "table";
 };
 
-/// The gate: every budget against every scenario it applies to.
-std::vector<Verdict> penalty_verdicts(const PenaltyReport& r, const Budgets& budgets) {
-  std::vector<Verdict> verdicts;
-  if (budgets.max_extra_ttft_per_1k) {
-    check_budget(verdicts, "max_extra_ttft_per_1k_tokens", "per 1,000 prompt tokens",
-                 r.extra_per_1k_tokens.value(), budgets.max_extra_ttft_per_1k->value());
-  }
-  for (const auto& s : r.scenarios) {
-    if (budgets.max_extra_ttft) {
-      check_budget(verdicts, "max_extra_ttft", s.scenario.name, s.extra_ttft_bound.value(),
-                   budgets.max_extra_ttft->value());
-    }
-    if (budgets.max_ttft_increase) {
-      if (!s.ttft_increase_bound) {
-        throw InputError("needs a measured TTFT per scenario: give --baseline FILE.csv",
-                         InputLocation::for_key("--max-ttft-increase"));
-      }
-      check_budget(verdicts, "max_ttft_increase", s.scenario.name, *s.ttft_increase_bound,
-                   *budgets.max_ttft_increase);
-    }
-  }
-  return verdicts;
-}
-
 std::vector<PrefillScenario> scenarios_from(const PenaltyOptions& o) {
   if (!o.baseline.empty()) {
     if (!o.prompts.empty()) {
@@ -58,7 +34,6 @@ std::vector<PrefillScenario> scenarios_from(const PenaltyOptions& o) {
     }
     return load_baseline_csv(o.baseline);
   }
-  if (o.prompts.empty()) return study_scenarios();
   std::vector<PrefillScenario> out;
   for (const auto& text : o.prompts) {
     out.push_back(
@@ -67,23 +42,16 @@ std::vector<PrefillScenario> scenarios_from(const PenaltyOptions& o) {
   return out;
 }
 
-/// A calibration's point estimate for one scenario, with the bound's
-/// baseline TTFT when there is one.
-struct ScenarioPoint {
-  PrefillPoint point;
-  std::optional<Seconds> baseline_ttft;
-};
-
-void append_point_fields(Record& rec, const ScenarioPoint& p, const Link& from, const Link& to) {
-  const PrefillPoint& pt = p.point;
+void append_point_fields(Record& rec, const ScenarioPenalty& s, const Link& from, const Link& to) {
+  const PrefillPoint& pt = *s.point;
   rec.push_back(json_only(number("point_comm_from_s", "point comm at " + from.name,
                                  pt.comm_from.value(), kSeconds, 2)));
   rec.push_back(json_only(
       number("point_comm_to_s", "point comm at " + to.name, pt.comm_to.value(), kSeconds, 2)));
   rec.push_back(signed_number("point_extra_ttft_s", "point extra", pt.extra.value(), kSeconds, 2));
-  if (p.baseline_ttft) {
+  if (s.scenario.baseline_ttft) {
     rec.push_back(json_only(number("point_ttft_at_to_s", "point TTFT at " + to.name,
-                                   (*p.baseline_ttft + pt.extra).value(), kSeconds, 2)));
+                                   (*s.scenario.baseline_ttft + pt.extra).value(), kSeconds, 2)));
   }
   if (pt.compute && pt.network_share && pt.ttft_increase) {
     rec.push_back(
@@ -95,14 +63,13 @@ void append_point_fields(Record& rec, const ScenarioPoint& p, const Link& from, 
   }
 }
 
-Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& to,
-                       const std::optional<ScenarioPoint>& point) {
+Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& to) {
   Record rec{
       text("name", "test", s.scenario.name),
       integer("requests", "requests", static_cast<double>(s.scenario.prompt.requests)),
-      json_only(integer("prompt_tokens_each", "tokens each",
-                        static_cast<double>(s.scenario.prompt.tokens_each))),
-      integer("prompt_tokens", "prompt tokens", static_cast<double>(s.total_tokens)),
+      integer("prompt_tokens_each", "tokens per request",
+              static_cast<double>(s.scenario.prompt.tokens_each)),
+      integer("prompt_tokens", "prompt tokens in all", static_cast<double>(s.total_tokens)),
       number("prefill_bytes_per_node", "prefill bytes/node", s.prefill_bytes_per_node.count(),
              kBytesGB, 1),
       json_only(
@@ -112,7 +79,7 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
       signed_number("extra_ttft_bound_s", "extra TTFT bound", s.extra_ttft_bound.value(), kSeconds,
                     2),
   };
-  if (point) append_point_fields(rec, *point, from, to);
+  if (s.point) append_point_fields(rec, s, from, to);
   if (s.scenario.baseline_ttft) {
     rec.push_back(
         number("baseline_ttft_s", "baseline TTFT", s.scenario.baseline_ttft->value(), kSeconds, 2));
@@ -127,44 +94,32 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
 }
 
 Outcome run_penalty(const PenaltyOptions& o) {
-  const ModelArch model = load_model(o.engine);
-  const EngineConfig engine = to_engine(o.engine);
-  const Link from = to_link(o.from, "--from", o.engine);
-  const Link to = to_link(o.to, "--to", o.engine);
-  std::optional<Bytes> measured;
+  PenaltyRequest request;
+  request.model = load_model(o.engine);
+  request.engine = to_engine(o.engine);
+  request.from = to_link(o.from, "--from", o.engine);
+  request.to = to_link(o.to, "--to", o.engine);
   if (!o.measured_bytes.empty()) {
-    measured = parse_bytes(o.measured_bytes, InputLocation::for_key("--bytes-per-token"));
+    request.measured_per_token =
+        parse_bytes(o.measured_bytes, InputLocation::for_key("--bytes-per-token"));
   }
-  const auto scenarios = scenarios_from(o);
-  const PenaltyReport r = analyze_penalty(model, engine, from, to, scenarios, measured);
+  request.scenarios = scenarios_from(o);
+  request.budgets = to_budgets(o.budgets);
+  request.calibration = load_calibration(o.calibration);
+  const PenaltyReport r = tpnet::run_penalty(request);
+  const ModelArch& model = request.model;
+  const EngineConfig& engine = request.engine;
+  const Link& from = request.from;
+  const Link& to = request.to;
 
-  const std::optional<Calibration> calibration = load_calibration(o.calibration);
-  std::optional<CalibrationUse> use;
-  if (calibration) {
-    CalibrationRequest request;
-    request.tps = {engine.tensor_parallel_size};
-    request.from = {from};
-    request.nccl_version = o.calibration.nccl_version;
-    use = check_calibration(*calibration, model, engine, request);
-  }
-  const ParallelLayout layout{engine.tensor_parallel_size, 1, 1};
   std::vector<Record> rows;
-  for (const auto& s : r.scenarios) {
-    std::optional<ScenarioPoint> point;
-    if (use) {
-      std::optional<Seconds> compute;
-      if (use->compute != nullptr) compute = compute_per_token_for(*use->compute, layout);
-      point = ScenarioPoint{point_prefill(*use->allreduce, model, engine, layout, s.scenario.prompt,
-                                          from.rate, to.rate, compute),
-                            s.scenario.baseline_ttft};
-    }
-    rows.push_back(scenario_record(s, from, to, point));
-  }
+  for (const auto& s : r.scenarios) rows.push_back(scenario_record(s, from, to));
 
   Document doc;
-  doc.title = fmt::format("tpnet penalty: {}, {} -> {}; upper bounds (no overlap, full rate){}",
-                          describe(model, engine), from.name, to.name,
-                          calibration ? "; point estimates from " + calibration->origin : "");
+  doc.title =
+      fmt::format("tpnet penalty: {}, {} -> {}; upper bounds (no overlap, full rate){}",
+                  describe(model, engine), from.name, to.name,
+                  r.calibration ? "; point estimates from " + r.calibration->file->origin : "");
   doc.fields = {
       text("model", "model", model.name),
       integer("tp", "tensor-parallel size", engine.tensor_parallel_size),
@@ -183,17 +138,12 @@ Outcome run_penalty(const PenaltyOptions& o) {
       records("scenarios", "scenarios", std::move(rows)),
   };
   doc.warnings = r.warnings;
-  if (calibration) {
-    doc.fields.push_back(calibration_record(*calibration, *use));
-    for (const auto& w : use->warnings) doc.warnings.push_back(w);
-  }
+  if (r.calibration) doc.fields.push_back(calibration_record(*r.calibration));
   Outcome out{std::move(doc), {}, 0};
-  const Budgets budgets = to_budgets(o.budgets);
-  if (budgets.any()) {
-    const auto verdicts = penalty_verdicts(r, budgets);
-    out.doc.fields.push_back(verdict_records(verdicts));
-    out.doc.fields.push_back(flag("gate_passed", "all budgets hold", all_within(verdicts)));
-    out.exit_code = all_within(verdicts) ? 0 : 1;
+  if (r.gated) {
+    out.doc.fields.push_back(verdict_records(r.verdicts));
+    out.doc.fields.push_back(flag("gate_passed", "all budgets hold", r.passed()));
+    out.exit_code = r.passed() ? 0 : 1;
   }
   return out;
 }

@@ -17,15 +17,12 @@ struct PlanOptions {
   std::vector<std::string> speeds{"100G", "200G"};
   std::string workload = "rag";
   std::string ttft_budget;
-  std::string node = "dgx-spark";
+  std::string node = std::string(kDefaultNodeName);
   std::vector<std::string> switches{"all"};
   int baseline_tp = 0;
   std::string baseline_ttft;
   std::string baseline_prompt;
-  double gpu_memory_utilization = 0.9;
-  int nccl_channels = 0;
-  std::string nccl_buffsize;
-  std::string max_model_len = "8192";
+  MemoryOptions memory;
   std::string format = "table";
 };
 
@@ -39,8 +36,9 @@ std::vector<SwitchSpec> chosen_switches(const std::vector<std::string>& names) {
   return out;
 }
 
-RecommendInputs to_inputs(const PlanOptions& o) {
-  RecommendInputs in;
+PlanSearchRequest to_request(const PlanOptions& o) {
+  PlanSearchRequest in;
+  in.model = load_model(o.engine);
   in.nodes = o.nodes;
   for (const auto& s : o.speeds) in.speeds.push_back(to_link(s, "--speeds", o.engine));
   in.workload = resolve_workload(o.workload);
@@ -50,18 +48,9 @@ RecommendInputs to_inputs(const PlanOptions& o) {
   EngineOptions engine = o.engine;
   engine.tp = 2;  // set per layout
   in.engine = to_engine(engine);
-  in.node = resolve_node(o.node);
+  in.node = load_node(o.node);
   in.switches = chosen_switches(o.switches);
-  in.memory.node_memory = in.node.usable_memory;
-  in.memory.gpu_memory_utilization = o.gpu_memory_utilization;
-  if (o.nccl_channels != 0) in.memory.nccl_channels = o.nccl_channels;
-  if (!o.nccl_buffsize.empty()) {
-    in.memory.nccl_buffsize =
-        parse_bytes(o.nccl_buffsize, InputLocation::for_key("--nccl-buffsize"));
-  }
-  in.memory.max_model_len =
-      parse_tokens(o.max_model_len, InputLocation::for_key("--max-model-len"));
-  in.memory.max_num_batched_tokens = in.engine.max_num_batched_tokens;
+  in.memory = to_memory_settings(o.memory);
   const bool any_baseline =
       o.baseline_tp != 0 || !o.baseline_ttft.empty() || !o.baseline_prompt.empty();
   if (any_baseline) {
@@ -70,22 +59,18 @@ RecommendInputs to_inputs(const PlanOptions& o) {
           "a baseline needs --baseline-tp, --baseline-ttft and --baseline-prompt together",
           InputLocation::for_key("--baseline-tp"));
     }
-    TtftBaseline b;
-    b.layout = ParallelLayout{o.baseline_tp, 1, 1};
-    b.ttft = parse_duration(o.baseline_ttft, InputLocation::for_key("--baseline-ttft"));
-    b.prompt = parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt"));
-    // Measured on the fastest link considered, as the study measured at 200G.
-    b.link = *std::max_element(in.speeds.begin(), in.speeds.end(),
-                               [](const Link& x, const Link& y) { return x.rate < y.rate; });
-    in.baseline = b;
+    in.baseline =
+        MeasuredTtft{ParallelLayout{o.baseline_tp, 1, 1},
+                     parse_duration(o.baseline_ttft, InputLocation::for_key("--baseline-ttft")),
+                     parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt"))};
   }
   return in;
 }
 
 Outcome run_plan(const PlanOptions& o) {
-  const ModelArch model = load_model(o.engine);
-  const RecommendInputs in = to_inputs(o);
-  const RecommendReport report = recommend_layouts(model, in);
+  const PlanSearchRequest in = to_request(o);
+  const PlanSearchReport report = search_plans(in);
+  const ModelArch& model = in.model;
 
   std::vector<Record> rows;
   for (const auto& r : report.options) {
@@ -149,8 +134,7 @@ Command setup_plan(CLI::App& app) {
   sub->add_option("--workload", o->workload, "chat, rag, long-docs, or a workload YAML file")
       ->default_str("rag");
   sub->add_option("--ttft-budget", o->ttft_budget, "Most extra TTFT a request may gain, e.g. 2s");
-  sub->add_option("--node", o->node, "Node from the catalog, or a node YAML")
-      ->default_str("dgx-spark");
+  add_node_option(sub, o->node);
   sub->add_option("--switch", o->switches, "Switches to consider (names, or all)")
       ->delimiter(',')
       ->default_str("all");
@@ -159,18 +143,7 @@ Command setup_plan(CLI::App& app) {
   sub->add_option("--baseline-ttft", o->baseline_ttft, "Measured TTFT at the fastest speed")
       ->group(baseline);
   sub->add_option("--baseline-prompt", o->baseline_prompt, "Its prompt, e.g. 8k")->group(baseline);
-  const std::string memory = "Memory";
-  sub->add_option("--gpu-memory-utilization", o->gpu_memory_utilization,
-                  "vLLM's share of usable memory")
-      ->group(memory)
-      ->default_val(0.9);
-  sub->add_option("--nccl-channels", o->nccl_channels, "NCCL_MAX_NCHANNELS (default: NCCL's)")
-      ->group(memory);
-  sub->add_option("--nccl-buffsize", o->nccl_buffsize, "NCCL_BUFFSIZE (default 4MiB)")
-      ->group(memory);
-  sub->add_option("--max-model-len", o->max_model_len, "Longest sequence that must fit")
-      ->group(memory)
-      ->default_str("8192");
+  add_memory_options(sub, o->memory);
   add_format_option(sub, o->format);
   return Command{sub, [o] { return run_plan(*o); },
                  std::shared_ptr<const std::string>(o, &o->format)};

@@ -235,9 +235,10 @@ void add_plan_sections(Record& fields, const SwitchAnswer& a, BitRate speed) {
 }
 
 Outcome run_switch(const SwitchOptions& o) {
-  if (o.nodes < 1 || o.nodes > kMaxPlanNodes) {
-    throw InputError(fmt::format("{} is out of range; plan 1 to {} nodes", o.nodes, kMaxPlanNodes),
-                     InputLocation::for_key("--nodes"));
+  if (o.nodes < 1 || o.nodes > kMaxClusterNodes) {
+    throw InputError(
+        fmt::format("{} is out of range; plan 1 to {} nodes", o.nodes, kMaxClusterNodes),
+        InputLocation::for_key("--nodes"));
   }
   const BitRate speed = parse_bit_rate(o.speed, InputLocation::for_key("--speed"));
   const NodeSpec node = resolve_node(o.node);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "tpnet/analysis/kv_cache.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/quantity.hpp"
 
@@ -159,13 +160,14 @@ Budgets to_budgets(const BudgetOptions& o) {
 Field verdict_records(const std::vector<Verdict>& verdicts) {
   std::vector<Record> rows;
   for (const auto& v : verdicts) {
-    const bool share = v.budget == "max_ttft_increase" || v.budget == "max_decode_slowdown";
-    const std::string suffix = share ? "_pct" : "_s";
+    const bool share = v.unit == VerdictUnit::fraction;
+    const bool bytes = v.unit == VerdictUnit::bytes;
+    const std::string suffix = share ? "_pct" : bytes ? "_bytes" : "_s";
     const double scale = share ? 100.0 : 1.0;
-    const DisplayUnit unit = share ? kPercent : kSeconds;
-    const int decimals = share ? 1 : 3;
+    const DisplayUnit unit = share ? kPercent : bytes ? kBytesGB : kSeconds;
+    const int decimals = share ? 1 : bytes ? 2 : 3;
     auto shown = [&](double x) {
-      return fmt::format("{:.{}f} {}", x * scale, decimals, share ? "%" : "s");
+      return fmt::format("{:.{}f} {}", x * scale / unit.scale, decimals, unit.suffix);
     };
     rows.push_back({text("budget", "budget", v.budget), text("subject", "checked", v.subject),
                     json_only(number("value" + suffix, "value", v.value * scale, unit, decimals)),
@@ -176,6 +178,79 @@ Field verdict_records(const std::vector<Verdict>& verdicts) {
                     table_only(text("", "verdict", v.within ? "ok" : "EXCEEDED"))});
   }
   return records("verdicts", "budget verdicts", std::move(rows));
+}
+
+void add_node_option(CLI::App* app, std::string& node) {
+  app->add_option("--node", node,
+                  "Node from the catalog (models/nodes) or a node YAML file: memory, memory "
+                  "bandwidth, NCCL's measured buffers")
+      ->default_str(std::string(kDefaultNodeName));
+}
+
+NodeSpec load_node(const std::string& node) { return resolve_node(node); }
+
+void add_memory_options(CLI::App* app, MemoryOptions& o) {
+  const std::string group = "Memory fit (defaults: the node's, vLLM's and NCCL's own)";
+  app->add_option("--node-memory", o.node_memory,
+                  "Usable memory per node (default: the node's usable_memory)")
+      ->group(group);
+  app->add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
+                  "Share of the usable memory vLLM may take, in (0, 1]")
+      ->group(group)
+      ->default_str(fmt::format("{:g}", MemorySettings{}.gpu_memory_utilization));
+  app->add_flag("--nccl-tuned", o.nccl_tuned,
+                "NCCL buffers as the node's tuned pair (DGX Spark: NCCL_MAX_NCHANNELS=8, "
+                "NCCL_BUFFSIZE=1MiB) instead of NCCL's own")
+      ->group(group);
+  o.nccl_channels_option =
+      app->add_option("--nccl-channels", o.nccl_channels,
+                      "NCCL_MAX_NCHANNELS: the channels NCCL allocates buffers for (default: the "
+                      "node's profile)")
+          ->group(group);
+  app->add_option("--nccl-buffsize", o.nccl_buffsize, "NCCL_BUFFSIZE (default: the node's profile)")
+      ->group(group);
+  app->add_option("--cuda-graph-memory", o.cuda_graph_memory,
+                  "Memory CUDA graphs take (vLLM logs it after capture)")
+      ->group(group)
+      ->default_str("1GB");
+  app->add_flag("--enforce-eager", o.enforce_eager, "No CUDA graphs (vLLM's --enforce-eager)")
+      ->group(group);
+  app->add_option("--activation-factor", o.activation_factor,
+                  "Hidden-sized tensors alive at the activation peak, per chunk token")
+      ->group(group)
+      ->default_str(fmt::format("{:g}", MemorySettings{}.activation_factor));
+  app->add_option("--kv-cache-dtype", o.kv_cache_dtype, "auto (= bf16), bf16, fp16 or fp8")
+      ->group(group)
+      ->default_str("auto");
+  app->add_option("--kv-bytes-per-token", o.kv_bytes_per_token,
+                  "KV cache bytes per token per node, replacing the architecture's (e.g. 4KB)")
+      ->group(group);
+  app->add_option("--max-model-len", o.max_model_len,
+                  "Longest sequence one request may reach (e.g. 8k, 128k, 1M)")
+      ->group(group)
+      ->default_str("8192");
+}
+
+MemorySettings to_memory_settings(const MemoryOptions& o) {
+  auto at = [](const char* flag) { return InputLocation::for_key(flag); };
+  MemorySettings m;
+  if (!o.node_memory.empty()) m.node_memory = parse_bytes(o.node_memory, at("--node-memory"));
+  m.gpu_memory_utilization = o.gpu_memory_utilization;
+  m.nccl_profile = o.nccl_tuned ? NcclProfile::tuned : NcclProfile::node_default;
+  if (o.nccl_channels_option != nullptr && o.nccl_channels_option->count() > 0) {
+    m.nccl_channels = o.nccl_channels;
+  }
+  if (!o.nccl_buffsize.empty())
+    m.nccl_buffsize = parse_bytes(o.nccl_buffsize, at("--nccl-buffsize"));
+  m.cuda_graphs =
+      o.enforce_eager ? Bytes(0.0) : parse_bytes(o.cuda_graph_memory, at("--cuda-graph-memory"));
+  m.activation_factor = o.activation_factor;
+  m.kv_cache_dtype_bytes = parse_kv_cache_dtype(o.kv_cache_dtype, at("--kv-cache-dtype"));
+  if (!o.kv_bytes_per_token.empty()) {
+    m.kv_bytes_per_token = parse_bytes(o.kv_bytes_per_token, at("--kv-bytes-per-token"));
+  }
+  m.max_model_len = parse_tokens(o.max_model_len, at("--max-model-len"));
+  return m;
 }
 
 std::string describe(const ModelArch& model, const EngineConfig& engine) {

@@ -10,9 +10,12 @@
 #include <string>
 
 #include "document.hpp"
+#include "field_flags.hpp"
 #include "tpnet/analysis/budgets.hpp"
+#include "tpnet/analysis/memory.hpp"
 #include "tpnet/fabric/collective.hpp"
 #include "tpnet/fabric/link.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 
@@ -32,6 +35,9 @@ struct Command {
   CLI::App* app = nullptr;
   std::function<Outcome()> run;
   std::shared_ptr<const std::string> format;  ///< --format, owned with the options
+  /// How its errors and warnings name request fields: flags, or (check) the
+  /// plan file's keys.
+  FieldNames names = FieldNames::flags;
 };
 
 /// Adds --format table|json|csv|markdown.
@@ -79,8 +85,35 @@ void add_budget_options(CLI::App* app, BudgetOptions& options, bool with_decode)
 [[nodiscard]] Budgets to_budgets(const BudgetOptions& options);
 
 /// Verdicts as a list of records (budget, subject, value, limit, within) with
-/// values in the budget's unit: seconds, or percent for increases.
+/// values in the budget's unit: seconds, percent for increases, bytes for
+/// memory_fit.
 [[nodiscard]] Field verdict_records(const std::vector<Verdict>& verdicts);
+
+/// --node: a built-in node (tpnet switch lists them) or a node YAML file.
+void add_node_option(CLI::App* app, std::string& node);
+[[nodiscard]] NodeSpec load_node(const std::string& node);
+
+/// The memory fit's settings, as `tpnet memory` names them.
+struct MemoryOptions {
+  std::string node_memory;  ///< empty: the node's usable memory
+  double gpu_memory_utilization = MemorySettings{}.gpu_memory_utilization;
+  bool nccl_tuned = false;
+  int nccl_channels = 0;  ///< set only when nccl_channels_option was given
+  CLI::Option* nccl_channels_option = nullptr;
+  std::string nccl_buffsize;  ///< empty: the node's NCCL profile
+  std::string cuda_graph_memory = "1GB";
+  bool enforce_eager = false;
+  double activation_factor = MemorySettings{}.activation_factor;
+  std::string kv_cache_dtype = "auto";
+  std::string kv_bytes_per_token;
+  std::string max_model_len = "8192";
+};
+
+/// --node-memory, --gpu-memory-utilization, --nccl-tuned, --nccl-channels,
+/// --nccl-buffsize, --cuda-graph-memory, --enforce-eager, --activation-factor,
+/// --kv-cache-dtype, --kv-bytes-per-token and --max-model-len, in a "Memory fit" group.
+void add_memory_options(CLI::App* app, MemoryOptions& options);
+[[nodiscard]] MemorySettings to_memory_settings(const MemoryOptions& options);
 
 /// "glm-5.3 at TP8 (ring all-reduce)"
 [[nodiscard]] std::string describe(const ModelArch& model, const EngineConfig& engine);

@@ -34,8 +34,8 @@ std::vector<Column> layout_columns(const LayoutSummary& s) {
           {"decode_forward_bytes", format_number(s.decode_forward_bytes.count(), "decode")},
           {"decode_messages_per_forward",
            format_number(static_cast<double>(s.decode_messages), "messages")},
-          {"weights_per_node_bytes", format_number(s.weights_per_node.count(), "weights")},
-          {"fits_memory", s.fits_memory ? "true" : "false"}};
+          {"weights_per_node_bytes", format_number(s.weights_per_node().count(), "weights")},
+          {"fits_memory", s.fits_memory() ? "true" : "false"}};
 }
 
 std::vector<Column> link_columns(const Link& from, const Link& to, const CompareRow& r) {
@@ -62,7 +62,8 @@ enum class Tail {
   point_extra,
   point_share,
   point_increase,
-  projected,
+  ttft_increase,
+  ttft_source,
   within_budget
 };
 
@@ -72,18 +73,22 @@ struct TailKey {
 };
 
 /// Keys of the per-row cells, in the order append_row_tail writes them.
-std::vector<TailKey> tail_keys(bool projected, bool gated, const ComparePoints* points) {
+std::vector<TailKey> tail_keys(const CompareReport& report) {
   std::vector<TailKey> keys{{"prefill_bytes_per_node", Tail::prefill_bytes},
                             {"extra_ttft_bound_s", Tail::extra_bound}};
-  if (points != nullptr) {
+  if (report.calibration) {
     keys.push_back({"point_comm_from_s", Tail::point_comm});
     keys.push_back({"point_extra_ttft_s", Tail::point_extra});
-    if (points->compute != nullptr) {
+    if (report.calibration->compute != nullptr) {
       keys.push_back({"point_network_share_pct", Tail::point_share});
       keys.push_back({"point_ttft_increase_pct", Tail::point_increase});
     }
   }
-  if (projected) keys.push_back({"projected_ttft_increase_pct", Tail::projected});
+  if (report.projected()) {
+    keys.push_back({"ttft_increase_pct", Tail::ttft_increase});
+    keys.push_back({"ttft_source", Tail::ttft_source});
+  }
+  const bool gated = report.gated();
   if (gated) keys.push_back({"within_budget", Tail::within_budget});
   return keys;
 }
@@ -91,9 +96,8 @@ std::vector<TailKey> tail_keys(bool projected, bool gated, const ComparePoints* 
 /// The per-row cells, appended without temporaries: this is the hot loop of
 /// a million-row grid.
 void append_row_tail(std::string& out, const CompareRow& r, const std::vector<TailKey>& keys,
-                     bool csv, const ComparePoints* points) {
-  std::optional<PrefillPoint> point;
-  if (points != nullptr) point = points->at(r);
+                     bool csv) {
+  const std::optional<PrefillPoint>& point = r.point;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const char* key = keys[i].key;
     if (!csv) fmt::format_to(std::back_inserter(out), "\"{}\": ", key);
@@ -116,9 +120,14 @@ void append_row_tail(std::string& out, const CompareRow& r, const std::vector<Ta
       case Tail::point_increase:
         append_number(out, point->ttft_increase.value_or(0.0) * 100.0, key);
         break;
-      case Tail::projected:
-        append_number(out, *r.projected_increase * 100.0, key);
+      case Tail::ttft_increase:
+        append_number(out, r.ttft_increase.value_or(0.0) * 100.0, key);
         break;
+      case Tail::ttft_source: {
+        const char* source = !r.ttft_increase ? "none" : r.ttft_measured ? "measured" : "projected";
+        out += csv ? source : json_string(source);
+        break;
+      }
       case Tail::within_budget:
         out += r.within_budget ? "true" : "false";
         break;
@@ -148,21 +157,14 @@ std::string json_part(const std::vector<Column>& columns) {
 
 }  // namespace
 
-PrefillPoint ComparePoints::at(const CompareRow& row) const {
-  std::optional<Seconds> per_token;
-  if (compute != nullptr) per_token = compute_per_token_for(*compute, row.layout->layout);
-  return point_prefill(*allreduce, *model, *engine, row.layout->layout, row.prompt->prompt,
-                       row.from->rate, row.to->rate, per_token);
-}
-
 /// Streams the grid as CSV or JSON, caching the parts shared by many rows so a
 /// million rows take well under a second.
-std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareSpec& spec,
-                                 const std::vector<LayoutSummary>& layouts, const Document& header,
-                                 const ComparePoints* points) {
+std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareReport& report,
+                                 const Document& header) {
   std::uint64_t failed = 0;
-  const bool projected = spec.baseline.has_value();
-  const bool gated = spec.budgets.any();
+  const CompareRequest& spec = report.request;
+  const std::vector<LayoutSummary>& layouts = report.layouts;
+  const bool gated = report.gated();
   const bool csv = format == Format::csv;
   std::vector<std::string> prompt_parts;
   for (const auto& p : spec.prompts) {
@@ -177,7 +179,7 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
     }
   };
 
-  const auto keys = tail_keys(projected, gated, points);
+  const auto keys = tail_keys(report);
   if (csv) {
     // The header from the same columns the rows are written from.
     std::string head;
@@ -204,7 +206,7 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
   std::string link_part;
   std::size_t prompt_index = 0;
   bool first = true;
-  for_each_compare_row(spec, layouts, [&](const CompareRow& r) {
+  for_each_compare_row(report, [&](const CompareRow& r) {
     if (r.layout == nullptr || r.from == nullptr || r.to == nullptr || r.prompt == nullptr) {
       throw Error("a compare row lacks its layout, links or prompt");
     }
@@ -226,7 +228,7 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareS
     buffer += layout_part;
     buffer += link_part;
     buffer += prompt_parts[prompt_index];
-    append_row_tail(buffer, r, keys, csv, points);
+    append_row_tail(buffer, r, keys, csv);
     first = false;
     ++prompt_index;
     flush(false);

@@ -65,8 +65,9 @@ int run(int argc, char** argv) {
   for (const auto& command : commands) {
     if (!command.app->parsed()) continue;
     try {
-      const Outcome outcome = command.run();
-      for (const auto& warning : outcome.doc.warnings) {
+      Outcome outcome = command.run();
+      for (auto& warning : outcome.doc.warnings) {
+        warning = name_fields(warning, command.names);
         std::cerr << "tpnet: warning: " << warning << "\n";
       }
       int exit_code = outcome.exit_code;
@@ -78,7 +79,7 @@ int run(int argc, char** argv) {
       std::cout.flush();
       return exit_code;
     } catch (const tpnet::InputError& e) {
-      std::cerr << "tpnet: error: " << e.what() << "\n";
+      std::cerr << "tpnet: error: " << error_line(e, command.names) << "\n";
       return 2;
     } catch (const std::exception& e) {
       std::cerr << "tpnet: internal error: " << e.what() << "\n";

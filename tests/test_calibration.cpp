@@ -351,12 +351,13 @@ TEST_CASE("check_calibration warns on another TP, link, NCCL version or backend,
   c.allreduce->ranks = 8;
   c.allreduce->complete = true;
   c.provenance.backend = "mpi";
-  CalibrationRequest request;
+  CalibrationAsk request;
   request.tps = {16};
   request.from = {parse_link("100G", InputLocation::for_key("--from"))};
-  request.nccl_version = "2.21.5";
-  const CalibrationUse use = check_calibration(c, model, engine, request);
-  CHECK(use.allreduce == &*c.allreduce);
+  auto input = [&] { return CalibrationInput{std::make_shared<const Calibration>(c), "2.21.5"}; };
+  const CalibrationInput given = input();
+  const CalibrationUse use = check_calibration(given, model, engine, request);
+  CHECK(use.allreduce == &*given.file->allreduce);
   CHECK(use.compute == nullptr);
   std::string all;
   for (const auto& w : use.warnings) all += w + "\n";
@@ -368,20 +369,21 @@ TEST_CASE("check_calibration warns on another TP, link, NCCL version or backend,
                                     "measured at TP8, not TP16"));
   // compare projects compute over layouts instead.
   request.project_compute = true;
-  const CalibrationUse projected = check_calibration(c, model, engine, request);
-  CHECK(projected.compute == &*c.compute);
+  const CalibrationUse projected = check_calibration(given, model, engine, request);
+  CHECK(projected.compute == &*given.file->compute);
   // The same TP, link and version: nothing to say but the backend.
   engine.tensor_parallel_size = 8;
   c.allreduce->ranks = 8;
   c.provenance.backend = "nccl";
-  request = CalibrationRequest{
-      {8}, {parse_link("200G", InputLocation::for_key("--from"))}, "2.28.3", false};
-  const CalibrationUse clean = check_calibration(c, model, engine, request);
+  request = CalibrationAsk{{8}, {parse_link("200G", InputLocation::for_key("--from"))}, false};
+  const CalibrationInput same{std::make_shared<const Calibration>(c), "2.28.3"};
+  const CalibrationUse clean = check_calibration(same, model, engine, request);
   CHECK(clean.warnings.empty());
-  CHECK(clean.compute == &*c.compute);
+  CHECK(clean.compute == &*same.file->compute);
   // No sweep: refused.
   c.allreduce.reset();
-  CHECK_THROWS_WITH(check_calibration(c, model, engine, request),
+  CHECK_THROWS_WITH(check_calibration(CalibrationInput{std::make_shared<const Calibration>(c), ""},
+                                      model, engine, request),
                     ContainsSubstring("cal.yaml: allreduce: has no allreduce section"));
 }
 

@@ -3,6 +3,10 @@
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/compare.hpp"
 #include "tpnet/analysis/decode.hpp"
+#include "tpnet/analysis/memory.hpp"
+#include "tpnet/analysis/plan_search.hpp"
+#include "tpnet/fabric/node.hpp"
+#include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/model/model_catalog.hpp"
 
 using namespace tpnet;
@@ -12,21 +16,27 @@ namespace {
 
 Link link(const char* name) { return parse_link(name, InputLocation::for_key("--link")); }
 
-CompareSpec tp_grid() {
-  CompareSpec spec;
+CompareRequest tp_grid(const char* model = "glm-5.3") {
+  CompareRequest spec;
+  spec.model = builtin_model(model);
   for (int tp : {2, 4, 8, 16}) spec.layouts.push_back(ParallelLayout{tp, 1, 1});
   spec.from = {link("200G")};
   spec.to = {link("100G")};
   spec.prompts = {PrefillScenario{"8k", PromptSpec{1, 8192}, {}}};
   spec.reference = ParallelLayout{8, 1, 1};
+  spec.node = builtin_node("dgx-spark");
   return spec;
+}
+
+std::vector<LayoutSummary> summarize(const CompareRequest& spec) {
+  return run_compare(spec).layouts;
 }
 
 }  // namespace
 
 TEST_CASE("compare over TP2-TP16 gives the per-node ratios 0.57/0.86/1/1.07 and compute 4/2/1/0.5",
           "[compare][golden]") {
-  const auto layouts = summarize_layouts(builtin_model("glm-5.3"), EngineConfig{}, tp_grid());
+  const auto layouts = summarize(tp_grid());
   const double bytes[] = {0.57, 0.86, 1.00, 1.07};
   const double compute[] = {4.0, 2.0, 1.0, 0.5};
   for (std::size_t i = 0; i < 4; ++i) {
@@ -36,22 +46,26 @@ TEST_CASE("compare over TP2-TP16 gives the per-node ratios 0.57/0.86/1/1.07 and 
 }
 
 TEST_CASE("GLM-5.3 fits in DGX Spark memory from TP8, not at TP2 or TP4", "[compare]") {
-  const auto layouts = summarize_layouts(builtin_model("glm-5.3"), EngineConfig{}, tp_grid());
-  CHECK_FALSE(layouts[0].fits_memory);
-  CHECK_FALSE(layouts[1].fits_memory);
-  CHECK(layouts[2].fits_memory);
-  CHECK(layouts[3].fits_memory);
+  const auto layouts = summarize(tp_grid());
+  CHECK_FALSE(layouts[0].fits_memory());
+  CHECK_FALSE(layouts[1].fits_memory());
+  CHECK(layouts[2].fits_memory());
+  CHECK(layouts[3].fits_memory());
+  CHECK(layouts[0].memory.limit == MemoryLimit::weights);
+  CHECK(layouts[2].memory.limit == MemoryLimit::none);
 }
 
 TEST_CASE("projection from one TP8 baseline: the same TP reproduces the measured share",
           "[compare][golden]") {
-  CompareSpec spec = tp_grid();
-  spec.baseline =
+  CompareRequest spec = tp_grid();
+  spec.projection =
       TtftBaseline{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}, link("200G")};
-  const auto layouts = summarize_layouts(builtin_model("glm-5.3"), EngineConfig{}, spec);
+  const CompareReport report = run_compare(spec);
   std::vector<double> projected;
-  for_each_compare_row(spec, layouts,
-                       [&](const CompareRow& r) { projected.push_back(*r.projected_increase); });
+  for_each_compare_row(report, [&](const CompareRow& r) {
+    CHECK_FALSE(r.ttft_measured);
+    projected.push_back(*r.ttft_increase);
+  });
   REQUIRE(projected.size() == 4);
   const double comm8 = 8192 * 3376128.0 * 8 / 200e9;
   CHECK_THAT(projected[2], WithinRel(comm8 / 6.36, 1e-12));  // 17.4%
@@ -68,13 +82,16 @@ TEST_CASE("compare's decode slowdown matches tpnet decode for GLM-5.3 TP8 with 4
           "[compare][golden]") {
   EngineConfig engine;
   engine.num_speculative_tokens = 4;
-  CompareSpec spec = tp_grid();
+  CompareRequest spec = tp_grid();
+  spec.engine = engine;
   spec.layouts = {ParallelLayout{8, 1, 1}};
-  const auto layouts = summarize_layouts(builtin_model("glm-5.3"), engine, spec);
+  const CompareReport report = run_compare(spec);
+  const auto& layouts = report.layouts;
   double slowdown = 0.0;
-  for_each_compare_row(spec, layouts, [&](const CompareRow& r) { slowdown = r.decode_slowdown; });
+  for_each_compare_row(report, [&](const CompareRow& r) { slowdown = r.decode_slowdown; });
   const DecodeReport decode =
-      analyze_decode(builtin_model("glm-5.3"), engine, link("200G"), link("100G"), DecodeInputs{});
+      analyze_decode(builtin_model("glm-5.3"), engine, link("200G"), link("100G"),
+                     DecodeInputs{1, builtin_node("dgx-spark").memory_bandwidth});
   CHECK_THAT(slowdown, WithinRel(decode.max_added_share, 1e-12));
   CHECK(prints_as(slowdown * 100, 7.0, 1));  // 0.72 ms of the 10.3 ms floor
   CHECK(layouts.front().decode_forward_bytes.count() == decode.forward_sent.count());
@@ -84,15 +101,20 @@ TEST_CASE("compare's decode slowdown matches tpnet decode for GLM-5.3 TP8 with 4
 }
 
 TEST_CASE("a baseline shorter than its own network time is refused", "[compare][bad-input]") {
-  CompareSpec spec = tp_grid();
-  spec.baseline =
+  CompareRequest spec = tp_grid();
+  spec.projection =
       TtftBaseline{ParallelLayout{8, 1, 1}, Seconds(0.5), PromptSpec{1, 8192}, link("200G")};
-  CHECK_THROWS_AS(summarize_layouts(builtin_model("glm-5.3"), EngineConfig{}, spec), InputError);
+  try {
+    (void)run_compare(spec);
+    FAIL("accepted a TTFT shorter than its network time");
+  } catch (const InputError& e) {
+    CHECK(e.where().key == "projection.ttft");
+  }
 }
 
 TEST_CASE("grids are counted before they are built and huge ones refused with the count",
           "[compare][bad-input]") {
-  CompareSpec spec = tp_grid();
+  CompareRequest spec = tp_grid();
   CHECK(compare_row_count(spec) == 4);
   spec.prompts.assign(30000000, spec.prompts.front());
   try {
@@ -101,22 +123,100 @@ TEST_CASE("grids are counted before they are built and huge ones refused with th
   } catch (const InputError& e) {
     CHECK_THAT(std::string(e.what()), ContainsSubstring("120000000 rows"));
   }
-  spec.prompts.clear();
+  spec.prompts.clear();  // no prompts: the study's six
+  CHECK(compare_row_count(spec) == 24);
+  spec.layouts.clear();
   CHECK_THROWS_AS(compare_row_count(spec), InputError);
 }
 
 TEST_CASE("budgets mark rows and verdicts", "[compare][gate]") {
-  CompareSpec spec = tp_grid();
+  CompareRequest spec = tp_grid();
   spec.budgets.max_extra_ttft = Seconds(1.15);
-  const auto layouts = summarize_layouts(builtin_model("glm-5.3"), EngineConfig{}, spec);
+  const CompareReport report = run_compare(spec);
   std::vector<bool> within;
   std::vector<Verdict> verdicts;
-  for_each_compare_row(spec, layouts, [&](const CompareRow& r) {
+  for_each_compare_row(report, [&](const CompareRow& r) {
     within.push_back(r.within_budget);
-    row_verdicts(r, spec.budgets, true, verdicts);
+    row_verdicts(r, spec.budgets, verdicts);
   });
   CHECK(within == std::vector<bool>{true, true, true, false});  // TP16: +1.19 s
   REQUIRE(verdicts.size() == 4);
   CHECK(verdicts[3].subject == "TP16 200G->100G 8k");
   CHECK_FALSE(all_within(verdicts));
+}
+
+TEST_CASE(
+    "compare, memory and plan give one memory answer: deepseek-v3, llama-3.1-405b, glm-5.3, "
+    "kimi-k2 at TP8 and qwen3-235b-a22b at TP4",
+    "[compare][memory]") {
+  const std::pair<const char*, int> cases[] = {{"deepseek-v3", 8},
+                                               {"llama-3.1-405b", 8},
+                                               {"glm-5.3", 8},
+                                               {"qwen3-235b-a22b", 4},
+                                               {"kimi-k2", 8}};
+  for (const auto& [name, tp] : cases) {
+    INFO(name << " TP" << tp);
+    CompareRequest spec = tp_grid(name);
+    spec.layouts = {ParallelLayout{tp, 1, 1}};
+    spec.reference.reset();
+    const LayoutSummary s = run_compare(spec).layouts.front();
+    MemoryRequest memory;
+    memory.layout = ParallelLayout{tp, 1, 1};
+    memory.node = builtin_node("dgx-spark");
+    const MemoryReport m = analyze_memory(builtin_model(name), memory);
+    CHECK(s.weights_per_node() == m.weights_bytes);
+    CHECK(s.fits_memory() == m.fits);
+    CHECK(s.memory.fit_summary == m.fit_summary);
+
+    PlanSearchRequest plan;
+    plan.model = builtin_model(name);
+    plan.nodes = tp;
+    plan.speeds = {link("200G")};
+    plan.workload = resolve_workload("rag");
+    plan.node = builtin_node("dgx-spark");
+    plan.switches = builtin_switches();
+    const PlanSearchReport found = search_plans(plan);
+    bool seen = false;
+    for (const auto& option : found.options) {
+      if (option.tp != tp) continue;
+      seen = true;
+      CHECK(option.memory.weights_bytes == m.weights_bytes);
+      CHECK(option.fits_memory == m.fits);
+    }
+    CHECK(seen);
+  }
+}
+
+TEST_CASE(
+    "DeepSeek-V3 at TP8 does not fit on DGX Sparks because of NCCL's default buffers, and "
+    "fits with the tuned pair",
+    "[compare][memory]") {
+  CompareRequest spec = tp_grid("deepseek-v3");
+  spec.layouts = {ParallelLayout{8, 1, 1}};
+  const CompareReport defaults = run_compare(spec);
+  const MemoryReport& m = defaults.layouts.front().memory;
+  CHECK_FALSE(m.fits);
+  CHECK(m.limit == MemoryLimit::nccl_buffers);
+  CHECK_THAT(m.fit_summary, ContainsSubstring("NCCL buffers 37.00 GB"));
+  CHECK_THAT(m.fit_summary, ContainsSubstring("with the node's tuned NCCL buffers"));
+  REQUIRE_FALSE(defaults.warnings.empty());
+  CHECK_THAT(defaults.warnings.front(), ContainsSubstring("TP8 does not fit"));
+  spec.memory.nccl_profile = NcclProfile::tuned;
+  CHECK(run_compare(spec).layouts.front().fits_memory());
+}
+
+TEST_CASE("the reference layout: given, else the projection's, else TP8, else the first",
+          "[compare]") {
+  CompareRequest spec = tp_grid();
+  spec.reference.reset();
+  CHECK(reference_layout(spec).name() == "TP8");
+  spec.projection =
+      TtftBaseline{ParallelLayout{4, 1, 1}, Seconds(20.0), PromptSpec{1, 8192}, link("200G")};
+  CHECK(reference_layout(spec).name() == "TP4");
+  spec.projection->layout = ParallelLayout{1, 1, 1};  // one node: no network to compare with
+  CHECK(reference_layout(spec).name() == "TP8");
+  spec.layouts = {ParallelLayout{2, 1, 1}, ParallelLayout{4, 1, 1}};
+  CHECK(reference_layout(spec).name() == "TP2");
+  spec.reference = ParallelLayout{16, 1, 1};
+  CHECK(reference_layout(spec).name() == "TP16");
 }

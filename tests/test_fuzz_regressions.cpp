@@ -125,19 +125,19 @@ TEST_CASE("fuzz hf_config: 64 heads in a hidden_size of 2 were 0 wide each", "[f
 
 TEST_CASE("fuzz gemm_csv: a chunk of 2e13 tokens was taken as a measurement", "[fuzz]") {
   // tests/fuzz/corpus/gemm_csv/crash-chunk-tokens-2e13.csv, trimmed. The limits
-  // are those of calibration.yaml's compute section, which the CSV becomes.
+  // are tpnet's own (tpnet/limits.hpp): a chunk of at most kMaxTokens, a TP of at most kMaxTp.
   const std::string header =
       "model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,"
       "median_s,tflops\n";
   const std::string row_tail = ",nvfp4,NVIDIA GB10,12.1,0,attn.qkv,4096,6144,256,75,0.0003,43\n";
   CHECK(error_of([&] {
           (void)parse_gemm_csv(header + "glm-5.3,8,21474836474096" + row_tail, "gemm.csv");
-        }) == "gemm.csv:2: column chunk_tokens: is 21474836474096; must be from 1 to 1000000000");
+        }) == "gemm.csv:2: column chunk_tokens: is 21474836474096; must be from 1 to 134217728");
   CHECK(error_of([&] {
           (void)parse_gemm_csv(header + "glm-5.3,3000000000,4096" + row_tail, "gemm.csv");
-        }) == "gemm.csv:2: column tp: is 3000000000; must be from 1 to 1000000");
-  CHECK(parse_gemm_csv(header + "glm-5.3,8,1000000000" + row_tail, "gemm.csv").chunk_tokens ==
-        1000000000);
+        }) == "gemm.csv:2: column tp: is 3000000000; must be from 1 to 1024");
+  CHECK(parse_gemm_csv(header + "glm-5.3,8,134217728" + row_tail, "gemm.csv").chunk_tokens ==
+        134217728);
 }
 
 TEST_CASE("fuzz nccl_tests: a busbw of 1e308 GB/s became an infinite rate", "[fuzz]") {

@@ -2,12 +2,15 @@
 
 #include "catch.hpp"
 #include "golden.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/tpnet.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;
 
 namespace {
+
+DecodeInputs spark_decode() { return DecodeInputs{1, builtin_node("dgx-spark").memory_bandwidth}; }
 
 ModelArch glm53() { return builtin_model("glm-5.3"); }
 
@@ -99,7 +102,8 @@ TEST_CASE("per-node bytes against TP8 are 0.57, 0.86, 1 and 1.07 x with compute 
 TEST_CASE("GLM-5.3 TP8 decode with 4 drafts: 61 KB block, 108 KB sent, 4.3/8.6 us", "[golden]") {
   EngineConfig engine = tp8();
   engine.num_speculative_tokens = 4;
-  const DecodeReport r = analyze_decode(glm53(), engine, preset("200G"), preset("100G"), {});
+  const DecodeReport r =
+      analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
   CHECK(r.tokens_per_forward == 5);
   CHECK(prints_as(r.allreduce.block.count() / 1e3, 61, 0));
   CHECK(prints_as(r.allreduce.sent_per_node.count() / 1e3, 108, 0));
@@ -111,7 +115,8 @@ TEST_CASE("GLM-5.3 TP8 decode with 4 drafts: 61 KB block, 108 KB sent, 4.3/8.6 u
 TEST_CASE("GLM-5.3 TP8 decode sends about 18 MB per forward with the logits", "[golden]") {
   EngineConfig engine = tp8();
   engine.num_speculative_tokens = 4;
-  const DecodeReport r = analyze_decode(glm53(), engine, preset("200G"), preset("100G"), {});
+  const DecodeReport r =
+      analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
   CHECK(prints_as(r.forward_sent.count() / 1e6, 18, 0));
   CHECK(r.logits_sent.count() > 0.0);
 }
@@ -119,7 +124,8 @@ TEST_CASE("GLM-5.3 TP8 decode sends about 18 MB per forward with the logits", "[
 TEST_CASE("GLM-5.3 TP8 reads 2.8 GB of active weights per node, a 10.3 ms floor", "[golden]") {
   EngineConfig engine = tp8();
   engine.num_speculative_tokens = 4;
-  const DecodeReport r = analyze_decode(glm53(), engine, preset("200G"), preset("100G"), {});
+  const DecodeReport r =
+      analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
   CHECK(prints_as(r.weight_bytes_per_node.count() / 1e9, 2.8, 1));
   CHECK(prints_as(r.weight_read_floor.value() * 1e3, 10.3, 1));
 }
@@ -128,7 +134,8 @@ TEST_CASE("GLM-5.3 TP8 decode traffic peaks near 14 Gb/s and halving the link ad
           "[golden]") {
   EngineConfig engine = tp8();
   engine.num_speculative_tokens = 4;
-  const DecodeReport r = analyze_decode(glm53(), engine, preset("200G"), preset("100G"), {});
+  const DecodeReport r =
+      analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
   CHECK(prints_as(r.traffic_ceiling.bits_per_second() / 1e9, 14, 0));
   CHECK(prints_as(r.max_added_per_forward.value() * 1e3, 0.72, 2));
 }

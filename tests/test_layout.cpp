@@ -5,6 +5,7 @@
 #include "catch.hpp"
 #include "golden.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/analysis/weights.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model_catalog.hpp"
 
@@ -95,14 +96,22 @@ TEST_CASE("TP2xEP8: each TP replica dispatches half its group's tokens", "[layou
 
 TEST_CASE("expert parallelism spreads the experts' weights over more nodes", "[layout]") {
   const ModelArch v3 = builtin_model("deepseek-v3");
-  const double tp8 = weights_per_node(v3, ParallelLayout{8, 1, 1}).count();
-  const double ep16 = weights_per_node(v3, ParallelLayout{8, 1, 16}).count();
+  auto per_node = [&](ParallelLayout l) { return weight_memory(v3, l).per_node().count(); };
+  const double tp8 = per_node(ParallelLayout{8, 1, 1});
+  const double ep16 = per_node(ParallelLayout{8, 1, 16});
   CHECK(ep16 < tp8);
   CHECK(ep16 > tp8 / 2);  // attention and dense parts stay split only 8 ways
-  CHECK(weights_per_node(v3, ParallelLayout{4, 2, 1}).count() == tp8);
+  // TP4 x PP2 holds half the layers split four ways: the split parts as TP8,
+  // the replicated ones (router, MLA down-projections) halved instead of whole.
+  const WeightMemory tp8_parts = weight_memory(v3, ParallelLayout{8, 1, 1});
+  const WeightMemory pp2 = weight_memory(v3, ParallelLayout{4, 2, 1});
+  CHECK_THAT(pp2.split.count(), WithinRel(tp8_parts.split.count(), 1e-12));
+  CHECK_THAT(pp2.replicated_bytes.count(),
+             WithinRel(tp8_parts.replicated_bytes.count() / 2, 1e-12));
+  CHECK(per_node(ParallelLayout{4, 2, 1}) < tp8);
 }
 
-TEST_CASE("impossible layouts are refused naming the flag", "[layout][bad-input]") {
+TEST_CASE("impossible layouts are refused naming the request field", "[layout][bad-input]") {
   const ModelArch dense = builtin_model("llama-3.1-70b");
   const ModelArch moe = builtin_model("deepseek-v3");
   auto message = [](const ModelArch& m, ParallelLayout l) {
@@ -113,10 +122,10 @@ TEST_CASE("impossible layouts are refused naming the flag", "[layout][bad-input]
     }
     return std::string("(accepted)");
   };
-  CHECK_THAT(message(dense, {8, 1, 8}), ContainsSubstring("--ep: llama-3.1-70b is dense"));
+  CHECK_THAT(message(dense, {8, 1, 8}), ContainsSubstring("layout.ep: llama-3.1-70b is dense"));
   CHECK_THAT(message(moe, {4, 1, 6}), ContainsSubstring("not a multiple of TP4"));
   CHECK_THAT(message(moe, {1, 1, 512}), ContainsSubstring("256 routed experts"));
-  CHECK_THAT(message(dense, {2, 81, 1}), ContainsSubstring("--pp"));
+  CHECK_THAT(message(dense, {2, 81, 1}), ContainsSubstring("layout.pp"));
   CHECK_THAT(message(dense, {1, 1, 1}), ContainsSubstring("one node"));
-  CHECK_THAT(message(dense, {0, 1, 1}), ContainsSubstring("--tp"));
+  CHECK_THAT(message(dense, {0, 1, 1}), ContainsSubstring("layout.tp"));
 }

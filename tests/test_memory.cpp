@@ -7,6 +7,7 @@
 #include "catch.hpp"
 #include "golden.hpp"
 #include "tpnet/analysis/memory.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/model/model_catalog.hpp"
 
 using namespace tpnet;
@@ -14,17 +15,26 @@ using tpnet::test::prints_as;
 
 namespace {
 
-MemoryInputs at_tp(int tp) {
-  MemoryInputs in;
-  in.tp = tp;
+MemoryRequest at_tp(int tp) {
+  MemoryRequest in;
+  in.layout = ParallelLayout{tp, 1, 1};
+  in.node = builtin_node("dgx-spark");
   return in;
 }
 
-MemoryInputs tuned_nccl(int tp) {
-  MemoryInputs in = at_tp(tp);
-  in.nccl_channels = 8;
-  in.nccl_buffsize = Bytes::mebibytes(1.0);
+MemoryRequest tuned_nccl(int tp) {
+  MemoryRequest in = at_tp(tp);
+  in.settings.nccl_profile = NcclProfile::tuned;
   return in;
+}
+
+const NcclMemoryProfile& spark_nccl() {
+  static const NcclMemoryProfile profile = *builtin_node("dgx-spark").nccl_memory;
+  return profile;
+}
+
+Bytes nccl(int channels, Bytes buffsize, int ranks) {
+  return nccl_buffer_bytes(spark_nccl(), NcclBuffers{channels, buffsize}, ranks);
 }
 
 /// The InputError's key when `f` throws one; "" otherwise.
@@ -42,8 +52,8 @@ std::string flag_of(F&& f) {
 
 TEST_CASE("NCCL at TP8 on GB10 costs 37 GB per rank with 64 channels and 11 GB with 8 of 1 MiB",
           "[memory][golden]") {
-  const Bytes defaults = nccl_buffer_bytes(64, Bytes::mebibytes(4.0), 8);
-  const Bytes tuned = nccl_buffer_bytes(8, Bytes::mebibytes(1.0), 8);
+  const Bytes defaults = nccl(64, Bytes::mebibytes(4.0), 8);
+  const Bytes tuned = nccl(8, Bytes::mebibytes(1.0), 8);
   CHECK(prints_as(defaults.count() / 1e9, 37.0, 0));
   CHECK(prints_as(tuned.count() / 1e9, 11.0, 0));
   // The fit goes through both points exactly.
@@ -53,16 +63,15 @@ TEST_CASE("NCCL at TP8 on GB10 costs 37 GB per rank with 64 channels and 11 GB w
 
 TEST_CASE("the NCCL fit: 7.14 buffers per connection, 10.16 GB fixed, nothing for one rank",
           "[memory]") {
-  CHECK(prints_as(nccl_fit::kBuffersPerConnection, 7.14, 2));
-  CHECK(prints_as(nccl_fit::kFixedBytes / 1e9, 10.16, 2));
-  CHECK(nccl_buffer_bytes(64, Bytes::mebibytes(4.0), 1).count() == 0.0);
+  CHECK(prints_as(nccl_footprint(spark_nccl()).buffers_per_connection, 7.14, 2));
+  CHECK(prints_as(nccl_footprint(spark_nccl()).fixed.count() / 1e9, 10.16, 2));
+  CHECK(nccl(64, Bytes::mebibytes(4.0), 1).count() == 0.0);
   // fixed + channels x 2(N-1) connections x buffers x buffsize
-  const double tp16 = nccl_fit::kFixedBytes + 64 * 30 * nccl_fit::kBuffersPerConnection * 4194304;
-  CHECK_THAT(nccl_buffer_bytes(64, Bytes::mebibytes(4.0), 16).count(), WithinRel(tp16, 1e-12));
-  CHECK(nccl_buffer_bytes(16, Bytes::mebibytes(1.0), 8) >
-        nccl_buffer_bytes(8, Bytes::mebibytes(1.0), 8));
-  CHECK(nccl_buffer_bytes(8, Bytes::mebibytes(2.0), 8) >
-        nccl_buffer_bytes(8, Bytes::mebibytes(1.0), 8));
+  const double tp16 = nccl_footprint(spark_nccl()).fixed.count() +
+                      64 * 30 * nccl_footprint(spark_nccl()).buffers_per_connection * 4194304;
+  CHECK_THAT(nccl(64, Bytes::mebibytes(4.0), 16).count(), WithinRel(tp16, 1e-12));
+  CHECK(nccl(16, Bytes::mebibytes(1.0), 8) > nccl(8, Bytes::mebibytes(1.0), 8));
+  CHECK(nccl(8, Bytes::mebibytes(2.0), 8) > nccl(8, Bytes::mebibytes(1.0), 8));
 }
 
 TEST_CASE(
@@ -82,12 +91,11 @@ TEST_CASE(
   // The model states no MLA shapes: the cache is known in bytes, not tokens.
   CHECK_FALSE(tuned.kv_tokens.has_value());
   // Also with the study's own settings: 8,192 batched tokens, 9 GB of 121 left to the OS.
-  MemoryInputs study = tuned_nccl(8);
-  study.max_num_batched_tokens = 8192;
-  study.gpu_memory_utilization = 112.0 / 121.0;
+  MemoryRequest study = tuned_nccl(8);
+  study.engine.max_num_batched_tokens = 8192;
+  study.settings.gpu_memory_utilization = 112.0 / 121.0;
   CHECK(analyze_memory(m, study).fits);
-  study.nccl_channels = 64;
-  study.nccl_buffsize = Bytes::mebibytes(4.0);
+  study.settings.nccl_profile = NcclProfile::node_default;
   CHECK_FALSE(analyze_memory(m, study).fits);
 }
 
@@ -100,13 +108,13 @@ TEST_CASE("GLM-5.3 needs about 106 GB of weights per node at TP4, so its smalles
              WithinRel(753e9 * 4.5 / 8 / 4, 1e-12));
   CHECK(prints_as(tp4.weights_bytes.count() / 1e9, 106.8, 1));
   // That leaves 2.1 GB of the 108.9 GB budget, less than NCCL's fixed 10.2 GB alone.
-  CHECK((tp4.budget - tp4.weights_bytes).count() < nccl_fit::kFixedBytes);
+  CHECK((tp4.budget - tp4.weights_bytes).count() < nccl_footprint(spark_nccl()).fixed.count());
   CHECK_FALSE(tp4.fixed_fits);
   CHECK_FALSE(tp4.fits);
   CHECK(analyze_memory(m, at_tp(8)).fits);
-  CHECK(min_tp(m, MemoryInputs{}) == 8);
+  CHECK(min_tp(m, at_tp(8)) == 8);
   CHECK(min_tp(m, tuned_nccl(1)) == 8);
-  const MinTpReport found = find_min_tp(m, MemoryInputs{});
+  const MinTpReport found = find_min_tp(m, at_tp(8));
   REQUIRE(found.tried.size() == 4);  // TP1, 2, 4, 8
   CHECK(found.tried.back().tp == 8);
 }
@@ -230,19 +238,21 @@ TEST_CASE(
   const ModelArch m = builtin_model("glm-5.3");
   const MemoryReport many = analyze_memory(m, at_tp(8));  // 256 x 8k does not fit
   REQUIRE(many.warnings.size() == 1);
-  CHECK_THAT(many.warnings[0], ContainsSubstring("--max-num-seqs 256"));
-  MemoryInputs in = at_tp(8);
-  in.max_num_seqs = 4;
+  CHECK_THAT(many.warnings[0], ContainsSubstring("`engine.max_num_seqs` 256"));
+  MemoryRequest in = at_tp(8);
+  in.engine.max_num_seqs = 4;
   CHECK(analyze_memory(m, in).warnings.empty());
-  in.max_model_len = 1 << 20;  // 1M tokens: 100 GB
+  in.settings.max_model_len = 1 << 20;  // 1M tokens: 100 GB
   const MemoryReport longer = analyze_memory(m, in);
   CHECK(longer.fixed_fits);
   CHECK(longer.max_model_len_fits == false);
   CHECK_FALSE(longer.fits);
   CHECK(*longer.max_sequences == 0);
-  CHECK_THAT(longer.warnings[0], ContainsSubstring("refuse to start"));
-  MemoryInputs quarter = tuned_nccl(1);  // 256k tokens: 26.3 GB fits TP8's 42.3 GB with 8 channels
-  quarter.max_model_len = 1 << 18;
+  CHECK(longer.limit == MemoryLimit::kv_cache);
+  CHECK_THAT(longer.fit_summary, ContainsSubstring("one max-model-len sequence of 1048576 tokens"));
+  CHECK_THAT(longer.warnings[1], ContainsSubstring("refuse to start"));
+  MemoryRequest quarter = tuned_nccl(1);  // 256k tokens: 26.3 GB fits TP8's 42.3 GB with 8 channels
+  quarter.settings.max_model_len = 1 << 18;
   CHECK(min_tp(m, quarter) == 8);
 }
 
@@ -252,9 +262,9 @@ TEST_CASE("a model without KV shapes gives the cache in bytes until --kv-bytes-p
   CHECK(kv_cache_shapes_missing(m) == std::vector<std::string>{"mla"});
   CHECK(flag_of([&] { (void)kv_bytes_per_token(m, 8, 2); }) == "mla");
   const MemoryReport unknown = analyze_memory(m, tuned_nccl(8));
-  CHECK_THAT(unknown.warnings.front(), ContainsSubstring("--kv-bytes-per-token"));
-  MemoryInputs in = tuned_nccl(8);
-  in.kv_bytes_per_token = Bytes::kilobytes(4.0);
+  CHECK_THAT(unknown.warnings.front(), ContainsSubstring("`memory.kv_bytes_per_token`"));
+  MemoryRequest in = tuned_nccl(8);
+  in.settings.kv_bytes_per_token = Bytes::kilobytes(4.0);
   const MemoryReport given = analyze_memory(m, in);
   CHECK(given.kv_per_token_given);
   CHECK(*given.kv_tokens ==
@@ -262,57 +272,62 @@ TEST_CASE("a model without KV shapes gives the cache in bytes until --kv-bytes-p
   CHECK(given.sequence_bytes->count() == 4000.0 * 8192);
 }
 
-TEST_CASE("bad memory inputs name their flag", "[memory][bad-input]") {
+TEST_CASE("bad memory inputs name their request field", "[memory][bad-input]") {
   const ModelArch m = builtin_model("glm-5.3");
-  auto refused = [&](MemoryInputs in) { return flag_of([&] { (void)analyze_memory(m, in); }); };
-  MemoryInputs in;
-  in.tp = 0;
-  CHECK(refused(in) == "--tp");
+  auto refused = [&](const MemoryRequest& in) {
+    return flag_of([&] { (void)analyze_memory(m, in); });
+  };
+  MemoryRequest in = at_tp(8);
+  in.layout.tp = 0;
+  CHECK(refused(in) == "layout.tp");
   for (double utilization : {0.0, -0.5, 1.01, 1.5}) {
-    in = MemoryInputs{};
-    in.gpu_memory_utilization = utilization;
-    CHECK(refused(in) == "--gpu-memory-utilization");
+    in = at_tp(8);
+    in.settings.gpu_memory_utilization = utilization;
+    CHECK(refused(in) == "memory.gpu_memory_utilization");
   }
-  in = MemoryInputs{};
-  in.node_memory = Bytes(0.0);
-  CHECK(refused(in) == "--node-memory");
-  in = MemoryInputs{};
-  in.max_model_len = 0;
-  CHECK(refused(in) == "--max-model-len");
-  in = MemoryInputs{};
-  in.max_num_seqs = 0;
-  CHECK(refused(in) == "--max-num-seqs");
-  in = MemoryInputs{};
-  in.nccl_channels = 65;
-  CHECK(refused(in) == "--nccl-channels");
-  in = MemoryInputs{};
-  in.nccl_buffsize = Bytes(0.0);
-  CHECK(refused(in) == "--nccl-buffsize");
-  in = MemoryInputs{};
-  in.kv_cache_dtype_bytes = 3;
-  CHECK(refused(in) == "--kv-cache-dtype");
-  in = MemoryInputs{};
-  in.kv_bytes_per_token = Bytes(0.0);
-  CHECK(refused(in) == "--kv-bytes-per-token");
+  in = at_tp(8);
+  in.settings.node_memory = Bytes(0.0);
+  CHECK(refused(in) == "memory.node_memory");
+  in = at_tp(8);
+  in.settings.max_model_len = 0;
+  CHECK(refused(in) == "memory.max_model_len");
+  in = at_tp(8);
+  in.engine.max_num_seqs = 0;
+  CHECK(refused(in) == "engine.max_num_seqs");
+  in = at_tp(8);
+  in.settings.nccl_channels = 65;
+  CHECK(refused(in) == "memory.nccl_channels");
+  in = at_tp(8);
+  in.settings.nccl_buffsize = Bytes(0.0);
+  CHECK(refused(in) == "memory.nccl_buffsize");
+  in = at_tp(8);
+  in.settings.kv_cache_dtype_bytes = 3;
+  CHECK(refused(in) == "memory.kv_cache_dtype");
+  in = at_tp(8);
+  in.settings.kv_bytes_per_token = Bytes(0.0);
+  CHECK(refused(in) == "memory.kv_bytes_per_token");
+  in = at_tp(8);
+  in.node.nccl_memory.reset();  // a node file without NCCL's measured footprint
+  CHECK(refused(in) == "node");
   const InputLocation where = InputLocation::for_key("--kv-cache-dtype");
   CHECK(parse_kv_cache_dtype("auto", where) == 2);
   CHECK(parse_kv_cache_dtype("bf16", where) == 2);
   CHECK(parse_kv_cache_dtype("fp8", where) == 1);
   CHECK(parse_kv_cache_dtype("fp8_e5m2", where) == 1);
   CHECK(flag_of([&] { (void)parse_kv_cache_dtype("fp4", where); }) == "--kv-cache-dtype");
-  CHECK(flag_of([&] { (void)nccl_buffer_bytes(0, Bytes::mebibytes(1.0), 8); }) ==
-        "--nccl-channels");
+  CHECK(flag_of([&] { (void)nccl(0, Bytes::mebibytes(1.0), 8); }) == "memory.nccl_channels");
 }
 
 TEST_CASE("min-tp answers 0 when no TP fits, and stops where NCCL alone fills the budget",
           "[memory]") {
   const ModelArch m = builtin_model("glm-5.3");
-  MemoryInputs in;
-  in.node_memory = Bytes::gigabytes(20.0);  // an 18 GB budget: NCCL takes 21.7 GB at TP4
+  MemoryRequest in = at_tp(8);
+  in.settings.node_memory = Bytes::gigabytes(20.0);  // an 18 GB budget: NCCL takes 21.7 GB at TP4
   const MinTpReport found = find_min_tp(m, in);
   CHECK(found.tp == 0);
   REQUIRE(found.tried.size() == 3);  // TP1, TP2, TP4
   CHECK(found.tried.back().nccl_bytes > found.tried.back().budget);
   CHECK(found.tried[found.closest].tp == 4);  // nearest: 130 GB against 18, TP2 228 GB
   CHECK(min_tp(m, in) == 0);
+  CHECK_THAT(found.why_none, ContainsSubstring("from TP4 on, NCCL's buffers"));
 }

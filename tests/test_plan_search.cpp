@@ -6,14 +6,14 @@ using namespace tpnet;
 
 namespace {
 
-RecommendInputs sixteen_sparks() {
-  RecommendInputs in;
+PlanSearchRequest sixteen_sparks() {
+  PlanSearchRequest in;
   in.nodes = 16;
   in.speeds = {parse_link("100G", InputLocation::for_key("--speeds")),
                parse_link("200G", InputLocation::for_key("--speeds"))};
   in.workload = resolve_workload("rag");
   in.node = builtin_node("dgx-spark");
-  in.memory.node_memory = in.node.usable_memory;
+  in.model = builtin_model("glm-5.3");
   for (const auto& name : builtin_switch_names()) in.switches.push_back(builtin_switch(name));
   return in;
 }
@@ -22,12 +22,11 @@ RecommendInputs sixteen_sparks() {
 
 TEST_CASE("GLM-5.3 on 16 Sparks: two TP8 instances on one CRS804 at 100G, ahead of one TP16",
           "[recommend][golden]") {
-  RecommendInputs in = sixteen_sparks();
-  in.baseline =
-      TtftBaseline{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}, in.speeds[1]};
-  const RecommendReport report = recommend_layouts(builtin_model("glm-5.3"), in);
+  PlanSearchRequest in = sixteen_sparks();
+  in.baseline = MeasuredTtft{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}};
+  const PlanSearchReport report = search_plans(in);
   REQUIRE(report.options.size() == 10);  // TP1-TP16 at two speeds
-  const Recommendation& best = report.options.front();
+  const PlanOption& best = report.options.front();
   CHECK(best.usable);
   CHECK(best.instances == 2);
   CHECK(best.tp == 8);
@@ -35,7 +34,7 @@ TEST_CASE("GLM-5.3 on 16 Sparks: two TP8 instances on one CRS804 at 100G, ahead 
   REQUIRE(best.fabric);
   CHECK(best.fabric->switches == 1);
   CHECK(best.fabric->plan->switch_name == "crs804");
-  const Recommendation& tp16 = report.options[1];
+  const PlanOption& tp16 = report.options[1];
   CHECK(tp16.tp == 16);
   CHECK(tp16.speed.name == "100G");
   // TP16's share of TTFT roughly doubles TP8's (DOMAIN.md s.5): 31.1% against 17.4%.
@@ -45,7 +44,7 @@ TEST_CASE("GLM-5.3 on 16 Sparks: two TP8 instances on one CRS804 at 100G, ahead 
 }
 
 TEST_CASE("layouts that do not fit in memory are listed but never recommended", "[recommend]") {
-  const RecommendReport report = recommend_layouts(builtin_model("glm-5.3"), sixteen_sparks());
+  const PlanSearchReport report = search_plans(sixteen_sparks());
   for (const auto& r : report.options) {
     if (r.tp < 8) {
       CHECK_FALSE(r.fits_memory);
@@ -57,10 +56,10 @@ TEST_CASE("layouts that do not fit in memory are listed but never recommended", 
 }
 
 TEST_CASE("a TTFT budget rules out the slower link", "[recommend]") {
-  RecommendInputs in = sixteen_sparks();
+  PlanSearchRequest in = sixteen_sparks();
   in.ttft_budget = Seconds(1.0);
-  const RecommendReport report = recommend_layouts(builtin_model("glm-5.3"), in);
-  const Recommendation& best = report.options.front();
+  const PlanSearchReport report = search_plans(in);
+  const PlanOption& best = report.options.front();
   CHECK(best.speed.name == "200G");
   CHECK(best.tp == 8);
   for (const auto& r : report.options) {
@@ -69,22 +68,23 @@ TEST_CASE("a TTFT budget rules out the slower link", "[recommend]") {
 }
 
 TEST_CASE("two nodes need no switch: one direct cable", "[recommend]") {
-  RecommendInputs in = sixteen_sparks();
+  PlanSearchRequest in = sixteen_sparks();
   in.nodes = 2;
-  const RecommendReport report = recommend_layouts(builtin_model("llama-3.1-70b"), in);
-  const Recommendation& best = report.options.front();
+  in.model = builtin_model("llama-3.1-70b");
+  const PlanSearchReport report = search_plans(in);
+  const PlanOption& best = report.options.front();
   REQUIRE(best.fabric);
   CHECK(best.fabric->switches == 0);
   CHECK_THAT(best.fabric->description, ContainsSubstring("direct cable"));
 }
 
 TEST_CASE("plan inputs out of range are refused naming the flag", "[recommend][bad-input]") {
-  RecommendInputs in = sixteen_sparks();
+  PlanSearchRequest in = sixteen_sparks();
   in.nodes = 1;
-  CHECK_THROWS_AS(recommend_layouts(builtin_model("glm-5.3"), in), InputError);
+  CHECK_THROWS_AS(search_plans(in), InputError);
   in = sixteen_sparks();
   in.speeds.clear();
-  CHECK_THROWS_AS(recommend_layouts(builtin_model("glm-5.3"), in), InputError);
+  CHECK_THROWS_AS(search_plans(in), InputError);
   CHECK_THROWS_AS(resolve_workload("podcasts"), InputError);
 }
 

@@ -9,7 +9,7 @@
 
 #include "catch.hpp"
 #include "model_fixtures.hpp"
-#include "tpnet/analysis/memory.hpp"
+#include "tpnet/analysis/weights.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
 #include "tpnet/model/prefill_gemms.hpp"
@@ -50,12 +50,10 @@ void check_shape(const GemmShape& s, int m, int n, int k, int count, GemmSplit s
 double covered_params_per_node(const ModelArch& m, int tp, double not_covered = 0.0) {
   const ParamEstimate e = estimate_params(m);
   REQUIRE(e.complete());
-  MemoryInputs inputs;
-  inputs.tp = tp;
-  const MemoryReport report = analyze_memory(m, inputs);
+  const WeightMemory weights = weight_memory(m, ParallelLayout{tp, 1, 1});
   double replicated = 0.0;
   double replicated_node = 0.0;
-  for (const auto& part : report.weights.replicated) {
+  for (const auto& part : weights.replicated) {
     replicated += part.params;
     replicated_node += part.node_params;
   }

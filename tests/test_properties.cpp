@@ -267,7 +267,10 @@ TEST_CASE("compare's projected TTFT increase is a share in 0 to 1 of the link's 
     const ModelArch& model = d.pick(models);
     EngineConfig engine = random_engine(d);
     engine.tensor_parallel_size = 8;
-    CompareSpec spec;
+    CompareRequest spec;
+    spec.model = model;
+    spec.engine = engine;
+    spec.node = builtin_node("dgx-spark");
     for (int tp : {2, 4, 8, 16}) spec.layouts.push_back(ParallelLayout{tp, 1, 1});
     spec.reference = ParallelLayout{8, 1, 1};
     spec.from = {link_at(random_rate(d))};
@@ -281,28 +284,30 @@ TEST_CASE("compare's projected TTFT increase is a share in 0 to 1 of the link's 
     const Seconds comm = layout_bytes_per_token(model, engine, b.layout) *
                          static_cast<double>(b.prompt.total_tokens()) / b.link.rate;
     b.ttft = comm + Seconds(d.log_uniform(1e-3, 1e3));
-    spec.baseline = b;
+    spec.projection = b;
     CAPTURE(i, model.name, to_string(engine.algorithm), b.layout.tp, b.ttft.value(),
             spec.from[0].rate.bits_per_second());
 
-    const std::vector<LayoutSummary> layouts = summarize_layouts(model, engine, spec);
+    const CompareReport report = run_compare(spec);
     int rows = 0;
-    for_each_compare_row(spec, layouts, [&](const CompareRow& row) {
+    for_each_compare_row(report, [&](const CompareRow& row) {
       ++rows;
-      REQUIRE(row.projected_increase.has_value());
-      REQUIRE(row.layout->compute_per_token.has_value());
+      REQUIRE(row.ttft_increase.has_value());
+      REQUIRE(report.compute_node_seconds[row.prompt_index].has_value());
       const auto tokens = static_cast<double>(row.prompt->prompt.total_tokens());
-      const Seconds ttft_from = *row.layout->compute_per_token * tokens + row.comm_time_from;
+      const Seconds per_token =
+          *report.compute_node_seconds[row.prompt_index] / row.layout->layout.nodes();
+      const Seconds ttft_from = per_token * tokens + row.comm_time_from;
       const double share = row.comm_time_from / ttft_from;
       CAPTURE(row.layout->layout.name(), row.to->rate.bits_per_second(), tokens, share);
       CHECK(share >= 0.0);
       CHECK(share <= 1.0);
       const double slowdown = row.from->rate / row.to->rate - 1.0;
       if (slowdown > 0.0) {
-        CHECK(*row.projected_increase >= 0.0);
-        CHECK(*row.projected_increase <= slowdown * (1.0 + 1e-12));
+        CHECK(*row.ttft_increase >= 0.0);
+        CHECK(*row.ttft_increase <= slowdown * (1.0 + 1e-12));
       } else {
-        CHECK(*row.projected_increase <= 0.0);
+        CHECK(*row.ttft_increase <= 0.0);
       }
     });
     CHECK(rows == 4 * 2 * 3);

@@ -36,21 +36,24 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }  // namespace
 
 TEST_CASE("a plan reads its baseline beside itself and every budget holds", "[plan]") {
-  const Plan plan = parse_plan_yaml(kPlan, kOrigin);
-  CHECK(plan.layout.tp == 8);
-  CHECK(plan.engine.tensor_parallel_size == 8);
-  CHECK(plan.scenarios.size() == 6);
-  const PlanResult result = evaluate_plan(plan);
+  const ServingPlan plan = parse_plan_yaml(kPlan, kOrigin);
+  CHECK(plan.layout().tp == 8);
+  CHECK(plan.compare.engine.tensor_parallel_size == 8);
+  CHECK(plan.compare.prompts.size() == 6);
+  CHECK(plan.compare.node.name == "dgx-spark");
+  const CheckReport result = run_check(plan);
   CHECK(result.passed());
   CHECK(result.rows.size() == 6);
-  // 6 scenarios x (extra TTFT, TTFT increase) + one decode verdict for the link pair
-  CHECK(result.verdicts.size() == 13);
+  // the memory fit, 6 scenarios x (extra TTFT, TTFT increase), one decode verdict for the link
+  REQUIRE(result.verdicts.size() == 14);
+  CHECK(result.verdicts.front().budget == "memory_fit");
+  CHECK(result.verdicts.front().within);
 }
 
 TEST_CASE("a tighter budget fails the plan and names the scenario", "[plan][gate]") {
-  const Plan plan =
+  const ServingPlan plan =
       parse_plan_yaml(replaced(kPlan, "max_ttft_increase: 25%", "max_ttft_increase: 18%"), kOrigin);
-  const PlanResult result = evaluate_plan(plan);
+  const CheckReport result = run_check(plan);
   CHECK_FALSE(result.passed());
   std::vector<std::string> failed;
   for (const auto& v : result.verdicts) {
@@ -60,19 +63,25 @@ TEST_CASE("a tighter budget fails the plan and names the scenario", "[plan][gate
 }
 
 TEST_CASE("a TTFT budget without any TTFT to compare with is an input error", "[plan][bad-input]") {
-  const Plan plan = parse_plan_yaml(
+  const ServingPlan plan = parse_plan_yaml(
       replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k, 4x8k]"), kOrigin);
-  CHECK_THROWS_AS(evaluate_plan(plan), InputError);
+  try {
+    (void)run_check(plan);
+    FAIL("accepted a TTFT budget without a TTFT");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()),
+               ContainsSubstring("test-plan.yaml: budgets.max_ttft_increase"));
+  }
 }
 
 TEST_CASE("a projection from another TP size gives the TTFT budget something to check", "[plan]") {
   std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
   text = replaced(text, "layout: {tp: 8}", "layout: {tp: 16}");
   text += "projection: {tp: 8, ttft: 6.36s, prompt: 8k}\n";
-  const PlanResult result = evaluate_plan(parse_plan_yaml(text, kOrigin));
+  const CheckReport result = run_check(parse_plan_yaml(text, kOrigin));
   REQUIRE(result.rows.size() == 1);
-  REQUIRE(result.rows.front().projected_increase);
-  CHECK_THAT(*result.rows.front().projected_increase, WithinAbs(0.311, 0.0005));
+  REQUIRE(result.rows.front().ttft_increase);
+  CHECK_THAT(*result.rows.front().ttft_increase, WithinAbs(0.311, 0.0005));
   CHECK_FALSE(result.passed());  // 31% > 25%
 }
 
@@ -110,19 +119,58 @@ TEST_CASE("a projection that cannot hold names the plan's key, not a flag", "[pl
   std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
   text += "projection: {tp: 8, ttft: 0.5s, prompt: 8k}\n";
   try {
-    (void)evaluate_plan(parse_plan_yaml(text, kOrigin));
+    (void)run_check(parse_plan_yaml(text, kOrigin));
     FAIL("accepted a TTFT shorter than its network time");
   } catch (const InputError& e) {
     CHECK_THAT(std::string(e.what()),
-               ContainsSubstring("test-plan.yaml: projection: the baseline TTFT"));
+               ContainsSubstring("test-plan.yaml: projection.ttft: the baseline TTFT"));
   }
 }
 
 TEST_CASE("a single-node TTFT projects: all of it is compute", "[plan]") {
   std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
   text += "projection: {tp: 1, ttft: 40s, prompt: 8k}\n";
-  const PlanResult result = evaluate_plan(parse_plan_yaml(text, kOrigin));
+  const CheckReport result = run_check(parse_plan_yaml(text, kOrigin));
   // compute at TP8 = 40 s / 8; network = 8192 x 3,376,128 B x 8 / 200 Gb/s
   const double comm = 8192 * 3376128.0 * 8 / 200e9;
-  CHECK_THAT(*result.rows.front().projected_increase, WithinRel(comm / (5.0 + comm), 1e-12));
+  CHECK_THAT(*result.rows.front().ttft_increase, WithinRel(comm / (5.0 + comm), 1e-12));
+}
+
+TEST_CASE("a plan whose layout does not fit the node fails the gate with a memory verdict",
+          "[plan][gate][memory]") {
+  // DeepSeek-V3 at TP8: 84.8 GB of weights + NCCL's default 37 GB exceed the 108.9 GB budget.
+  std::string text = replaced(kPlan, "model: glm-5.3", "model: deepseek-v3");
+  text = replaced(text, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
+  text = replaced(text, "  max_ttft_increase: 25%\n", "");
+  const CheckReport defaults = run_check(parse_plan_yaml(text, kOrigin));
+  CHECK_FALSE(defaults.passed());
+  REQUIRE_FALSE(defaults.verdicts.empty());
+  const Verdict& fit = defaults.verdicts.front();
+  CHECK(fit.budget == "memory_fit");
+  CHECK(fit.unit == VerdictUnit::bytes);
+  CHECK_FALSE(fit.within);
+  CHECK(fit.value > fit.limit);
+  // With the node's tuned NCCL buffers it fits, and every budget holds.
+  const CheckReport tuned =
+      run_check(parse_plan_yaml(text + "memory: {nccl_tuned: true}\n", kOrigin));
+  CHECK(tuned.passed());
+}
+
+TEST_CASE("a plan's memory section reads the memory fit's settings and refuses reserved",
+          "[plan][memory][bad-input]") {
+  const ServingPlan plan = parse_plan_yaml(
+      std::string(kPlan) +
+          "node: dgx-spark\nmemory: {gpu_memory_utilization: 0.85, nccl_channels: 16, "
+          "nccl_buffsize: 2MiB, max_model_len: 32768, kv_cache_dtype: fp8}\n",
+      kOrigin);
+  const MemorySettings& m = plan.compare.memory;
+  CHECK(m.gpu_memory_utilization == 0.85);
+  CHECK(m.nccl_channels == 16);
+  CHECK(m.nccl_buffsize->count() == 2.0 * 1048576);
+  CHECK(m.max_model_len == 32768);
+  CHECK(m.kv_cache_dtype_bytes == 1);
+  CHECK_THAT(error_of(std::string(kPlan) + "memory: {reserved: 11GB}\n"),
+             ContainsSubstring(":11: memory.reserved: is no longer read"));
+  CHECK_THAT(error_of(std::string(kPlan) + "node: dgx-sparkle\n"),
+             ContainsSubstring(":11: node: unknown node 'dgx-sparkle'"));
 }

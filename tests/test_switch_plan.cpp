@@ -259,7 +259,7 @@ TEST_CASE("more nodes than any star of a switch takes is a verdict, not a crash"
   CHECK(a.max_switches == 3);
   CHECK(a.most_nodes_multi == 14);
   CHECK_THAT(a.verdict, ContainsSubstring("does not fit"));
-  const SwitchPlanReport r = plan_switches(builtin_switches(), spark(), kMaxPlanNodes, k100G);
+  const SwitchPlanReport r = plan_switches(builtin_switches(), spark(), kMaxClusterNodes, k100G);
   for (const auto& answer : r.switches) CHECK(answer.plans.empty());
 }
 
@@ -274,7 +274,7 @@ TEST_CASE("a switch with no port at the speed says so", "[switch]") {
 TEST_CASE("plan_switches refuses impossible requests", "[switch][bad-input]") {
   const auto switches = builtin_switches();
   CHECK_THROWS_AS(plan_switches(switches, spark(), 0, k100G), InputError);
-  CHECK_THROWS_AS(plan_switches(switches, spark(), kMaxPlanNodes + 1, k100G), InputError);
+  CHECK_THROWS_AS(plan_switches(switches, spark(), kMaxClusterNodes + 1, k100G), InputError);
   try {
     (void)plan_switches(switches, spark(), 4, BitRate::gigabits_per_second(400));
     FAIL("accepted 400G");

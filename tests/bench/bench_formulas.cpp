@@ -9,6 +9,7 @@
 
 #include "compare_writer.hpp"
 #include "tpnet/analysis/compare.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/tpnet.hpp"
 
 namespace {
@@ -45,8 +46,9 @@ void BM_Decode(benchmark::State& state) {
   engine.num_speculative_tokens = 4;
   const Link from = parse_link("200G", InputLocation::for_key("--from"));
   const Link to = parse_link("100G", InputLocation::for_key("--to"));
+  const DecodeInputs inputs{1, builtin_node("dgx-spark").memory_bandwidth};
   for (auto _ : state) {
-    benchmark::DoNotOptimize(analyze_decode(glm53(), engine, from, to, DecodeInputs{}));
+    benchmark::DoNotOptimize(analyze_decode(glm53(), engine, from, to, inputs));
   }
 }
 BENCHMARK(BM_Decode);
@@ -72,7 +74,9 @@ class NullBuffer : public std::streambuf {
 
 /// The README's million-row grid: 4 TP sizes x 50 x 50 links x 100 prompts.
 void BM_CompareGridCsvMillionRows(benchmark::State& state) {
-  CompareSpec spec;
+  CompareRequest spec;
+  spec.model = glm53();
+  spec.node = builtin_node("dgx-spark");
   for (int tp : {2, 4, 8, 16}) spec.layouts.push_back(ParallelLayout{tp, 1, 1});
   for (int g = 0; g < 50; ++g) {
     spec.from.push_back(Link{"from", BitRate::gigabits_per_second(100 + 2 * g), {}});
@@ -82,14 +86,13 @@ void BM_CompareGridCsvMillionRows(benchmark::State& state) {
     spec.prompts.push_back(PrefillScenario{std::to_string(k) + "k", PromptSpec{1, 1024LL * k}, {}});
   }
   spec.reference = ParallelLayout{8, 1, 1};
-  const auto layouts = summarize_layouts(glm53(), EngineConfig{}, spec);
+  const CompareReport report = run_compare(spec);
   const cli::Document header;
   NullBuffer null;
   std::ostream sink(&null);
   const auto rows = static_cast<double>(compare_row_count(spec));
   for (auto _ : state) {
-    benchmark::DoNotOptimize(
-        cli::write_compare_grid(sink, cli::Format::csv, spec, layouts, header));
+    benchmark::DoNotOptimize(cli::write_compare_grid(sink, cli::Format::csv, report, header));
   }
   state.counters["rows_per_second"] = benchmark::Counter(
       rows * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);

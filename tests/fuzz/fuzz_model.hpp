@@ -30,7 +30,7 @@ inline void check_model(const ModelArch& m) {
   within(static_cast<double>(m.intermediate_size), 0.0, lim::kMaxWidth, "intermediate_size");
   within(m.mtp_layers, 0.0, lim::kMaxMtpLayers, "mtp_layers");
   within(m.linear_attention_layers, 0.0, m.num_layers, "linear_attention_layers");
-  within(m.sliding_window, 0.0, lim::kMaxTokens, "sliding_window");
+  within(m.sliding_window, 0.0, kMaxTokens, "sliding_window");
   within(m.sliding_window_layers, 0.0, m.num_layers, "sliding_window_layers");
   if (m.moe) {
     within(m.moe->routed_experts, 0.0, lim::kMaxExperts, "moe.routed_experts");

@@ -1,5 +1,5 @@
 // Deployment plans (`tpnet check` files) through parse_plan_yaml, then
-// evaluate_plan: rows, layout summaries and budget verdicts. Relative model
+// run_check: rows, layout summaries and budget verdicts. Relative model
 // and baseline paths resolve against examples/, as the examples' plans do.
 
 #include <cstddef>
@@ -24,10 +24,11 @@ void check_summary(const LayoutSummary& s) {
   non_negative(s.prefill_forward_bytes, "prefill_forward_bytes");
   non_negative(static_cast<double>(s.prefill_messages), "prefill_messages");
   non_negative(static_cast<double>(s.decode_messages), "decode_messages");
-  non_negative(s.weights_per_node, "weights_per_node");
+  non_negative(s.weights_per_node(), "weights_per_node");
+  non_negative(s.memory.fixed_bytes, "fixed memory");
+  non_negative(s.memory.kv_cache_bytes, "kv cache");
   non_negative(s.decode_forward_bytes, "decode_forward_bytes");
   non_negative(s.decode_floor, "decode_floor");
-  if (s.compute_per_token) non_negative(*s.compute_per_token, "compute_per_token");
 }
 
 void check_row(const CompareRow& r) {
@@ -40,25 +41,26 @@ void check_row(const CompareRow& r) {
   finite(r.extra_per_1k.value(), "extra_per_1k");
   non_negative(r.comm_per_1k, "comm_per_1k");
   finite(r.decode_slowdown, "decode_slowdown");
-  if (r.projected_increase) finite(*r.projected_increase, "projected_increase");
+  if (r.ttft_increase) finite(*r.ttft_increase, "ttft_increase");
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   contract(Origin::file, [&] {
-    const Plan plan =
+    const ServingPlan plan =
         parse_plan_yaml(text_of(data, size), TPNET_SOURCE_DIR "/examples/fuzz-plan.yaml");
-    positive(plan.from.rate, "from link");
-    for (const auto& l : plan.to) positive(l.rate, "to link");
-    for (const auto& s : plan.scenarios) {
+    const CompareRequest& request = plan.compare;
+    for (const auto& l : request.from) positive(l.rate, "from link");
+    for (const auto& l : request.to) positive(l.rate, "to link");
+    for (const auto& s : request.prompts) {
       positive(static_cast<double>(s.prompt.total_tokens()), "scenario tokens");
       if (s.baseline_ttft) positive(*s.baseline_ttft, "baseline ttft");
     }
-    positive(plan.memory_bandwidth, "memory_bandwidth");
+    if (request.memory_bandwidth) positive(*request.memory_bandwidth, "memory_bandwidth");
     contract(Origin::any, [&] {
-      const PlanResult result = evaluate_plan(plan);
-      for (const auto& s : result.summaries) check_summary(s);
+      const CheckReport result = run_check(plan);
+      for (const auto& s : result.compare.layouts) check_summary(s);
       for (const auto& r : result.rows) check_row(r);
       for (const auto& v : result.verdicts) {
         finite(v.value, "verdict value");

@@ -8,33 +8,15 @@
 
 #include "tpnet/checked_math.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/limits.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {
-
-/// The ranges every parsed rate, duration and byte size must lie in
-/// (docs/hardening.md, "Arithmetic limits"): wide enough for any link,
-/// memory or measurement, narrow enough that every time, rate and byte count
-/// derived from them is finite and prints without an exponent.
-inline constexpr double kMinBitsPerSecond = 1.0;   ///< 1 b/s
-inline constexpr double kMaxBitsPerSecond = 1e16;  ///< 10 Pb/s (10000T)
-inline constexpr double kMinSeconds = 1e-9;        ///< 1 ns
-inline constexpr double kMaxSeconds = 3.6e8;       ///< 100,000 h, about 11 years
-inline constexpr double kMinByteCount = 1.0;       ///< 1 B
-inline constexpr double kMaxByteCount = 1e18;      ///< 10^18 B (1,000,000 TB)
 
 /// `200G`, `200Gb/s`, `200Gbps`, `109.07G`, `400M`, `1.6T` (bits, decimal) and
 /// `25GB/s` (bytes per second, x8). A bare number is refused: 200 what?
 /// Must lie from 1 b/s to 10 Pb/s.
 BitRate parse_bit_rate(std::string_view text, const InputLocation& where);
-
-/// The most tokens a count typed by a person may give, and the most a prompt
-/// mix may hold in all: 128M = 2^27 = 134,217,728, ten times the longest
-/// context window offered today, so every byte count derived from it stays
-/// exact (docs/hardening.md, "Arithmetic limits").
-inline constexpr TokenCount kMaxTokens = TokenCount{1} << 27;
-/// The most concurrent requests a prompt mix may name.
-inline constexpr long long kMaxPromptRequests = 1000000;
 
 /// `8192`, `8k`, `8K` (k = 1,024 tokens, as context lengths are quoted),
 /// `1M` (1,048,576). Must be a whole number from 1 to kMaxTokens.

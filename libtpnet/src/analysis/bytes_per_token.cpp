@@ -4,6 +4,7 @@
 
 #include "tpnet/checked_math.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/model/layout.hpp"
 
 namespace tpnet {
 
@@ -29,7 +30,7 @@ void require_network_tp(const EngineConfig& engine) {
     throw InputError(std::to_string(engine.tensor_parallel_size) +
                          " is not allowed here; use 2 or more (TP1 sends nothing over the "
                          "network)",
-                     InputLocation::for_key("--tensor-parallel-size"));
+                     InputLocation::for_key("layout.tp"));
   }
   validate(engine);
 }
@@ -37,8 +38,7 @@ void require_network_tp(const EngineConfig& engine) {
 std::vector<std::string> layout_warnings(const ModelArch& model, const EngineConfig& engine) {
   std::vector<std::string> warnings;
   const int tp = engine.tensor_parallel_size;
-  if (model.num_attention_heads > 0 &&
-      (tp > model.num_attention_heads || model.num_attention_heads % tp != 0)) {
+  if (!tp_divides_heads(model, tp)) {
     warnings.push_back("TP" + std::to_string(tp) + " does not divide " + model.name + "'s " +
                        std::to_string(model.num_attention_heads) +
                        " attention heads evenly; vLLM refuses such a layout");

@@ -2,27 +2,44 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/analysis/decode.hpp"
 #include "tpnet/checked_math.hpp"
 #include "tpnet/fabric/collective.hpp"
 
 namespace tpnet {
 
-std::uint64_t compare_row_count(const CompareSpec& spec) {
+std::uint64_t compare_row_count(const CompareRequest& request) {
+  const std::size_t prompts =
+      request.prompts.empty() ? study_scenarios().size() : request.prompts.size();
   // Multiply in long double so a huge product is reported, not wrapped.
-  const long double rows = static_cast<long double>(spec.layouts.size()) * spec.from.size() *
-                           spec.to.size() * spec.prompts.size();
+  const long double rows = static_cast<long double>(request.layouts.size()) * request.from.size() *
+                           request.to.size() * prompts;
   if (rows < 1) {
     throw InputError("the grid is empty: give at least one TP size, link pair and prompt",
-                     InputLocation::for_key("--tp"));
+                     InputLocation::for_key("layout.tp"));
   }
   if (rows > static_cast<long double>(kMaxCompareRows)) {
     throw InputError(fmt::format("the grid has {:.0f} rows, more than the {} allowed; narrow the "
                                  "lists",
                                  static_cast<double>(rows), kMaxCompareRows),
-                     InputLocation::for_key("--tp"));
+                     InputLocation::for_key("layout.tp"));
   }
   return static_cast<std::uint64_t>(rows);
+}
+
+ParallelLayout reference_layout(const CompareRequest& request) {
+  if (request.reference) return *request.reference;
+  if (request.projection && request.projection->layout.nodes() > 1) {
+    return request.projection->layout;
+  }
+  const ParallelLayout tp8{8, 1, 1};
+  for (const auto& layout : request.layouts) {
+    if (layout.tp == 8) return tp8;
+  }
+  return request.layouts.front();
 }
 
 namespace {
@@ -34,17 +51,19 @@ Bytes decode_bytes(const ModelArch& model, const EngineConfig& engine, const Par
   const TokenCount tokens =
       checked_mul(requests, 1 + static_cast<TokenCount>(engine.num_speculative_tokens),
                   "decode tokens per forward (requests x (1 + speculative tokens))",
-                  InputLocation::for_key("--requests"));
+                  InputLocation::for_key("workload.decode_requests"));
   const LayoutTraffic traffic = layout_traffic(model, engine, layout, tokens);
-  const double logits = static_cast<double>(tokens) * static_cast<double>(model.vocab_size) *
-                        engine.activation_bytes * (layout.tp - 1) / layout.tp;
-  return traffic.total_bytes + Bytes(logits);
+  return traffic.total_bytes + logits_gather_bytes(model, engine, layout.tp, tokens);
+}
+
+std::string subject(const CompareRow& row) {
+  return fmt::format("{} {}->{}", row.layout->layout.name(), row.from->name, row.to->name);
 }
 
 }  // namespace
 
 Seconds compute_node_seconds_per_token(const ModelArch& model, const EngineConfig& engine,
-                                       const TtftBaseline& b) {
+                                       const TtftBaseline& b, const std::string& field) {
   const auto tokens = static_cast<double>(b.prompt.total_tokens());
   // A single node's TTFT (TP1) is all compute: nothing crosses the network.
   const Seconds comm = b.layout.nodes() < 2
@@ -55,74 +74,145 @@ Seconds compute_node_seconds_per_token(const ModelArch& model, const EngineConfi
     throw InputError(fmt::format("the baseline TTFT ({:.3f} s) is not longer than its own network "
                                  "time at {} ({:.3f} s); check the measured TTFT and its prompt",
                                  b.ttft.value(), b.link.name, comm.value()),
-                     InputLocation::for_key("--baseline-ttft"));
+                     InputLocation::for_key(field));
   }
   return compute / tokens * b.layout.nodes();
 }
 
-std::vector<LayoutSummary> summarize_layouts(const ModelArch& model, const EngineConfig& engine,
-                                             const CompareSpec& spec) {
-  validate(engine);
-  if (spec.decode_requests < 1) {
-    throw InputError("must be at least 1", InputLocation::for_key("--requests"));
+bool CompareReport::projected() const {
+  return std::any_of(compute_node_seconds.begin(), compute_node_seconds.end(),
+                     [](const std::optional<Seconds>& s) { return s.has_value(); });
+}
+
+CompareReport run_compare(CompareRequest request) {
+  validate(request.engine);
+  if (request.decode_requests < 1 || request.decode_requests > kMaxRunningRequests) {
+    throw InputError(fmt::format("{} is not allowed; use 1 to {} running requests",
+                                 request.decode_requests, kMaxRunningRequests),
+                     InputLocation::for_key("workload.decode_requests"));
   }
-  const Bytes reference_bytes = layout_bytes_per_token(model, engine, spec.reference);
+  if (request.prompts.empty()) request.prompts = study_scenarios();
+  CompareReport report;
+  report.row_count = compare_row_count(request);
+  report.reference = reference_layout(request);
+  const ModelArch& model = request.model;
+  const EngineConfig& engine = request.engine;
+  const Bytes reference_bytes = layout_bytes_per_token(model, engine, report.reference);
+  const BitRate bandwidth = request.memory_bandwidth.value_or(request.node.memory_bandwidth);
+  if (!(bandwidth.bits_per_second() > 0.0)) {
+    throw InputError(
+        "must be positive: decode's floor reads the weights at it",
+        InputLocation::for_key(request.memory_bandwidth ? "memory.memory_bandwidth" : "node"));
+  }
 
-  std::optional<Seconds> compute_per_token;
-  if (spec.baseline)
-    compute_per_token = compute_node_seconds_per_token(model, engine, *spec.baseline);
+  // Each prompt's compute: from its own measured TTFT, else the projection.
+  std::optional<Seconds> projected;
+  if (request.projection) {
+    projected = compute_node_seconds_per_token(model, engine, *request.projection);
+  }
+  for (const auto& prompt : request.prompts) {
+    if (prompt.baseline_ttft) {
+      const TtftBaseline own{request.measured_layout, *prompt.baseline_ttft, prompt.prompt,
+                             request.from.front()};
+      report.compute_node_seconds.emplace_back(
+          compute_node_seconds_per_token(model, engine, own, "workload.baseline"));
+    } else {
+      report.compute_node_seconds.push_back(projected);
+    }
+  }
+  if (request.budgets.max_ttft_increase) {
+    for (std::size_t i = 0; i < request.prompts.size(); ++i) {
+      if (!report.compute_node_seconds[i]) {
+        throw InputError(
+            fmt::format("needs a TTFT for scenario {}: give `workload.baseline` (measured) or "
+                        "`projection` (a TTFT measured elsewhere to project from)",
+                        request.prompts[i].name),
+            InputLocation::for_key("budgets.max_ttft_increase"));
+      }
+    }
+  }
 
-  std::vector<LayoutSummary> out;
-  out.reserve(spec.layouts.size());
-  for (const auto& layout : spec.layouts) {
+  report.layouts.reserve(request.layouts.size());
+  for (const auto& layout : request.layouts) {
     LayoutSummary s;
     s.layout = layout;
     const LayoutTraffic chunk =
         layout_traffic(model, engine, layout, engine.max_num_batched_tokens);
     s.per_token_bytes = chunk.total_bytes / static_cast<double>(engine.max_num_batched_tokens);
     s.bytes_ratio = s.per_token_bytes / reference_bytes;
-    s.compute_ratio = static_cast<double>(spec.reference.nodes()) / layout.nodes();
+    s.compute_ratio = static_cast<double>(report.reference.nodes()) / layout.nodes();
     s.steps_per_forward = chunk.sequential_steps;
     s.prefill_forward_bytes = chunk.total_bytes;
     s.prefill_messages = chunk.messages;
     // Decode runs the same collectives as prefill, one message per ring step,
     // plus the logits all-gather's N-1 steps.
     s.decode_messages = chunk.messages + (layout.tp - 1);
-    s.weights_per_node = weights_per_node(model, layout);
-    s.fits_memory = s.weights_per_node <= spec.memory.for_weights();
-    s.decode_forward_bytes = decode_bytes(model, engine, layout, spec.decode_requests);
-    const Bytes active = Bytes(model.active_params * model.bits_per_weight / 8.0 / layout.nodes());
-    s.decode_floor = Seconds(active.count() / spec.memory_bandwidth.bytes_per_second());
-    if (compute_per_token) s.compute_per_token = *compute_per_token / layout.nodes();
-    out.push_back(s);
+    s.memory = analyze_memory(model, MemoryRequest{layout, engine, request.node, request.memory});
+    s.decode_forward_bytes = decode_bytes(model, engine, layout, request.decode_requests);
+    s.decode_floor = weight_read_floor(model, layout.nodes(), bandwidth);
+    if (!s.memory.fits) {
+      report.warnings.push_back(
+          fmt::format("{} does not fit: {}", layout.name(), s.memory.fit_summary));
+    }
+    report.layouts.push_back(std::move(s));
   }
-  return out;
+
+  if (request.calibration) {
+    CalibrationAsk ask;
+    for (const auto& layout : request.layouts) ask.tps.push_back(layout.tp);
+    ask.from = request.from;
+    ask.project_compute = true;
+    report.calibration = check_calibration(*request.calibration, model, engine, ask);
+    for (const auto& w : report.calibration->warnings) report.warnings.push_back(w);
+  }
+  for (const auto& w : layout_warnings(model, engine)) report.warnings.push_back(w);
+  report.request = std::move(request);
+  return report;
 }
 
-void for_each_compare_row(const CompareSpec& spec, const std::vector<LayoutSummary>& layouts,
+void for_each_compare_row(const CompareReport& report,
                           const std::function<void(const CompareRow&)>& visit) {
+  const CompareRequest& request = report.request;
+  const CalibrationUse* calibration = report.calibration ? &*report.calibration : nullptr;
   CompareRow row;
-  for (const auto& layout : layouts) {
+  for (const auto& layout : report.layouts) {
     row.layout = &layout;
-    for (const auto& from : spec.from) {
+    for (const auto& from : request.from) {
       row.from = &from;
-      for (const auto& to : spec.to) {
+      for (const auto& to : request.to) {
         row.to = &to;
         row.extra_per_1k = extra_transfer_time(layout.per_token_bytes * 1000.0, from.rate, to.rate);
         row.comm_per_1k = layout.per_token_bytes * 1000.0 / from.rate;
         row.decode_slowdown = extra_transfer_time(layout.decode_forward_bytes, from.rate, to.rate) /
                               layout.decode_floor;
-        for (const auto& prompt : spec.prompts) {
+        for (std::size_t p = 0; p < request.prompts.size(); ++p) {
+          const PrefillScenario& prompt = request.prompts[p];
           row.prompt = &prompt;
+          row.prompt_index = p;
           const auto tokens = static_cast<double>(prompt.prompt.total_tokens());
           row.prefill_bytes = layout.per_token_bytes * tokens;
           row.comm_time_from = row.prefill_bytes / from.rate;
           row.extra_bound = extra_transfer_time(row.prefill_bytes, from.rate, to.rate);
-          if (layout.compute_per_token) {
-            const Seconds ttft_from = *layout.compute_per_token * tokens + row.comm_time_from;
-            row.projected_increase = row.extra_bound / ttft_from;
+          row.ttft_increase.reset();
+          row.ttft_measured = false;
+          if (const auto& compute = report.compute_node_seconds[p]) {
+            const Seconds per_token = *compute / layout.layout.nodes();
+            const Seconds ttft_from = per_token * tokens + row.comm_time_from;
+            row.ttft_increase = row.extra_bound / ttft_from;
+            row.ttft_measured = prompt.baseline_ttft.has_value();
           }
-          row.within_budget = within_budgets(row, spec.budgets);
+          row.point.reset();
+          if (calibration != nullptr) {
+            std::optional<Seconds> per_token;
+            if (calibration->compute != nullptr) {
+              per_token = compute_per_token_for(*calibration->compute, layout.layout);
+            }
+            row.point = point_prefill(*calibration->allreduce, request.model, request.engine,
+                                      layout.layout, prompt.prompt, from.rate, to.rate, per_token);
+          }
+          row.within_budget =
+              within_budgets(request.budgets, BudgetValues{row.extra_bound, row.ttft_increase,
+                                                           row.extra_per_1k, row.decode_slowdown});
           visit(row);
         }
       }
@@ -130,52 +220,14 @@ void for_each_compare_row(const CompareSpec& spec, const std::vector<LayoutSumma
   }
 }
 
-namespace {
-
-enum class BudgetScope { scenario, link };
-
-/// Calls f(scope, budget, value, limit) for every budget that applies to the row.
-template <typename F>
-void visit_budgets(const CompareRow& row, const Budgets& budgets, F&& f) {
-  if (budgets.max_extra_ttft) {
-    f(BudgetScope::scenario, "max_extra_ttft", row.extra_bound.value(),
-      budgets.max_extra_ttft->value());
+void row_verdicts(const CompareRow& row, const Budgets& budgets, std::vector<Verdict>& out) {
+  BudgetValues values{row.extra_bound, row.ttft_increase, std::nullopt, std::nullopt};
+  if (row.prompt_index == 0) {
+    values.extra_per_1k = row.extra_per_1k;
+    values.decode_slowdown = row.decode_slowdown;
   }
-  if (budgets.max_ttft_increase && row.projected_increase) {
-    f(BudgetScope::scenario, "max_ttft_increase", *row.projected_increase,
-      *budgets.max_ttft_increase);
-  }
-  if (budgets.max_extra_ttft_per_1k) {
-    f(BudgetScope::link, "max_extra_ttft_per_1k_tokens", row.extra_per_1k.value(),
-      budgets.max_extra_ttft_per_1k->value());
-  }
-  if (budgets.max_decode_slowdown) {
-    f(BudgetScope::link, "max_decode_slowdown", row.decode_slowdown, *budgets.max_decode_slowdown);
-  }
-}
-
-}  // namespace
-
-bool within_budgets(const CompareRow& row, const Budgets& budgets) {
-  bool within = true;
-  visit_budgets(row, budgets, [&](BudgetScope, const char*, double value, double limit) {
-    within = within && value <= limit;
-  });
-  return within;
-}
-
-void row_verdicts(const CompareRow& row, const Budgets& budgets, bool include_link_budgets,
-                  std::vector<Verdict>& out) {
-  const std::string link =
-      fmt::format("{} {}->{}", row.layout->layout.name(), row.from->name, row.to->name);
-  visit_budgets(row, budgets,
-                [&](BudgetScope scope, const char* budget, double value, double limit) {
-                  if (scope == BudgetScope::scenario) {
-                    check_budget(out, budget, link + " " + row.prompt->name, value, limit);
-                  } else if (include_link_budgets) {
-                    check_budget(out, budget, link, value, limit);
-                  }
-                });
+  const std::string link = subject(row);
+  append_verdicts(budgets, values, link + " " + row.prompt->name, link, out);
 }
 
 }  // namespace tpnet

@@ -9,17 +9,29 @@
 
 namespace tpnet {
 
+Bytes logits_gather_bytes(const ModelArch& model, const EngineConfig& engine, int tp,
+                          TokenCount tokens) {
+  const double logits_full =
+      static_cast<double>(tokens) * static_cast<double>(model.vocab_size) * engine.activation_bytes;
+  return Bytes(logits_full * (tp - 1) / tp);
+}
+
+Seconds weight_read_floor(const ModelArch& model, int nodes, BitRate bandwidth) {
+  const Bytes per_node(model.active_params * model.bits_per_weight / 8.0 / nodes);
+  return Seconds(per_node.count() / bandwidth.bytes_per_second());
+}
+
 DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, const Link& from,
                             const Link& to, const DecodeInputs& inputs) {
   require_network_tp(engine);
-  if (inputs.requests < 1 || inputs.requests > 1048576) {
-    throw InputError(
-        std::to_string(inputs.requests) + " is not allowed; use 1 to 1,048,576 running requests",
-        InputLocation::for_key("--requests"));
+  if (inputs.requests < 1 || inputs.requests > kMaxRunningRequests) {
+    throw InputError(std::to_string(inputs.requests) + " is not allowed; use 1 to " +
+                         std::to_string(kMaxRunningRequests) + " running requests",
+                     InputLocation::for_key("workload.decode_requests"));
   }
   if (!(inputs.memory_bandwidth.bits_per_second() > 0.0)) {
-    throw InputError("memory bandwidth must be positive, e.g. 273GB/s",
-                     InputLocation::for_key("--mem-bw"));
+    throw InputError("must be positive: the weight-read floor reads the weights at it",
+                     InputLocation::for_key("memory.memory_bandwidth"));
   }
   const int tp = engine.tensor_parallel_size;
   DecodeReport r;
@@ -47,12 +59,12 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
   // every token it samples or verifies: each node sends (N-1)/N of them.
   const double logits_full = static_cast<double>(r.tokens_per_forward) *
                              static_cast<double>(model.vocab_size) * engine.activation_bytes;
-  r.logits_sent = Bytes(logits_full * (tp - 1) / tp);
+  r.logits_sent = logits_gather_bytes(model, engine, tp, r.tokens_per_forward);
   r.forward_sent = r.allreduce_forward_bytes + r.logits_sent;
 
   r.weight_bytes_per_node = Bytes(model.active_params * model.bits_per_weight / 8.0 / tp);
-  r.weight_read_floor =
-      Seconds(r.weight_bytes_per_node.count() / inputs.memory_bandwidth.bytes_per_second());
+  r.memory_bandwidth = inputs.memory_bandwidth;
+  r.weight_read_floor = weight_read_floor(model, tp, inputs.memory_bandwidth);
   r.traffic_ceiling = r.forward_sent / r.weight_read_floor;
   r.max_added_per_forward = extra_transfer_time(r.forward_sent, from.rate, to.rate);
   r.max_added_share = r.max_added_per_forward / r.weight_read_floor;
@@ -67,9 +79,32 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
 
   r.warnings = layout_warnings(model, engine);
   if (inputs.requests > engine.max_num_seqs) {
-    r.warnings.push_back(std::to_string(inputs.requests) + " requests exceed --max-num-seqs " +
-                         std::to_string(engine.max_num_seqs) +
-                         "; vLLM would run at most that many at once");
+    r.warnings.push_back(
+        std::to_string(inputs.requests) + " requests exceed `engine.max_num_seqs` " +
+        std::to_string(engine.max_num_seqs) + "; vLLM would run at most that many at once");
+  }
+  return r;
+}
+
+DecodeReport run_decode(const DecodeRequest& request) {
+  DecodeInputs inputs;
+  inputs.requests = request.requests;
+  inputs.memory_bandwidth = request.memory_bandwidth.value_or(request.node.memory_bandwidth);
+  if (!request.memory_bandwidth && !(inputs.memory_bandwidth.bits_per_second() > 0.0)) {
+    throw InputError("states no memory_bandwidth; give `memory.memory_bandwidth`",
+                     InputLocation::for_key("node"));
+  }
+  DecodeReport r = analyze_decode(request.model, request.engine, request.from, request.to, inputs);
+  if (request.calibration) {
+    CalibrationAsk ask;
+    ask.tps = {request.engine.tensor_parallel_size};
+    ask.from = {request.from};
+    ask.use_compute = false;
+    r.calibration = check_calibration(*request.calibration, request.model, request.engine, ask);
+    r.point = point_decode(*r.calibration->allreduce, request.model, request.engine,
+                           r.tokens_per_forward, r.logits_sent, request.from.rate, request.to.rate);
+    r.point_added_share = r.point->added_per_forward / r.weight_read_floor;
+    for (const auto& w : r.calibration->warnings) r.warnings.push_back(w);
   }
   return r;
 }

@@ -25,7 +25,7 @@ TokenCount prefill_step_budget(const EngineConfig& engine, const PromptSpec& pro
   if (engine.long_prefill_token_threshold > 0) {
     budget = std::min(budget, checked_mul(prompt.requests, engine.long_prefill_token_threshold,
                                           "prefill step budget (requests x "
-                                          "--long-prefill-token-threshold)"));
+                                          "engine.long_prefill_token_threshold)"));
   }
   return budget;
 }
@@ -96,6 +96,45 @@ PenaltyReport analyze_penalty(const ModelArch& model, const EngineConfig& engine
   }
   report.warnings = layout_warnings(model, engine);
   return report;
+}
+
+PenaltyReport run_penalty(const PenaltyRequest& request) {
+  const std::vector<PrefillScenario> scenarios =
+      request.scenarios.empty() ? study_scenarios() : request.scenarios;
+  PenaltyReport r = analyze_penalty(request.model, request.engine, request.from, request.to,
+                                    scenarios, request.measured_per_token);
+  if (request.calibration) {
+    CalibrationAsk ask;
+    ask.tps = {request.engine.tensor_parallel_size};
+    ask.from = {request.from};
+    r.calibration = check_calibration(*request.calibration, request.model, request.engine, ask);
+    const ParallelLayout layout{request.engine.tensor_parallel_size, 1, 1};
+    std::optional<Seconds> compute;
+    if (r.calibration->compute != nullptr) {
+      compute = compute_per_token_for(*r.calibration->compute, layout);
+    }
+    for (auto& s : r.scenarios) {
+      s.point = point_prefill(*r.calibration->allreduce, request.model, request.engine, layout,
+                              s.scenario.prompt, request.from.rate, request.to.rate, compute);
+    }
+    for (const auto& w : r.calibration->warnings) r.warnings.push_back(w);
+  }
+  const Budgets& budgets = request.budgets;
+  r.gated = budgets.any();
+  if (r.gated) {
+    append_verdicts(budgets, BudgetValues{{}, {}, r.extra_per_1k_tokens, {}}, "",
+                    "per 1,000 prompt tokens", r.verdicts);
+    for (const auto& s : r.scenarios) {
+      if (budgets.max_ttft_increase && !s.ttft_increase_bound) {
+        throw InputError(
+            "needs a measured TTFT per scenario: give `workload.baseline` (a CSV of measured TTFT)",
+            InputLocation::for_key("budgets.max_ttft_increase"));
+      }
+      append_verdicts(budgets, BudgetValues{s.extra_ttft_bound, s.ttft_increase_bound, {}, {}},
+                      s.scenario.name, "", r.verdicts);
+    }
+  }
+  return r;
 }
 
 }  // namespace tpnet

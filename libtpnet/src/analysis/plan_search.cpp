@@ -12,7 +12,7 @@ namespace {
 /// The best way to connect `nodes` at `speed`: no switch for up to 3 nodes,
 /// else the catalog plan with the fewest switches, then the least port
 /// capacity bought (a cost proxy), then the least oversubscription.
-std::optional<Fabric> best_fabric(const RecommendInputs& in, BitRate speed) {
+std::optional<Fabric> best_fabric(const PlanSearchRequest& in, BitRate speed) {
   if (in.nodes <= 3) {
     for (const auto& option : switchless_options(in.node, in.nodes)) {
       if (option.link_rate >= speed) {
@@ -63,12 +63,9 @@ bool instances_local(const Fabric& fabric, int tp) {
   return true;
 }
 
-std::string describe_reason(const Recommendation& r, const Recommendation* best_same_speed_tp,
-                            const RecommendReport& report) {
-  if (!r.fits_memory) {
-    return fmt::format("TP{} does not fit: {:.1f} GB of weights per node", r.tp,
-                       r.memory.weights_bytes.count() / 1e9);
-  }
+std::string describe_reason(const PlanOption& r, const PlanOption* best_same_speed_tp,
+                            const PlanSearchReport& report) {
+  if (!r.fits_memory) return fmt::format("TP{} does not fit: {}", r.tp, r.memory.fit_summary);
   if (!r.fabric) {
     return fmt::format("no catalog switch carries {} nodes at {}", r.instances * r.tp,
                        r.speed.name);
@@ -83,6 +80,13 @@ std::string describe_reason(const Recommendation& r, const Recommendation* best_
     }
     text += ")";
   }
+  // What the ranking weighs first: the fabric's cost.
+  if (r.fabric->switches == 0) {
+    text += ", no switch to buy";
+  } else {
+    text += fmt::format(", {} switch{} with {} of data ports bought", r.fabric->switches,
+                        r.fabric->switches == 1 ? "" : "es", rate_label(r.fabric->capacity));
+  }
   if (r.worst_extra_ttft.value() <= 0.0) {
     text += ": no TTFT loss against the fastest link";
   } else {
@@ -92,7 +96,7 @@ std::string describe_reason(const Recommendation& r, const Recommendation* best_
   }
   if (best_same_speed_tp != nullptr && best_same_speed_tp->tp < r.tp &&
       best_same_speed_tp->worst_extra_ttft.value() > 0.0) {
-    const Recommendation& smaller = *best_same_speed_tp;
+    const PlanOption& smaller = *best_same_speed_tp;
     if (r.worst_ttft_increase && smaller.worst_ttft_increase) {
       text += fmt::format("; TP{} loses {:.1f}x the share of TTFT that TP{} loses", r.tp,
                           *r.worst_ttft_increase / *smaller.worst_ttft_increase, smaller.tp);
@@ -118,20 +122,27 @@ std::string describe_reason(const Recommendation& r, const Recommendation* best_
 
 }  // namespace
 
-RecommendReport recommend_layouts(const ModelArch& model, const RecommendInputs& in) {
-  if (in.nodes < 2 || in.nodes > kMaxPlanNodes) {
-    throw InputError(fmt::format("{} is not allowed; plan 2 to {} nodes", in.nodes, kMaxPlanNodes),
-                     InputLocation::for_key("--nodes"));
+PlanSearchReport search_plans(const PlanSearchRequest& in) {
+  const ModelArch& model = in.model;
+  if (in.nodes < 2 || in.nodes > kMaxClusterNodes) {
+    throw InputError(
+        fmt::format("{} is not allowed; plan 2 to {} nodes", in.nodes, kMaxClusterNodes),
+        InputLocation::for_key("nodes"));
   }
   if (in.speeds.empty())
-    throw InputError("give at least one speed", InputLocation::for_key("--speeds"));
+    throw InputError("give at least one speed", InputLocation::for_key("speeds"));
   if (in.workload.prompts.empty()) {
-    throw InputError("the workload has no prompts", InputLocation::for_key("--workload"));
+    throw InputError("the workload has no prompts", InputLocation::for_key("workload"));
   }
-  RecommendReport report;
+  PlanSearchReport report;
   report.reference =
       *std::max_element(in.speeds.begin(), in.speeds.end(),
                         [](const Link& a, const Link& b) { return a.rate < b.rate; });
+  // The measured TTFT is taken as measured on the fastest speed considered.
+  if (in.baseline) {
+    report.baseline =
+        TtftBaseline{in.baseline->layout, in.baseline->ttft, in.baseline->prompt, report.reference};
+  }
 
   std::vector<std::optional<Fabric>> fabrics;
   for (const auto& speed : in.speeds) fabrics.push_back(best_fabric(in, speed.rate));
@@ -139,21 +150,20 @@ RecommendReport recommend_layouts(const ModelArch& model, const RecommendInputs&
   for (int tp = 1; tp <= in.nodes; tp *= 2) {
     if (in.nodes % tp != 0) continue;
     report.layouts_tried.push_back(tp);
-    MemoryInputs memory = in.memory;
-    memory.tp = tp;
-    const MemoryReport mem = analyze_memory(model, memory);
     EngineConfig engine = in.engine;
     engine.tensor_parallel_size = tp;
+    const MemoryReport mem =
+        analyze_memory(model, MemoryRequest{ParallelLayout{tp, 1, 1}, engine, in.node, in.memory});
     const Bytes per_token = tp > 1 ? bytes_per_prompt_token(model, engine) : Bytes(0.0);
 
     // The projection, when a baseline is given: compute divides over the TP nodes.
     std::optional<Seconds> compute_per_token;
-    if (in.baseline) {
-      compute_per_token = compute_node_seconds_per_token(model, in.engine, *in.baseline) / tp;
+    if (report.baseline) {
+      compute_per_token = compute_node_seconds_per_token(model, in.engine, *report.baseline) / tp;
     }
 
     for (std::size_t s = 0; s < in.speeds.size(); ++s) {
-      Recommendation r;
+      PlanOption r;
       r.instances = in.nodes / tp;
       r.tp = tp;
       r.speed = in.speeds[s];
@@ -187,7 +197,7 @@ RecommendReport recommend_layouts(const ModelArch& model, const RecommendInputs&
   // capacity bought); then less TTFT loss; then more instances (a failure
   // takes out less); then the faster link.
   std::stable_sort(report.options.begin(), report.options.end(),
-                   [](const Recommendation& a, const Recommendation& b) {
+                   [](const PlanOption& a, const PlanOption& b) {
                      if (a.usable != b.usable) return a.usable;
                      const int sa = a.fabric ? a.fabric->switches : 1 << 20;
                      const int sb = b.fabric ? b.fabric->switches : 1 << 20;
@@ -202,10 +212,10 @@ RecommendReport recommend_layouts(const ModelArch& model, const RecommendInputs&
                      return a.speed.rate > b.speed.rate;
                    });
   for (std::size_t i = 0; i < report.options.size(); ++i) {
-    Recommendation& r = report.options[i];
+    PlanOption& r = report.options[i];
     r.rank = static_cast<int>(i) + 1;
     // Compare with the smallest TP that fits at the same speed.
-    const Recommendation* smaller = nullptr;
+    const PlanOption* smaller = nullptr;
     for (const auto& other : report.options) {
       if (other.speed.name == r.speed.name && other.fits_memory && other.tp < r.tp &&
           (smaller == nullptr || other.tp > smaller->tp)) {
@@ -215,7 +225,7 @@ RecommendReport recommend_layouts(const ModelArch& model, const RecommendInputs&
     r.reason = describe_reason(r, smaller, report);
   }
   if (std::none_of(report.options.begin(), report.options.end(),
-                   [](const Recommendation& r) { return r.usable; })) {
+                   [](const PlanOption& r) { return r.usable; })) {
     report.warnings.emplace_back(
         "no layout fits in memory, has a switch plan and meets the budget");
   }

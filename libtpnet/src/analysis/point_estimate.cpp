@@ -26,16 +26,19 @@ std::string joined(const std::vector<std::string>& parts, std::string_view separ
 
 }  // namespace
 
-CalibrationUse check_calibration(const Calibration& c, const ModelArch& model,
-                                 const EngineConfig& engine, const CalibrationRequest& request) {
+CalibrationUse check_calibration(const CalibrationInput& input, const ModelArch& model,
+                                 const EngineConfig& engine, const CalibrationAsk& request) {
+  if (!input.file) throw Error("check_calibration without a calibration");
+  const Calibration& c = *input.file;
   const std::string file = c.origin.empty() ? "the calibration" : c.origin;
   if (!c.allreduce) {
     throw InputError(
         "has no allreduce section: point estimates need an all-reduce sweep (tpnet calibration "
-        "--nccl-tests FILE)",
+        "writes one from an nccl-tests log)",
         InputLocation::in_file(c.origin, 0, "allreduce"));
   }
   CalibrationUse use;
+  use.file = input.file;
   use.allreduce = &*c.allreduce;
   const AllReduceCalibration& a = *c.allreduce;
 
@@ -64,16 +67,18 @@ CalibrationUse check_calibration(const Calibration& c, const ModelArch& model,
     }
   }
   const std::string& measured_nccl = c.provenance.nccl_version;
-  if (!request.nccl_version.empty()) {
+  const std::string& asked_nccl = input.nccl_version;
+  if (!asked_nccl.empty()) {
     if (measured_nccl.empty() || measured_nccl == "none") {
       use.warnings.push_back(
-          fmt::format("{}: does not record an NCCL version; --nccl-version {} cannot be checked",
-                      file, request.nccl_version));
-    } else if (measured_nccl != request.nccl_version) {
+          fmt::format("{}: does not record an NCCL version; `calibration.nccl_version` {} cannot "
+                      "be checked",
+                      file, asked_nccl));
+    } else if (measured_nccl != asked_nccl) {
       use.warnings.push_back(fmt::format(
-          "{}: measured with NCCL {}, not the {} asked (--nccl-version): latencies and protocol "
-          "choices differ between versions; calibrate again with the NCCL you run",
-          file, measured_nccl, request.nccl_version));
+          "{}: measured with NCCL {}, not the {} asked (`calibration.nccl_version`): latencies "
+          "and protocol choices differ between versions; calibrate again with the NCCL you run",
+          file, measured_nccl, asked_nccl));
     }
   }
   if (c.provenance.backend == "mpi") {
@@ -89,12 +94,12 @@ CalibrationUse check_calibration(const Calibration& c, const ModelArch& model,
   }
   if (engine.algorithm != CollectiveAlgorithm::ring) {
     use.warnings.push_back(fmt::format(
-        "{}: the sweep is a ring all-reduce; --algorithm {} all-reduces are priced with the ring "
-        "curve",
+        "{}: the sweep is a ring all-reduce; `engine.algorithm` {} all-reduces are priced with "
+        "the ring curve",
         file, to_string(engine.algorithm)));
   }
 
-  if (c.compute) {
+  if (c.compute && request.use_compute) {
     const ComputeCalibration& m = *c.compute;
     std::vector<std::string> reasons;
     if (m.model != model.name) {
@@ -124,6 +129,17 @@ CalibrationUse check_calibration(const Calibration& c, const ModelArch& model,
             file, m.tp));
       }
     }
+  }
+  use.notes = {
+      "point estimates price every all-reduce with the measured curve at each link and assume "
+      "no overlap with compute",
+      "a point estimate can exceed the full-rate bound by the measured shortfall from the link "
+      "rate (1 / efficiency), and fall below it where latency dominates (small blocks)",
+  };
+  if (use.compute != nullptr) {
+    use.notes.emplace_back(
+        "compute is the timed GEMMs only: attention scores, norms and the rest are left out, so "
+        "the network share is an overestimate");
   }
   return use;
 }

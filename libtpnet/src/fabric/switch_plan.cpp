@@ -677,8 +677,8 @@ SwitchAnswer answer_for_switch(const SwitchSpec& sw, const NodeSpec& node, int n
 
 SwitchPlanReport plan_switches(const std::vector<SwitchSpec>& switches, const NodeSpec& node,
                                int nodes, BitRate speed) {
-  if (nodes < 1 || nodes > kMaxPlanNodes) {
-    throw InputError(fmt::format("{} is out of range; plan 1 to {} nodes", nodes, kMaxPlanNodes),
+  if (nodes < 1 || nodes > kMaxClusterNodes) {
+    throw InputError(fmt::format("{} is out of range; plan 1 to {} nodes", nodes, kMaxClusterNodes),
                      InputLocation::for_key("--nodes"));
   }
   if (!node.ports.supports(speed)) {

@@ -192,17 +192,16 @@ ComputeCalibration read_compute(const YAML::Node& map, const std::string& origin
   ComputeCalibration c;
   c.source = text_or_empty(map, origin, "source");
   c.model = yaml::required_string(map, origin, "model");
-  c.tp = static_cast<int>(yaml::required_integer(map, origin, "tp", 1, kMaxCalibrationTp));
-  c.chunk_tokens =
-      yaml::required_integer(map, origin, "chunk_tokens", 1, kMaxCalibrationChunkTokens);
+  c.tp = static_cast<int>(yaml::required_integer(map, origin, "tp", 1, kMaxTp));
+  c.chunk_tokens = yaml::required_integer(map, origin, "chunk_tokens", 1, kMaxTokens);
   c.precision = yaml::required_string(map, origin, "precision");
   c.device = text_or_empty(map, origin, "device");
   c.compute_capability = text_or_empty(map, origin, "compute_capability");
   c.gemms = static_cast<int>(yaml::optional_integer(map, origin, "gemms", 0, 1000000).value_or(0));
   c.forward_time = duration(map, origin, "forward_s");
   // A forward of at least 1 ns over at most 10^9 tokens.
-  c.per_prompt_token = Seconds(measured(map, origin, "per_prompt_token_s",
-                                        kMinSeconds / kMaxCalibrationChunkTokens, kMaxSeconds));
+  c.per_prompt_token =
+      Seconds(measured(map, origin, "per_prompt_token_s", kMinSeconds / kMaxTokens, kMaxSeconds));
   return c;
 }
 

@@ -82,8 +82,8 @@ GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
   bool first = true;
   for (const auto& row : table.rows()) {
     const std::string& model = table.text(row, c_model);
-    const long long tp = from_one_to(row, c_tp, "tp", kMaxCalibrationTp);
-    const long long chunk = from_one_to(row, c_chunk, "chunk_tokens", kMaxCalibrationChunkTokens);
+    const long long tp = from_one_to(row, c_tp, "tp", kMaxTp);
+    const long long chunk = from_one_to(row, c_chunk, "chunk_tokens", kMaxTokens);
     const std::string& precision = table.text(row, c_precision);
     const std::string& device = table.text(row, c_device);
     if (model.empty()) throw InputError("is empty; name the model", at(row, "model"));

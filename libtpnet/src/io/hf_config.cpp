@@ -358,7 +358,8 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin)
     } else {
       missing(s, "moe_intermediate_size", " (the width of one expert)");
     }
-    moe.shared_experts = static_cast<int>(optional_int(s, "n_shared_experts", 0, 1024).value_or(0));
+    moe.shared_experts =
+        static_cast<int>(optional_int(s, "n_shared_experts", 0, kMaxSharedExperts).value_or(0));
     if (const auto shared = optional_int(s, "shared_expert_intermediate_size", 0, kMaxWidth);
         shared && *shared > 0) {
       moe.shared_expert_intermediate_size = *shared;
@@ -417,7 +418,7 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin)
     linear.key_head_dim = required_int(s, "linear_key_head_dim", 1, kMaxWidth);
     linear.value_head_dim = required_int(s, "linear_value_head_dim", 1, kMaxWidth);
     linear.conv_kernel =
-        static_cast<int>(optional_int(s, "linear_conv_kernel_dim", 0, 1024).value_or(0));
+        static_cast<int>(optional_int(s, "linear_conv_kernel_dim", 0, kMaxConvKernel).value_or(0));
     m.linear_attention = linear;
   }
   const auto window = optional_int(s, "sliding_window", 1, kMaxTokens);

@@ -110,7 +110,7 @@ void parse_shapes(const YAML::Node& root, const std::string& origin, ModelArch& 
         static_cast<int>(yaml::required_integer(linear, origin, "key_head_dim", 1, kMaxWidth));
     spec.value_head_dim =
         static_cast<int>(yaml::required_integer(linear, origin, "value_head_dim", 1, kMaxWidth));
-    spec.conv_kernel = small_int(linear, origin, "conv_kernel", 0, 1024);
+    spec.conv_kernel = small_int(linear, origin, "conv_kernel", 0, kMaxConvKernel);
     m.linear_attention = spec;
   }
 }
@@ -193,7 +193,7 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
     spec.experts_per_token = static_cast<int>(
         yaml::required_integer(moe, origin, "experts_per_token", 1, spec.routed_experts));
     spec.shared_experts = static_cast<int>(
-        yaml::optional_integer(moe, origin, "shared_experts", 0, 1024).value_or(0));
+        yaml::optional_integer(moe, origin, "shared_experts", 0, kMaxSharedExperts).value_or(0));
     spec.expert_intermediate_size =
         yaml::optional_integer(moe, origin, "expert_intermediate_size", 1, kMaxWidth).value_or(0);
     spec.shared_expert_intermediate_size =

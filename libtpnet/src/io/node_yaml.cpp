@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 #include "catalog_yaml.hpp"
 #include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/limits.hpp"
 #include "tpnet/quantity.hpp"
 #include "yaml_fields.hpp"
 
@@ -62,6 +65,44 @@ HostLinks parse_host_links(const YAML::Node& map, const std::string& origin) {
   return h;
 }
 
+/// `{channels: 64, buffsize: 4MiB, per_rank: 37GB}`
+std::pair<NcclBuffers, Bytes> parse_nccl_point(const YAML::Node& map, const std::string& origin) {
+  yaml::require_map(map, origin, "{channels, buffsize, per_rank}");
+  yaml::reject_unknown_keys(map, origin, {"channels", "buffsize", "per_rank"});
+  NcclBuffers b;
+  b.channels =
+      static_cast<int>(yaml::required_integer(map, origin, "channels", 1, kMaxNcclChannels));
+  b.buffsize = catalog_yaml::required_bytes(map, origin, "buffsize");
+  return {b, catalog_yaml::required_bytes(map, origin, "per_rank")};
+}
+
+NcclMemoryProfile parse_nccl_memory(const YAML::Node& map, const std::string& origin) {
+  yaml::require_map(map, origin, "nccl_memory (ranks, default, tuned)");
+  yaml::reject_unknown_keys(map, origin, {"ranks", "default", "tuned"});
+  NcclMemoryProfile p;
+  p.ranks = static_cast<int>(yaml::required_integer(map, origin, "ranks", 2, kMaxTp));
+  for (const char* key : {"default", "tuned"}) {
+    const YAML::Node point = map[key];
+    if (!point.IsDefined() || point.IsNull()) {
+      throw InputError("required key is missing", yaml::where(map, origin, key));
+    }
+    const auto [buffers, bytes] = yaml::with_key_prefix(
+        std::string(key) + ".", [&] { return parse_nccl_point(point, origin); });
+    (std::string_view(key) == "default" ? p.defaults : p.tuned) = buffers;
+    (std::string_view(key) == "default" ? p.defaults_per_rank : p.tuned_per_rank) = bytes;
+  }
+  const double big = p.defaults.channels * p.defaults.buffsize.count();
+  const double small = p.tuned.channels * p.tuned.buffsize.count();
+  // The fit needs the larger setting to cost more, else its slope is not positive.
+  if (!(big > small) || !(p.defaults_per_rank > p.tuned_per_rank)) {
+    throw InputError(
+        "default must hold more channels x buffsize than tuned and cost more per rank: the "
+        "footprint model is fitted to the two",
+        yaml::where(map, origin, "default"));
+  }
+  return p;
+}
+
 }  // namespace
 
 NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
@@ -70,7 +111,7 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
   yaml::reject_unknown_keys(
       root, origin,
       {"name", "description", "source", "memory", "memory_bandwidth", "usable_memory",
-       "reserved_memory", "nic", "ports", "host_links", "network_limit", "notes"});
+       "reserved_memory", "nic", "ports", "host_links", "network_limit", "nccl_memory", "notes"});
   NodeSpec n;
   n.name = yaml::required_string(root, origin, "name");
   n.description = yaml::optional_string(root, origin, "description").value_or("");
@@ -101,6 +142,10 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
   }
   n.network_limit =
       catalog_yaml::optional_rate(root, origin, "network_limit").value_or(BitRate(0.0));
+  if (const YAML::Node nccl = root["nccl_memory"]; nccl.IsDefined() && !nccl.IsNull()) {
+    n.nccl_memory =
+        yaml::with_key_prefix("nccl_memory.", [&] { return parse_nccl_memory(nccl, origin); });
+  }
   n.notes = catalog_yaml::string_list(root, origin, "notes");
   return n;
 }

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "tpnet/analysis/kv_cache.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/model/model_catalog.hpp"
@@ -57,14 +59,16 @@ std::vector<YAML::Node> scalars_or_list(const YAML::Node& node, const std::strin
 
 }  // namespace
 
-Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
+ServingPlan parse_plan_yaml(std::string_view text, const std::string& origin) {
   const YAML::Node root = yaml::load_document(text, origin);
   yaml::require_map(root, origin, "a plan");
-  yaml::reject_unknown_keys(
-      root, origin,
-      {"model", "layout", "engine", "links", "workload", "projection", "memory", "budgets"});
-  Plan plan;
-  plan.origin = origin;
+  yaml::reject_unknown_keys(root, origin,
+                            {"model", "layout", "engine", "links", "workload", "projection", "node",
+                             "memory", "budgets"});
+  ServingPlan out;
+  out.origin = origin;
+  CompareRequest& plan = out.compare;
+  ParallelLayout layout_read;
 
   const std::string model = yaml::required_string(root, origin, "model");
   try {
@@ -85,19 +89,21 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
   yaml::require_map(layout, origin, "layout");
   yaml::with_key_prefix("layout.", [&] {
     yaml::reject_unknown_keys(layout, origin, {"tp", "pp", "ep"});
-    plan.layout.tp = static_cast<int>(yaml::required_integer(layout, origin, "tp", 1, 1024));
-    plan.layout.pp =
+    layout_read.tp = static_cast<int>(yaml::required_integer(layout, origin, "tp", 1, kMaxTp));
+    layout_read.pp =
         static_cast<int>(yaml::optional_integer(layout, origin, "pp", 1, 100000).value_or(1));
-    plan.layout.ep =
-        static_cast<int>(yaml::optional_integer(layout, origin, "ep", 1, 4096).value_or(1));
+    layout_read.ep =
+        static_cast<int>(yaml::optional_integer(layout, origin, "ep", 1, kMaxEp).value_or(1));
   });
   try {
-    validate_layout(plan.layout, plan.model);
+    validate_layout(layout_read, plan.model);
   } catch (const InputError& e) {
     throw InputError(e.detail(), yaml::where(layout, origin, "layout"));
   }
+  plan.layouts = {layout_read};
+  plan.measured_layout = layout_read;
 
-  plan.engine.tensor_parallel_size = plan.layout.tp;
+  plan.engine.tensor_parallel_size = layout_read.tp;
   if (has(root, "engine")) {
     const YAML::Node engine = root["engine"];
     yaml::require_map(engine, origin, "engine");
@@ -109,25 +115,27 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
            "extra_allreduces_per_forward", "algorithm"});
       auto& e = plan.engine;
       e.max_num_batched_tokens =
-          yaml::optional_integer(engine, origin, "max_num_batched_tokens", 1, 16777216)
+          yaml::optional_integer(engine, origin, "max_num_batched_tokens", 1, kMaxTokens)
               .value_or(e.max_num_batched_tokens);
       e.long_prefill_token_threshold =
-          yaml::optional_integer(engine, origin, "long_prefill_token_threshold", 0, 16777216)
+          yaml::optional_integer(engine, origin, "long_prefill_token_threshold", 0, kMaxTokens)
               .value_or(0);
-      e.max_num_seqs =
-          static_cast<int>(yaml::optional_integer(engine, origin, "max_num_seqs", 1, 1048576)
-                               .value_or(e.max_num_seqs));
+      e.max_num_seqs = static_cast<int>(
+          yaml::optional_integer(engine, origin, "max_num_seqs", 1, kMaxRunningRequests)
+              .value_or(e.max_num_seqs));
       e.num_speculative_tokens = static_cast<int>(
-          yaml::optional_integer(engine, origin, "num_speculative_tokens", 0, 64).value_or(0));
-      e.activation_bytes =
-          static_cast<int>(yaml::optional_integer(engine, origin, "activation_bytes", 1, 8)
-                               .value_or(e.activation_bytes));
-      e.allreduces_per_layer =
-          static_cast<int>(yaml::optional_integer(engine, origin, "allreduces_per_layer", 0, 16)
-                               .value_or(e.allreduces_per_layer));
-      e.extra_allreduces_per_forward = static_cast<int>(
-          yaml::optional_integer(engine, origin, "extra_allreduces_per_forward", 0, 1024)
-              .value_or(e.extra_allreduces_per_forward));
+          yaml::optional_integer(engine, origin, "num_speculative_tokens", 0, kMaxSpeculativeTokens)
+              .value_or(0));
+      e.activation_bytes = static_cast<int>(
+          yaml::optional_integer(engine, origin, "activation_bytes", 1, kMaxActivationBytes)
+              .value_or(e.activation_bytes));
+      e.allreduces_per_layer = static_cast<int>(
+          yaml::optional_integer(engine, origin, "allreduces_per_layer", 0, kMaxAllreducesPerLayer)
+              .value_or(e.allreduces_per_layer));
+      e.extra_allreduces_per_forward =
+          static_cast<int>(yaml::optional_integer(engine, origin, "extra_allreduces_per_forward", 0,
+                                                  kMaxExtraAllreduces)
+                               .value_or(e.extra_allreduces_per_forward));
       if (auto algorithm = yaml::optional_string(engine, origin, "algorithm")) {
         if (*algorithm != "ring" && *algorithm != "tree") {
           throw InputError("'" + *algorithm + "' is not an algorithm; use ring or tree",
@@ -147,7 +155,7 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
   yaml::with_key_prefix("links.", [&] {
     yaml::reject_unknown_keys(links, origin, {"from", "to"});
   });
-  plan.from = required_quantity(links, origin, "from", "links.", parse_link);
+  plan.from = {required_quantity(links, origin, "from", "links.", parse_link)};
   if (!has(links, "to"))
     throw InputError("required key is missing", yaml::where(links, origin, "links.to"));
   for (const auto& node : scalars_or_list(links["to"], origin, "links.to")) {
@@ -173,19 +181,19 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
   }
   if (prompts) {
     for (const auto& node : scalars_or_list(workload["prompts"], origin, "workload.prompts")) {
-      plan.scenarios.push_back(PrefillScenario{
+      plan.prompts.push_back(PrefillScenario{
           node.Scalar(),
           parse_prompt(node.Scalar(), yaml::where(node, origin, "workload.prompts")),
           {}});
     }
   } else {
-    plan.scenarios =
+    plan.prompts =
         load_baseline_csv(beside(origin, yaml::required_string(workload, origin, "baseline")));
   }
-  plan.decode_requests = static_cast<int>(yaml::with_key_prefix("workload.", [&] {
-                                            return yaml::optional_integer(
-                                                workload, origin, "decode_requests", 1, 1048576);
-                                          }).value_or(1));
+  plan.decode_requests = static_cast<int>(
+      yaml::with_key_prefix("workload.", [&] {
+        return yaml::optional_integer(workload, origin, "decode_requests", 1, kMaxRunningRequests);
+      }).value_or(1));
 
   if (has(root, "projection")) {
     const YAML::Node p = root["projection"];
@@ -195,27 +203,77 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
     });
     TtftBaseline b;
     b.layout.tp = static_cast<int>(yaml::with_key_prefix(
-        "projection.", [&] { return yaml::required_integer(p, origin, "tp", 1, 1024); }));
+        "projection.", [&] { return yaml::required_integer(p, origin, "tp", 1, kMaxTp); }));
     b.ttft = required_quantity(p, origin, "ttft", "projection.", parse_duration);
     b.prompt = required_quantity(p, origin, "prompt", "projection.", parse_prompt);
-    b.link = optional_quantity(p, origin, "link", "projection.", parse_link).value_or(plan.from);
+    b.link =
+        optional_quantity(p, origin, "link", "projection.", parse_link).value_or(plan.from.front());
     plan.projection = b;
   }
 
+  plan.node = builtin_node(kDefaultNodeName);
+  if (const auto node = yaml::optional_string(root, origin, "node")) {
+    try {
+      plan.node = resolve_node(node->find('/') != std::string::npos || node->ends_with(".yaml")
+                                   ? beside(origin, *node)
+                                   : *node);
+    } catch (const InputError& e) {
+      if (!e.where().file.empty()) throw;
+      throw InputError(e.detail(), yaml::where(root["node"], origin, "node"));
+    }
+  }
   if (has(root, "memory")) {
     const YAML::Node m = root["memory"];
     yaml::require_map(m, origin, "memory");
+    if (has(m, "reserved")) {
+      throw InputError(
+          "is no longer read: NCCL's buffers come from the node's measured footprint "
+          "(memory.nccl_channels and memory.nccl_buffsize, or memory.nccl_tuned: true for the "
+          "node's tuned pair, nccl_memory.tuned in its file) and the OS share from the node's "
+          "reserved_memory",
+          yaml::where(m["reserved"], origin, "memory.reserved"));
+    }
     yaml::with_key_prefix("memory.", [&] {
-      yaml::reject_unknown_keys(m, origin, {"node_memory", "gpu_memory_utilization", "reserved"});
+      yaml::reject_unknown_keys(
+          m, origin,
+          {"node_memory", "gpu_memory_utilization", "nccl_tuned", "nccl_channels", "nccl_buffsize",
+           "cuda_graph_memory", "activation_factor", "kv_cache_dtype", "kv_bytes_per_token",
+           "max_model_len", "memory_bandwidth"});
     });
-    plan.memory.usable = optional_quantity(m, origin, "node_memory", "memory.", parse_bytes)
-                             .value_or(plan.memory.usable);
-    plan.memory.reserved = optional_quantity(m, origin, "reserved", "memory.", parse_bytes)
-                               .value_or(plan.memory.reserved);
-    plan.memory.utilization =
-        yaml::with_key_prefix("memory.", [&] {
-          return yaml::optional_number(m, origin, "gpu_memory_utilization", 0.01, 1.0);
-        }).value_or(plan.memory.utilization);
+    MemorySettings& mem = plan.memory;
+    mem.node_memory = optional_quantity(m, origin, "node_memory", "memory.", parse_bytes);
+    yaml::with_key_prefix("memory.", [&] {
+      mem.gpu_memory_utilization =
+          yaml::optional_number(m, origin, "gpu_memory_utilization", 0.01, 1.0)
+              .value_or(mem.gpu_memory_utilization);
+      if (has(m, "nccl_tuned")) {
+        bool tuned = false;
+        if (!YAML::convert<bool>::decode(m["nccl_tuned"], tuned)) {
+          throw InputError("expected true or false",
+                           yaml::where(m["nccl_tuned"], origin, "nccl_tuned"));
+        }
+        mem.nccl_profile = tuned ? NcclProfile::tuned : NcclProfile::node_default;
+      }
+      if (auto channels = yaml::optional_integer(m, origin, "nccl_channels", 1, kMaxNcclChannels)) {
+        mem.nccl_channels = static_cast<int>(*channels);
+      }
+      mem.activation_factor = yaml::optional_number(m, origin, "activation_factor", 1e-9, 1000.0)
+                                  .value_or(mem.activation_factor);
+      mem.max_model_len = yaml::optional_integer(m, origin, "max_model_len", 1, kMaxTokens)
+                              .value_or(mem.max_model_len);
+      if (auto dtype = yaml::optional_string(m, origin, "kv_cache_dtype")) {
+        mem.kv_cache_dtype_bytes = parse_kv_cache_dtype(
+            *dtype, yaml::where(m["kv_cache_dtype"], origin, "kv_cache_dtype"));
+      }
+    });
+    mem.nccl_buffsize = optional_quantity(m, origin, "nccl_buffsize", "memory.", parse_bytes);
+    if (auto graphs = optional_quantity(m, origin, "cuda_graph_memory", "memory.", parse_bytes)) {
+      mem.cuda_graphs = *graphs;
+    }
+    mem.kv_bytes_per_token =
+        optional_quantity(m, origin, "kv_bytes_per_token", "memory.", parse_bytes);
+    plan.memory_bandwidth =
+        optional_quantity(m, origin, "memory_bandwidth", "memory.", parse_bit_rate);
   }
 
   if (has(root, "budgets")) {
@@ -242,9 +300,11 @@ Plan parse_plan_yaml(std::string_view text, const std::string& origin) {
         "max_extra_ttft_per_1k_tokens, max_ttft_increase, max_decode_slowdown)",
         yaml::where(root, origin, "budgets"));
   }
-  return plan;
+  return out;
 }
 
-Plan load_plan_file(const std::string& path) { return parse_plan_yaml(read_text_file(path), path); }
+ServingPlan load_serving_plan(const std::string& path) {
+  return parse_plan_yaml(read_text_file(path), path);
+}
 
 }  // namespace tpnet

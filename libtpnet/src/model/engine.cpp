@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tpnet/error.hpp"
+#include "tpnet/limits.hpp"
 
 namespace tpnet {
 
@@ -19,30 +20,32 @@ std::string_view to_string(CollectiveAlgorithm algorithm) {
 namespace {
 
 template <typename T>
-void require_range(T value, T lo, T hi, const char* flag, const char* why) {
+void require_range(T value, T lo, T hi, const char* field, const char* why) {
   if (value < lo || value > hi) {
     throw InputError(std::to_string(value) + " is not allowed; use " + std::to_string(lo) + " to " +
                          std::to_string(hi) + " (" + why + ")",
-                     InputLocation::for_key(flag));
+                     InputLocation::for_key(field));
   }
 }
 
 }  // namespace
 
 void validate(const EngineConfig& engine) {
-  require_range(engine.tensor_parallel_size, 1, 1024, "--tensor-parallel-size",
-                "nodes sharing each layer");
-  require_range<TokenCount>(engine.max_num_batched_tokens, 1, 16777216, "--max-num-batched-tokens",
-                            "tokens per forward pass");
-  require_range<TokenCount>(engine.long_prefill_token_threshold, 0, 16777216,
-                            "--long-prefill-token-threshold", "0 leaves it unset");
-  require_range(engine.max_num_seqs, 1, 1048576, "--max-num-seqs", "running requests");
-  require_range(engine.num_speculative_tokens, 0, 64, "--num-speculative-tokens",
-                "draft tokens per request");
-  require_range(engine.activation_bytes, 1, 8, "--activation-bytes", "2 for BF16");
-  require_range(engine.allreduces_per_layer, 0, 16, "--allreduces-per-layer", "2 by default");
-  require_range(engine.extra_allreduces_per_forward, 0, 1024, "--extra-allreduces",
-                "1 by default, for the input embedding");
+  require_range(engine.tensor_parallel_size, 1, kMaxTp, "layout.tp", "nodes sharing each layer");
+  require_range<TokenCount>(engine.max_num_batched_tokens, 1, kMaxTokens,
+                            "engine.max_num_batched_tokens", "tokens per forward pass");
+  require_range<TokenCount>(engine.long_prefill_token_threshold, 0, kMaxTokens,
+                            "engine.long_prefill_token_threshold", "0 leaves it unset");
+  require_range(engine.max_num_seqs, 1, kMaxRunningRequests, "engine.max_num_seqs",
+                "running requests");
+  require_range(engine.num_speculative_tokens, 0, kMaxSpeculativeTokens,
+                "engine.num_speculative_tokens", "draft tokens per request");
+  require_range(engine.activation_bytes, 1, kMaxActivationBytes, "engine.activation_bytes",
+                "2 for BF16");
+  require_range(engine.allreduces_per_layer, 0, kMaxAllreducesPerLayer,
+                "engine.allreduces_per_layer", "2 by default");
+  require_range(engine.extra_allreduces_per_forward, 0, kMaxExtraAllreduces,
+                "engine.extra_allreduces_per_forward", "1 by default, for the input embedding");
 }
 
 }  // namespace tpnet

@@ -5,7 +5,6 @@
 
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/fabric/collective.hpp"
-#include "tpnet/model/params.hpp"
 
 namespace tpnet {
 
@@ -16,37 +15,42 @@ std::string ParallelLayout::name() const {
   return out;
 }
 
-namespace {}  // namespace
-
 void validate_layout(const ParallelLayout& layout, const ModelArch& model) {
-  auto fail = [](const std::string& flag, const std::string& message) {
-    throw InputError(message, InputLocation::for_key(flag));
+  auto fail = [](const std::string& field, const std::string& message) {
+    throw InputError(message, InputLocation::for_key(field));
   };
-  if (layout.tp < 1 || layout.tp > 1024)
-    fail("--tp", fmt::format("{} is not allowed; use 1 to 1024", layout.tp));
+  if (layout.tp < 1 || layout.tp > kMaxTp)
+    fail("layout.tp", fmt::format("{} is not allowed; use 1 to {}", layout.tp, kMaxTp));
   if (layout.pp < 1 || layout.pp > model.num_layers) {
-    fail("--pp", fmt::format("{} is not allowed; use 1 to {} ({} has {} layers)", layout.pp,
-                             model.num_layers, model.name, model.num_layers));
+    fail("layout.pp", fmt::format("{} is not allowed; use 1 to {} ({} has {} layers)", layout.pp,
+                                  model.num_layers, model.name, model.num_layers));
   }
-  if (layout.ep < 1 || layout.ep > 4096)
-    fail("--ep", fmt::format("{} is not allowed; use 1 to 4096", layout.ep));
+  if (layout.ep < 1 || layout.ep > kMaxEp)
+    fail("layout.ep", fmt::format("{} is not allowed; use 1 to {}", layout.ep, kMaxEp));
   if (layout.ep > 1) {
     if (!model.moe) {
-      fail("--ep", fmt::format("{} is dense: expert parallelism needs a mixture-of-experts model",
-                               model.name));
+      fail("layout.ep",
+           fmt::format("{} is dense: expert parallelism needs a mixture-of-experts model",
+                       model.name));
     }
     if (layout.ep % layout.tp != 0) {
-      fail("--ep", fmt::format("EP{} is not a multiple of TP{}; EP spans TP x data-parallel ranks",
-                               layout.ep, layout.tp));
+      fail("layout.ep",
+           fmt::format("EP{} is not a multiple of TP{}; EP spans TP x data-parallel ranks",
+                       layout.ep, layout.tp));
     }
     if (layout.ep > model.moe->routed_experts) {
-      fail("--ep", fmt::format("EP{} exceeds {}'s {} routed experts", layout.ep, model.name,
-                               model.moe->routed_experts));
+      fail("layout.ep", fmt::format("EP{} exceeds {}'s {} routed experts", layout.ep, model.name,
+                                    model.moe->routed_experts));
     }
   }
   if (layout.nodes() < 2) {
-    fail("--tp", "a layout of one node sends nothing over the network; use 2 or more nodes");
+    fail("layout.tp", "a layout of one node sends nothing over the network; use 2 or more nodes");
   }
+}
+
+bool tp_divides_heads(const ModelArch& model, int tp) {
+  return model.num_attention_heads <= 0 ||
+         (tp <= model.num_attention_heads && model.num_attention_heads % tp == 0);
 }
 
 std::vector<std::pair<int, int>> stage_layers(int layers, int pp) {
@@ -125,20 +129,6 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
 Bytes layout_bytes_per_token(const ModelArch& model, const EngineConfig& engine,
                              const ParallelLayout& layout) {
   return layout_traffic(model, engine, layout, 1).total_bytes;
-}
-
-Bytes weights_per_node(const ModelArch& model, const ParallelLayout& layout) {
-  const double total = model.total_params * model.bits_per_weight / 8.0;
-  const double dense_split = static_cast<double>(layout.tp) * layout.pp;
-  if (layout.ep <= 1 || !model.moe) return Bytes(total / dense_split);
-  // Experts spread over ep x pp ranks while attention and dense parts are
-  // replicated in each data-parallel group. The expert share comes from the
-  // architecture; without the shapes, keep the conservative dense split.
-  const ParamEstimate estimate = estimate_params(model);
-  if (!estimate.complete() || estimate.total_params() <= 0.0) return Bytes(total / dense_split);
-  const double experts = estimate.total.routed_experts / estimate.total_params();
-  return Bytes(total * ((1.0 - experts) / dense_split +
-                        experts / (static_cast<double>(layout.ep) * layout.pp)));
 }
 
 }  // namespace tpnet

@@ -202,10 +202,10 @@ std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCoun
     throw InputError(fmt::format("{} is not a TP size; allowed 1 or more", tp),
                      InputLocation::for_key("--tp"));
   }
-  if (chunk_tokens < 1 || chunk_tokens > model_limits::kMaxTokens) {
-    throw InputError(fmt::format("{} tokens is out of range; allowed 1 to {}", chunk_tokens,
-                                 model_limits::kMaxTokens),
-                     InputLocation::for_key("--chunk"));
+  if (chunk_tokens < 1 || chunk_tokens > kMaxTokens) {
+    throw InputError(
+        fmt::format("{} tokens is out of range; allowed 1 to {}", chunk_tokens, kMaxTokens),
+        InputLocation::for_key("--chunk"));
   }
   if (m.hidden_size <= 0 || m.num_layers <= 0) {
     throw InputError("the prefill GEMM shapes need hidden_size and num_layers above 0",

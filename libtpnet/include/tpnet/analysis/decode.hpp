@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "tpnet/analysis/point_estimate.hpp"
 #include "tpnet/fabric/collective.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/units.hpp"
@@ -18,9 +20,19 @@ namespace tpnet {
 
 struct DecodeInputs {
   int requests = 1;  ///< running requests in one decode forward
-  /// Memory bandwidth each node reads its weights at (DGX Spark: 273 GB/s).
-  BitRate memory_bandwidth = BitRate::gigabytes_per_second(273.0);
+  /// Memory bandwidth each node reads its weights at: the node catalog's
+  /// (NodeSpec::memory_bandwidth) unless replaced; must be set.
+  BitRate memory_bandwidth;
 };
+
+/// Bytes each node sends in the vocab-parallel LM head's ring all-gather of
+/// the logits of `tokens` tokens: tokens x vocab x activation bytes x (N-1)/N.
+[[nodiscard]] Bytes logits_gather_bytes(const ModelArch& model, const EngineConfig& engine, int tp,
+                                        TokenCount tokens);
+
+/// The least time one decode forward can take on a node: its share of the
+/// active weights (active params x bits / 8 / nodes) read at `bandwidth`.
+[[nodiscard]] Seconds weight_read_floor(const ModelArch& model, int nodes, BitRate bandwidth);
 
 struct DecodeReport {
   TokenCount tokens_per_forward = 0;  ///< requests x (1 + draft tokens)
@@ -45,11 +57,35 @@ struct DecodeReport {
   Seconds gather_latency;                         ///< the logits all-gather's fixed latency
   std::optional<NcclChoice> gather_nccl;          ///< its NCCL pick (ring); nullopt under override
   Seconds latency_per_forward;                    ///< alpha x all-reduces + gather latency
+  BitRate memory_bandwidth;                       ///< what the floor reads the weights at
+  /// With a calibration: one forward priced from the measured curve, and
+  /// what the slower link adds as a share of the weight-read floor.
+  std::optional<DecodePoint> point;
+  std::optional<double> point_added_share;
+  std::optional<CalibrationUse> calibration;
   std::vector<std::string> warnings;
 };
 
+/// The formulas of one decode forward (docs/formulas.md s.6). Throws
+/// InputError naming `workload.decode_requests` or `memory.memory_bandwidth`.
 [[nodiscard]] DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine,
                                           const Link& from, const Link& to,
                                           const DecodeInputs& inputs);
+
+/// Everything `tpnet decode` answers depends on.
+struct DecodeRequest {
+  ModelArch model;
+  EngineConfig engine;
+  Link from;
+  Link to;
+  int requests = 1;  ///< workload.decode_requests
+  NodeSpec node;     ///< its memory bandwidth, unless memory_bandwidth is set
+  std::optional<BitRate> memory_bandwidth;  ///< memory.memory_bandwidth
+  std::optional<CalibrationInput> calibration;
+};
+
+/// analyze_decode with the node's bandwidth, plus the point estimate from a
+/// calibration (its compute section is not used: decode has no prompt).
+[[nodiscard]] DecodeReport run_decode(const DecodeRequest& request);
 
 }  // namespace tpnet

@@ -1,12 +1,14 @@
 #pragma once
 /// Prefill over a slower link: the upper bound on extra time-to-first-token
 /// and, given a measured TTFT, the bound as a share of it
-/// (DOMAIN.md s.4, docs/formulas.md s.4).
+/// (docs/formulas.md s.4).
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tpnet/analysis/budgets.hpp"
+#include "tpnet/analysis/point_estimate.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
@@ -44,6 +46,7 @@ struct ScenarioPenalty {
   std::optional<double> network_share;        ///< comm_time_from / baseline, capped at 1
   std::optional<double> ttft_increase_bound;  ///< network_share x (from/to - 1)
   std::optional<Seconds> ttft_bound_at_to;    ///< baseline + extra bound
+  std::optional<PrefillPoint> point;          ///< with a calibration: priced from the curve
   std::vector<std::string> notes;
 };
 
@@ -54,7 +57,12 @@ struct PenaltyReport {
   bool per_token_measured = false;  ///< true when the user gave measured bytes per token
   Seconds extra_per_1k_tokens;
   std::vector<ScenarioPenalty> scenarios;
+  std::optional<CalibrationUse> calibration;
+  bool gated = false;  ///< budgets were given
+  std::vector<Verdict> verdicts;
   std::vector<std::string> warnings;
+
+  [[nodiscard]] bool passed() const { return all_within(verdicts); }
 };
 
 /// `measured_per_token` replaces the formula's bytes per token (e.g. from
@@ -63,5 +71,25 @@ struct PenaltyReport {
                                             const Link& from, const Link& to,
                                             const std::vector<PrefillScenario>& scenarios,
                                             std::optional<Bytes> measured_per_token = {});
+
+/// Everything `tpnet penalty` answers depends on.
+struct PenaltyRequest {
+  ModelArch model;
+  EngineConfig engine;
+  Link from;
+  Link to;
+  /// Scenarios; empty = the study's P1-P6. Those from a baseline CSV carry
+  /// their TTFT measured at `from` (`workload.baseline`).
+  std::vector<PrefillScenario> scenarios;
+  std::optional<Bytes> measured_per_token;  ///< bytes_per_token: replaces the formula's
+  Budgets budgets;
+  std::optional<CalibrationInput> calibration;
+};
+
+/// The bounds, the point estimates of a calibration, and the budget verdicts:
+/// max_extra_ttft_per_1k_tokens once, then each scenario's max_extra_ttft and
+/// max_ttft_increase. Throws InputError naming `budgets.max_ttft_increase`
+/// when that budget is set and a scenario has no measured TTFT.
+[[nodiscard]] PenaltyReport run_penalty(const PenaltyRequest& request);
 
 }  // namespace tpnet

@@ -20,15 +20,24 @@
 
 namespace tpnet {
 
-struct RecommendInputs {
+/// A TTFT measured on one layout and prompt; `tpnet plan` takes it as
+/// measured on the fastest speed considered, as the study measured at 200G.
+struct MeasuredTtft {
+  ParallelLayout layout;
+  Seconds ttft;
+  PromptSpec prompt;
+};
+
+struct PlanSearchRequest {
+  ModelArch model;
   int nodes = 8;
   std::vector<Link> speeds;  ///< per-node link speeds to consider
   Workload workload;
   std::optional<Seconds> ttft_budget;    ///< most extra TTFT a request may gain
-  std::optional<TtftBaseline> baseline;  ///< a measured TTFT to project shares from
-  EngineConfig engine;
-  MemoryInputs memory;  ///< node memory, NCCL settings, max-model-len (tp is set per layout)
+  std::optional<MeasuredTtft> baseline;  ///< projection: a measured TTFT to project shares from
+  EngineConfig engine;                   ///< tensor_parallel_size is each layout's
   NodeSpec node;
+  MemorySettings memory;
   std::vector<SwitchSpec> switches;
 };
 
@@ -42,7 +51,7 @@ struct Fabric {
   bool instances_stay_local = true;  ///< every instance on one switch: no TP traffic on an ISL
 };
 
-struct Recommendation {
+struct PlanOption {
   int rank = 0;
   int instances = 0;
   int tp = 0;
@@ -60,15 +69,16 @@ struct Recommendation {
   std::string reason;
 };
 
-struct RecommendReport {
-  Link reference;                       ///< the fastest speed: extra TTFT is counted against it
-  std::vector<int> layouts_tried;       ///< TP sizes that divide the nodes
-  std::vector<Recommendation> options;  ///< best first
+struct PlanSearchReport {
+  Link reference;                        ///< the fastest speed: extra TTFT is counted against it
+  std::optional<TtftBaseline> baseline;  ///< the measured TTFT, on `reference`
+  std::vector<int> layouts_tried;        ///< TP sizes that divide the nodes
+  std::vector<PlanOption> options;       ///< best first
   std::vector<std::string> warnings;
 };
 
-/// Throws InputError for fewer than 2 nodes, no speeds, or an empty workload.
-[[nodiscard]] RecommendReport recommend_layouts(const ModelArch& model,
-                                                const RecommendInputs& inputs);
+/// Throws InputError naming `nodes`, `speeds` or `workload` for fewer than 2
+/// nodes, no speeds, or an empty workload.
+[[nodiscard]] PlanSearchReport search_plans(const PlanSearchRequest& request);
 
 }  // namespace tpnet

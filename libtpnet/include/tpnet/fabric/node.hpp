@@ -3,6 +3,7 @@
 /// host links behind them. The built-in catalog is models/nodes/*.yaml
 /// ("dgx-spark"), embedded at build time; schema in docs/switch.md.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,25 @@ struct HostLinks {
   BitRate usable;  ///< what one link carries, measured (DGX Spark: 109 Gb/s)
 };
 
+/// NCCL's buffer settings: NCCL_MAX_NCHANNELS channels of NCCL_BUFFSIZE bytes
+/// per connection. The channel count here sizes buffers; it is not the
+/// network channel count of NCCL's latency model (tpnet/fabric/nccl_model.hpp).
+struct NcclBuffers {
+  int channels = 0;
+  Bytes buffsize;
+};
+
+/// NCCL's memory per rank on this node, measured with NCCL's own buffer
+/// settings and with a tuned pair, both at `ranks` ranks; tpnet's footprint
+/// model is fitted to the two (docs/formulas.md s.12.2).
+struct NcclMemoryProfile {
+  int ranks = 0;
+  NcclBuffers defaults;  ///< what NCCL picks on this node when left alone
+  Bytes defaults_per_rank;
+  NcclBuffers tuned;  ///< the smaller settings a deployment can choose
+  Bytes tuned_per_rank;
+};
+
 struct NodeSpec {
   std::string name;  ///< "dgx-spark"
   std::string description;
@@ -37,18 +57,25 @@ struct NodeSpec {
   Bytes memory;              ///< installed (128 GB)
   BitRate memory_bandwidth;  ///< 273 GB/s, as a BitRate (bytes_per_second() reads it)
   Bytes usable_memory;       ///< left to applications by the OS (121 GB)
-  Bytes reserved_memory;     ///< of the usable memory, what a deployment leaves to the OS (0: not
-                             ///< stated)
-  std::string nic;           ///< "ConnectX-7"
+  /// Of the usable memory, what a deployment leaves to the OS and the rest of
+  /// the system (DGX Spark: 9 GB in the study); 0 when not stated.
+  Bytes reserved_memory;
+  std::string nic;  ///< "ConnectX-7"
   NodePorts ports;
   HostLinks host_links;
   BitRate network_limit;  ///< the NIC's total over all ports (0: none stated)
+  /// NCCL's buffers on this node; absent when never measured, and then the
+  /// memory fit cannot price them.
+  std::optional<NcclMemoryProfile> nccl_memory;
   std::vector<std::string> notes;
 
   /// What the node can move in total however it is cabled:
   /// min(ports x rate, host links x usable, network_limit). DGX Spark: 200 Gb/s.
   [[nodiscard]] BitRate network_rate() const;
 };
+
+/// The node every command assumes unless told otherwise (`node`, --node).
+inline constexpr std::string_view kDefaultNodeName = "dgx-spark";
 
 /// Names of the built-in nodes, sorted.
 [[nodiscard]] std::vector<std::string> builtin_node_names();

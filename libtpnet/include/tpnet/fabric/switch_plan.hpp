@@ -12,12 +12,10 @@
 
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/limits.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {
-
-/// The most nodes a plan takes; more is refused as bad input.
-inline constexpr int kMaxPlanNodes = 100000;
 
 /// Identical cages of one port group run one way.
 struct PortUse {
@@ -181,7 +179,7 @@ struct SwitchPlanReport {
                                              BitRate speed);
 
 /// The whole answer over `switches`. Throws InputError (key --nodes or
-/// --speed) for a node count outside 1..kMaxPlanNodes, a speed the node's
+/// --speed) for a node count outside 1..kMaxClusterNodes, a speed the node's
 /// ports cannot link at, or a speed none of `switches` offers.
 [[nodiscard]] SwitchPlanReport plan_switches(const std::vector<SwitchSpec>& switches,
                                              const NodeSpec& node, int nodes, BitRate speed);

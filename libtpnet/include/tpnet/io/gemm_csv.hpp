@@ -25,12 +25,6 @@ struct GemmTiming {
   InputLocation source;
 };
 
-/// Largest tensor-parallel size and prefill chunk a GEMM CSV or the compute
-/// section of calibration.yaml may state: beyond them the file is not a
-/// measurement (and the chunk no longer divides into a finite per-token time).
-inline constexpr long long kMaxCalibrationTp = 1000000;
-inline constexpr long long kMaxCalibrationChunkTokens = 1000000000;
-
 /// One node's GEMMs for one model, TP size, chunk and precision.
 struct GemmRun {
   std::string model;

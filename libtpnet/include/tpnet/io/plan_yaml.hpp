@@ -10,9 +10,10 @@
 namespace tpnet {
 
 /// Parses a plan; `origin` is its path, against which the model and baseline
-/// paths in it are resolved. Unknown keys are errors naming their line.
-Plan parse_plan_yaml(std::string_view text, const std::string& origin);
+/// paths in it are resolved. Unknown keys are errors naming their line; the
+/// node defaults to the catalog's dgx-spark.
+ServingPlan parse_plan_yaml(std::string_view text, const std::string& origin);
 
-Plan load_plan_file(const std::string& path);
+ServingPlan load_serving_plan(const std::string& path);
 
 }  // namespace tpnet

@@ -1,6 +1,6 @@
 #pragma once
 /// Inference-engine settings, named as vLLM names them, plus the collective
-/// counts a layout implies. Defaults follow the GLM-5.3 study (DOMAIN.md s.2-3).
+/// counts a layout implies. Defaults follow the GLM-5.3 study (docs/formulas.md s.2-3).
 
 #include <string_view>
 #include "tpnet/error.hpp"
@@ -26,7 +26,8 @@ struct EngineConfig {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
 };
 
-/// Throws InputError naming the vLLM flag when a setting is out of range.
+/// Throws InputError naming the field (`engine.max_num_seqs`, `layout.tp`) when a setting is
+/// out of range.
 void validate(const EngineConfig& engine);
 
 }  // namespace tpnet

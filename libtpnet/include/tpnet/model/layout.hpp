@@ -27,10 +27,14 @@ struct ParallelLayout {
   [[nodiscard]] std::string name() const;  ///< "TP8", "TP4xPP2", "TP2xEP8"
 };
 
-/// Throws InputError naming --tp/--pp/--ep when a layout is impossible for
+/// Throws InputError naming layout.tp/pp/ep when a layout is impossible for
 /// the model: sizes below 1, PP over more stages than layers, EP on a dense
 /// model, EP not a multiple of TP.
 void validate_layout(const ParallelLayout& layout, const ModelArch& model);
+
+/// True when `tp` divides the model's attention heads (or it states none):
+/// vLLM refuses a TP that does not.
+[[nodiscard]] bool tp_divides_heads(const ModelArch& model, int tp);
 
 /// vLLM's split of `layers` over `pp` stages, as [first, last) per stage.
 [[nodiscard]] std::vector<std::pair<int, int>> stage_layers(int layers, int pp);
@@ -58,9 +62,5 @@ struct LayoutTraffic {
 /// for a full chunk, divided by the chunk).
 [[nodiscard]] Bytes layout_bytes_per_token(const ModelArch& model, const EngineConfig& engine,
                                            const ParallelLayout& layout);
-
-/// Weights each node holds: dense parts split over tp x pp, routed experts over
-/// ep x pp (or tp x pp without EP).
-[[nodiscard]] Bytes weights_per_node(const ModelArch& model, const ParallelLayout& layout);
 
 }  // namespace tpnet

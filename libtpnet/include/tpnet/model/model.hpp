@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tpnet/limits.hpp"
+
 namespace tpnet {
 
 /// How attention is built; it decides KV cache shapes and whether every
@@ -96,21 +98,6 @@ struct ModelArch {
   std::string torch_dtype;                  ///< checkpoint dtype, e.g. "bfloat16"; empty = unknown
   std::string quantization;  ///< checkpoint format, e.g. "fp8", "mxfp4"; empty = none
 };
-
-/// Bounds every model reader (YAML, config.json) enforces. They are far beyond
-/// any published model but keep every product of them finite and exact enough
-/// in a double.
-namespace model_limits {
-inline constexpr long long kMaxHidden = 1 << 20;
-inline constexpr long long kMaxLayers = 100000;
-inline constexpr long long kMaxVocab = 100000000;
-inline constexpr long long kMaxHeads = 65536;
-inline constexpr long long kMaxWidth = 1 << 24;  ///< FFN widths, head sizes, low ranks
-inline constexpr long long kMaxExperts = 1 << 20;
-inline constexpr long long kMaxMtpLayers = 64;
-inline constexpr long long kMaxTokens = 1LL << 30;  ///< windows, top-k
-inline constexpr double kMaxParams = 1e15;
-}  // namespace model_limits
 
 /// The attention head size: head_dim when given; for MLA the query/key head
 /// (qk_nope_head_dim + qk_rope_head_dim); else hidden_size / heads.

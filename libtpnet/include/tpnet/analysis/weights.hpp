@@ -1,0 +1,47 @@
+#pragma once
+/// The weights each node holds under a parallel layout: the parts vLLM splits
+/// over the ranks and the parts every rank holds whole. The one answer to
+/// "weights per node" for memory, compare, check, plan and models show
+/// (docs/formulas.md s.12.1).
+
+#include <string>
+#include <vector>
+
+#include "tpnet/model/layout.hpp"
+#include "tpnet/model/model.hpp"
+#include "tpnet/units.hpp"
+
+namespace tpnet {
+
+/// A part of the weights every rank of a stage holds whole (or, for KV heads,
+/// in part) instead of its share.
+struct ReplicatedPart {
+  std::string name;          ///< "router", "mla_down_projections", "sparse_indexer", "kv_heads"
+  double params = 0.0;       ///< the part's parameters in the whole model
+  double node_params = 0.0;  ///< what each rank holds of them (its stage's layers)
+  Bytes node_bytes;          ///< node_params at the model's bits per weight
+};
+
+struct WeightMemory {
+  double total_params = 0.0;  ///< the model's stated total
+  std::vector<ReplicatedPart> replicated;
+  /// Per rank: (total - replicated parts) x bits / 8, dense parts over tp x pp
+  /// and, with expert parallelism, routed experts over ep x pp.
+  Bytes split;
+  Bytes replicated_bytes;  ///< per rank: the replicated parts' node_params x bits / 8
+  /// The routed experts' share of the total used for the EP split; 0 without
+  /// EP, or when the model lacks the shapes to estimate it (then every part
+  /// splits over tp x pp, which overstates an EP node's weights).
+  double routed_expert_share = 0.0;
+
+  [[nodiscard]] Bytes per_node() const { return split + replicated_bytes; }
+};
+
+/// The weights of one node of `layout`: a pipeline stage holds its layers'
+/// share (1/pp, the layers spread evenly); within it, dense parts split over
+/// tp, routed experts over ep (over tp without EP), and the parts vLLM keeps
+/// as ReplicatedLinear (the router, MLA's down-projections, the DSA indexer,
+/// and KV heads when tp exceeds them) held whole by every rank.
+[[nodiscard]] WeightMemory weight_memory(const ModelArch& model, const ParallelLayout& layout);
+
+}  // namespace tpnet
