@@ -80,6 +80,11 @@ constexpr FieldFlag kFieldFlags[] = {
     {"pcie.protocol_efficiency", "--efficiency"},
     {"traffic.prompt_tokens", "--prompt-tokens"},
     {"traffic.tp", "--tp"},
+    {"nccl.ranks", "--tp"},
+    {"fit.min_size", "--min-size"},
+    {"fit.max_size", "--max-size"},
+    {"ranks", "--ranks"},
+    {"partial", "--partial"},
 };
 
 std::string_view lookup(std::string_view field) {

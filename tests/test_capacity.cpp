@@ -380,7 +380,7 @@ TEST_CASE("a fleet leaves out instances larger than itself and counts idle nodes
   CHECK(has_note(small.fleet.notes, "TP4 needs 4 nodes per instance; the fleet has 2"));
 }
 
-TEST_CASE("analyze_capacity refuses what cannot be analysed, naming the flag",
+TEST_CASE("analyze_capacity refuses what cannot be analysed, naming the request field",
           "[capacity][bad-input]") {
   const auto error_of = [](const std::vector<Sweep>& sweeps, const SloSpec& slo,
                            const CapacityOptions& options) {
@@ -393,21 +393,21 @@ TEST_CASE("analyze_capacity refuses what cannot be analysed, naming the flag",
   };
   const std::vector<Sweep> q = qwen();
   CapacityOptions o;
-  CHECK_THAT(error_of({}, SloSpec{}, o), ContainsSubstring("--sweep: no sweeps given"));
+  CHECK_THAT(error_of({}, SloSpec{}, o), ContainsSubstring("sweeps: no sweeps given"));
   o.think = Seconds(0.0);
-  CHECK_THAT(error_of(q, SloSpec{}, o), ContainsSubstring("--think: must be a positive think"));
+  CHECK_THAT(error_of(q, SloSpec{}, o), ContainsSubstring("think: must be a positive think"));
   o.think = Seconds(-45.0);
-  CHECK_THAT(error_of(q, SloSpec{}, o), ContainsSubstring("--think: must be a positive"));
+  CHECK_THAT(error_of(q, SloSpec{}, o), ContainsSubstring("think: must be a positive"));
   o = CapacityOptions{};
   CHECK_THAT(error_of(q, SloSpec{Seconds(0.0), TokenRate(15.0)}, o),
-             ContainsSubstring("--ttft-slo: must be a positive"));
+             ContainsSubstring("slo.ttft: must be a positive"));
   CHECK_THAT(error_of(q, SloSpec{Seconds(1.0), TokenRate(-1.0)}, o),
-             ContainsSubstring("--tps-slo: must be a positive"));
+             ContainsSubstring("slo.tps: must be a positive"));
   o.edge = 0.6;
-  CHECK_THAT(error_of(q, SloSpec{}, o), ContainsSubstring("--edge: must lie in 0% to 50%"));
+  CHECK_THAT(error_of(q, SloSpec{}, o), ContainsSubstring("edge: must lie in 0% to 50%"));
   o = CapacityOptions{};
   o.think_values = {Seconds(15.0), Seconds(0.0)};
-  CHECK_THAT(error_of(q, SloSpec{}, o), ContainsSubstring("--think-values: must be a positive"));
+  CHECK_THAT(error_of(q, SloSpec{}, o), ContainsSubstring("think_values: must be a positive"));
   o = CapacityOptions{};
   CHECK_THAT(error_of({q[0], q[0]}, SloSpec{}, o),
              ContainsSubstring("config 'TP1' is given twice"));

@@ -337,22 +337,22 @@ TEST_CASE("NCCL setups NCCL would not run are refused", "[nccl][bad-input]") {
     }
   };
   NcclSetup s = sparks(0);
-  refuses(s, "--tp");
+  refuses(s, "nccl.ranks");
   s = sparks(8);
   s.nodes = 3;
-  refuses(s, "--nodes");
+  refuses(s, "nccl.nodes");
   s = sparks(8);
   s.channels = 0;
-  refuses(s, "--nccl-channels");
+  refuses(s, "nccl.channels");
   s = sparks(8);
   s.link_rate = BitRate(0.0);
-  refuses(s, "--link");
+  refuses(s, "link");
   s = sparks(8);
   s.protocols.clear();
-  refuses(s, "--nccl-proto");
+  refuses(s, "nccl.protocols");
   s = sparks(8);
   s.algorithms.clear();
-  refuses(s, "--nccl-algo");
+  refuses(s, "nccl.algorithms");
   s = sparks(8);
   s.compute_capability = 5.2;
   refuses(s, "compute_capability");

@@ -178,8 +178,9 @@ TEST_CASE("prefill GEMM shapes refuse what TP does not divide and shapes a model
   kv3.num_attention_heads = 12;
   kv3.num_kv_heads = 3;
   CHECK_THROWS_WITH(prefill_gemm_shapes(kv3, 4, 32), ContainsSubstring("num_kv_heads"));
-  CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 0, 32), ContainsSubstring("--tp"));
-  CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 2, 0), ContainsSubstring("--chunk"));
+  CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 0, 32), ContainsSubstring("layout.tp"));
+  CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 2, 0),
+                    ContainsSubstring("engine.max_num_batched_tokens"));
   // The built-in glm-5.3 states totals, not its FFN widths.
   CHECK_THROWS_AS(prefill_gemm_shapes(builtin_model("glm-5.3"), 8, 4096), InputError);
   CHECK_THROWS_WITH(prefill_gemm_shapes(builtin_model("glm-5.3"), 8, 4096),

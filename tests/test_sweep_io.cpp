@@ -245,7 +245,7 @@ TEST_CASE("a vllm result must name its config and TP size", "[sweep-io][vllm][ba
       R"({"max_concurrency": 8, "mean_ttft_ms": 457, "mean_tpot_ms": 50})";
   CHECK_THAT(json_error(anonymous),
              ContainsSubstring("bench.json:1: config: names no config: record one with vllm "
-                               "bench serve --metadata config=NAME tp=N"));
+                               "bench serve's --metadata config=NAME tp=N"));
   const auto results = parse_vllm_bench_json(anonymous, "bench.json");
   const SweepSet named = sweeps_from_bench(results, std::string("TP8-300K"));
   CHECK(named.sweeps[0].config == "TP8-300K");

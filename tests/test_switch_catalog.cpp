@@ -132,7 +132,7 @@ TEST_CASE("an unknown switch name suggests close names", "[switch][catalog][bad-
     (void)builtin_switch("crs81");
     FAIL("accepted crs81");
   } catch (const InputError& e) {
-    CHECK(e.where().key == "--switch");
+    CHECK(e.where().key == "switches");
     CHECK_THAT(std::string(e.what()), ContainsSubstring("unknown switch 'crs81'"));
     CHECK_THAT(std::string(e.what()), ContainsSubstring("did you mean crs812"));
   }

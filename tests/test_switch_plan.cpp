@@ -279,7 +279,7 @@ TEST_CASE("plan_switches refuses impossible requests", "[switch][bad-input]") {
     (void)plan_switches(switches, spark(), 4, BitRate::gigabits_per_second(400));
     FAIL("accepted 400G");
   } catch (const InputError& e) {
-    CHECK(e.where().key == "--speed");
+    CHECK(e.where().key == "speed");
     CHECK_THAT(std::string(e.what()), ContainsSubstring("faster than a dgx-spark port (200G)"));
   }
   try {

@@ -41,7 +41,7 @@ bool near(double value, double threshold, double edge) {
 std::vector<SweepPoint> sorted_points(const Sweep& sweep) {
   if (sweep.points.empty()) {
     throw InputError("config '" + sweep.config + "' has no measured points",
-                     InputLocation::for_key("--sweep"));
+                     InputLocation::for_key("sweeps"));
   }
   std::vector<SweepPoint> points = sweep.points;
   std::stable_sort(points.begin(), points.end(), [](const SweepPoint& a, const SweepPoint& b) {
@@ -468,35 +468,35 @@ CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec&
                                 const CapacityOptions& options) {
   if (sweeps.empty()) {
     throw InputError("no sweeps given: name a CSV, a vLLM result JSON file or a folder of them",
-                     InputLocation::for_key("--sweep"));
+                     InputLocation::for_key("sweeps"));
   }
-  require_positive(slo.ttft.value(), "--ttft-slo", "TTFT target, e.g. 1000ms");
-  require_positive(slo.tps.tokens_per_second(), "--tps-slo", "decode rate in tokens/s, e.g. 15");
-  require_positive(options.think.value(), "--think", "think time, e.g. 45s");
+  require_positive(slo.ttft.value(), "slo.ttft", "TTFT target, e.g. 1000ms");
+  require_positive(slo.tps.tokens_per_second(), "slo.tps", "decode rate in tokens/s, e.g. 15");
+  require_positive(options.think.value(), "think", "think time, e.g. 45s");
   if (!(options.edge >= 0.0 && options.edge <= 0.5)) {
-    throw InputError("must lie in 0% to 50%", InputLocation::for_key("--edge"));
+    throw InputError("must lie in 0% to 50%", InputLocation::for_key("edge"));
   }
   if (options.fleet_nodes < 0) {
-    throw InputError("must be a positive number of nodes", InputLocation::for_key("--fleet"));
+    throw InputError("must be a positive number of nodes", InputLocation::for_key("fleet_nodes"));
   }
   for (const auto& t : options.think_values) {
-    require_positive(t.value(), "--think-values", "think time, e.g. 45s");
+    require_positive(t.value(), "think_values", "think time, e.g. 45s");
   }
   for (const auto& t : options.ttft_values) {
-    require_positive(t.value(), "--ttft-values", "TTFT target, e.g. 1000ms");
+    require_positive(t.value(), "ttft_values", "TTFT target, e.g. 1000ms");
   }
   for (const auto& r : options.tps_values) {
-    require_positive(r.tokens_per_second(), "--tps-values", "decode rate in tokens/s, e.g. 15");
+    require_positive(r.tokens_per_second(), "tps_values", "decode rate in tokens/s, e.g. 15");
   }
   std::map<std::string, const Sweep*> names;
   for (const auto& s : sweeps) {
     if (s.tp < 1) {
       throw InputError("config '" + s.config + "' needs a tensor-parallel size of at least 1",
-                       InputLocation::for_key("--sweep"));
+                       InputLocation::for_key("sweeps"));
     }
     if (!names.emplace(s.config, &s).second) {
       throw InputError("config '" + s.config + "' is given twice; merge its points into one sweep",
-                       InputLocation::for_key("--sweep"));
+                       InputLocation::for_key("sweeps"));
     }
   }
 

@@ -103,7 +103,7 @@ std::string describe_reason(const PlanOption& r, const PlanOption* best_same_spe
     } else {
       text += fmt::format(
           "; TP{} sends {:.2f}x TP{}'s bytes with {:.0f}x less compute per node, so its share "
-          "of TTFT grows faster (a measured --baseline-ttft quantifies it)",
+          "of TTFT grows faster (a measured `projection.ttft` quantifies it)",
           r.tp, r.worst_extra_ttft / smaller.worst_extra_ttft, smaller.tp,
           static_cast<double>(r.tp) / smaller.tp);
     }

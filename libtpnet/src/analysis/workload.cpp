@@ -53,7 +53,7 @@ Workload resolve_workload(std::string_view name_or_path) {
   }
   throw InputError("'" + std::string(name_or_path) +
                        "' is not a workload; use chat, rag, long-docs or a YAML file",
-                   InputLocation::for_key("--workload"));
+                   InputLocation::for_key("workload"));
 }
 
 }  // namespace tpnet

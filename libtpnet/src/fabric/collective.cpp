@@ -35,7 +35,7 @@ int allreduce_steps(int ranks, CollectiveAlgorithm algorithm) {
 AllReducePlan plan_allreduce(Bytes block, int ranks, CollectiveAlgorithm algorithm) {
   if (ranks < 1) {
     throw InputError(std::to_string(ranks) + " ranks cannot all-reduce; use 1 or more",
-                     InputLocation::for_key("--tensor-parallel-size"));
+                     InputLocation::for_key("layout.tp"));
   }
   if (block.count() < 0.0) throw InputError("a negative all-reduce block is not allowed");
   AllReducePlan plan;

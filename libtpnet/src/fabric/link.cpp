@@ -66,17 +66,17 @@ PcieLinkRates pcie_link_rates(const PcieSpec& spec) {
   if (spec.generation < 1 || spec.generation > 5) {
     throw InputError(
         std::to_string(spec.generation) + " is not a supported PCIe generation; use 1 to 5",
-        InputLocation::for_key("--pcie-gen"));
+        InputLocation::for_key("pcie.generation"));
   }
   if (spec.lanes != 1 && spec.lanes != 2 && spec.lanes != 4 && spec.lanes != 8 &&
       spec.lanes != 16) {
     throw InputError(
         std::to_string(spec.lanes) + " lanes is not a PCIe width; use 1, 2, 4, 8 or 16",
-        InputLocation::for_key("--lanes"));
+        InputLocation::for_key("pcie.lanes"));
   }
   if (!(spec.protocol_efficiency > 0.0 && spec.protocol_efficiency <= 1.0)) {
     throw InputError("protocol efficiency must be in (0, 1], e.g. 0.88",
-                     InputLocation::for_key("--efficiency"));
+                     InputLocation::for_key("pcie.protocol_efficiency"));
   }
   PcieLinkRates out;
   out.transfer_rate_gt_s = kGigatransfers[spec.generation - 1];

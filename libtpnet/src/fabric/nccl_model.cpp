@@ -172,22 +172,22 @@ std::vector<CollectiveAlgorithm> parse_nccl_algorithms(std::string_view text,
 void validate(const NcclSetup& s) {
   if (s.ranks < 1) {
     throw InputError(std::to_string(s.ranks) + " ranks cannot all-reduce; use 1 or more",
-                     InputLocation::for_key("--tp"));
+                     InputLocation::for_key("nccl.ranks"));
   }
   const int nodes = s.nodes == 0 ? s.ranks : s.nodes;
   if (nodes < 1 || nodes > s.ranks || s.ranks % nodes != 0) {
     throw InputError(fmt::format("{} nodes do not divide {} ranks evenly; use a divisor of the "
                                  "ranks (NCCL gives every node the same number of GPUs)",
                                  nodes, s.ranks),
-                     InputLocation::for_key("--nodes"));
+                     InputLocation::for_key("nccl.nodes"));
   }
   if (s.channels < 1 || s.channels > 64) {
     throw InputError(std::to_string(s.channels) + " NCCL channels is not allowed; use 1 to 64",
-                     InputLocation::for_key("--nccl-channels"));
+                     InputLocation::for_key("nccl.channels"));
   }
   const double bps = s.link_rate.bits_per_second();
   if (!(bps > 0.0) || !std::isfinite(bps)) {
-    throw InputError("the link rate must be positive, e.g. 200G", InputLocation::for_key("--link"));
+    throw InputError("the link rate must be positive, e.g. 200G", InputLocation::for_key("link"));
   }
   if (!(s.compute_capability >= 6.0) || !(s.compute_capability < 100.0)) {
     throw InputError(fmt::format("compute capability {:g} is not allowed; use 6.0 or more (GB10 "
@@ -206,11 +206,11 @@ void validate(const NcclSetup& s) {
   }
   if (s.algorithms.empty()) {
     throw InputError("no NCCL algorithm is enabled; allow ring or tree",
-                     InputLocation::for_key("--nccl-algo"));
+                     InputLocation::for_key("nccl.algorithms"));
   }
   if (s.protocols.empty()) {
     throw InputError("no NCCL protocol is enabled; allow LL, LL128 or Simple",
-                     InputLocation::for_key("--nccl-proto"));
+                     InputLocation::for_key("nccl.protocols"));
   }
 }
 
@@ -233,7 +233,7 @@ std::uint64_t whole_bytes(Bytes size) {
 void validate_size(Bytes size) {
   if (!(size.count() >= 0.0) || !std::isfinite(size.count())) {
     throw InputError("an all-reduce size must be 0 bytes or more",
-                     InputLocation::for_key("--allreduce-size"));
+                     InputLocation::for_key("nccl.size"));
   }
 }
 
@@ -347,7 +347,7 @@ NcclChoice choose(const std::vector<NcclCost>& candidates) {
     throw InputError(
         "NCCL's algorithm and protocol settings leave no all-reduce to choose; "
         "allow at least one protocol",
-        InputLocation::for_key("--nccl-proto"));
+        InputLocation::for_key("nccl.protocols"));
   }
   choice.chosen = *best;
   return choice;

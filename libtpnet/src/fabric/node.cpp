@@ -39,13 +39,13 @@ NodeSpec builtin_node(std::string_view name) {
   }
   throw InputError(detail::unknown_name_message("node", name, builtin_node_names()) +
                        " (a node YAML file also works)",
-                   InputLocation::for_key("--node"));
+                   InputLocation::for_key("node"));
 }
 
 NodeSpec resolve_node(std::string_view name_or_path) {
   if (name_or_path.empty()) {
     throw InputError("is empty; give a built-in node name (dgx-spark) or a node YAML path",
-                     InputLocation::for_key("--node"));
+                     InputLocation::for_key("node"));
   }
   if (detail::looks_like_yaml_path(name_or_path)) {
     return load_node_file(std::string(name_or_path));

@@ -187,15 +187,14 @@ SwitchSpec builtin_switch(std::string_view name) {
   std::sort(candidates.begin(), candidates.end());
   throw InputError(
       detail::unknown_name_message("switch", name, candidates) +
-          " (`tpnet switch --switch all` plans every built-in switch; a switch YAML file also "
-          "works)",
-      InputLocation::for_key("--switch"));
+          " (all, as `switches`, plans every built-in switch; a switch YAML file also works)",
+      InputLocation::for_key("switches"));
 }
 
 SwitchSpec resolve_switch(std::string_view name_or_path) {
   if (name_or_path.empty()) {
     throw InputError("is empty; give a built-in switch name, all, or a switch YAML path",
-                     InputLocation::for_key("--switch"));
+                     InputLocation::for_key("switches"));
   }
   if (detail::looks_like_yaml_path(name_or_path)) {
     return load_switch_file(std::string(name_or_path));

@@ -679,7 +679,7 @@ SwitchPlanReport plan_switches(const std::vector<SwitchSpec>& switches, const No
                                int nodes, BitRate speed) {
   if (nodes < 1 || nodes > kMaxClusterNodes) {
     throw InputError(fmt::format("{} is out of range; plan 1 to {} nodes", nodes, kMaxClusterNodes),
-                     InputLocation::for_key("--nodes"));
+                     InputLocation::for_key("nodes"));
   }
   if (!node.ports.supports(speed)) {
     std::string speeds;
@@ -691,10 +691,10 @@ SwitchPlanReport plan_switches(const std::vector<SwitchSpec>& switches, const No
                                          rate_label(node.ports.rate))
                            : fmt::format("is not a speed a {} port links at", node.name),
                     speeds),
-        InputLocation::for_key("--speed"));
+        InputLocation::for_key("speed"));
   }
   if (switches.empty()) {
-    throw InputError("no switch to plan", InputLocation::for_key("--switch"));
+    throw InputError("no switch to plan", InputLocation::for_key("switches"));
   }
 
   SwitchPlanReport r;
@@ -707,7 +707,7 @@ SwitchPlanReport plan_switches(const std::vector<SwitchSpec>& switches, const No
                                [](const SwitchAnswer& a) { return a.supports_speed; });
   if (!any) {
     if (r.switches.size() == 1) {
-      throw InputError(r.switches.front().no_speed_reason, InputLocation::for_key("--speed"));
+      throw InputError(r.switches.front().no_speed_reason, InputLocation::for_key("speed"));
     }
     std::vector<BitRate> offered;
     for (const auto& sw : switches) {
@@ -724,7 +724,7 @@ SwitchPlanReport plan_switches(const std::vector<SwitchSpec>& switches, const No
     throw InputError(
         fmt::format("no switch in the catalog has a port that runs at {}; they offer {}",
                     rate_label(speed), list),
-        InputLocation::for_key("--speed"));
+        InputLocation::for_key("speed"));
   }
   r.switchless = switchless_options(node, nodes);
   return r;

@@ -287,7 +287,7 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
     if (!options.allow_truncated) {
       throw InputError(
           "ends without the '# Avg bus bandwidth' footer: the log is truncated (did the run "
-          "stop?); --partial reads the rows it has",
+          "stop?); `partial` reads the rows it has",
           InputLocation::in_file(origin, line_number));
     }
     sweep.complete = false;

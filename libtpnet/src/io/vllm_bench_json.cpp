@@ -199,14 +199,15 @@ SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
       name = *r.config;
     } else {
       throw InputError(
-          "names no config: record one with vllm bench serve --metadata config=NAME tp=N, or "
-          "name the files on the command line (tpnet capacity --sweep NAME=PATH)",
+          "names no config: record one with vllm bench serve's --metadata config=NAME tp=N, "
+          "or name the files on the command line (`sweeps` NAME=PATH)",
           InputLocation::in_file(at.file, at.line, "config"));
     }
     const std::optional<int> tp = r.tp ? r.tp : tp_from_name(name);
     if (!tp) {
-      throw InputError(fmt::format("the TP size of config '{}' is unknown: record it with "
-                                   "--metadata tp=N, or name the config TP<N> (e.g. TP4)",
+      throw InputError(fmt::format("the TP size of config '{}' is unknown: record it with vllm "
+                                   "bench serve's --metadata tp=N, or name the config TP<N> (e.g. "
+                                   "TP4)",
                                    name),
                        InputLocation::in_file(at.file, at.line, "tp"));
     }
@@ -294,7 +295,7 @@ SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets) {
       }
       Sweep& into = out.sweeps[it->second];
       const InputLocation first =
-          s.points.empty() ? InputLocation::for_key("--sweep") : s.points.front().source;
+          s.points.empty() ? InputLocation::for_key("sweeps") : s.points.front().source;
       if (into.tp != s.tp) {
         throw InputError(
             fmt::format("config '{}' has tp {} here and {} in {}", s.config, s.tp, into.tp,

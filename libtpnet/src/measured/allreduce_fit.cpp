@@ -69,7 +69,7 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
   if (alpha < 0.0) {
     fit.warnings.push_back(fmt::format(
         "the fitted fixed latency is negative ({:.3g} us): the model does not describe the "
-        "smallest sizes; narrow the range with --min-size",
+        "smallest sizes; narrow the range with `fit.min_size`",
         alpha * 1e6));
   }
 

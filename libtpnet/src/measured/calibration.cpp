@@ -69,7 +69,7 @@ TrafficCalibration measure_traffic(const CounterSeries& series,
                                    const EngineConfig& engine, const std::string& source) {
   if (prompt_tokens < 1) {
     throw InputError("must be at least 1: the prompt tokens the counters ran over",
-                     InputLocation::for_key("--prompt-tokens"));
+                     InputLocation::for_key("traffic.prompt_tokens"));
   }
   TrafficCalibration t;
   t.source = source;
@@ -125,7 +125,7 @@ Seconds calibrated_allreduce_time(const AllReduceCalibration& c, Bytes block, in
   if (ranks < 2) {
     throw InputError(
         fmt::format("{} rank(s): an all-reduce over the network needs at least 2", ranks),
-        InputLocation::for_key("--tp"));
+        InputLocation::for_key("traffic.tp"));
   }
   if (block.count() < 0.0) {
     throw InputError("an all-reduce block cannot be negative", InputLocation::for_key("block"));

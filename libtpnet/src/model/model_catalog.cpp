@@ -85,14 +85,14 @@ ModelArch builtin_model(std::string_view name) {
   }
   message +=
       " (`tpnet models` lists all; a model YAML file, a config.json or its folder also works)";
-  throw InputError(message, InputLocation::for_key("--model"));
+  throw InputError(message, InputLocation::for_key("model"));
 }
 
 ModelArch resolve_model(std::string_view name_or_path) {
   if (name_or_path.empty()) {
     throw InputError(
         "is empty; give a built-in name (tpnet models), a model YAML path or a config.json",
-        InputLocation::for_key("--model"));
+        InputLocation::for_key("model"));
   }
   // A config.json, or a folder holding one, is a Hugging Face model; a folder
   // given as a path without one gets load_hf_config's error.

@@ -200,12 +200,12 @@ std::string_view to_string(GemmSplit split) {
 std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCount chunk_tokens) {
   if (tp < 1) {
     throw InputError(fmt::format("{} is not a TP size; allowed 1 or more", tp),
-                     InputLocation::for_key("--tp"));
+                     InputLocation::for_key("layout.tp"));
   }
   if (chunk_tokens < 1 || chunk_tokens > kMaxTokens) {
     throw InputError(
         fmt::format("{} tokens is out of range; allowed 1 to {}", chunk_tokens, kMaxTokens),
-        InputLocation::for_key("--chunk"));
+        InputLocation::for_key("engine.max_num_batched_tokens"));
   }
   if (m.hidden_size <= 0 || m.num_layers <= 0) {
     throw InputError("the prefill GEMM shapes need hidden_size and num_layers above 0",
