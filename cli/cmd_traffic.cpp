@@ -54,20 +54,23 @@ Field window_field(Seconds window) {
 }
 
 Record direction_record(const DirectionRates& d) {
-  return {number("bytes", "bytes", d.bytes, kBytesMB, 1),
-          number("peak_bps", "peak", d.peak_bps, kGbps, 2),
-          json_only(number("peak_start_s", "peak window starts", d.peak_start_s, kSeconds, 6)),
-          number("mean_bps", "mean", d.mean_bps, kGbps, 2),
-          number("peak_to_mean", "peak/mean", d.peak_to_mean, kTimes, 1)};
+  return {
+      number("bytes", "bytes", d.bytes.count(), kBytesMB, 1),
+      number("peak_bps", "peak", d.peak.bits_per_second(), kGbps, 2),
+      json_only(number("peak_start_s", "peak window starts", d.peak_start.value(), kSeconds, 6)),
+      number("mean_bps", "mean", d.mean.bits_per_second(), kGbps, 2),
+      number("peak_to_mean", "peak/mean", d.peak_to_mean, kTimes, 1)};
 }
 
 std::vector<Record> window_rows(const TrafficWindows& t) {
   std::vector<Record> rows;
   for (const auto& w : t.windows) {
     for (int direction = 0; direction < 2; ++direction) {
-      Record row{window_field(w.window),
-                 text("direction", "direction", direction == 0 ? "transmit" : "receive"),
-                 json_only(integer("windows", "windows", static_cast<double>(w.xmit_bps.size())))};
+      Record row{
+          window_field(w.window),
+          text("direction", "direction", direction == 0 ? "transmit" : "receive"),
+          json_only(integer("windows", "windows", static_cast<double>(w.xmit_series.size()))),
+          json_only(flag("longer_than_capture", "longer than the capture", w.longer_than_span))};
       for (auto& f : direction_record(direction == 0 ? w.xmit : w.rcv)) row.push_back(f);
       rows.push_back(std::move(row));
     }
@@ -76,58 +79,54 @@ std::vector<Record> window_rows(const TrafficWindows& t) {
 }
 
 Outcome run_traffic(const TrafficOptions& o) {
-  const std::vector<Seconds> windows = parse_windows(o.windows);
-  const CounterSeries series = load_counters_csv(o.samples);
-  const std::vector<TrafficInterval> intervals = traffic_intervals(series);
-  const TrafficWindows t = traffic_windows(intervals, windows);
+  TrafficRequest request;
+  request.windows = parse_windows(o.windows);
+  request.samples = load_counters_csv(o.samples);
+  if (!o.requests.empty()) request.requests = load_requests_csv(o.requests);
+  const TrafficReport r = analyze_traffic(request);
+  const TrafficWindows& t = r.all;
 
   Document doc;
   doc.title = fmt::format("tpnet traffic: {} ({} devices, {} reads; rates summed over devices)",
-                          o.samples, series.devices.size(), series.reads);
-  doc.warnings = series.notes;
-  std::vector<std::string> devices;
-  for (const auto& d : series.devices) devices.push_back(d.device + " port " + d.port);
+                          o.samples, r.devices.size(), r.reads);
+  doc.warnings = r.warnings;
   doc.fields = {
-      texts("devices", "devices", devices),
-      integer("reads", "reads", series.reads),
-      number("start_s", "first read", t.start_s, kSeconds, 6),
-      number("span_s", "span", t.end_s - t.start_s, kSeconds, 3),
-      number("xmit_bytes", "transmitted", t.xmit_bytes, kBytesMB, 1),
-      number("rcv_bytes", "received", t.rcv_bytes, kBytesMB, 1),
+      texts("devices", "devices", r.devices),
+      integer("reads", "reads", r.reads),
+      number("start_s", "first read", t.start.value(), kSeconds, 6),
+      number("span_s", "span", t.span().value(), kSeconds, 3),
+      number("xmit_bytes", "transmitted", t.xmit.count(), kBytesMB, 1),
+      number("rcv_bytes", "received", t.rcv.count(), kBytesMB, 1),
       records("windows", "rates by averaging window", window_rows(t)),
   };
   if (o.series) {
     std::vector<Record> rows;
     for (const auto& w : t.windows) {
-      for (std::size_t k = 0; k < w.xmit_bps.size(); ++k) {
-        rows.push_back({window_field(w.window),
-                        number("start_s", "window starts",
-                               t.start_s + static_cast<double>(k) * w.window.value(), kSeconds, 6),
-                        number("xmit_bps", "transmit", w.xmit_bps[k], kGbps, 2),
-                        number("rcv_bps", "receive", w.rcv_bps[k], kGbps, 2)});
+      for (std::size_t k = 0; k < w.xmit_series.size(); ++k) {
+        rows.push_back(
+            {window_field(w.window),
+             number("start_s", "window starts",
+                    (t.start + w.window * static_cast<double>(k)).value(), kSeconds, 6),
+             number("xmit_bps", "transmit", w.xmit_series[k].bits_per_second(), kGbps, 2),
+             number("rcv_bps", "receive", w.rcv_series[k].bits_per_second(), kGbps, 2)});
       }
     }
     doc.fields.push_back(json_only(records("series", "rate series", std::move(rows))));
   }
-  if (!o.requests.empty()) {
-    const auto requests = load_requests_csv(o.requests);
-    const PhaseSplit split = split_by_phase(intervals, requests);
+  if (request.requests) {
     std::vector<Record> rows;
-    const std::pair<const char*, const std::vector<TrafficInterval>*> phases[] = {
-        {"prefill", &split.prefill}, {"decode", &split.decode}, {"other", &split.other}};
-    for (const auto& [name, list] : phases) {
-      const TrafficWindows p = traffic_windows(*list, windows);
-      for (const auto& w : p.windows) {
+    for (const auto& phase : r.phases) {
+      for (const auto& w : phase.windows.windows) {
         for (int direction = 0; direction < 2; ++direction) {
           const DirectionRates& d = direction == 0 ? w.xmit : w.rcv;
-          rows.push_back({text("phase", "phase", name), window_field(w.window),
+          rows.push_back({text("phase", "phase", phase.phase), window_field(w.window),
                           text("direction", "direction", direction == 0 ? "transmit" : "receive"),
-                          number("bytes", "bytes", d.bytes, kBytesMB, 1),
-                          number("peak_bps", "peak", d.peak_bps, kGbps, 2)});
+                          number("bytes", "bytes", d.bytes.count(), kBytesMB, 1),
+                          number("peak_bps", "peak", d.peak.bits_per_second(), kGbps, 2)});
         }
       }
     }
-    doc.fields.push_back(integer("requests", "requests", static_cast<double>(requests.size())));
+    doc.fields.push_back(integer("requests", "requests", r.requests));
     doc.fields.push_back(records("phases",
                                  "by phase (prefill: start to first token; decode: "
                                  "first token to end)",
@@ -169,11 +168,11 @@ std::string xml_escaped(const std::string& text) {
   return out;
 }
 
-std::string polyline(const std::vector<double>& bps, double window_s, double span_s, double max_bps,
-                     double x0, double y0, double width, double height) {
+std::string polyline(const std::vector<BitRate>& rates, double window_s, double span_s,
+                     double max_bps, double x0, double y0, double width, double height) {
   std::string points;
-  for (std::size_t i = 0; i < bps.size(); ++i) {
-    const double y = y0 + height - height * bps[i] / max_bps;
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    const double y = y0 + height - height * rates[i].bits_per_second() / max_bps;
     for (int edge = 0; edge < 2; ++edge) {  // steps: each window is flat
       const double t = std::min(span_s, (static_cast<double>(i) + edge) * window_s);
       points += fmt::format("{:.1f},{:.1f} ", x0 + width * t / span_s, y);
@@ -189,7 +188,7 @@ std::string traffic_svg(const TrafficWindows& t, const std::string& title) {
   constexpr double kPanel = 220;
   constexpr double kLeft = 70;
   constexpr double kTop = 40;
-  const double span = std::max(t.end_s - t.start_s, 1e-12);
+  const double span = std::max(t.span().value(), 1e-12);
   std::vector<const WindowRates*> panels;
   if (!t.windows.empty()) {
     auto [finest, coarsest] = std::minmax_element(
@@ -199,7 +198,9 @@ std::string traffic_svg(const TrafficWindows& t, const std::string& title) {
     if (coarsest != finest) panels.push_back(&*coarsest);
   }
   double max_bps = 1.0;
-  for (const auto* w : panels) max_bps = std::max({max_bps, w->xmit.peak_bps, w->rcv.peak_bps});
+  for (const auto* w : panels) {
+    max_bps = std::max({max_bps, w->xmit.peak.bits_per_second(), w->rcv.peak.bits_per_second()});
+  }
   const double plot_w = kWidth - kLeft - 20;
   const double height = kTop + static_cast<double>(panels.size()) * (kPanel + 50) + 10;
   std::string svg = fmt::format(
@@ -219,18 +220,19 @@ std::string traffic_svg(const TrafficWindows& t, const std::string& title) {
     svg += fmt::format(
         "<text x=\"{:.0f}\" y=\"{:.0f}\">{:g} ms windows: peak {:.1f} Gb/s transmit, {:.1f} Gb/s "
         "receive; mean {:.1f} / {:.1f} Gb/s</text>\n",
-        kLeft, y0 - 5, w.window.value() * 1e3, w.xmit.peak_bps / 1e9, w.rcv.peak_bps / 1e9,
-        w.xmit.mean_bps / 1e9, w.rcv.mean_bps / 1e9);
+        kLeft, y0 - 5, w.window.value() * 1e3, w.xmit.peak.bits_per_second() / 1e9,
+        w.rcv.peak.bits_per_second() / 1e9, w.xmit.mean.bits_per_second() / 1e9,
+        w.rcv.mean.bits_per_second() / 1e9);
     svg += fmt::format("<text x=\"5\" y=\"{:.0f}\">{:.0f} Gb/s</text>\n", y0 + 12, max_bps / 1e9);
     svg += fmt::format("<text x=\"5\" y=\"{:.0f}\">0</text>\n", y0 + kPanel);
     svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">{:.3f} s</text>\n", kLeft + plot_w - 50,
                        y0 + kPanel + 15, span);
     svg += fmt::format(
         "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1\" points=\"{}\"/>\n",
-        polyline(w.xmit_bps, w.window.value(), span, max_bps, kLeft, y0, plot_w, kPanel));
+        polyline(w.xmit_series, w.window.value(), span, max_bps, kLeft, y0, plot_w, kPanel));
     svg += fmt::format(
         "<polyline fill=\"none\" stroke=\"#ff7f0e\" stroke-width=\"1\" points=\"{}\"/>\n",
-        polyline(w.rcv_bps, w.window.value(), span, max_bps, kLeft, y0, plot_w, kPanel));
+        polyline(w.rcv_series, w.window.value(), span, max_bps, kLeft, y0, plot_w, kPanel));
   }
   svg += "</svg>\n";
   return svg;

@@ -13,6 +13,7 @@
 #include "tpnet/analysis/penalty.hpp"
 #include "tpnet/analysis/point_estimate.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
+#include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/measured/calibration.hpp"
@@ -544,7 +545,7 @@ TEST_CASE("measured traffic per prompt token against the formula", "[calibration
   CHECK(t.formula_per_token.count() == 3376128.0);
   CHECK_THAT(t.ratio, WithinRel(29e9 / 8192 / 3376128.0, 1e-12));
   // Request timings: only the prefill half of the second counts.
-  const std::vector<RequestTiming> requests{{"r1", 0.0, 0.5, 1.0}};
+  const std::vector<RequestTiming> requests{{"r1", Seconds(0.0), Seconds(0.5), Seconds(1.0)}};
   const TrafficCalibration p = measure_traffic(series, &requests, 8192, model, engine, "c.csv");
   CHECK(p.phase == "prefill");
   CHECK_THAT(p.xmit_bytes.count(), WithinRel(14.5e9, 1e-12));

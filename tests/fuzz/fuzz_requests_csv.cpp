@@ -34,10 +34,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<RequestTiming> requests =
         parse_requests_csv(text_of(data, size), "fuzz/requests.csv");
     for (const auto& r : requests) {
-      finite(r.start_s, "start_s");
-      finite(r.first_token_s, "first_token_s");
-      finite(r.end_s, "end_s");
-      if (!(r.start_s <= r.first_token_s && r.first_token_s <= r.end_s)) {
+      finite(r.start.value(), "start");
+      finite(r.first_token.value(), "first_token");
+      finite(r.end.value(), "end");
+      if (!(r.start <= r.first_token && r.first_token <= r.end)) {
         violated("request times out of order");
       }
     }
@@ -46,12 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       double xmit = 0.0;
       for (const auto* phase : {&split.prefill, &split.decode, &split.other}) {
         check_intervals(*phase);
-        for (const auto& i : *phase) xmit += i.xmit_bytes;
+        for (const auto& i : *phase) xmit += i.xmit.count();
         analyze_windows(*phase);
       }
       // The split moves bytes between phases; it neither makes nor loses any.
       double total = 0.0;
-      for (const auto& i : intervals) total += i.xmit_bytes;
+      for (const auto& i : intervals) total += i.xmit.count();
       if (std::fabs(xmit - total) > 1e-6 * total) violated("phase split changed the bytes");
     });
   });

@@ -93,7 +93,8 @@ CounterSeries parse_counters_csv(std::string_view text, const std::string& origi
     auto found = states.find(key);
     if (found == states.end()) {
       states.emplace(key, DeviceState{series.devices.size(), xmit, rcv, time_s, row.line});
-      series.devices.push_back(DeviceSeries{device, port, {CounterSample{time_s, 0.0, 0.0}}});
+      series.devices.push_back(
+          DeviceSeries{device, port, {CounterSample{Seconds(time_s), Bytes(0.0), Bytes(0.0)}}});
       continue;
     }
     DeviceState& state = found->second;
@@ -106,11 +107,11 @@ CounterSeries parse_counters_csv(std::string_view text, const std::string& origi
     }
     const CounterSample& last = out.samples.back();
     CounterSample sample;
-    sample.time_s = time_s;
-    sample.xmit_bytes = last.xmit_bytes + advance(state.xmit, xmit, "port_xmit_data", out, row.line,
-                                                  origin, series.notes);
-    sample.rcv_bytes = last.rcv_bytes + advance(state.rcv, rcv, "port_rcv_data", out, row.line,
-                                                origin, series.notes);
+    sample.time = Seconds(time_s);
+    sample.xmit = last.xmit + Bytes(advance(state.xmit, xmit, "port_xmit_data", out, row.line,
+                                            origin, series.notes));
+    sample.rcv = last.rcv + Bytes(advance(state.rcv, rcv, "port_rcv_data", out, row.line, origin,
+                                          series.notes));
     out.samples.push_back(sample);
     state = DeviceState{state.index, xmit, rcv, time_s, row.line};
   }
@@ -137,14 +138,14 @@ std::vector<RequestTiming> parse_requests_csv(std::string_view text, const std::
   for (const auto& row : table.rows()) {
     RequestTiming r;
     r.id = table.text(row, id_column);
-    r.start_s = timestamp(table, row, start_column, origin, "start_s");
-    r.first_token_s = timestamp(table, row, first_column, origin, "first_token_s");
-    r.end_s = timestamp(table, row, end_column, origin, "end_s");
-    if (r.first_token_s < r.start_s) {
+    r.start = Seconds(timestamp(table, row, start_column, origin, "start_s"));
+    r.first_token = Seconds(timestamp(table, row, first_column, origin, "first_token_s"));
+    r.end = Seconds(timestamp(table, row, end_column, origin, "end_s"));
+    if (r.first_token < r.start) {
       throw InputError("first token comes before the request's start",
                        InputLocation::in_file(origin, row.line, "column first_token_s"));
     }
-    if (r.end_s < r.first_token_s) {
+    if (r.end < r.first_token) {
       throw InputError("end comes before the request's first token",
                        InputLocation::in_file(origin, row.line, "column end_s"));
     }

@@ -81,10 +81,10 @@ TrafficCalibration measure_traffic(const CounterSeries& series,
   double bytes = 0.0;
   if (requests != nullptr) {
     t.phase = "prefill";
-    for (const auto& i : split_by_phase(intervals, *requests).prefill) bytes += i.xmit_bytes;
+    for (const auto& i : split_by_phase(intervals, *requests).prefill) bytes += i.xmit.count();
   } else {
     t.phase = "all";
-    for (const auto& i : intervals) bytes += i.xmit_bytes;
+    for (const auto& i : intervals) bytes += i.xmit.count();
   }
   t.xmit_bytes = Bytes(bytes);
   t.measured_per_token = t.xmit_bytes / static_cast<double>(prompt_tokens);

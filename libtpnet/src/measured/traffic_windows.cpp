@@ -1,8 +1,13 @@
 #include "tpnet/measured/traffic_windows.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
+
+#include "tpnet/error.hpp"
+#include "tpnet/quantity.hpp"
 
 namespace tpnet {
 
@@ -12,12 +17,11 @@ std::vector<TrafficInterval> traffic_intervals(const CounterSeries& series) {
     for (std::size_t i = 1; i < device.samples.size(); ++i) {
       const CounterSample& a = device.samples[i - 1];
       const CounterSample& b = device.samples[i];
-      out.push_back(TrafficInterval{a.time_s, b.time_s, b.xmit_bytes - a.xmit_bytes,
-                                    b.rcv_bytes - a.rcv_bytes});
+      out.push_back(TrafficInterval{a.time, b.time, b.xmit - a.xmit, b.rcv - a.rcv});
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const TrafficInterval& x, const TrafficInterval& y) {
-    return x.start_s < y.start_s;
+    return x.start < y.start;
   });
   return out;
 }
@@ -26,18 +30,20 @@ namespace {
 
 constexpr double kMaxWindows = 1e8;
 
-DirectionRates summarize(const std::vector<double>& bytes, const std::vector<double>& bps,
-                         double start_s, double window_s, double span_s) {
+DirectionRates summarize(const std::vector<double>& bytes, const std::vector<BitRate>& rates,
+                         Seconds start, Seconds window, Seconds span) {
   DirectionRates r;
-  for (double b : bytes) r.bytes += b;
-  for (std::size_t i = 0; i < bps.size(); ++i) {
-    if (bps[i] > r.peak_bps) {
-      r.peak_bps = bps[i];
-      r.peak_start_s = start_s + static_cast<double>(i) * window_s;
+  double total = 0.0;
+  for (double b : bytes) total += b;
+  r.bytes = Bytes(total);
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    if (rates[i] > r.peak) {
+      r.peak = rates[i];
+      r.peak_start = start + window * static_cast<double>(i);
     }
   }
-  r.mean_bps = r.bytes * 8.0 / span_s;
-  r.peak_to_mean = r.mean_bps > 0.0 ? r.peak_bps / r.mean_bps : 0.0;
+  r.mean = BitRate(total * 8.0 / span.value());
+  r.peak_to_mean = r.mean.bits_per_second() > 0.0 ? r.peak / r.mean : 0.0;
   return r;
 }
 
@@ -45,17 +51,24 @@ DirectionRates summarize(const std::vector<double>& bytes, const std::vector<dou
 
 TrafficWindows traffic_windows(const std::vector<TrafficInterval>& intervals,
                                const std::vector<Seconds>& windows) {
-  if (intervals.empty()) throw InputError("no sample intervals: need two reads of one device");
-  TrafficWindows out;
-  out.start_s = intervals.front().start_s;
-  out.end_s = intervals.front().end_s;
-  for (const auto& iv : intervals) {
-    out.start_s = std::min(out.start_s, iv.start_s);
-    out.end_s = std::max(out.end_s, iv.end_s);
-    out.xmit_bytes += iv.xmit_bytes;
-    out.rcv_bytes += iv.rcv_bytes;
+  if (intervals.empty()) {
+    throw InputError("no sample intervals: need two reads of one device",
+                     InputLocation::for_key("windows"));
   }
-  const double span = out.end_s - out.start_s;
+  TrafficWindows out;
+  out.start = intervals.front().start;
+  out.end = intervals.front().end;
+  for (const auto& iv : intervals) {
+    out.start = std::min(out.start, iv.start);
+    out.end = std::max(out.end, iv.end);
+    out.xmit += iv.xmit;
+    out.rcv += iv.rcv;
+  }
+  // The arithmetic below runs on plain seconds and bytes: it is the hot loop
+  // of a million-window series, and every value leaves it as a unit type.
+  const double start = out.start.value();
+  const double end = out.end.value();
+  const double span = end - start;
   for (const Seconds window : windows) {
     const double w = window.value();
     if (!(w > 0.0) || !std::isfinite(w)) {
@@ -63,44 +76,48 @@ TrafficWindows traffic_windows(const std::vector<TrafficInterval>& intervals,
     }
     const double pieces = std::ceil(span / w);
     if (pieces > kMaxWindows) {
-      throw InputError("a " + std::to_string(w) + " s window cuts the " + std::to_string(span) +
-                           " s span into more than 100 million windows",
+      throw InputError(fmt::format("a {} window cuts the {} span into more than 100 million "
+                                   "windows",
+                                   format_duration(window), format_duration(out.span())),
                        InputLocation::for_key("windows"));
     }
     const auto count = static_cast<std::size_t>(std::max(1.0, pieces));
     std::vector<double> xmit(count, 0.0);
     std::vector<double> rcv(count, 0.0);
     for (const auto& iv : intervals) {
-      const double length = iv.end_s - iv.start_s;
+      const double a = iv.start.value();
+      const double b = iv.end.value();
+      const double length = b - a;
       if (!(length > 0.0)) continue;
-      auto k = static_cast<std::size_t>(std::floor((iv.start_s - out.start_s) / w));
+      auto k = static_cast<std::size_t>(std::floor((a - start) / w));
       // One window early, in case rounding put the start just past a boundary.
       k = std::min(k, count - 1);
       if (k > 0) --k;
       for (; k < count; ++k) {
-        const double ws = out.start_s + static_cast<double>(k) * w;
-        if (ws >= iv.end_s) break;
+        const double ws = start + static_cast<double>(k) * w;
+        if (ws >= b) break;
         // The last window takes whatever lies past it (rounding at the span's end).
-        const double we = k + 1 == count ? iv.end_s : ws + w;
-        const double overlap = std::min(iv.end_s, we) - std::max(iv.start_s, ws);
+        const double we = k + 1 == count ? b : ws + w;
+        const double overlap = std::min(b, we) - std::max(a, ws);
         if (overlap <= 0.0) continue;
-        xmit[k] += iv.xmit_bytes * overlap / length;
-        rcv[k] += iv.rcv_bytes * overlap / length;
+        xmit[k] += iv.xmit.count() * overlap / length;
+        rcv[k] += iv.rcv.count() * overlap / length;
       }
     }
     WindowRates rates;
     rates.window = window;
-    rates.xmit_bps.resize(count);
-    rates.rcv_bps.resize(count);
+    rates.longer_than_span = w > span;
+    rates.xmit_series.resize(count);
+    rates.rcv_series.resize(count);
     for (std::size_t k = 0; k < count; ++k) {
-      const double ws = out.start_s + static_cast<double>(k) * w;
-      const double covered = std::min(out.end_s, ws + w) - ws;
+      const double ws = start + static_cast<double>(k) * w;
+      const double covered = std::min(end, ws + w) - ws;
       const double seconds = covered > 0.0 ? covered : w;
-      rates.xmit_bps[k] = xmit[k] * 8.0 / seconds;
-      rates.rcv_bps[k] = rcv[k] * 8.0 / seconds;
+      rates.xmit_series[k] = BitRate(xmit[k] * 8.0 / seconds);
+      rates.rcv_series[k] = BitRate(rcv[k] * 8.0 / seconds);
     }
-    rates.xmit = summarize(xmit, rates.xmit_bps, out.start_s, w, span);
-    rates.rcv = summarize(rcv, rates.rcv_bps, out.start_s, w, span);
+    rates.xmit = summarize(xmit, rates.xmit_series, out.start, window, out.span());
+    rates.rcv = summarize(rcv, rates.rcv_series, out.start, window, out.span());
     out.windows.push_back(std::move(rates));
   }
   return out;
@@ -109,34 +126,52 @@ TrafficWindows traffic_windows(const std::vector<TrafficInterval>& intervals,
 PhaseSplit split_by_phase(const std::vector<TrafficInterval>& intervals,
                           const std::vector<RequestTiming>& requests) {
   PhaseSplit out;
-  auto overlap = [](double a, double b, double c, double d) {
-    return std::max(0.0, std::min(b, d) - std::max(a, c));
+  auto overlap = [](Seconds a, Seconds b, Seconds c, Seconds d) {
+    return std::max(0.0, (std::min(b, d) - std::max(a, c)).value());
   };
   for (const auto& iv : intervals) {
     double prefill = 0.0;
     double decode = 0.0;
     for (const auto& r : requests) {
-      prefill += overlap(iv.start_s, iv.end_s, r.start_s, r.first_token_s);
-      decode += overlap(iv.start_s, iv.end_s, r.first_token_s, r.end_s);
+      prefill += overlap(iv.start, iv.end, r.start, r.first_token);
+      decode += overlap(iv.start, iv.end, r.first_token, r.end);
     }
-    TrafficInterval p = iv;
-    TrafficInterval d = iv;
-    TrafficInterval o = iv;
     const double total = prefill + decode;
-    const double p_share = total > 0.0 ? prefill / total : 0.0;
-    const double d_share = total > 0.0 ? decode / total : 0.0;
-    const double o_share = total > 0.0 ? 0.0 : 1.0;
-    p.xmit_bytes *= p_share;
-    p.rcv_bytes *= p_share;
-    d.xmit_bytes *= d_share;
-    d.rcv_bytes *= d_share;
-    o.xmit_bytes *= o_share;
-    o.rcv_bytes *= o_share;
-    out.prefill.push_back(p);
-    out.decode.push_back(d);
-    out.other.push_back(o);
+    auto share = [&iv](double fraction) {
+      return TrafficInterval{iv.start, iv.end, iv.xmit * fraction, iv.rcv * fraction};
+    };
+    out.prefill.push_back(share(total > 0.0 ? prefill / total : 0.0));
+    out.decode.push_back(share(total > 0.0 ? decode / total : 0.0));
+    out.other.push_back(share(total > 0.0 ? 0.0 : 1.0));
   }
   return out;
+}
+
+TrafficReport analyze_traffic(const TrafficRequest& request) {
+  TrafficReport report;
+  for (const auto& d : request.samples.devices)
+    report.devices.push_back(d.device + " port " + d.port);
+  report.reads = request.samples.reads;
+  report.warnings = request.samples.notes;
+  const std::vector<TrafficInterval> intervals = traffic_intervals(request.samples);
+  report.all = traffic_windows(intervals, request.windows);
+  for (const auto& w : report.all.windows) {
+    if (w.longer_than_span) {
+      report.warnings.push_back(fmt::format(
+          "the capture ({}) is shorter than the {} window: its one window averages over the "
+          "capture, not {}",
+          format_duration(report.all.span(), 4), format_duration(w.window, 4),
+          format_duration(w.window, 4)));
+    }
+  }
+  if (request.requests) {
+    report.requests = static_cast<int>(request.requests->size());
+    const PhaseSplit split = split_by_phase(intervals, *request.requests);
+    report.phases = {{"prefill", traffic_windows(split.prefill, request.windows)},
+                     {"decode", traffic_windows(split.decode, request.windows)},
+                     {"other", traffic_windows(split.other, request.windows)}};
+  }
+  return report;
 }
 
 }  // namespace tpnet

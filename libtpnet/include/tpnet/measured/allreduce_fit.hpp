@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/measured/allreduce_sweep.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "tpnet/io/counters_csv.hpp"
-#include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/measured/allreduce_fit.hpp"
+#include "tpnet/measured/counters.hpp"
+#include "tpnet/measured/gemm_timing.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/units.hpp"

@@ -1,22 +1,24 @@
 #pragma once
-/// Measured traffic in averaging windows (DOMAIN.md s.6, docs/formulas.md
-/// s.17): each sample interval's bytes are spread over the fixed windows it
-/// covers in proportion to the overlap, so bytes are conserved at every
-/// window size and a peak rate always comes with its window.
+/// Measured traffic in averaging windows (docs/formulas.md s.17): each sample
+/// interval's bytes are spread over the fixed windows it covers in proportion
+/// to the overlap, so bytes are conserved at every window size and a peak
+/// rate always comes with its window. `tpnet traffic` is analyze_traffic.
 
+#include <optional>
+#include <string>
 #include <vector>
 
-#include "tpnet/io/counters_csv.hpp"
+#include "tpnet/measured/counters.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {
 
 /// Bytes one device moved between two consecutive reads.
 struct TrafficInterval {
-  double start_s = 0.0;
-  double end_s = 0.0;
-  double xmit_bytes = 0.0;
-  double rcv_bytes = 0.0;
+  Seconds start;
+  Seconds end;
+  Bytes xmit;
+  Bytes rcv;
 };
 
 /// Every device's sample intervals, sorted by start. Summing the devices is
@@ -26,10 +28,10 @@ std::vector<TrafficInterval> traffic_intervals(const CounterSeries& series);
 
 /// One direction at one window size.
 struct DirectionRates {
-  double bytes = 0.0;         ///< sum over the windows (== the total moved)
-  double peak_bps = 0.0;      ///< the highest window's rate, bits per second
-  double peak_start_s = 0.0;  ///< where that window starts
-  double mean_bps = 0.0;      ///< all bytes over the whole span
+  Bytes bytes;                ///< sum over the windows (== the total moved)
+  BitRate peak;               ///< the highest window's rate
+  Seconds peak_start;         ///< where that window starts
+  BitRate mean;               ///< all bytes over the whole span
   double peak_to_mean = 0.0;  ///< 0 when nothing moved
 };
 
@@ -38,22 +40,28 @@ struct DirectionRates {
 /// covered length, not the full window.
 struct WindowRates {
   Seconds window;
-  std::vector<double> xmit_bps;  ///< one per window, bits per second
-  std::vector<double> rcv_bps;
+  std::vector<BitRate> xmit_series;  ///< one per window
+  std::vector<BitRate> rcv_series;
   DirectionRates xmit;
   DirectionRates rcv;
+  /// The window is longer than the capture: its one window averages over
+  /// the span, not the window.
+  bool longer_than_span = false;
 };
 
 struct TrafficWindows {
-  double start_s = 0.0;  ///< earliest read of any device
-  double end_s = 0.0;    ///< latest read of any device
-  double xmit_bytes = 0.0;
-  double rcv_bytes = 0.0;
+  Seconds start;  ///< earliest read of any device
+  Seconds end;    ///< latest read of any device
+  Bytes xmit;
+  Bytes rcv;
   std::vector<WindowRates> windows;  ///< in the order asked
+
+  [[nodiscard]] Seconds span() const { return end - start; }
 };
 
-/// Throws InputError when there is no interval, a window is not positive, or
-/// a window would cut the span into more than 100 million pieces.
+/// Throws InputError naming `windows` when there is no interval, a window is
+/// not positive, or a window would cut the span into more than 100 million
+/// pieces.
 TrafficWindows traffic_windows(const std::vector<TrafficInterval>& intervals,
                                const std::vector<Seconds>& windows);
 
@@ -69,5 +77,30 @@ struct PhaseSplit {
 
 PhaseSplit split_by_phase(const std::vector<TrafficInterval>& intervals,
                           const std::vector<RequestTiming>& requests);
+
+/// Everything `tpnet traffic` answers depends on.
+struct TrafficRequest {
+  CounterSeries samples;
+  std::vector<Seconds> windows;  ///< `windows`
+  std::optional<std::vector<RequestTiming>> requests;
+};
+
+/// One phase at every window size.
+struct PhaseWindows {
+  std::string phase;  ///< "prefill", "decode", "other"
+  TrafficWindows windows;
+};
+
+struct TrafficReport {
+  std::vector<std::string> devices;  ///< "rocep1s0f0 port 1"
+  int reads = 0;
+  TrafficWindows all;
+  std::vector<PhaseWindows> phases;  ///< with request timings
+  int requests = 0;
+  /// Counter resets, and windows longer than the capture.
+  std::vector<std::string> warnings;
+};
+
+[[nodiscard]] TrafficReport analyze_traffic(const TrafficRequest& request);
 
 }  // namespace tpnet
