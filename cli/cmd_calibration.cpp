@@ -19,7 +19,7 @@
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/nccl_tests.hpp"
-#include "tpnet/measured/calibration.hpp"
+#include "tpnet/measured/calibration_build.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/quantity.hpp"
 
@@ -50,16 +50,6 @@ struct CalibrationOptions {
   std::string format = "table";
   CLI::Option* format_option = nullptr;
 };
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 std::string utc_now() {
   const auto now = std::chrono::system_clock::now();
@@ -96,109 +86,6 @@ void write_atomically(const std::string& path, const std::string& text) {
     throw InputError(fmt::format("cannot replace {}: {}", path, ec.message()),
                      InputLocation::for_key("--out"));
   }
-}
-
-/// The sweep's part: fit, curve and what its header says about the run.
-void add_allreduce(const CalibrationOptions& o, Calibration& cal, Document& doc) {
-  NcclTestsReadOptions read;
-  read.allow_truncated = o.partial;
-  const AllReduceSweep sweep = load_nccl_tests(o.nccl_tests, read);
-  for (const auto& note : sweep.notes) doc.warnings.push_back(note);
-  const auto& prov = sweep.provenance;
-  auto said = [&](const std::string& key) {
-    const auto it = prov.find(key);
-    return it == prov.end() ? std::string() : it->second;
-  };
-
-  if (const std::string r = said("ranks");
-      !r.empty() && sweep.ranks != 0 && r != std::to_string(sweep.ranks)) {
-    doc.warnings.push_back(
-        fmt::format("{} says ranks={} but lists {} '#  Rank' lines", o.nccl_tests, r, sweep.ranks));
-  }
-  const int ranks = sweep_ranks(sweep, o.ranks, o.nccl_tests, doc.warnings);
-  const Link link = parse_link(o.link, InputLocation::for_key("--link"));
-  const FitRange range = fit_range_from_flags(o.min_size, o.max_size);
-  const AllReduceFit fit = fit_allreduce(sweep, ranks, range);
-  for (const auto& w : fit.warnings) doc.warnings.push_back(w);
-
-  AllReduceCalibration a = make_allreduce_calibration(fit, o.nccl_tests, link.name, link.rate);
-  a.complete = sweep.complete;
-  a.dtype = said("dtype").empty() ? (sweep.samples.front().type) : said("dtype");
-  cal.allreduce = a;
-
-  auto& p = cal.provenance;
-  p.backend = said("backend").empty() ? "nccl-tests" : said("backend");
-  // NCCL's algorithm and protocol mean nothing to the MPI backend.
-  if (p.backend != "mpi") {
-    const std::string algo = said("algo");
-    if (!algo.empty() && algo != "Ring" && algo != "ring") {
-      doc.warnings.push_back(fmt::format(
-          "{} ran with algo={}: the ring fit and curve assume NCCL_ALGO=Ring", o.nccl_tests, algo));
-    }
-    if (!algo.empty()) p.env["NCCL_ALGO"] = algo;
-    if (const std::string proto = said("proto"); !proto.empty()) p.env["NCCL_PROTO"] = proto;
-  }
-  p.nccl_version = sweep.nccl_version;
-  if (const std::string nccl = said("nccl"); !nccl.empty()) {
-    if (nccl == "none") {
-      if (p.nccl_version.empty()) p.nccl_version = "none";
-    } else if (nccl != sweep.nccl_version) {
-      doc.warnings.push_back(fmt::format("{} says nccl={} but its header says NCCL {}; kept {}",
-                                         o.nccl_tests, nccl, sweep.nccl_version,
-                                         sweep.nccl_version));
-    }
-  }
-  if (p.hosts.empty()) p.hosts = split_list(said("hosts"));
-  if (p.hosts.empty()) p.hosts = sweep.hosts;
-  if (p.date.empty()) p.date = said("date");
-}
-
-void add_compute(const CalibrationOptions& o, Calibration& cal, Document& doc) {
-  const GemmRun run = load_gemm_csv(o.gemm);
-  cal.compute = make_compute_calibration(run);
-  if (!o.model.empty()) {
-    const ModelArch model = resolve_model(o.model);
-    if (model.name != run.model) {
-      doc.warnings.push_back(fmt::format("{} times {}, not the --model {}; kept as measured",
-                                         o.gemm, run.model, model.name));
-    }
-  }
-  if (run.precision != "nvfp4") {
-    doc.warnings.push_back(
-        fmt::format("{} ran {} GEMMs, not NVFP4: compute per token is that precision's", o.gemm,
-                    run.precision));
-  }
-  if (cal.provenance.date.empty()) cal.provenance.date = run.date;
-}
-
-void add_traffic(const CalibrationOptions& o, Calibration& cal, Document& doc) {
-  if (o.model.empty() || o.tp == 0 || o.prompt_tokens.empty()) {
-    throw InputError(
-        "needs --model, --tp and --prompt-tokens: the bytes per prompt token are "
-        "compared with that model's formula",
-        InputLocation::for_key("--counters"));
-  }
-  const ModelArch model = resolve_model(o.model);
-  EngineOptions engine_options;
-  engine_options.model = o.model;
-  engine_options.tp = o.tp;
-  engine_options.activation_bytes = o.activation_bytes;
-  engine_options.allreduces_per_layer = o.allreduces_per_layer;
-  engine_options.extra_allreduces = o.extra_allreduces;
-  const EngineConfig engine = to_engine(engine_options);
-  validate(engine);
-  if (engine.tensor_parallel_size < 2) {
-    throw InputError("must be at least 2: a single node sends nothing",
-                     InputLocation::for_key("--tp"));
-  }
-  const TokenCount tokens =
-      parse_tokens(o.prompt_tokens, InputLocation::for_key("--prompt-tokens"));
-  const CounterSeries series = load_counters_csv(o.counters);
-  for (const auto& note : series.notes) doc.warnings.push_back(note);
-  std::vector<RequestTiming> requests;
-  if (!o.requests.empty()) requests = load_requests_csv(o.requests);
-  cal.traffic = measure_traffic(series, o.requests.empty() ? nullptr : &requests, tokens, model,
-                                engine, o.counters);
 }
 
 Field allreduce_summary(const AllReduceCalibration& a) {
@@ -281,24 +168,59 @@ Outcome run_calibration(const CalibrationOptions& o) {
     throw InputError("splits --counters FILE, which is not given",
                      InputLocation::for_key("--requests"));
   }
-  Calibration cal;
-  Document doc;
-  if (!o.date.empty()) cal.provenance.date = o.date;
-  if (!o.hosts.empty()) cal.provenance.hosts = o.hosts;
-  if (!o.nccl_tests.empty()) add_allreduce(o, cal, doc);
-  if (!o.gemm.empty()) add_compute(o, cal, doc);
-  if (!o.counters.empty()) add_traffic(o, cal, doc);
+  CalibrationBuildRequest request;
+  if (!o.nccl_tests.empty()) {
+    NcclTestsReadOptions read;
+    read.allow_truncated = o.partial;
+    request.allreduce = SweepInput{
+        load_nccl_tests(o.nccl_tests, read), parse_link(o.link, InputLocation::for_key("--link")),
+        ranks_from_flag(o.ranks), fit_range_from_flags(o.min_size, o.max_size)};
+  }
+  if (!o.gemm.empty()) {
+    GemmInput gemm{load_gemm_csv(o.gemm), std::nullopt};
+    if (!o.model.empty()) gemm.model_name = resolve_model(o.model).name;
+    request.compute = std::move(gemm);
+  }
+  if (!o.counters.empty()) {
+    if (o.model.empty() || o.tp == 0 || o.prompt_tokens.empty()) {
+      throw InputError(
+          "needs --model, --tp and --prompt-tokens: the bytes per prompt token are "
+          "compared with that model's formula",
+          InputLocation::for_key("--counters"));
+    }
+    CounterInput traffic;
+    traffic.model = resolve_model(o.model);
+    EngineOptions engine_options;
+    engine_options.model = o.model;
+    engine_options.tp = o.tp;
+    engine_options.activation_bytes = o.activation_bytes;
+    engine_options.allreduces_per_layer = o.allreduces_per_layer;
+    engine_options.extra_allreduces = o.extra_allreduces;
+    traffic.engine = to_engine(engine_options);
+    traffic.prompt_tokens =
+        parse_tokens(o.prompt_tokens, InputLocation::for_key("--prompt-tokens"));
+    traffic.counters = load_counters_csv(o.counters);
+    traffic.source = o.counters;
+    if (!o.requests.empty()) traffic.requests = load_requests_csv(o.requests);
+    request.traffic = std::move(traffic);
+  }
   for (const auto& entry : o.env) {
     const auto eq = entry.find('=');
     if (eq == std::string::npos || eq == 0) {
       throw InputError(fmt::format("'{}' is not NAME=VALUE", entry),
                        InputLocation::for_key("--env"));
     }
-    cal.provenance.env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    request.env[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
-  if (cal.provenance.date.empty()) cal.provenance.date = utc_now();
-  cal.provenance.tool = "tpnet calibration";
-  cal.provenance.note = o.note;
+  request.date = o.date;
+  request.hosts = o.hosts;
+  request.note = o.note;
+  request.tool = "tpnet calibration";
+  request.fallback_date = utc_now();
+  CalibrationBuildReport built = build_calibration(request);
+  const Calibration& cal = built.calibration;
+  Document doc;
+  doc.warnings = std::move(built.warnings);
 
   const std::string yaml_text = write_calibration_yaml(cal);
   // What is written must read back: a failure here is a bug, not bad input.

@@ -1,29 +1,11 @@
 #include "sweep_flags.hpp"
 
-#include <fmt/format.h>
-
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {
 
-int sweep_ranks(const AllReduceSweep& sweep, int flag_ranks, const std::string& path,
-                std::vector<std::string>& warnings) {
-  int ranks = sweep.ranks;
-  if (flag_ranks != 0) {
-    if (flag_ranks < 2) {
-      throw InputError(fmt::format("is {}; an all-reduce needs at least 2 ranks", flag_ranks),
-                       InputLocation::for_key("--ranks"));
-    }
-    if (sweep.ranks != 0 && sweep.ranks != flag_ranks) {
-      warnings.push_back(
-          fmt::format("--ranks {} overrides the {} ranks {} lists", flag_ranks, sweep.ranks, path));
-    }
-    ranks = flag_ranks;
-  }
-  if (ranks == 0) {
-    throw InputError("does not list its ranks ('#  Rank' lines); give --ranks N",
-                     InputLocation::in_file(path));
-  }
+std::optional<int> ranks_from_flag(int ranks) {
+  if (ranks == 0) return std::nullopt;
   return ranks;
 }
 

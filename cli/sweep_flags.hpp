@@ -10,10 +10,8 @@
 
 namespace tpnet::cli {
 
-/// The rank count to fit with: `--ranks` when given (>= 2; a warning when it
-/// differs from the file), else the file's own; InputError when neither says.
-int sweep_ranks(const AllReduceSweep& sweep, int flag_ranks, const std::string& path,
-                std::vector<std::string>& warnings);
+/// `--ranks` as the request has it: absent when 0 (not given).
+[[nodiscard]] std::optional<int> ranks_from_flag(int ranks);
 
 /// `--min-size` / `--max-size`; an empty text leaves that end open.
 FitRange fit_range_from_flags(const std::string& min_size, const std::string& max_size);
