@@ -30,18 +30,6 @@ struct CapacityCliOptions {
   std::string format = "table";
 };
 
-/// `15`, `15tok/s` or `15tokens/s`.
-TokenRate parse_token_rate(std::string text, const std::string& flag) {
-  for (const std::string suffix : {"tokens/s", "tok/s"}) {
-    if (text.size() > suffix.size() && text.ends_with(suffix)) {
-      text.resize(text.size() - suffix.size());
-      break;
-    }
-  }
-  return TokenRate(
-      parse_positive_number(text, InputLocation::for_key(flag), "tokens per second, e.g. 15"));
-}
-
 /// `PATH` or `NAME=PATH`; a path that exists is never split.
 SweepSet load_sweep_argument(const std::string& value) {
   std::error_code ec;
@@ -230,7 +218,7 @@ Record scaling_record(const ScalingRow& s) {
 Outcome run_capacity(const CapacityCliOptions& o) {
   SloSpec slo;
   slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
-  slo.tps = parse_token_rate(o.tps_slo, "--tps-slo");
+  slo.tps = parse_token_rate(o.tps_slo, InputLocation::for_key("--tps-slo"));
   CapacityOptions options;
   options.think = parse_duration(o.think, InputLocation::for_key("--think"));
   options.edge = parse_percent(o.edge, InputLocation::for_key("--edge"));
@@ -250,13 +238,14 @@ Outcome run_capacity(const CapacityCliOptions& o) {
   if (!o.tps_values.empty()) {
     options.tps_values.clear();
     for (const auto& t : o.tps_values) {
-      options.tps_values.push_back(parse_token_rate(t, "--tps-values"));
+      options.tps_values.push_back(parse_token_rate(t, InputLocation::for_key("--tps-values")));
     }
   }
   std::vector<SweepSet> sets;
   for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s));
-  const SweepSet all = merge_sweep_sets(sets);
-  const CapacityReport r = analyze_capacity(all.sweeps, slo, options);
+  SweepSet all = merge_sweep_sets(sets);
+  const CapacityReport r = tpnet::run_capacity(
+      CapacityRequest{std::move(all.sweeps), std::move(all.warnings), slo, options});
 
   std::vector<Record> configs;
   std::vector<Record> points;
@@ -339,8 +328,7 @@ Outcome run_capacity(const CapacityCliOptions& o) {
               std::move(scaling)),
       records("points", "measured points", std::move(points)),
   };
-  doc.warnings = all.warnings;
-  doc.warnings.insert(doc.warnings.end(), r.warnings.begin(), r.warnings.end());
+  doc.warnings = r.warnings;
   return Outcome{std::move(doc), {}, 0};
 }
 

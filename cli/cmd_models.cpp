@@ -6,7 +6,7 @@
 
 #include "common.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/weights.hpp"
+#include "tpnet/analysis/model_summary.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
@@ -181,8 +181,9 @@ std::vector<Field> estimate_lines(const ModelArch& m, const ParamEstimate& e) {
 }
 
 Document run_show(const std::string& name) {
-  const ModelArch m = resolve_model(name);
-  const ParamEstimate e = estimate_params(m);
+  const ModelSummary summary = summarize_model(resolve_model(name));
+  const ModelArch& m = summary.model;
+  const ParamEstimate& e = summary.estimate;
 
   Document doc;
   doc.title = "tpnet models show: " + m.name;
@@ -198,19 +199,14 @@ Document run_show(const std::string& name) {
   for (const auto& [key, why] : m.assumptions) lines.push_back(fmt::format("{} - {}", key, why));
   doc.fields.push_back(table_only(texts("", "assumed", std::move(lines))));
 
-  // Per TP size: weights each node holds (as tpnet memory counts them) and the bytes
-  // each node sends per prompt token with the default engine settings.
   std::vector<Record> per_tp;
-  for (int tp : {1, 2, 4, 8, 16}) {
-    EngineConfig engine;
-    engine.tensor_parallel_size = tp;
-    const Bytes weights = weight_memory(m, ParallelLayout{tp, 1, 1}).per_node();
-    per_tp.push_back(
-        {text("name", "TP", fmt::format("TP{}", tp)), integer("tp", "tp", tp),
-         number("weights_per_node_bytes", "weights per node", weights.count(), kBytesGB, 1),
-         number("per_token_bytes", "bytes per prompt token",
-                bytes_per_prompt_token(m, engine).count(), kBytesMB, 2),
-         flag("heads_divide", "heads divide", tp_divides_heads(m, tp))});
+  for (const ModelTpRow& row : summary.per_tp) {
+    per_tp.push_back({text("name", "TP", fmt::format("TP{}", row.tp)), integer("tp", "tp", row.tp),
+                      number("weights_per_node_bytes", "weights per node",
+                             row.weights_per_node.count(), kBytesGB, 1),
+                      number("per_token_bytes", "bytes per prompt token",
+                             row.per_token_bytes.count(), kBytesMB, 2),
+                      flag("heads_divide", "heads divide", row.heads_divide)});
   }
   doc.fields.push_back(records("per_tp", "per node at each TP size", std::move(per_tp)));
 

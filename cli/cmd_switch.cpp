@@ -131,15 +131,6 @@ Record plan_record(const SwitchPlan& plan) {
           records("checklist", "checklist", std::move(checks))};
 }
 
-/// Largest fabric load of a plan's switches against capacity, in percent.
-double fabric_load_pct(const SwitchPlan& plan) {
-  double pct = 0.0;
-  for (const auto& unit : plan.units) {
-    pct = std::max(pct, 100.0 * (unit.fabric_load / unit.fabric_capacity));
-  }
-  return pct;
-}
-
 std::string isl_label(const SwitchPlan* plan) {
   if (plan == nullptr || !plan->isl) return "-";
   return fmt::format("{} x {}", plan->isl->cables(), rate_label(plan->isl->rate));
@@ -165,7 +156,8 @@ Record summary_record(const SwitchAnswer& a, BitRate speed) {
       text("isl_summary", "ISL", isl_label(first)),
       number("oversubscription", "ISL oversub.", first ? first->oversubscription() : 0.0, kTimes,
              2),
-      number("fabric_load_pct", "fabric load", first ? fabric_load_pct(*first) : 0.0, kPercent, 0),
+      number("fabric_load_pct", "fabric load", first ? first->peak_fabric_load() * 100.0 : 0.0,
+             kPercent, 0),
       text("verdict", "verdict", a.verdict),
       json_only(text("no_speed_reason", "no speed", a.no_speed_reason)),
       table_only(texts("", "",

@@ -277,4 +277,14 @@ double parse_positive_number(std::string_view text, const InputLocation& where,
   return s.number;
 }
 
+TokenRate parse_token_rate(std::string_view text, const InputLocation& where) {
+  for (const std::string_view suffix : {std::string_view("tokens/s"), std::string_view("tok/s")}) {
+    if (text.size() > suffix.size() && text.ends_with(suffix)) {
+      text.remove_suffix(suffix.size());
+      break;
+    }
+  }
+  return TokenRate(parse_positive_number(text, where, "tokens per second, e.g. 15"));
+}
+
 }  // namespace tpnet

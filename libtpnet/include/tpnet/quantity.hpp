@@ -57,6 +57,9 @@ double parse_percent(std::string_view text, const InputLocation& where);
 [[nodiscard]] std::string format_duration(Seconds time, int digits = 6);
 [[nodiscard]] std::string format_bytes(Bytes bytes, int digits = 6);
 
+/// `15`, `15tok/s` or `15tokens/s`: tokens per second, positive.
+TokenRate parse_token_rate(std::string_view text, const InputLocation& where);
+
 /// A plain positive number such as `273` or `4.5`; `what` names what it is
 /// for the error message.
 double parse_positive_number(std::string_view text, const InputLocation& where,

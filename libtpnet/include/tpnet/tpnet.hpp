@@ -8,6 +8,7 @@
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/analysis/kv_cache.hpp"
 #include "tpnet/analysis/memory.hpp"
+#include "tpnet/analysis/model_summary.hpp"
 #include "tpnet/analysis/nccl_memory.hpp"
 #include "tpnet/analysis/penalty.hpp"
 #include "tpnet/analysis/plan_search.hpp"

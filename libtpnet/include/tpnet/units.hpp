@@ -98,6 +98,28 @@ constexpr Bytes operator*(BitRate r, Seconds t) { return Bytes(r.bytes_per_secon
 /// Average rate of `b` bytes spread over `t`.
 constexpr BitRate operator/(Bytes b, Seconds t) { return BitRate(b.bits() / t.value()); }
 
+/// A rate of tokens per second: one request's decode rate (TPS) or an
+/// instance's aggregate throughput (TPS x concurrency).
+class TokenRate {
+ public:
+  constexpr TokenRate() = default;
+  constexpr explicit TokenRate(double tokens_per_second) : value_(tokens_per_second) {}
+
+  [[nodiscard]] constexpr double tokens_per_second() const { return value_; }
+
+  constexpr TokenRate operator*(double k) const { return TokenRate(value_ * k); }
+  constexpr double operator/(TokenRate o) const { return value_ / o.value_; }
+  constexpr auto operator<=>(const TokenRate&) const = default;  // NOLINT(modernize-use-nullptr)
+
+ private:
+  double value_ = 0.0;
+};
+
+/// Decode rate from a time per output token: 1 / ITL (1000/ITL in ms ~ TPS).
+[[nodiscard]] constexpr TokenRate rate_from_interval(Seconds per_token) {
+  return TokenRate(1.0 / per_token.value());
+}
+
 /// A number of tokens (prompt, chunk, output). Whole tokens only.
 using TokenCount = long long;
 

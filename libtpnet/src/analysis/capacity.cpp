@@ -549,4 +549,11 @@ CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec&
   return r;
 }
 
+CapacityReport run_capacity(const CapacityRequest& request) {
+  CapacityReport r = analyze_capacity(request.sweeps, request.slo, request.options);
+  r.warnings.insert(r.warnings.begin(), request.sweep_warnings.begin(),
+                    request.sweep_warnings.end());
+  return r;
+}
+
 }  // namespace tpnet

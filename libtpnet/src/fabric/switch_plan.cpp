@@ -515,6 +515,16 @@ bool SwitchPlan::fabric_full_rate() const {
   return std::all_of(units.begin(), units.end(), [](const SwitchUnit& u) { return u.full_rate(); });
 }
 
+double SwitchPlan::peak_fabric_load() const {
+  double load = 0.0;
+  for (const auto& unit : units) {
+    if (unit.fabric_capacity.bits_per_second() > 0.0) {
+      load = std::max(load, unit.fabric_load / unit.fabric_capacity);
+    }
+  }
+  return load;
+}
+
 int max_nodes_on(const SwitchSpec& sw, BitRate speed) {
   return nodes_on_cages(sw, all_cages(sw), speed);
 }

@@ -15,28 +15,6 @@
 
 namespace tpnet {
 
-/// A rate of tokens per second: one request's decode rate (TPS) or an
-/// instance's aggregate throughput (TPS x concurrency).
-class TokenRate {
- public:
-  constexpr TokenRate() = default;
-  constexpr explicit TokenRate(double tokens_per_second) : value_(tokens_per_second) {}
-
-  [[nodiscard]] constexpr double tokens_per_second() const { return value_; }
-
-  constexpr TokenRate operator*(double k) const { return TokenRate(value_ * k); }
-  constexpr double operator/(TokenRate o) const { return value_ / o.value_; }
-  constexpr auto operator<=>(const TokenRate&) const = default;  // NOLINT(modernize-use-nullptr)
-
- private:
-  double value_ = 0.0;
-};
-
-/// Decode rate from a time per output token: 1 / ITL (1000/ITL in ms ~ TPS).
-[[nodiscard]] constexpr TokenRate rate_from_interval(Seconds per_token) {
-  return TokenRate(1.0 / per_token.value());
-}
-
 /// One measured concurrency level of one configuration (means over requests).
 struct SweepPoint {
   int concurrency = 0;             ///< requests in flight (vLLM's max_concurrency)
@@ -194,5 +172,17 @@ struct CapacityReport {
 /// sizes, or a sweep with no points or two points at one concurrency.
 [[nodiscard]] CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec& slo,
                                               const CapacityOptions& options = {});
+
+/// Everything `tpnet capacity` answers depends on.
+struct CapacityRequest {
+  std::vector<Sweep> sweeps;  ///< `sweeps`
+  /// What the sweep readers found doubtful; kept first in the report's warnings.
+  std::vector<std::string> sweep_warnings;
+  SloSpec slo;
+  CapacityOptions options;
+};
+
+/// analyze_capacity, with the readers' warnings before the analysis's own.
+[[nodiscard]] CapacityReport run_capacity(const CapacityRequest& request);
 
 }  // namespace tpnet

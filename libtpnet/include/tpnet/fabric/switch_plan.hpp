@@ -107,6 +107,8 @@ struct SwitchPlan {
   std::string summary;  ///< one line: "2 x QSFP56-DD in 4x100G, 4 x 100G ports spare"
 
   [[nodiscard]] bool fabric_full_rate() const;  ///< every switch forwards its load at full rate
+  /// The busiest switch's fabric load over its fabric capacity, a fraction.
+  [[nodiscard]] double peak_fabric_load() const;
   /// ISL oversubscription; 0 for one switch.
   [[nodiscard]] double oversubscription() const { return isl ? isl->oversubscription : 0.0; }
 };
