@@ -15,10 +15,10 @@ build: deps
 	@cmake --preset default >/dev/null
 	@cmake --build --preset default
 
-# Quiet build for `make run`: the log is shown only when the build fails.
+# `make run` builds only the binary it runs, with progress; the log is shown
+# only when the build fails.
 quiet-build: deps
-	@cmake --preset default >/dev/null
-	@cmake --build --preset default >build.log 2>&1 || { cat build.log; exit 1; }
+	@scripts/build-tpnet.sh
 
 run: quiet-build
 	@./build/cli/tpnet penalty --model glm-5.3 --tp 8 --from 200G --to 100G \

@@ -43,13 +43,13 @@ Document run_bytes(const BytesOptions& o) {
                              r.chunk_allreduce_transfer.value(), kMilliseconds, 2));
   allreduce.push_back(
       number("latency_s", "fixed latency", r.chunk_allreduce_latency.value(), kMicroseconds, 1));
-  append_pricing_fields(allreduce, r.chunk_latency_pricing);
+  append_pricing_fields(allreduce, r.chunk_latency_pricing, "", kMilliseconds, 3);
   allreduce.push_back(text("regime", "regime", std::string(to_string(r.chunk_regime))));
 
   std::vector<Record> scaling;
   for (const auto& row : r.tp_scaling) {
     scaling.push_back(
-        {text("name", "TP", fmt::format("TP{}", row.tp)), integer("tp", "tp", row.tp),
+        {text("name", "TP", fmt::format("TP{}", row.tp)), json_only(integer("tp", "tp", row.tp)),
          number("per_token_bytes", "bytes per token", row.per_token_bytes.count(), kBytesMB, 2),
          number("bytes_ratio", fmt::format("bytes vs TP{}", engine.tensor_parallel_size),
                 row.bytes_vs_reference, kTimes, 2),
@@ -58,6 +58,7 @@ Document run_bytes(const BytesOptions& o) {
   }
 
   Document doc;
+  doc.csv = CsvLayout::sections;  // the headline answer is scalars; its lists follow
   doc.title = "tpnet bytes: " + describe(model, engine);
   doc.fields = {
       text("model", "model", model.name),

@@ -91,6 +91,7 @@ Document run_decode(const DecodeOptions& o) {
   const Link& to = request.to;
 
   Document doc;
+  doc.csv = CsvLayout::sections;  // the headline answer is scalars; its lists follow
   doc.title = fmt::format("tpnet decode: {}, {} request(s) x {} token(s) per forward, {} -> {}",
                           describe(model, engine), o.requests, 1 + engine.num_speculative_tokens,
                           from.name, to.name);

@@ -41,6 +41,7 @@ Outcome run_doctor(const DoctorOptions& o) {
   const AllReduceSweep& sweep = request.sweep;
   const Link& link = request.link;
   Document doc;
+  doc.csv = CsvLayout::sections;  // the headline answer is scalars; its lists follow
   doc.warnings = r.warnings;
 
   std::vector<Record> curve;

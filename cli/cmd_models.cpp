@@ -43,7 +43,9 @@ Document run_models() {
     });
   }
   Document doc;
-  doc.title = "tpnet models: built-in architectures (use --model NAME, or a path to a YAML file)";
+  doc.title =
+      "tpnet models: built-in architectures (--model takes a NAME, a model YAML file, or a Hugging "
+      "Face config.json or the folder holding one)";
   doc.fields = {records("models", "models", std::move(rows))};
   return doc;
 }
@@ -76,16 +78,19 @@ Record shape_fields(const ModelArch& m) {
       count("sparse_attention_top_k", "sparse attention top-k",
             m.sparse_attention_top_k.value_or(0)),
       count("intermediate_size", "dense FFN width", m.intermediate_size),
-      record("moe", "mixture of experts",
-             {flag("present", "present", m.moe.has_value()),
-              count("routed_experts", "routed experts", moe.routed_experts),
-              count("experts_per_token", "experts per token", moe.experts_per_token),
-              count("shared_experts", "shared experts", moe.shared_experts),
-              count("expert_intermediate_size", "expert width", moe.expert_intermediate_size),
-              count("shared_expert_intermediate_size", "shared expert width",
-                    moe.shared_expert_intermediate_size > 0 ? moe.shared_expert_intermediate_size
-                                                            : moe.expert_intermediate_size),
-              count("first_dense_layers", "dense layers", moe.first_dense_layers)}),
+      record(
+          "moe", "mixture of experts",
+          {flag("present", "present", m.moe.has_value()),
+           count("routed_experts", "routed experts", moe.routed_experts),
+           count("experts_per_token", "experts per token", moe.experts_per_token),
+           count("shared_experts", "shared experts", moe.shared_experts),
+           count("expert_intermediate_size", "expert width", moe.expert_intermediate_size),
+           moe.shared_experts > 0
+               ? count("shared_expert_intermediate_size", "shared expert width",
+                       moe.shared_expert_intermediate_size > 0 ? moe.shared_expert_intermediate_size
+                                                               : moe.expert_intermediate_size)
+               : json_only(count("shared_expert_intermediate_size", "shared expert width", 0)),
+           count("first_dense_layers", "dense layers", moe.first_dense_layers)}),
       record("mla", "latent attention (MLA)",
              {flag("present", "present", m.mla.has_value()),
               count("kv_lora_rank", "kv rank", mla.kv_lora_rank),
@@ -201,7 +206,8 @@ Document run_show(const std::string& name) {
 
   std::vector<Record> per_tp;
   for (const ModelTpRow& row : summary.per_tp) {
-    per_tp.push_back({text("name", "TP", fmt::format("TP{}", row.tp)), integer("tp", "tp", row.tp),
+    per_tp.push_back({text("name", "TP", fmt::format("TP{}", row.tp)),
+                      json_only(integer("tp", "tp", row.tp)),
                       number("weights_per_node_bytes", "weights per node",
                              row.weights_per_node.count(), kBytesGB, 1),
                       number("per_token_bytes", "bytes per prompt token",

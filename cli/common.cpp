@@ -311,7 +311,9 @@ Field link_record(std::string key, std::string label, const Link& link) {
         text("nccl_algorithms", "NCCL algorithms",
              link.latency.nccl_algorithm_from_engine ? "engine" : joined(nccl.algorithms)));
     fields.push_back(text("nccl_protocols", "NCCL protocols", joined(nccl.protocols)));
-    fields.push_back(integer("nccl_channels", "NCCL channels", nccl.channels));
+    fields.push_back(integer("nccl_channels",
+                             "NCCL network channels (latency model; one per RDMA device)",
+                             nccl.channels));
   }
   return json_only(record(std::move(key), std::move(label), std::move(fields)));
 }
@@ -321,8 +323,8 @@ std::string latency_source(const AllReduceLatency& pricing) {
   return describe(pricing.nccl->chosen) + " (NCCL model)";
 }
 
-void append_pricing_fields(Record& out, const AllReduceLatency& pricing,
-                           const std::string& prefix) {
+void append_pricing_fields(Record& out, const AllReduceLatency& pricing, const std::string& prefix,
+                           DisplayUnit time_unit, int time_decimals) {
   out.push_back(json_only(
       text(prefix + "latency_model", "latency model", pricing.nccl ? "nccl" : "user override")));
   out.push_back(table_only(text("", "latency priced by", latency_source(pricing))));
@@ -332,8 +334,8 @@ void append_pricing_fields(Record& out, const AllReduceLatency& pricing,
       text(prefix + "nccl_algorithm", "NCCL algorithm", std::string(to_string(c.algorithm)))));
   out.push_back(json_only(
       text(prefix + "nccl_protocol", "NCCL protocol", std::string(to_string(c.protocol)))));
-  out.push_back(
-      number(prefix + "nccl_time_s", "NCCL's modelled time", c.time.value(), kMicroseconds, 1));
+  out.push_back(number(prefix + "nccl_time_s", "NCCL's modelled time", c.time.value(), time_unit,
+                       time_decimals));
 }
 
 Field nccl_candidate_records(std::string key, std::string label, const NcclChoice& choice) {

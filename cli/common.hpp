@@ -128,7 +128,8 @@ void add_memory_options(CLI::App* app, MemoryOptions& options);
 /// latency_model, and with NCCL's model nccl_algorithm, nccl_protocol and
 /// nccl_time_s (NCCL's whole modelled time), each key prefixed by `prefix`.
 void append_pricing_fields(Record& out, const AllReduceLatency& pricing,
-                           const std::string& prefix = "");
+                           const std::string& prefix = "", DisplayUnit time_unit = kMicroseconds,
+                           int time_decimals = 1);
 /// Every NCCL candidate as rows: algorithm, protocol, enabled, chosen,
 /// latency_s, bus_bandwidth_bps, algorithm_bandwidth_bps, time_s.
 [[nodiscard]] Field nccl_candidate_records(std::string key, std::string label,

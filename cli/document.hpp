@@ -63,11 +63,18 @@ Field records(std::string key, std::string label, std::vector<Record> rows);
 Field json_only(Field field);
 Field table_only(Field field);
 
+/// How --format csv lays a document out.
+enum class CsvLayout {
+  first_list,  ///< the first list only, one line per element (the answer is the list)
+  sections,    ///< `key,value` lines of the scalars, then each list after a blank line
+};
+
 /// A whole answer: a title line for tables, the fields, and warnings for stderr.
 struct Document {
   std::string title;
   Record fields;
   std::vector<std::string> warnings;
+  CsvLayout csv = CsvLayout::first_list;
 };
 
 enum class Format { table, json, csv, markdown };

@@ -327,28 +327,40 @@ void flatten(const Record& record, const std::string& prefix,
   }
 }
 
-std::string render_csv(const Document& doc) {
-  for (const auto& f : doc.fields) {
-    if (f.kind != Field::Kind::records) continue;
-    std::string out;
-    bool header_done = false;
-    for (const auto& row : f.records) {
-      std::vector<std::pair<std::string, std::string>> cells;
-      flatten(row, "", cells);
-      if (!header_done) {
-        for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i].first;
-        out += "\n";
-        header_done = true;
-      }
-      for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i].second;
+/// A list as one CSV table: the row keys, then one line per element.
+std::string csv_table(const Field& list) {
+  std::string out;
+  bool header_done = false;
+  for (const auto& row : list.records) {
+    std::vector<std::pair<std::string, std::string>> cells;
+    flatten(row, "", cells);
+    if (!header_done) {
+      for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i].first;
       out += "\n";
+      header_done = true;
     }
-    return out;
+    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i].second;
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_csv(const Document& doc) {
+  if (doc.csv == CsvLayout::first_list) {
+    for (const auto& f : doc.fields) {
+      if (f.kind == Field::Kind::records && !f.table_only) return csv_table(f);
+    }
   }
   std::vector<std::pair<std::string, std::string>> cells;
   flatten(doc.fields, "", cells);
   std::string out = "key,value\n";
   for (const auto& [k, v] : cells) out += fmt::format("{},{}\n", k, v);
+  if (doc.csv == CsvLayout::sections) {
+    for (const auto& f : doc.fields) {
+      if (f.kind != Field::Kind::records || f.table_only || f.records.empty()) continue;
+      out += "\n" + csv_table(f);
+    }
+  }
   return out;
 }
 
