@@ -23,7 +23,7 @@ struct LinkOptions {
   int nodes = 0;
   std::string nccl_algo = "auto";
   std::string nccl_proto = "auto";
-  int nccl_channels = 2;
+  int nccl_channels = NcclSetup{}.channels;
   std::string format = "table";
 };
 
@@ -157,9 +157,10 @@ Command setup_link(CLI::App& app) {
       ->group(nccl)
       ->default_str("auto");
   sub->add_option("--nccl-channels", options->nccl_channels,
-                  "NCCL channels (2: one per RDMA device of a DGX Spark port)")
+                  "NCCL network channels: one per RDMA device the port shows (a DGX Spark's "
+                  "two PCIe halves)")
       ->group(nccl)
-      ->default_val(2);
+      ->default_str(std::to_string(NcclSetup{}.channels));
   add_format_option(sub, options->format);
   return Command{sub,
                  [options] {

@@ -8,6 +8,7 @@
 
 #include "common.hpp"
 #include "tpnet/analysis/memory.hpp"
+#include "tpnet/model/layout.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/quantity.hpp"
 
@@ -19,6 +20,8 @@ constexpr DisplayUnit kMiB{"MiB", 1048576.0};
 struct MemoryCommandOptions {
   std::string model;
   int tp = 0;
+  int pp = 1;
+  int ep = 1;
   bool min_tp = false;
   std::string node = std::string(kDefaultNodeName);
   MemoryOptions memory;
@@ -31,7 +34,7 @@ struct MemoryCommandOptions {
 
 MemoryRequest to_request(const MemoryCommandOptions& o) {
   MemoryRequest request;
-  request.layout = ParallelLayout{o.tp, 1, 1};
+  request.layout = ParallelLayout{o.tp, o.pp, o.ep};
   request.engine.tensor_parallel_size = o.tp;
   request.engine.max_num_batched_tokens = parse_tokens(o.chunk, InputLocation::for_key("--chunk"));
   request.engine.activation_bytes = o.activation_bytes;
@@ -174,10 +177,11 @@ Document run_memory(const MemoryCommandOptions& o) {
   const MemoryRequest request = to_request(o);
   Document doc;
   if (!o.min_tp) {
+    if (request.layout.pp > 1 || request.layout.ep > 1) validate_layout(request.layout, model);
     const MemoryReport r = analyze_memory(model, request);
-    doc.title =
-        fmt::format("tpnet memory: {} at TP{}, per node of {} ({} usable x {:g})", model.name, r.tp,
-                    r.node, format_bytes(r.node_memory, 4), r.gpu_memory_utilization);
+    doc.title = fmt::format("tpnet memory: {} as {}, per node of {} ({} usable x {:g})", model.name,
+                            r.layout.name(), r.node, format_bytes(r.node_memory, 4),
+                            r.gpu_memory_utilization);
     doc.fields = report_fields(model, r, o.memory.kv_cache_dtype);
     doc.warnings = r.warnings;
     return doc;
@@ -224,10 +228,17 @@ Command setup_memory(CLI::App& app) {
       ->required();
   o->tp_option = sub->add_option("--tp,--tensor-parallel-size", o->tp,
                                  "Tensor-parallel size: nodes per instance");
+  auto* pp = sub->add_option("--pp", o->pp, "Pipeline stages: each node holds its stage's layers")
+                 ->default_str("1");
+  auto* ep = sub->add_option("--ep", o->ep,
+                             "Expert-parallel size (MoE): routed experts spread over EP ranks")
+                 ->default_str("1");
   sub->add_flag("--min-tp", o->min_tp,
                 "Answer the smallest TP (1, 2, 4, 8, ...) that fits with room for one "
                 "--max-model-len sequence")
-      ->excludes(o->tp_option);
+      ->excludes(o->tp_option)
+      ->excludes(pp)
+      ->excludes(ep);
   add_node_option(sub, o->node);
   add_memory_options(sub, o->memory);
   const std::string engine = "Engine (vLLM names)";

@@ -3,16 +3,22 @@
 #include <cmath>
 #include <string>
 
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet {
 
 const std::vector<LinkPreset>& link_presets() {
+  // The emulated link is one host link of the default node: what one PCIe
+  // half carries, as its catalog file measured it.
+  static const double emulated =
+      builtin_node(kDefaultNodeName).host_links.usable.bits_per_second() / 1e9;
   static const std::vector<LinkPreset> presets{
-      {"200G", 200.0, "a 200 Gb/s port with both PCIe halves in use (DOMAIN.md s.1)"},
+      {"200G", 200.0, "a 200 Gb/s port with both PCIe halves in use (docs/background.md s.1)"},
       {"100G", 100.0, "a real 100 Gb/s cable or breakout lane"},
-      {"emulated-100G", 109.0,
-       "100G emulated on 200G hardware by one PCIe Gen5 x4 half; ib_write_bw measures 109 Gb/s"},
+      {"emulated-100G", emulated,
+       "100G emulated on 200G hardware by one PCIe Gen5 x4 half (the dgx-spark node's "
+       "host_links.usable, as ib_write_bw measures it)"},
   };
   return presets;
 }
