@@ -1,6 +1,6 @@
 // tpnet doctor: reads an nccl-tests all_reduce_perf run, fits the alpha-beta
 // model and says whether the bus bandwidth matches the link, naming the
-// known bad states (DOMAIN.md s.9) and the settings to check.
+// known bad states (docs/background.md s.9) and the settings to check.
 
 #include <fmt/format.h>
 

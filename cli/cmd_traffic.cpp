@@ -1,5 +1,5 @@
 // tpnet traffic: RDMA port counter samples as rates in averaging windows
-// (DOMAIN.md s.6, docs/traffic.md), optionally split into prefill and decode,
+// (docs/background.md s.6, docs/traffic.md), optionally split into prefill and decode,
 // with an SVG plot of the finest and coarsest windows.
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The DeepSeek-V4.1-Flash study (DOMAIN.md s.7) under its planner's default
+# The DeepSeek-V4.1-Flash study (docs/background.md s.7) under its planner's default
 # SLOs, TTFT <= 1000 ms and TPS >= 20 tokens/s. Its TP4 rows report no
 # latency, so TP4's users cannot be computed by Little's law: the answer says
 # so instead of guessing.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measured on an emulated 100G link (one PCIe half, 109 Gb/s) with RDMA
 # counters showing 3.57 MB per prompt token: how much more could a real 100G
-# cable add? (DOMAIN.md s.4, "Real cable from emulated measurement")
+# cable add? (docs/background.md s.4, "Real cable from emulated measurement")
 # expect: bytes per token from +measured
 # expect: 32k +1 +32768 +32768 +117\.0 +8\.59 +\+0\.77
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GLM-5.3 study (DOMAIN.md s.4): 8 DGX Sparks at TP8 move from 200G to
+# The GLM-5.3 study (docs/background.md s.4): 8 DGX Sparks at TP8 move from 200G to
 # 100G links. Bounds per test, and the share of the TTFT measured at 200G.
 # Usage: examples/glm53-100g-penalty.sh [path/to/tpnet]
 # expect: P1 +1 +1024 +1024 +3\.5 +0\.14 +\+0\.14

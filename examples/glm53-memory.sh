@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GLM-5.3 (753B at 4.5 bits) on DGX Sparks, DOMAIN.md s.8: at TP4 the weights
+# GLM-5.3 (753B at 4.5 bits) on DGX Sparks, docs/background.md s.8: at TP4 the weights
 # alone take ~106 GB of each node's 108.9 GB budget, so the smallest TP that
 # fits is 8. At TP8, NCCL_MAX_NCHANNELS=8 and NCCL_BUFFSIZE=1048576 cut NCCL's
 # buffers from 37 GB to 11 GB per node, which goes to the KV cache: room for

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The purchase question behind the GLM-5.3 study (DOMAIN.md s.5): 16 DGX Sparks,
+# The purchase question behind the GLM-5.3 study (docs/background.md s.5): 16 DGX Sparks,
 # 100G or 200G? Two TP8 instances on one CRS804 at 100G keep the TP8 loss;
 # one TP16 instance loses about twice the share of TTFT.
 # expect: recommended\*\*: 2 x TP8 on 1 x crs804 at 100G

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Qwen3.6-27B study (DOMAIN.md s.7): TP1, TP2 and TP4 on 1, 2 and 4 DGX
+# The Qwen3.6-27B study (docs/background.md s.7): TP1, TP2 and TP4 on 1, 2 and 4 DGX
 # Sparks. Under TTFT <= 1000 ms and TPS >= 15 tokens/s, TP1 serves no request,
 # TP2 8 at once (C=16 misses 15 tokens/s by 14.96: on the edge) and TP4 16
 # (C=32 fails TTFT 1005 ms). Users by Little's law with 45 s think time, and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A switch for 16 DGX Sparks at 100G (DOMAIN.md s.5): a CRS804 takes all 16 on
+# A switch for 16 DGX Sparks at 100G (docs/background.md s.5): a CRS804 takes all 16 on
 # its four 400G QSFP56-DD ports as 4 x 100G breakouts; a CRS812 takes 12 (8 as
 # usually quoted: the QSFP-DD ports alone), so 16 need two CRS812s joined by a
 # 400G ISL, 2:1 oversubscribed. The breakout sub-ports must be forced to 100G.

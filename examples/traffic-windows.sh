@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bursty prefill traffic in averaging windows (DOMAIN.md s.6, docs/traffic.md).
+# Bursty prefill traffic in averaging windows (docs/background.md s.6, docs/traffic.md).
 # The input is SYNTHETIC (examples/traffic/counters_synthetic.csv, generated,
 # not a measurement): GLM-5.3 TP8 prefill all-reduces of 88.1 MB at 200 Gb/s
 # every 10 ms for 200 ms, then 100 ms of decode at 8 Gb/s, read every 1 ms

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for golden tests: DOMAIN.md prints numbers rounded to a precision;
+// Helpers for golden tests: docs/background.md prints numbers rounded to a precision;
 // a golden test checks that our value rounds to exactly what it prints.
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Capacity under SLOs (DOMAIN.md s.7): the Qwen3.6-27B and DeepSeek-V4.1-Flash
+// Capacity under SLOs (docs/background.md s.7): the Qwen3.6-27B and DeepSeek-V4.1-Flash
 // studies reproduced, and the rules behind C_max, users, sensitivity, fleets
 // and scaling on small sweeps written here.
 

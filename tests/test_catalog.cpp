@@ -15,7 +15,8 @@ TEST_CASE("every built-in model parses and states its source", "[catalog]") {
   }
 }
 
-TEST_CASE("the three study models are built in with DOMAIN.md's figures", "[catalog][golden]") {
+TEST_CASE("the three study models are built in with docs/background.md's figures",
+          "[catalog][golden]") {
   const ModelArch glm = builtin_model("glm-5.3");
   CHECK(glm.hidden_size == 6144);
   CHECK(glm.num_layers == 78);
@@ -23,7 +24,7 @@ TEST_CASE("the three study models are built in with DOMAIN.md's figures", "[cata
   CHECK(glm.active_params == 40e9);
   CHECK(glm.bits_per_weight == 4.5);
   CHECK(glm.sparse_attention_top_k == 2048);
-  CHECK(glm.assumptions.count("vocab_size") == 1);  // not stated by DOMAIN.md: marked
+  CHECK(glm.assumptions.count("vocab_size") == 1);  // not stated by docs/background.md: marked
   CHECK(builtin_model("qwen3.6-27b").total_params == 27e9);
   CHECK(builtin_model("deepseek-v4.1-flash").total_params == 763e9);
 }

@@ -18,7 +18,7 @@ const std::string kSource = TPNET_SOURCE_DIR;
 
 }  // namespace
 
-TEST_CASE("tpnet compare over TP2-TP16 reproduces DOMAIN.md's byte and compute ratios",
+TEST_CASE("tpnet compare over TP2-TP16 reproduces docs/background.md's byte and compute ratios",
           "[cli][golden]") {
   const CliResult r = run_tpnet(
       {"compare", "--model", "glm-5.3", "--tp", "2,4,8,16", "--prompt", "8k", "--format", "json"});

@@ -1,4 +1,4 @@
-// tpnet memory end to end: the JSON keys and their sums, --min-tp, DOMAIN.md
+// tpnet memory end to end: the JSON keys and their sums, --min-tp, docs/background.md
 // s.8's NCCL figures and 763B fit, every format, and the bad-input contract.
 
 #include <yaml-cpp/yaml.h>
@@ -60,7 +60,8 @@ TEST_CASE("tpnet memory --model glm-5.3 --min-tp answers 8", "[cli][memory][gold
 }
 
 TEST_CASE(
-    "tpnet memory reproduces DOMAIN.md s.8: NCCL takes 37 GB per rank at 64 channels, 11 GB "
+    "tpnet memory reproduces docs/background.md s.8: NCCL takes 37 GB per rank at 64 channels, 11 "
+    "GB "
     "at 8 channels of 1 MiB",
     "[cli][memory][golden]") {
   const YAML::Node defaults = json_of(

@@ -106,7 +106,8 @@ TEST_CASE("tpnet models show names a model's assumptions and a missing estimate"
   const YAML::Node j = json_of(run_tpnet({"models", "show", "glm-5.3", "--format", "json"}));
   CHECK_FALSE(j["param_estimate"]["complete"].as<bool>());
   CHECK(j["param_estimate"]["missing_keys"][0].as<std::string>() == "moe.expert_intermediate_size");
-  CHECK(j["assumptions"]["vocab_size"].as<std::string>().find("DOMAIN.md") != std::string::npos);
+  CHECK(j["assumptions"]["vocab_size"].as<std::string>().find("docs/background.md") !=
+        std::string::npos);
   CHECK(j["per_tp"][3]["per_token_bytes"].as<double>() == 3376128.0);
   const CliResult table = run_tpnet({"models", "show", "glm-5.3"});
   REQUIRE(table.exit_code == 0);

@@ -49,7 +49,7 @@ TEST_CASE("tpnet decode prices GLM-5.3 TP8 all-reduces as ring/LL and names tree
   CHECK(str(j["from"], "latency_model") == "nccl");
   CHECK(str(j["from"], "nccl_algorithms") == "engine");
   CHECK(get(j["from"], "nccl_channels") == 2);
-  // The study's DOMAIN numbers do not move.
+  // The study's background numbers do not move.
   CHECK(get(j, "allreduce_sent_bytes") == 107520);
   CHECK_THAT(get(j, "max_added_per_forward_s"), WithinRel(0.0007204736, 1e-9));
 

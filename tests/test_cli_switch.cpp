@@ -25,7 +25,7 @@ YAML::Node row_of(const YAML::Node& j, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("tpnet switch reproduces DOMAIN.md s.5's Sparks per switch at 100G and 200G",
+TEST_CASE("tpnet switch reproduces docs/background.md s.5's Sparks per switch at 100G and 200G",
           "[cli][switch][golden]") {
   const YAML::Node j100 =
       json_of(run_tpnet({"switch", "--nodes", "16", "--speed", "100G", "--format", "json"}));

@@ -69,7 +69,7 @@ TEST_CASE("projection from one TP8 baseline: the same TP reproduces the measured
   REQUIRE(projected.size() == 4);
   const double comm8 = 8192 * 3376128.0 * 8 / 200e9;
   CHECK_THAT(projected[2], WithinRel(comm8 / 6.36, 1e-12));  // 17.4%
-  // DOMAIN.md s.4: compute_N = compute_b x 8/N, comm_N = comm_b x f(N)/f(8)
+  // docs/background.md s.4: compute_N = compute_b x 8/N, comm_N = comm_b x f(N)/f(8)
   const double compute8 = 6.36 - comm8;
   const double comm16 = comm8 * 1.875 / 1.75;
   CHECK_THAT(projected[3], WithinRel(comm16 / (compute8 / 2 + comm16), 1e-12));

@@ -1,4 +1,4 @@
-// Every number of DOMAIN.md sections 1-4, reproduced to its printed precision.
+// Every number of docs/background.md sections 1-4, reproduced to its printed precision.
 
 #include "catch.hpp"
 #include "golden.hpp"

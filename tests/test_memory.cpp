@@ -1,4 +1,4 @@
-// Memory per node (docs/formulas.md s.12): DOMAIN.md s.8's NCCL footprints and
+// Memory per node (docs/formulas.md s.12): docs/background.md s.8's NCCL footprints and
 // the 763B fit, GLM-5.3's smallest TP, KV bytes per token by kind of
 // attention, and the inputs each flag refuses.
 

@@ -37,7 +37,7 @@ TEST_CASE("GLM-5.3 on 16 Sparks: two TP8 instances on one CRS804 at 100G, ahead 
   const PlanOption& tp16 = report.options[1];
   CHECK(tp16.tp == 16);
   CHECK(tp16.speed.name == "100G");
-  // TP16's share of TTFT roughly doubles TP8's (DOMAIN.md s.5): 31.1% against 17.4%.
+  // TP16's share of TTFT roughly doubles TP8's (docs/background.md s.5): 31.1% against 17.4%.
   CHECK_THAT(*tp16.worst_ttft_increase / *best.worst_ttft_increase, WithinAbs(1.8, 0.05));
   CHECK_THAT(tp16.reason, ContainsSubstring("TP16 loses 1.8x the share of TTFT that TP8 loses"));
   CHECK_THAT(best.reason, ContainsSubstring("2 instances keep serving if one fails"));

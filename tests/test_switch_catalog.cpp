@@ -93,7 +93,7 @@ TEST_CASE("every built-in switch parses, is named after its file and states its 
   }
 }
 
-TEST_CASE("the switch catalog reads DOMAIN.md's ports for the CRS812 and CRS804",
+TEST_CASE("the switch catalog reads docs/background.md's ports for the CRS812 and CRS804",
           "[switch][catalog][golden]") {
   const SwitchSpec crs812 = builtin_switch("crs812");
   CHECK(crs812.model == "MikroTik CRS812-8DS-2DQ-2DDQ-RM");
@@ -150,7 +150,7 @@ TEST_CASE("the model catalog holds models only: switches and nodes have their ow
   CHECK(builtin_node_names() == std::vector<std::string>{"dgx-spark"});
 }
 
-TEST_CASE("the DGX Spark node carries DOMAIN.md's memory, ports and host links",
+TEST_CASE("the DGX Spark node carries docs/background.md's memory, ports and host links",
           "[node][catalog][golden]") {
   const NodeSpec spark = builtin_node("dgx-spark");
   CHECK(spark.memory.count() == 128e9);

@@ -1,4 +1,4 @@
-// Switch plans: DOMAIN.md s.5's figures, the port arithmetic behind them,
+// Switch plans: docs/background.md s.5's figures, the port arithmetic behind them,
 // multi-switch oversubscription and the switchless layouts.
 
 #include <algorithm>
@@ -61,7 +61,7 @@ TEST_CASE("CRS812 takes 8 DGX Sparks at 100G on its QSFP-DD ports, 12 with the Q
              ContainsSubstring("8 is the figure usually quoted, counting only the 2 x QSFP56-DD "
                                "400G ports (each as 4x100G)"));
   CHECK_THAT(a.headline_note, ContainsSubstring("2 x QSFP56 200G ports as 2x100G (+4)"));
-  // DOMAIN.md's 8 fit the QSFP-DD ports alone: two 4 x 100G breakout cables.
+  // docs/background.md's 8 fit the QSFP-DD ports alone: two 4 x 100G breakout cables.
   REQUIRE(a.fits_one);
   const SwitchPlan& plan = a.plans.front();
   const SwitchUnit& unit = plan.units.front();
@@ -313,7 +313,7 @@ TEST_CASE("traps attach to the plans that meet them", "[switch]") {
   REQUIRE(broken);
   CHECK(has_trap(*broken, "breakout-speed"));
   CHECK_THAT(broken->traps.front().text, ContainsSubstring("come up at 50G"));
-  // The checklist of DOMAIN.md s.5: breakouts, the NIC at the speed, full rate.
+  // The checklist of docs/background.md s.5: breakouts, the NIC at the speed, full rate.
   REQUIRE(broken->checklist.size() == 3);
   CHECK_THAT(broken->checklist[0].check, ContainsSubstring("2x200G on QSFP56-DD 400G"));
   CHECK_THAT(broken->checklist[1].check, ContainsSubstring("ConnectX-7 links at 200G"));

@@ -1,6 +1,6 @@
 #pragma once
 /// What tensor parallelism sends: all-reduces per forward pass, the block of
-/// each, and bytes per prompt token per node (DOMAIN.md s.2,
+/// each, and bytes per prompt token per node (docs/background.md s.2,
 /// docs/formulas.md s.3).
 
 #include <vector>

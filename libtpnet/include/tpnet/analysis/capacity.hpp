@@ -2,7 +2,7 @@
 /// Capacity under SLOs from measured concurrency sweeps: the largest
 /// concurrency that meets a TTFT and a decode-rate target (C_max), users by
 /// Little's law, sensitivity to think time and thresholds, fleet topologies
-/// and TP scaling efficiency (DOMAIN.md s.7, docs/formulas.md s.13).
+/// and TP scaling efficiency (docs/background.md s.7, docs/formulas.md s.13).
 
 #include <compare>
 #include <optional>

@@ -63,7 +63,7 @@ struct CompareRequest {
 
 /// The layout ratios are taken against: the request's reference, else the
 /// projection's layout (unless a single node), else TP8 when the grid has it
-/// (DOMAIN's reference), else the grid's first layout.
+/// (background's reference), else the grid's first layout.
 [[nodiscard]] ParallelLayout reference_layout(const CompareRequest& request);
 
 /// Everything about a layout that does not depend on links or prompts.

@@ -1,7 +1,7 @@
 #pragma once
 /// Decode over a slower link: small per-request blocks, latency-bound
 /// all-reduces, and a weight-read floor that dwarfs the transfer time
-/// (DOMAIN.md s.3, docs/formulas.md s.6).
+/// (docs/background.md s.3, docs/formulas.md s.6).
 
 #include <optional>
 #include <string>

@@ -67,7 +67,7 @@ struct PcieSpec {
   std::optional<LineCoding> coding;  ///< default: the generation's own
   /// Share of the coded rate left after TLP/DLLP packet and flow-control
   /// overhead. 0.88 turns Gen5 x4's 126 Gb/s into the ~111 Gb/s a direct
-  /// cable measured between two DGX Sparks (DOMAIN.md s.1).
+  /// cable measured between two DGX Sparks (docs/background.md s.1).
   double protocol_efficiency = 0.88;
 };
 

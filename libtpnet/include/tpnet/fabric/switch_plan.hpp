@@ -83,7 +83,7 @@ struct CableLine {
   [[nodiscard]] std::string text() const;
 };
 
-/// One item of DOMAIN.md s.5's checklist before choosing a slower per-node
+/// One item of docs/background.md s.5's checklist before choosing a slower per-node
 /// speed: what the catalog says, and what only the hardware can confirm.
 struct PlanCheck {
   std::string check;
@@ -158,7 +158,7 @@ struct SwitchPlanReport {
 [[nodiscard]] int max_nodes_on(const SwitchSpec& sw, BitRate speed);
 
 /// The same over the fastest data ports alone: the figure usually quoted
-/// (DOMAIN.md s.5: CRS812 4 at 200G, 8 at 100G).
+/// (docs/background.md s.5: CRS812 4 at 200G, 8 at 100G).
 [[nodiscard]] int headline_nodes_on(const SwitchSpec& sw, BitRate speed);
 
 /// The plan for `nodes` on one switch; nullopt when they do not fit.

@@ -1,6 +1,6 @@
 #pragma once
 /// Measured baselines: TTFT per prompt scenario at the `from` link, in the
-/// columns of the GLM-5.3 study (shared/spec/data/glm53_tp8_200g.csv).
+/// columns of the GLM-5.3 study (examples/data/glm53_tp8_200g.csv).
 
 #include <string>
 #include <string_view>

@@ -1,6 +1,6 @@
 #pragma once
 /// Reading concurrency sweeps: the study's CSV (columns of
-/// shared/spec/data/qwen36_27b_sweep.csv) and `vllm bench serve` result JSON
+/// examples/data/qwen36_27b_sweep.csv) and `vllm bench serve` result JSON
 /// files, one per concurrency level (docs/formulas.md s.13).
 
 #include <optional>

@@ -53,7 +53,7 @@ struct AllReduceFit {
 [[nodiscard]] AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks,
                                          const FitRange& range = {});
 
-/// What a measured bus bandwidth says about the fabric (DOMAIN.md s.9).
+/// What a measured bus bandwidth says about the fabric (docs/background.md s.9).
 enum class FabricState {
   healthy,             ///< within 10% of the link's rate
   one_pcie_half,       ///< ~109 Gb/s on a 200G port: one RDMA device used

@@ -1,7 +1,7 @@
 #pragma once
 /// The weight GEMMs one node runs in one prefill forward pass under vLLM
 /// tensor parallelism: what `tpnet-calibrate gemm` times to measure compute
-/// per prompt token (DOMAIN.md s.9; formulas and conventions in
+/// per prompt token (docs/background.md s.9; formulas and conventions in
 /// docs/formulas.md s.18).
 
 #include <string>
