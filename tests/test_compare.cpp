@@ -220,3 +220,12 @@ TEST_CASE("the reference layout: given, else the projection's, else TP8, else th
   spec.reference = ParallelLayout{16, 1, 1};
   CHECK(reference_layout(spec).name() == "TP16");
 }
+
+TEST_CASE("compare warns once for each TP size the model's heads do not divide", "[compare]") {
+  CompareRequest spec = tp_grid("glm-5.3");  // 64 heads
+  spec.layouts = {ParallelLayout{8, 1, 1}, ParallelLayout{6, 1, 1}, ParallelLayout{6, 2, 1}};
+  const CompareReport report = run_compare(spec);
+  int tp6 = 0;
+  for (const auto& w : report.warnings) tp6 += w.find("TP6 does not divide") != std::string::npos;
+  CHECK(tp6 == 1);
+}

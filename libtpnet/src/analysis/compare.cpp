@@ -165,7 +165,15 @@ CompareReport run_compare(CompareRequest request) {
     report.calibration = check_calibration(*request.calibration, model, engine, ask);
     for (const auto& w : report.calibration->warnings) report.warnings.push_back(w);
   }
-  for (const auto& w : layout_warnings(model, engine)) report.warnings.push_back(w);
+  // Each TP size of the grid once: the engine's own is only the first layout's.
+  std::vector<int> warned;
+  for (const auto& layout : request.layouts) {
+    if (std::find(warned.begin(), warned.end(), layout.tp) != warned.end()) continue;
+    warned.push_back(layout.tp);
+    EngineConfig at_tp = engine;
+    at_tp.tensor_parallel_size = layout.tp;
+    for (const auto& w : layout_warnings(model, at_tp)) report.warnings.push_back(w);
+  }
   report.request = std::move(request);
   return report;
 }
