@@ -19,6 +19,8 @@ constexpr DisplayUnit kMiB{"MiB", 1048576.0};
 
 struct MemoryCommandOptions {
   std::string model;
+  std::string quantization;
+  std::string bits_per_weight;
   int tp = 0;
   int pp = 1;
   int ep = 1;
@@ -173,7 +175,7 @@ Document run_memory(const MemoryCommandOptions& o) {
     throw InputError("give a tensor-parallel size, or --min-tp for the smallest that fits",
                      InputLocation::for_key("--tp"));
   }
-  const ModelArch model = resolve_model(o.model);
+  const ModelArch model = load_model(o.model, o.quantization, o.bits_per_weight);
   const MemoryRequest request = to_request(o);
   Document doc;
   if (!o.min_tp) {
@@ -226,6 +228,7 @@ Command setup_memory(CLI::App& app) {
                   "Built-in model name (tpnet models), a model YAML file, or a Hugging Face "
                   "config.json (or its folder)")
       ->required();
+  add_precision_options(sub, o->quantization, o->bits_per_weight);
   o->tp_option = sub->add_option("--tp,--tensor-parallel-size", o->tp,
                                  "Tensor-parallel size: nodes per instance");
   auto* pp = sub->add_option("--pp", o->pp, "Pipeline stages: each node holds its stage's layers")

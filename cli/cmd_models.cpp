@@ -17,6 +17,8 @@ namespace {
 struct ModelsOptions {
   std::string format = "table";
   std::string show_model;  ///< `models show NAME`
+  std::string quantization;
+  std::string bits_per_weight;
   CLI::App* show = nullptr;
 };
 
@@ -185,8 +187,9 @@ std::vector<Field> estimate_lines(const ModelArch& m, const ParamEstimate& e) {
   return lines;
 }
 
-Document run_show(const std::string& name) {
-  const ModelSummary summary = summarize_model(resolve_model(name));
+Document run_show(const ModelsOptions& o) {
+  const ModelSummary summary =
+      summarize_model(load_model(o.show_model, o.quantization, o.bits_per_weight));
   const ModelArch& m = summary.model;
   const ParamEstimate& e = summary.estimate;
 
@@ -198,6 +201,8 @@ Document run_show(const std::string& name) {
   doc.fields.push_back(params("total_params", "total parameters (stated)", m.total_params));
   doc.fields.push_back(params("active_params", "active parameters (stated)", m.active_params));
   doc.fields.push_back(number("bits_per_weight", "bits per weight", m.bits_per_weight, kCount, 2));
+  doc.fields.push_back(number("effective_bits_per_weight", "bits per weight over every part",
+                              summary.effective_bits, kCount, 3));
   doc.fields.push_back(estimate_record(m, e));
   for (auto& f : estimate_lines(m, e)) doc.fields.push_back(std::move(f));
   std::vector<std::string> lines;
@@ -215,6 +220,15 @@ Document run_show(const std::string& name) {
                       flag("heads_divide", "heads divide", row.heads_divide)});
   }
   doc.fields.push_back(records("per_tp", "per node at each TP size", std::move(per_tp)));
+  std::vector<Record> parts;
+  for (const WeightPartRow& p : summary.parts) {
+    parts.push_back(
+        {text("part", "part", std::string(to_string(p.part))),
+         number("bits_per_weight", "bits/weight", p.bits, kCount, 2),
+         number("model_bytes", "whole model", p.model_bytes.count(), kBytesGB, 2),
+         number("node_bytes_at_tp8", "per node at TP8", p.node_bytes_at_tp8.count(), kBytesGB, 2)});
+  }
+  doc.fields.push_back(records("weights_by_part", "weights by part", std::move(parts)));
 
   Record assumptions;
   for (const auto& [key, why] : m.assumptions) assumptions.push_back(text(key, key, why));
@@ -237,12 +251,12 @@ Command setup_models(CLI::App& app) {
       ->add_option("model", options->show_model,
                    "Built-in name, model YAML file, config.json or a folder holding one")
       ->required();
+  add_precision_options(options->show, options->quantization, options->bits_per_weight);
   add_format_option(options->show, options->format);
   return Command{
       sub,
       [options] {
-        return Outcome{
-            options->show->parsed() ? run_show(options->show_model) : run_models(), {}, 0};
+        return Outcome{options->show->parsed() ? run_show(*options) : run_models(), {}, 0};
       },
       std::shared_ptr<const std::string>(options, &options->format)};
 }

@@ -4,6 +4,7 @@
 
 #include "tpnet/analysis/kv_cache.hpp"
 #include "tpnet/model/model_catalog.hpp"
+#include "tpnet/model/quantization.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {
@@ -19,6 +20,7 @@ void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
                   "Built-in model name (tpnet models), a model YAML file, or a Hugging Face "
                   "config.json (or its folder)")
       ->required();
+  add_precision_options(app, o.quantization, o.bits_per_weight);
   if (with_tp) {
     app->add_option("--tp,--tensor-parallel-size", o.tp, "Tensor-parallel size: nodes per instance")
         ->required();
@@ -76,7 +78,35 @@ void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
   }
 }
 
-ModelArch load_model(const EngineOptions& options) { return resolve_model(options.model); }
+void add_precision_options(CLI::App* app, std::string& quantization, std::string& bits_per_weight) {
+  auto* q = app->add_option("--quantization", quantization,
+                            "Serve the model as nvfp4, fp8, mxfp4, int4 or bf16, whatever its "
+                            "file says (embedding, output head and router stay 16-bit)")
+                ->group("Model");
+  auto* b = app->add_option("--bits-per-weight", bits_per_weight,
+                            "Every weight at this many bits (e.g. 4.5), whatever its file says")
+                ->group("Model");
+  q->excludes(b);
+}
+
+ModelArch load_model(const std::string& name, const std::string& quantization,
+                     const std::string& bits_per_weight) {
+  ModelArch model = resolve_model(name);
+  if (!quantization.empty()) {
+    apply_quantization(model,
+                       parse_quantization(quantization, InputLocation::for_key("--quantization")));
+  }
+  if (!bits_per_weight.empty()) {
+    apply_bits_per_weight(
+        model, parse_positive_number(bits_per_weight, InputLocation::for_key("--bits-per-weight"),
+                                     "bits per weight, e.g. 4.5"));
+  }
+  return model;
+}
+
+ModelArch load_model(const EngineOptions& options) {
+  return load_model(options.model, options.quantization, options.bits_per_weight);
+}
 
 EngineConfig to_engine(const EngineOptions& o) {
   EngineConfig e;

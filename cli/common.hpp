@@ -45,6 +45,8 @@ void add_format_option(CLI::App* app, std::string& format);
 
 struct EngineOptions {
   std::string model;
+  std::string quantization;     ///< --quantization: replaces the model's precision
+  std::string bits_per_weight;  ///< --bits-per-weight
   int tp = 0;
   std::string chunk = "4096";
   std::string long_prefill_threshold;
@@ -65,6 +67,12 @@ struct EngineOptions {
 void add_engine_options(CLI::App* app, EngineOptions& options, bool with_tp = true);
 
 [[nodiscard]] ModelArch load_model(const EngineOptions& options);
+
+/// --quantization and --bits-per-weight (mutually exclusive), in a "Model" group.
+void add_precision_options(CLI::App* app, std::string& quantization, std::string& bits_per_weight);
+/// resolve_model(name) with those options applied.
+[[nodiscard]] ModelArch load_model(const std::string& name, const std::string& quantization,
+                                   const std::string& bits_per_weight);
 [[nodiscard]] EngineConfig to_engine(const EngineOptions& options);
 /// Parses a link flag and applies the latency-model flags: --nccl-algo and
 /// --nccl-proto, or the --base-latency/--step-latency override.

@@ -11,6 +11,7 @@ struct FieldFlag {
 
 constexpr FieldFlag kFieldFlags[] = {
     {"model", "--model"},
+    {"model.bits_per_weight", "--bits-per-weight"},
     {"node", "--node"},
     {"layout.tp", "--tp"},
     {"layout.pp", "--pp"},

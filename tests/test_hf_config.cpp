@@ -7,6 +7,7 @@
 
 #include "catch.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/analysis/weights.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
@@ -220,7 +221,10 @@ TEST_CASE("a gpt-oss-120b config.json: alternating sliding windows and MXFP4 exp
   CHECK(m.intermediate_size == 0);
   CHECK(m.quantization == "mxfp4");
   // Experts at 4.25 bits, the 2.1B other weights at BF16: 4.46 bits on average.
-  CHECK_THAT(m.bits_per_weight, WithinAbs(4.46, 0.01));
+  CHECK(m.bits_per_weight == 4.25);
+  CHECK(m.bits_of(WeightPart::routed_experts) == 4.25);
+  CHECK(m.bits_of(WeightPart::attention) == 16.0);
+  CHECK_THAT(effective_bits_per_weight(m), WithinAbs(4.46, 0.01));
   CHECK_THAT(m.total_params, WithinRel(117e9, 0.005));
   CHECK_THAT(m.active_params, WithinRel(5.1e9, 0.01));
   CHECK(m.assumptions.at("bits_per_weight").find("mxfp4") != std::string::npos);

@@ -257,3 +257,18 @@ TEST_CASE("a model file on disk loads", "[model]") {
   CHECK(load_model_file(path.string()).name == "tiny");
   std::filesystem::remove(path);
 }
+
+TEST_CASE("part_bits states the parts a checkpoint keeps at another precision", "[model]") {
+  const std::string base = std::string(kShapes) + "part_bits: {attention: 16, router: 16}\n";
+  const ModelArch m = parse_model_yaml(base, "shapes.yaml");
+  CHECK(m.bits_per_weight == 8);
+  CHECK(m.bits_of(WeightPart::attention) == 16);
+  CHECK(m.bits_of(WeightPart::router) == 16);
+  CHECK(m.bits_of(WeightPart::routed_experts) == 8);
+  CHECK_THROWS_WITH(
+      parse_model_yaml(std::string(kShapes) + "part_bits: {mlp: 16}\n", "shapes.yaml"),
+      ContainsSubstring("part_bits.mlp: unknown key"));
+  CHECK_THROWS_WITH(
+      parse_model_yaml(std::string(kShapes) + "part_bits: {attention: 0}\n", "shapes.yaml"),
+      ContainsSubstring("part_bits.attention"));
+}

@@ -48,5 +48,6 @@
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
 #include "tpnet/model/prefill_gemms.hpp"
+#include "tpnet/model/quantization.hpp"
 #include "tpnet/quantity.hpp"
 #include "tpnet/units.hpp"

@@ -5,6 +5,7 @@
 
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/penalty.hpp"
+#include "tpnet/analysis/weights.hpp"
 #include "tpnet/error.hpp"
 
 namespace tpnet {
@@ -17,7 +18,7 @@ Bytes logits_gather_bytes(const ModelArch& model, const EngineConfig& engine, in
 }
 
 Seconds weight_read_floor(const ModelArch& model, int nodes, BitRate bandwidth) {
-  const Bytes per_node(model.active_params * model.bits_per_weight / 8.0 / nodes);
+  const Bytes per_node = active_weight_bytes(model) / static_cast<double>(nodes);
   return Seconds(per_node.count() / bandwidth.bytes_per_second());
 }
 
@@ -62,7 +63,7 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
   r.logits_sent = logits_gather_bytes(model, engine, tp, r.tokens_per_forward);
   r.forward_sent = r.allreduce_forward_bytes + r.logits_sent;
 
-  r.weight_bytes_per_node = Bytes(model.active_params * model.bits_per_weight / 8.0 / tp);
+  r.weight_bytes_per_node = active_weight_bytes(model) / static_cast<double>(tp);
   r.memory_bandwidth = inputs.memory_bandwidth;
   r.weight_read_floor = weight_read_floor(model, tp, inputs.memory_bandwidth);
   r.traffic_ceiling = r.forward_sent / r.weight_read_floor;

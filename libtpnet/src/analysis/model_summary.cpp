@@ -10,6 +10,17 @@ ModelSummary summarize_model(const ModelArch& model) {
   ModelSummary s;
   s.model = model;
   s.estimate = estimate_params(model);
+  s.effective_bits = effective_bits_per_weight(model);
+  const WeightMemory whole = weight_memory(model, ParallelLayout{1, 1, 1});
+  const WeightMemory tp8 = weight_memory(model, ParallelLayout{8, 1, 1});
+  for (std::size_t i = 0; i < whole.model_bytes_by_part.size(); ++i) {
+    const auto& [part, bytes] = whole.model_bytes_by_part[i];
+    Bytes node;
+    for (const auto& [p, b] : tp8.node_bytes_by_part) {
+      if (p == part) node = b;
+    }
+    s.parts.push_back(WeightPartRow{part, model.bits_of(part), bytes, node});
+  }
   for (int tp : {1, 2, 4, 8, 16}) {
     EngineConfig engine;
     engine.tensor_parallel_size = tp;

@@ -1,6 +1,7 @@
 #include "tpnet/analysis/weights.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "tpnet/analysis/kv_cache.hpp"
 #include "tpnet/model/params.hpp"
@@ -21,14 +22,17 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, const ParamEsti
   const double attention_layers = layer_counts(m).attention();
   if (estimate.total.router > 0.0) {
     // ReplicatedLinear gates: every rank scores every expert.
-    parts.push_back({"router", estimate.total.router, estimate.total.router, Bytes(0.0)});
+    parts.push_back(
+        {"router", WeightPart::router, estimate.total.router, estimate.total.router, Bytes(0.0)});
   }
   if (m.mla) {
     // q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear in vLLM's MLA.
     const MlaSpec& a = *m.mla;
     const double params =
         attention_layers * h * (a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim);
-    if (params > 0.0) parts.push_back({"mla_down_projections", params, params, Bytes(0.0)});
+    if (params > 0.0) {
+      parts.push_back({"mla_down_projections", WeightPart::attention, params, params, Bytes(0.0)});
+    }
   }
   if (m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
     // The DSA indexer (wq_b, wk, weights_proj) is replicated whole.
@@ -36,7 +40,7 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, const ParamEsti
     const double heads = m.sparse_attention_index_heads;
     const double dim = m.sparse_attention_index_head_dim;
     const double params = attention_layers * (q_in * heads * dim + h * dim + h * heads);
-    parts.push_back({"sparse_indexer", params, params, Bytes(0.0)});
+    parts.push_back({"sparse_indexer", WeightPart::attention, params, params, Bytes(0.0)});
   }
   const int kv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_attention_heads;
   if (!m.mla && kv > 0 && tp > kv) {
@@ -44,8 +48,20 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, const ParamEsti
     const double per_head = attention_layers * 2.0 * h * d(effective_head_dim(m));
     const double params = per_head * kv;
     const double node = per_head * d(ceil_div(kv, tp));
-    if (params > 0.0) parts.push_back({"kv_heads", params, node, Bytes(0.0)});
+    if (params > 0.0) {
+      parts.push_back({"kv_heads", WeightPart::attention, params, node, Bytes(0.0)});
+    }
   }
+  return parts;
+}
+
+/// The stated total spread over the parts as the estimate places them; empty
+/// when the estimate cannot place them.
+std::map<WeightPart, double> stated_parts(const ModelArch& m, const ParamEstimate& estimate) {
+  std::map<WeightPart, double> parts;
+  if (!estimate.complete() || !(estimate.total_params() > 0.0)) return parts;
+  const double scale = m.total_params / estimate.total_params();
+  for (const WeightPart part : kWeightParts) parts[part] = estimate.total.of(part) * scale;
   return parts;
 }
 
@@ -56,31 +72,89 @@ WeightMemory weight_memory(const ModelArch& m, const ParallelLayout& layout) {
   WeightMemory w;
   w.total_params = m.total_params;
   w.replicated = replicated_parts(m, estimate, layout.tp);
-  const double bytes_per_param = m.bits_per_weight / 8.0;
   const double pp = std::max(1, layout.pp);
-  double replicated = 0.0;
-  double node = 0.0;
+  const double dense_ranks = layout.tp * pp;
+  std::map<WeightPart, double> split_params = stated_parts(m, estimate);
+  // Parts priced one by one only when their bits differ: the uniform sum is
+  // exact, the per-part one rounds in the estimate's scaling.
+  const bool by_part = !split_params.empty() && !m.part_bits.empty();
+  double replicated_params = 0.0;
+  double replicated_bytes = 0.0;
   for (auto& part : w.replicated) {
     // A stage holds its own layers' share of every per-layer part.
     part.node_params /= pp;
-    part.node_bytes = Bytes(part.node_params * bytes_per_param);
-    replicated += part.params;
-    node += part.node_params;
+    part.node_bytes = Bytes(part.node_params * m.bits_of(part.part) / 8.0);
+    replicated_params += part.params;
+    replicated_bytes += part.node_bytes.count();
+    if (!split_params.empty()) {
+      split_params[part.part] = std::max(0.0, split_params[part.part] - part.params);
+    }
   }
-  const double split = std::max(0.0, m.total_params - replicated);
-  const double dense_ranks = layout.tp * pp;
-  double per_rank = split / dense_ranks;
-  if (layout.ep > 1 && m.moe && estimate.complete() && estimate.total_params() > 0.0) {
-    // Experts spread over ep x pp ranks while attention and the dense parts
-    // split over each data-parallel group's tp x pp. The experts' share comes
-    // from the architecture, applied to the stated total.
+  w.replicated_bytes = Bytes(replicated_bytes);
+  const bool expert_parallel =
+      layout.ep > 1 && m.moe && estimate.complete() && estimate.total_params() > 0.0;
+  if (expert_parallel) {
     w.routed_expert_share = estimate.total.routed_experts / estimate.total_params();
-    const double experts = std::min(split, m.total_params * w.routed_expert_share);
-    per_rank = (split - experts) / dense_ranks + experts / (layout.ep * pp);
   }
-  w.split = Bytes(per_rank * bytes_per_param);
-  w.replicated_bytes = Bytes(node * bytes_per_param);
+  if (!by_part) {
+    // Every weight at bits_per_weight: experts over ep x pp, the rest over tp x pp.
+    const double split = std::max(0.0, m.total_params - replicated_params);
+    double per_rank = split / dense_ranks;
+    if (expert_parallel) {
+      const double experts = std::min(split, m.total_params * w.routed_expert_share);
+      per_rank = (split - experts) / dense_ranks + experts / (layout.ep * pp);
+    }
+    w.split = Bytes(per_rank * m.bits_per_weight / 8.0);
+    for (const auto& [part, params] : split_params) {
+      const double ranks =
+          expert_parallel && part == WeightPart::routed_experts ? layout.ep * pp : dense_ranks;
+      const Bytes bytes(params * m.bits_per_weight / 8.0);
+      w.model_bytes_by_part.emplace_back(part, bytes);
+      w.node_bytes_by_part.emplace_back(part, bytes / ranks);
+    }
+  } else {
+    double split_bytes = 0.0;
+    for (const auto& [part, params] : split_params) {
+      // Experts spread over ep x pp ranks while attention and the dense parts
+      // split over each data-parallel group's tp x pp.
+      const double ranks =
+          expert_parallel && part == WeightPart::routed_experts ? layout.ep * pp : dense_ranks;
+      const double bytes = params * m.bits_of(part) / 8.0;
+      split_bytes += bytes / ranks;
+      w.model_bytes_by_part.emplace_back(part, Bytes(bytes));
+      w.node_bytes_by_part.emplace_back(part, Bytes(bytes / ranks));
+    }
+    w.split = Bytes(split_bytes);
+  }
+  for (const auto& r : w.replicated) {
+    for (auto& [part, bytes] : w.model_bytes_by_part) {
+      if (part == r.part) bytes += Bytes(r.params * m.bits_of(r.part) / 8.0);
+    }
+    for (auto& [part, bytes] : w.node_bytes_by_part) {
+      if (part == r.part) bytes += r.node_bytes;
+    }
+  }
   return w;
+}
+
+double effective_bits_per_weight(const ModelArch& m) {
+  if (m.part_bits.empty()) return m.bits_per_weight;
+  const ParamEstimate estimate = estimate_params(m);
+  if (!estimate.complete() || !(estimate.total_params() > 0.0)) return m.bits_per_weight;
+  double bits = 0.0;
+  for (const WeightPart part : kWeightParts) bits += estimate.total.of(part) * m.bits_of(part);
+  return bits / estimate.total_params();
+}
+
+Bytes active_weight_bytes(const ModelArch& m) {
+  if (m.part_bits.empty()) return Bytes(m.active_params * m.bits_per_weight / 8.0);
+  const ParamEstimate estimate = estimate_params(m);
+  if (!estimate.complete() || !(estimate.active_params() > 0.0)) {
+    return Bytes(m.active_params * m.bits_per_weight / 8.0);
+  }
+  double bits = 0.0;
+  for (const WeightPart part : kWeightParts) bits += estimate.active.of(part) * m.bits_of(part);
+  return Bytes(m.active_params * bits / estimate.active_params() / 8.0);
 }
 
 }  // namespace tpnet

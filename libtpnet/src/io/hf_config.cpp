@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "checkpoint_precision.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/model/params.hpp"
 #include "yaml_fields.hpp"
@@ -220,89 +221,11 @@ double dtype_bits(const Scope& s, const std::string& key, const std::string& dty
                    at(s, child(s, key), key));
 }
 
-struct Precision {
-  double bits = 16.0;
-  std::string quantization;
-  std::string why;
-  bool experts_only = false;  ///< the format covers the experts; the rest stays at the dtype
-  double dtype_bits = 16.0;
-};
-
-Precision quantization_bits(const Scope& q, double base_bits) {
-  Precision p;
-  p.dtype_bits = base_bits;
-  const auto method_text = optional_text(q, "quant_method");
-  if (!method_text) missing(q, "quant_method", "");
-  const std::string method = lower(*method_text);
-  if (method == "fp8") {
-    p.bits = 8;
-    p.quantization = "fp8";
-    p.why = "quantization_config: fp8, 8 bits per weight (block scales ignored)";
-  } else if (method == "mxfp4") {
-    p.bits = 4.25;
-    p.quantization = "mxfp4";
-    p.experts_only = true;
-    p.why = fmt::format(
-        "quantization_config: mxfp4, 4.25 bits per expert weight (4 bits and an 8-bit scale "
-        "per 32); other weights stay at {:g} bits; bits_per_weight is the weighted mean",
-        base_bits);
-  } else if (method == "modelopt" || method == "modelopt_fp4") {
-    const auto algo_text = optional_text(q, "quant_algo");
-    if (!algo_text && method == "modelopt") missing(q, "quant_algo", " (FP8 or NVFP4)");
-    const std::string algo = lower(algo_text.value_or(method));
-    if (algo.find("fp4") != std::string::npos) {
-      p.bits = 4.5;
-      p.quantization = "nvfp4";
-      p.why = "quantization_config: NVFP4, 4.5 bits per weight with its FP8 scales";
-    } else if (algo.find("fp8") != std::string::npos) {
-      p.bits = 8;
-      p.quantization = "fp8";
-      p.why = "quantization_config: modelopt FP8, 8 bits per weight";
-    } else {
-      throw InputError(
-          "'" + *algo_text + "' is not a modelopt format tpnet knows; use FP8 or NVFP4",
-          at(q, child(q, "quant_algo"), "quant_algo"));
-    }
-  } else if (method == "compressed-tensors") {
-    const auto format = optional_text(q, "format");
-    const std::string f = lower(format.value_or(""));
-    if (f.find("nvfp4") != std::string::npos) {
-      p.bits = 4.5;
-      p.quantization = "nvfp4";
-      p.why = "quantization_config: compressed-tensors nvfp4, 4.5 bits per weight with scales";
-    } else if (f == "float-quantized") {
-      p.bits = 8;
-      p.quantization = "fp8";
-      p.why = "quantization_config: compressed-tensors float-quantized (FP8), 8 bits per weight";
-    } else {
-      if (!format) missing(q, "format", "");
-      throw InputError("'" + *format +
-                           "' is not a compressed-tensors format tpnet knows; use "
-                           "nvfp4-pack-quantized or float-quantized (or a model YAML)",
-                       at(q, child(q, "format"), "format"));
-    }
-  } else if (method == "gptq" || method == "awq") {
-    const int bits = required_int(q, "bits", 2, 8);
-    const long long group = optional_int(q, "group_size", -1, 1 << 20).value_or(128);
-    p.bits = bits + (group > 0 ? 32.0 / static_cast<double>(group) : 0.0);
-    p.quantization = method;
-    p.why = fmt::format(
-        "quantization_config: {} {}-bit weights plus a 16-bit scale and zero point per group "
-        "of {}",
-        method, bits, group);
-  } else {
-    throw InputError("'" + *method_text +
-                         "' is not a quantization tpnet knows; use fp8, mxfp4, modelopt, "
-                         "compressed-tensors, gptq or awq (or write a model YAML with "
-                         "bits_per_weight)",
-                     at(q, child(q, "quant_method"), "quant_method"));
-  }
-  return p;
-}
-
 }  // namespace
 
-ModelArch parse_hf_config(std::string_view json_text, const std::string& origin) {
+ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
+                          const std::optional<std::string>& hf_quant_text,
+                          const std::string& hf_quant_origin) {
   const YAML::Node root = load_json(json_text, origin);
   const Scope top{root, origin, ""};
   const std::string arch = architecture(root);
@@ -486,21 +409,29 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin)
 
   const Scope* quant_scope = has(s, "quantization_config") ? &s : &top;
   const YAML::Node quant = child(*quant_scope, "quantization_config");
-  if (present(quant)) {
+  std::optional<detail::CheckpointPrecision> precision;
+  if (hf_quant_text) {
+    // modelopt's own file describes the checkpoint in full (its exclusions,
+    // a mixed-precision map); config.json's quantization_config only echoes it.
+    precision =
+        detail::precision_from_hf_quant_config(*hf_quant_text, hf_quant_origin, base_bits, m);
+  } else if (present(quant)) {
     if (!quant.IsMap()) {
       throw InputError("expected a JSON object", at(*quant_scope, quant, "quantization_config"));
     }
-    const Scope q{quant, origin, quant_scope->prefix + "quantization_config."};
-    const Precision p = quantization_bits(q, base_bits);
-    m.quantization = p.quantization;
-    m.bits_per_weight = p.bits;
-    if (p.experts_only && m.moe) {
-      const double experts_params = estimate.total.routed_experts + estimate.total.shared_experts;
-      m.bits_per_weight =
-          (experts_params * p.bits + (estimate.total_params() - experts_params) * p.dtype_bits) /
-          estimate.total_params();
+    precision = detail::precision_from_quantization_config(
+        quant, origin, quant_scope->prefix + "quantization_config.", base_bits, m);
+  }
+  if (precision) {
+    m.quantization = precision->quantization;
+    m.bits_per_weight = precision->bits;
+    m.part_bits = precision->part_bits;
+    m.assumptions["bits_per_weight"] = precision->why + ".";
+    if (!precision->warnings.empty()) {
+      std::string all;
+      for (const auto& w : precision->warnings) all += (all.empty() ? "" : "; ") + w;
+      m.assumptions["quantization"] = all + ".";
     }
-    m.assumptions["bits_per_weight"] = p.why + ".";
   } else {
     m.bits_per_weight = base_bits;
     m.assumptions["bits_per_weight"] =
@@ -513,15 +444,20 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin)
 
 ModelArch load_hf_config(const std::string& path) {
   std::error_code ec;
+  std::string file = path;
   if (std::filesystem::is_directory(path, ec)) {
-    const std::string file = (std::filesystem::path(path) / "config.json").string();
+    file = (std::filesystem::path(path) / "config.json").string();
     if (!std::filesystem::exists(file, ec)) {
       throw InputError("is a folder without a config.json; give a model YAML or a config.json",
                        InputLocation::in_file(path));
     }
-    return parse_hf_config(read_text_file(file), file);
   }
-  return parse_hf_config(read_text_file(path), path);
+  // modelopt checkpoints describe their quantization in a file beside config.json.
+  const std::filesystem::path quant =
+      std::filesystem::path(file).parent_path() / "hf_quant_config.json";
+  std::optional<std::string> quant_text;
+  if (std::filesystem::is_regular_file(quant, ec)) quant_text = read_text_file(quant.string());
+  return parse_hf_config(read_text_file(file), file, quant_text, quant.string());
 }
 
 bool is_hf_config_path(std::string_view path) {

@@ -148,7 +148,8 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
                              "sliding_window_layers",
                              "tie_word_embeddings",
                              "torch_dtype",
-                             "quantization"});
+                             "quantization",
+                             "part_bits"});
 
   ModelArch m;
   m.name = yaml::required_string(root, origin, "name");
@@ -180,6 +181,21 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
                      yaml::where(root["active_params"], origin, "active_params"));
   }
   m.bits_per_weight = yaml::required_number(root, origin, "bits_per_weight", 1.0, 64.0);
+  if (const YAML::Node parts = root["part_bits"]; parts.IsDefined() && !parts.IsNull()) {
+    // Parts a checkpoint stores otherwise than bits_per_weight, e.g. {attention: 16}.
+    yaml::require_map(parts, origin, "part_bits");
+    yaml::with_key_prefix("part_bits.", [&] {
+      yaml::reject_unknown_keys(parts, origin,
+                                {"embedding", "lm_head", "attention", "dense_ffn", "routed_experts",
+                                 "shared_experts", "router"});
+      for (const WeightPart part : kWeightParts) {
+        const std::string key(to_string(part));
+        if (auto bits = yaml::optional_number(parts, origin, key, 1.0, 64.0)) {
+          m.part_bits[part] = *bits;
+        }
+      }
+    });
+  }
 
   if (const YAML::Node moe = root["moe"]; moe.IsDefined() && !moe.IsNull()) {
     yaml::require_map(moe, origin, "moe");

@@ -20,6 +20,31 @@ std::string_view to_string(AttentionKind kind) {
   return "unknown";
 }
 
+std::string_view to_string(WeightPart part) {
+  switch (part) {
+    case WeightPart::embedding:
+      return "embedding";
+    case WeightPart::lm_head:
+      return "lm_head";
+    case WeightPart::attention:
+      return "attention";
+    case WeightPart::dense_ffn:
+      return "dense_ffn";
+    case WeightPart::routed_experts:
+      return "routed_experts";
+    case WeightPart::shared_experts:
+      return "shared_experts";
+    case WeightPart::router:
+      return "router";
+  }
+  return "unknown";
+}
+
+double ModelArch::bits_of(WeightPart part) const {
+  const auto it = part_bits.find(part);
+  return it == part_bits.end() ? bits_per_weight : it->second;
+}
+
 long long effective_head_dim(const ModelArch& model) {
   if (model.head_dim > 0) return model.head_dim;
   if (model.mla) return model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim;

@@ -3,6 +3,26 @@
 #include <algorithm>
 
 namespace tpnet {
+
+double ParamParts::of(WeightPart part) const {
+  switch (part) {
+    case WeightPart::embedding:
+      return embedding;
+    case WeightPart::lm_head:
+      return lm_head;
+    case WeightPart::attention:
+      return attention;
+    case WeightPart::dense_ffn:
+      return dense_ffn;
+    case WeightPart::routed_experts:
+      return routed_experts;
+    case WeightPart::shared_experts:
+      return shared_experts;
+    case WeightPart::router:
+      return router;
+  }
+  return 0.0;
+}
 namespace {
 
 double d(long long value) { return static_cast<double>(value); }

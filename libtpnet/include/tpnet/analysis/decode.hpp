@@ -31,7 +31,8 @@ struct DecodeInputs {
                                         TokenCount tokens);
 
 /// The least time one decode forward can take on a node: its share of the
-/// active weights (active params x bits / 8 / nodes) read at `bandwidth`.
+/// active weights (active params at each part's bits / 8 / nodes) read at
+/// `bandwidth`.
 [[nodiscard]] Seconds weight_read_floor(const ModelArch& model, int nodes, BitRate bandwidth);
 
 struct DecodeReport {

@@ -18,10 +18,20 @@ struct ModelTpRow {
   bool heads_divide = false;  ///< tp_divides_heads
 };
 
+/// One part of the weights at the precision the checkpoint stores it.
+struct WeightPartRow {
+  WeightPart part = WeightPart::attention;
+  double bits = 0.0;        ///< ModelArch::bits_of
+  Bytes model_bytes;        ///< the whole model's
+  Bytes node_bytes_at_tp8;  ///< what one node of TP8 holds of it
+};
+
 struct ModelSummary {
   ModelArch model;
   ParamEstimate estimate;
-  std::vector<ModelTpRow> per_tp;  ///< TP1, 2, 4, 8, 16
+  double effective_bits = 0.0;       ///< effective_bits_per_weight
+  std::vector<WeightPartRow> parts;  ///< empty when the shapes do not place the parts
+  std::vector<ModelTpRow> per_tp;    ///< TP1, 2, 4, 8, 16
 };
 
 [[nodiscard]] ModelSummary summarize_model(const ModelArch& model);

@@ -16,10 +16,11 @@ namespace tpnet {
 /// A part of the weights every rank of a stage holds whole (or, for KV heads,
 /// in part) instead of its share.
 struct ReplicatedPart {
-  std::string name;          ///< "router", "mla_down_projections", "sparse_indexer", "kv_heads"
-  double params = 0.0;       ///< the part's parameters in the whole model
-  double node_params = 0.0;  ///< what each rank holds of them (its stage's layers)
-  Bytes node_bytes;          ///< node_params at the model's bits per weight
+  std::string name;  ///< "router", "mla_down_projections", "sparse_indexer", "kv_heads"
+  WeightPart part = WeightPart::attention;  ///< whose bits per weight it is stored at
+  double params = 0.0;                      ///< the part's parameters in the whole model
+  double node_params = 0.0;                 ///< what each rank holds of them (its stage's layers)
+  Bytes node_bytes;                         ///< node_params at the model's bits per weight
 };
 
 struct WeightMemory {
@@ -33,9 +34,25 @@ struct WeightMemory {
   /// EP, or when the model lacks the shapes to estimate it (then every part
   /// splits over tp x pp, which overstates an EP node's weights).
   double routed_expert_share = 0.0;
+  /// The whole model's weights by part, at each part's bits (the stated total
+  /// spread over the parts as the estimate places them); empty when the shapes
+  /// do not give the parts.
+  std::vector<std::pair<WeightPart, Bytes>> model_bytes_by_part;
+  /// What one node holds of each part (split and replicated together), in the
+  /// same order; sums to per_node().
+  std::vector<std::pair<WeightPart, Bytes>> node_bytes_by_part;
 
   [[nodiscard]] Bytes per_node() const { return split + replicated_bytes; }
 };
+
+/// The mean bits per weight over the whole model: each part's parameters at
+/// its own bits (ModelArch::bits_of); bits_per_weight when the shapes do not
+/// place the parts or no part differs.
+[[nodiscard]] double effective_bits_per_weight(const ModelArch& model);
+
+/// The weights one token reads (the stated active parameters), in bytes at
+/// each part's bits.
+[[nodiscard]] Bytes active_weight_bytes(const ModelArch& model);
 
 /// The weights of one node of `layout`: a pipeline stage holds its layers'
 /// share (1/pp, the layers spread evenly); within it, dense parts split over

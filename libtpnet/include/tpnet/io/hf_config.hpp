@@ -4,6 +4,7 @@
 /// config.json states no parameter count, so total and active parameters are
 /// the estimate of tpnet/model/params.hpp.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,10 +16,17 @@ namespace tpnet {
 /// Parses a config.json's text; `origin` names it in errors and, when the
 /// config has no `_name_or_path`, gives the model its name (the folder of a
 /// config.json, else the file's stem). Throws InputError naming the file, the
-/// line and the key for anything missing, mistyped or out of range.
-[[nodiscard]] ModelArch parse_hf_config(std::string_view json_text, const std::string& origin);
+/// line and the key for anything missing, mistyped or out of range. With
+/// `hf_quant_text` (modelopt's hf_quant_config.json, named `hf_quant_origin`)
+/// the checkpoint's precision comes from it, else from quantization_config,
+/// else from the dtype: bits per weight per part of the model (docs/models.md,
+/// "Quantization").
+[[nodiscard]] ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
+                                        const std::optional<std::string>& hf_quant_text = {},
+                                        const std::string& hf_quant_origin = {});
 
-/// Reads a config.json, or the config.json inside a folder.
+/// Reads a config.json, or the config.json inside a folder, and the
+/// hf_quant_config.json beside it when there is one.
 [[nodiscard]] ModelArch load_hf_config(const std::string& path);
 
 /// True for a path ending in .json or a folder holding a config.json.

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tpnet/limits.hpp"
@@ -61,6 +62,27 @@ struct LinearAttentionSpec {
   int conv_kernel = 0;  ///< short causal convolution width (linear_conv_kernel_dim)
 };
 
+/// The parts of a model's weights a checkpoint may store at different
+/// precisions (a quantization that leaves some modules in BF16).
+enum class WeightPart {
+  embedding,       ///< the input embedding table
+  lm_head,         ///< the output head
+  attention,       ///< attention (and linear-attention) projections, the DSA indexer
+  dense_ffn,       ///< dense FFNs
+  routed_experts,  ///< routed experts
+  shared_experts,  ///< shared experts
+  router,          ///< expert gates
+};
+
+/// Every part, in the order above.
+inline constexpr WeightPart kWeightParts[] = {
+    WeightPart::embedding, WeightPart::lm_head,        WeightPart::attention,
+    WeightPart::dense_ffn, WeightPart::routed_experts, WeightPart::shared_experts,
+    WeightPart::router};
+
+/// "embedding", "lm_head", "attention", "dense_ffn", "routed_experts", "shared_experts", "router"
+[[nodiscard]] std::string_view to_string(WeightPart part);
+
 struct ModelArch {
   std::string name;         ///< catalog name, e.g. "glm-5.3"
   std::string description;  ///< one line for listings
@@ -97,6 +119,13 @@ struct ModelArch {
   bool tie_word_embeddings = false;         ///< LM head shares the input embedding
   std::string torch_dtype;                  ///< checkpoint dtype, e.g. "bfloat16"; empty = unknown
   std::string quantization;  ///< checkpoint format, e.g. "fp8", "mxfp4"; empty = none
+  /// Bits per weight of the parts stored otherwise than bits_per_weight: the
+  /// modules a quantization leaves out, or a mixed-precision map's mean over
+  /// the part's layers. A part not listed is at bits_per_weight.
+  std::map<WeightPart, double> part_bits;
+
+  /// part_bits' entry for `part`, else bits_per_weight.
+  [[nodiscard]] double bits_of(WeightPart part) const;
 };
 
 /// The attention head size: head_dim when given; for MLA the query/key head

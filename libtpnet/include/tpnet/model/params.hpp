@@ -26,6 +26,8 @@ struct ParamParts {
   [[nodiscard]] double sum() const {
     return embedding + lm_head + attention + dense_ffn + routed_experts + shared_experts + router;
   }
+  /// The parameters of one part.
+  [[nodiscard]] double of(WeightPart part) const;
 };
 
 struct ParamEstimate {

@@ -1,0 +1,797 @@
+#include "checkpoint_precision.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <regex>
+
+#include "tpnet/error.hpp"
+#include "yaml_fields.hpp"
+
+namespace tpnet::detail {
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
+
+std::optional<std::string> text_of(const YAML::Node& map, const char* key) {
+  const YAML::Node node = map[key];
+  if (!present(node) || !node.IsScalar()) return std::nullopt;
+  return node.Scalar();
+}
+
+std::optional<long long> integer_of(const YAML::Node& map, const char* key) {
+  const YAML::Node node = map[key];
+  if (!present(node) || !node.IsScalar()) return std::nullopt;
+  try {
+    return node.as<long long>();
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<std::string> strings_of(const YAML::Node& map, const char* key) {
+  std::vector<std::string> out;
+  const YAML::Node node = map[key];
+  if (!present(node)) return out;
+  if (node.IsScalar()) {
+    out.push_back(node.Scalar());
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) {
+      if (item.IsScalar()) out.push_back(item.Scalar());
+    }
+  }
+  return out;
+}
+
+/// The weight format of compressed-tensors' config_groups (the first group
+/// that states one), scale factors included; `groups` counts the distinct
+/// formats.
+struct CompressedTensorsWeights {
+  double bits = 16.0;
+  std::string name;
+  std::string why;
+  int groups = 0;
+};
+
+std::optional<CompressedTensorsWeights> compressed_tensors_weights(const YAML::Node& q,
+                                                                   const std::string& origin,
+                                                                   const std::string& prefix) {
+  const YAML::Node groups = q["config_groups"];
+  if (!present(groups) || !groups.IsMap()) return std::nullopt;
+  std::optional<CompressedTensorsWeights> first;
+  std::vector<double> distinct;
+  for (const auto& entry : groups) {
+    const YAML::Node weights = entry.second["weights"];
+    if (!present(weights) || !weights.IsMap()) continue;
+    const std::string key = prefix + "config_groups." + entry.first.Scalar() + ".weights.";
+    const auto num_bits = integer_of(weights, "num_bits");
+    if (!num_bits || *num_bits < 1 || *num_bits > 16) {
+      throw InputError("expected num_bits 1 to 16",
+                       yaml::where(weights["num_bits"], origin, key + "num_bits"));
+    }
+    const std::string type = lower(text_of(weights, "type").value_or("int"));
+    const std::string strategy = lower(text_of(weights, "strategy").value_or("tensor"));
+    const long long group_size = integer_of(weights, "group_size").value_or(0);
+    const bool symmetric = !present(weights["symmetric"]) || weights["symmetric"].as<bool>(true);
+    CompressedTensorsWeights w;
+    const double bits = static_cast<double>(*num_bits);
+    if ((strategy == "group" || strategy == "tensor_group") && group_size > 0) {
+      // One scale per group: FP8 (E4M3) for NVFP4's 16-wide groups, else
+      // 16-bit; an asymmetric int format adds a zero point as wide.
+      const double scale_bits = type == "float" && *num_bits == 4 ? 8.0 : 16.0;
+      const double per_group = scale_bits * (symmetric ? 1.0 : 2.0);
+      w.bits = bits + per_group / static_cast<double>(group_size);
+      w.why = fmt::format("{}-bit {} weights and a {:g}-bit scale{} per group of {}: {:g} bits",
+                          *num_bits, type, scale_bits, symmetric ? "" : " and zero point",
+                          group_size, w.bits);
+    } else {
+      // Per-tensor, per-channel or 128x128 block scales add under 0.01 bit.
+      w.bits = bits;
+      w.why =
+          fmt::format("{}-bit {} weights, {} scales: {:g} bits", *num_bits, type, strategy, w.bits);
+    }
+    if (type == "float" && *num_bits == 4) {
+      w.name = "nvfp4";
+    } else if (type == "float" && *num_bits == 8) {
+      w.name = "fp8";
+    } else if (type == "int" && *num_bits == 4) {
+      w.name = "int4";
+    } else {
+      w.name = fmt::format("{}{}", type, *num_bits);
+    }
+    if (std::find(distinct.begin(), distinct.end(), w.bits) == distinct.end()) {
+      distinct.push_back(w.bits);
+    }
+    if (!first) first = w;
+  }
+  if (first) first->groups = static_cast<int>(distinct.size());
+  return first;
+}
+
+/// One projection of a part: its share of the part's weights in a layer and
+/// the names checkpoints give it. `kind` tells apart the forms a part takes
+/// in different layers (full and linear attention), so a layer is weighed
+/// over the form it has.
+struct Slot {
+  int kind = 0;
+  double weight = 1.0;
+  std::vector<std::string> names;
+};
+
+constexpr int kFullAttention = 0;
+constexpr int kLinearAttention = 1;
+
+std::vector<Slot> attention_slots(const ModelArch& m) {
+  const double h = static_cast<double>(m.hidden_size);
+  const double heads = m.num_attention_heads;
+  std::vector<Slot> slots;
+  if (m.mla) {
+    const MlaSpec& a = *m.mla;
+    const double qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    if (a.q_lora_rank > 0) {
+      slots.push_back({kFullAttention, h * a.q_lora_rank, {"self_attn.q_a_proj"}});
+      slots.push_back({kFullAttention,
+                       static_cast<double>(a.q_lora_rank) * heads * qk,
+                       {"self_attn.q_b_proj"}});
+    } else {
+      slots.push_back({kFullAttention, h * heads * qk, {"self_attn.q_proj"}});
+    }
+    slots.push_back({kFullAttention,
+                     h * (a.kv_lora_rank + a.qk_rope_head_dim),
+                     {"self_attn.kv_a_proj_with_mqa"}});
+    slots.push_back(
+        {kFullAttention,
+         static_cast<double>(a.kv_lora_rank) * heads * (a.qk_nope_head_dim + a.v_head_dim),
+         {"self_attn.kv_b_proj"}});
+    slots.push_back({kFullAttention, heads * a.v_head_dim * h, {"self_attn.o_proj"}});
+    if (m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
+      const double q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
+      const double ih = m.sparse_attention_index_heads;
+      const double id = m.sparse_attention_index_head_dim;
+      slots.push_back({kFullAttention, q_in * ih * id, {"self_attn.indexer.wq_b"}});
+      slots.push_back({kFullAttention, h * id, {"self_attn.indexer.wk"}});
+      slots.push_back({kFullAttention, h * ih, {"self_attn.indexer.weights_proj"}});
+    }
+    // DeepSeek-V4 names its attention projections otherwise; equal shares.
+    for (const char* name : {"attn.wq_a", "attn.wq_b", "attn.wkv", "attn.wo_a", "attn.wo_b"}) {
+      slots.push_back({2, 1.0, {name}});
+    }
+  } else {
+    const double d = static_cast<double>(effective_head_dim(m));
+    const double kv = m.num_kv_heads > 0 ? m.num_kv_heads : heads;
+    const std::vector<std::string> fused = {"self_attn.qkv_proj", "attention.wqkv", "attn.qkv_proj",
+                                            "self_attn.query_key_value"};
+    auto with_fused = [&](std::vector<std::string> names) {
+      names.insert(names.end(), fused.begin(), fused.end());
+      return names;
+    };
+    slots.push_back({kFullAttention, h * heads * d,
+                     with_fused({"self_attn.q_proj", "mixer.q_proj", "attn.q_proj"})});
+    slots.push_back({kFullAttention, h * kv * d,
+                     with_fused({"self_attn.k_proj", "mixer.k_proj", "attn.k_proj"})});
+    slots.push_back({kFullAttention, h * kv * d,
+                     with_fused({"self_attn.v_proj", "mixer.v_proj", "attn.v_proj"})});
+    slots.push_back(
+        {kFullAttention,
+         heads * d * h,
+         {"self_attn.o_proj", "mixer.o_proj", "attention.wo", "attn.o_proj", "self_attn.dense"}});
+  }
+  // Gated DeltaNet and Mamba mixers: input projections dominate.
+  slots.push_back({kLinearAttention,
+                   2.0,
+                   {"linear_attn.in_proj_qkvz", "linear_attn.in_proj_qkv", "mixer.in_proj"}});
+  slots.push_back({kLinearAttention, 1.0, {"linear_attn.in_proj_z"}});
+  slots.push_back({kLinearAttention, 1.0, {"linear_attn.out_proj", "mixer.out_proj"}});
+  return slots;
+}
+
+/// Gated FFNs: gate, up and down projections of equal size.
+std::vector<Slot> ffn_slots(const std::vector<std::string>& bases) {
+  std::vector<Slot> slots(3);
+  for (const auto& base : bases) {
+    slots[0].names.push_back(base + "gate_proj");
+    slots[0].names.push_back(base + "gate_up_proj");
+    slots[0].names.push_back(base + "w1");
+    slots[1].names.push_back(base + "up_proj");
+    slots[1].names.push_back(base + "gate_up_proj");
+    slots[1].names.push_back(base + "w3");
+    slots[1].names.push_back(base + "fc1");
+    slots[2].names.push_back(base + "down_proj");
+    slots[2].names.push_back(base + "w2");
+    slots[2].names.push_back(base + "fc2");
+  }
+  return slots;
+}
+
+/// The projections of `part` within one layer (or the whole of an
+/// embedding or output head), under the names transformers' model families
+/// give them.
+std::vector<Slot> slots_of(WeightPart part, const ModelArch& m) {
+  switch (part) {
+    case WeightPart::embedding:
+      return {{0,
+               1.0,
+               {"model.embed_tokens", "model.language_model.embed_tokens",
+                "language_model.model.embed_tokens", "backbone.embeddings", "embed"}}};
+    case WeightPart::lm_head:
+      return {{0, 1.0, {"lm_head", "language_model.lm_head", "head"}}};
+    case WeightPart::attention:
+      return attention_slots(m);
+    case WeightPart::dense_ffn:
+      return ffn_slots({"mlp.", "feed_forward.", "ffn.", "mixer."});
+    case WeightPart::routed_experts:
+      return ffn_slots({"mlp.experts.0.", "mlp.experts.", "block_sparse_moe.experts.0.",
+                        "feed_forward.experts.", "feed_forward.experts.0.", "ffn.experts.0.",
+                        "mixer.experts.0."});
+    case WeightPart::shared_experts:
+      return ffn_slots({"mlp.shared_experts.", "mlp.shared_expert.", "feed_forward.shared_expert.",
+                        "ffn.shared_experts.", "mixer.shared_experts."});
+    case WeightPart::router:
+      return {{0,
+               1.0,
+               {"mlp.gate", "mlp.router", "block_sparse_moe.gate", "feed_forward.router",
+                "ffn.gate", "mixer.gate"}}};
+  }
+  return {};
+}
+
+bool per_layer(WeightPart part) {
+  return part != WeightPart::embedding && part != WeightPart::lm_head;
+}
+
+/// The full names of a slot in layer `layer` (with and without a
+/// multimodal wrapper); the embedding and output head have no layer.
+std::vector<std::string> names_in_layer(const Slot& slot, WeightPart part, int layer) {
+  if (!per_layer(part)) return slot.names;
+  static const char* const prefixes[] = {"model.layers.{}.", "model.language_model.layers.{}.",
+                                         "language_model.model.layers.{}.", "backbone.layers.{}.",
+                                         "layers.{}."};
+  std::vector<std::string> out;
+  for (const char* prefix : prefixes) {
+    const std::string base = fmt::format(fmt::runtime(prefix), layer);
+    for (const auto& name : slot.names) out.push_back(base + name);
+  }
+  return out;
+}
+
+bool glob(std::string_view pattern, std::string_view text) {
+  // Iterative matcher with backtracking over the last '*'.
+  std::size_t p = 0;
+  std::size_t t = 0;
+  std::size_t star = std::string_view::npos;
+  std::size_t mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+/// Bits per weight of a modelopt quant_algo (scale factors included); nullopt
+/// for one tpnet does not know.
+std::optional<double> modelopt_bits(std::string_view algo_text, long long group) {
+  const std::string algo = lower(algo_text);
+  if (algo == "nvfp4" || algo == "nvfp4_awq" || algo == "w4a16_nvfp4" || algo == "fp4") {
+    return 4.5;  // 4 + FP8 scale / 16
+  }
+  if (algo == "fp8" || algo == "fp8_pb_wo" || algo == "fp8_per_channel_per_token" ||
+      algo == "fp8_block") {
+    return 8.0;
+  }
+  if (algo == "mxfp4") return 4.25;  // 4 + 8-bit scale / 32
+  if (algo == "int4_awq" || algo == "w4a8_awq") {
+    return 4.0 + 16.0 / static_cast<double>(group > 0 ? group : 128);  // a 16-bit scale per group
+  }
+  if (algo == "int8_sq" || algo == "w8a8_sq_per_channel" || algo == "int8_wo") return 8.0;
+  return std::nullopt;
+}
+
+int layer_of(std::string_view module);
+
+/// Module patterns (an exclusion list, or the modules a mixed-precision map
+/// lists) sorted by the layer a literal one names, so each layer is tested
+/// against its own entries and the wildcard ones only.
+class PatternIndex {
+ public:
+  explicit PatternIndex(const std::vector<std::string>& patterns) : patterns_(patterns) {
+    for (std::size_t k = 0; k < patterns.size(); ++k) {
+      const std::string& p = patterns[k];
+      const int layer = p.rfind("re:", 0) == 0 ? -1 : layer_of(p);
+      const std::size_t at = p.find("layers.");
+      const bool literal_before = at != std::string::npos && p.find_first_of("*?[") > at + 7;
+      if (layer >= 0 && literal_before) {
+        pinned_[layer].push_back(k);
+      } else {
+        unpinned_.push_back(k);
+      }
+    }
+  }
+
+  /// The first pattern that names `module` (a module in layer `layer`, or -1).
+  [[nodiscard]] int first_match(const std::string& module, int layer) const {
+    int best = -1;
+    auto consider = [&](const std::vector<std::size_t>& list) {
+      for (const std::size_t k : list) {
+        if (best >= 0 && static_cast<int>(k) > best) break;
+        if (module_matches(patterns_[k], module)) {
+          best = static_cast<int>(k);
+          break;
+        }
+      }
+    };
+    consider(unpinned_);
+    const auto it = pinned_.find(layer);
+    if (it != pinned_.end()) consider(it->second);
+    return best;
+  }
+
+  [[nodiscard]] std::size_t size() const { return patterns_.size(); }
+
+ private:
+  const std::vector<std::string>& patterns_;
+  std::vector<std::size_t> unpinned_;
+  std::map<int, std::vector<std::size_t>> pinned_;
+};
+
+/// One slot of a part in a layer: its share of the part's weights there and
+/// the pattern that names it (-1: none).
+struct CoveredSlot {
+  double fraction = 0.0;
+  int pattern = -1;
+};
+
+/// How the patterns cover `part` in `layer`, over the form of the part the
+/// patterns name there; empty when they name none of it.
+std::vector<CoveredSlot> cover(const std::vector<Slot>& slots, WeightPart part, int layer,
+                               const PatternIndex& index, std::vector<bool>& used) {
+  std::map<int, std::vector<CoveredSlot>> by_kind;
+  std::map<int, double> total;
+  std::map<int, double> named;
+  for (const Slot& slot : slots) {
+    int pattern = -1;
+    for (const auto& name : names_in_layer(slot, part, layer)) {
+      const int k = index.first_match(name, layer);
+      if (k >= 0 && (pattern < 0 || k < pattern)) pattern = k;
+    }
+    by_kind[slot.kind].push_back({slot.weight, pattern});
+    total[slot.kind] += slot.weight;
+    if (pattern >= 0) {
+      named[slot.kind] += slot.weight;
+      used[static_cast<std::size_t>(pattern)] = true;
+    }
+  }
+  int kind = -1;
+  for (const auto& [k, weight] : named) {
+    if (kind < 0 || weight / total[k] > named[kind] / total[kind]) kind = k;
+  }
+  if (kind < 0) return {};
+  std::vector<CoveredSlot> out = by_kind[kind];
+  for (auto& c : out) c.fraction /= total[kind] > 0.0 ? total[kind] : 1.0;
+  return out;
+}
+
+/// The layers that hold `part`: a MoE model's leading dense layers hold the
+/// dense FFN, the others its experts and router.
+std::vector<int> layers_with(WeightPart part, const ModelArch& model) {
+  if (!per_layer(part)) return {0};
+  const int layers = std::max(1, model.num_layers);
+  int first = 0;
+  int last = layers;
+  if (model.moe) {
+    const int dense = std::clamp(model.moe->first_dense_layers, 0, layers);
+    if (part == WeightPart::dense_ffn) {
+      last = dense;
+    } else if (part != WeightPart::attention) {
+      first = dense;
+    }
+  } else if (part != WeightPart::attention && part != WeightPart::dense_ffn) {
+    last = 0;
+  }
+  std::vector<int> out;
+  for (int layer = first; layer < last; ++layer) out.push_back(layer);
+  return out;
+}
+
+/// What share of each part's weights the patterns leave unquantized.
+std::map<WeightPart, double> excluded_share(const std::vector<std::string>& patterns,
+                                            const ModelArch& model,
+                                            std::vector<std::string>& warnings,
+                                            const std::string& what) {
+  std::map<WeightPart, double> share;
+  if (patterns.empty()) return share;
+  const PatternIndex index(patterns);
+  std::vector<bool> used(patterns.size(), false);
+  for (const WeightPart part : kWeightParts) {
+    const std::vector<Slot> slots = slots_of(part, model);
+    const std::vector<int> layers = layers_with(part, model);
+    double excluded = 0.0;
+    for (const int layer : layers) {
+      for (const CoveredSlot& c : cover(slots, part, layer, index, used)) {
+        if (c.pattern >= 0) excluded += c.fraction;
+      }
+    }
+    if (excluded > 0.0) share[part] = excluded / static_cast<double>(layers.size());
+  }
+  // One line for the patterns that name weights tpnet places yet match none
+  // of them; a norm, a vision tower or an MTP layer is not among those weights.
+  std::vector<std::string> unmatched;
+  for (std::size_t k = 0; k < patterns.size(); ++k) {
+    if (!used[k] && part_of_module(patterns[k]).has_value() &&
+        patterns[k].find("mtp") == std::string::npos &&
+        patterns[k].find("vision") == std::string::npos &&
+        patterns[k].find("visual") == std::string::npos) {
+      unmatched.push_back(patterns[k]);
+    }
+  }
+  if (!unmatched.empty()) {
+    std::string shown;
+    for (std::size_t k = 0; k < unmatched.size() && k < 3; ++k) {
+      shown += (k == 0 ? "'" : ", '") + unmatched[k] + "'";
+    }
+    warnings.push_back(fmt::format(
+        "{} {} pattern(s) ({}{}) match no module tpnet places (attention, FFN, experts, "
+        "router, embedding, lm_head of layers 0-{}); those weights are counted quantized",
+        what, unmatched.size(), shown, unmatched.size() > 3 ? ", ..." : "",
+        std::max(1, model.num_layers) - 1));
+  }
+  return share;
+}
+
+/// Shares summed over projections land a rounding step off whole values
+/// (16 as 15.999999999999998); bits are kept to 1e-9.
+double snapped(double bits) { return std::round(bits * 1e9) / 1e9; }
+
+/// The parts' bits for a format of `bits` that leaves `share` of each part at
+/// `dtype_bits`. The embedding is never a quantized linear layer, and vLLM
+/// builds every MoE router without a quantization (ReplicatedLinear with
+/// quant_config=None), so both stay at the dtype.
+std::map<WeightPart, double> part_bits_for(double bits, double dtype_bits,
+                                           const std::map<WeightPart, double>& share) {
+  std::map<WeightPart, double> out;
+  for (const auto& [part, fraction] : share) {
+    out[part] = snapped(fraction * dtype_bits + (1 - fraction) * bits);
+  }
+  out[WeightPart::embedding] = dtype_bits;
+  out[WeightPart::router] = dtype_bits;
+  for (auto it = out.begin(); it != out.end();) {
+    it = it->second == bits ? out.erase(it) : std::next(it);
+  }
+  return out;
+}
+
+/// The first few items and how many more: exclusion lists run to hundreds
+/// of modules (a vision tower listed layer by layer).
+std::string joined(const std::vector<std::string>& items) {
+  constexpr std::size_t kShown = 6;
+  std::string out;
+  for (std::size_t k = 0; k < items.size() && k < kShown; ++k) {
+    out += (out.empty() ? "" : ", ") + items[k];
+  }
+  if (items.size() > kShown) out += fmt::format(" and {} more", items.size() - kShown);
+  return out;
+}
+
+/// "model.layers.12.mlp..." -> 12; -1 without a layer index.
+int layer_of(std::string_view module) {
+  const std::size_t at = module.find("layers.");
+  if (at == std::string_view::npos) return -1;
+  int value = 0;
+  std::size_t k = at + 7;
+  if (k >= module.size() || !std::isdigit(static_cast<unsigned char>(module[k]))) return -1;
+  while (k < module.size() && std::isdigit(static_cast<unsigned char>(module[k]))) {
+    value = value * 10 + (module[k] - '0');
+    if (value > 1000000) return -1;
+    ++k;
+  }
+  return value;
+}
+
+/// modelopt's per-module map: each part's bits is its layers' mean, a layer
+/// the map does not list being unquantized.
+CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::string& origin,
+                                    double dtype_bits, const ModelArch& model) {
+  CheckpointPrecision p;
+  p.quantization = "mixed";
+  std::vector<std::string> modules;
+  std::vector<double> module_bits;
+  std::map<std::string, int> algos;
+  int unknown = 0;
+  for (const auto& item : layers_map) {
+    const std::string module = item.first.as<std::string>();
+    const YAML::Node spec = item.second;
+    const auto algo = spec.IsMap() ? text_of(spec, "quant_algo") : std::nullopt;
+    const auto bits =
+        algo ? modelopt_bits(*algo, integer_of(spec, "group_size").value_or(0)) : std::nullopt;
+    if (!bits) {
+      throw InputError(
+          fmt::format("'{}' is not a modelopt format tpnet knows; use NVFP4, FP8, "
+                      "MXFP4 or an INT4 AWQ",
+                      algo.value_or("(none)")),
+          InputLocation::in_file(origin, 0, "quantization.quantized_layers." + module));
+    }
+    ++algos[lower(*algo)];
+    if (!part_of_module(module)) {
+      ++unknown;
+      continue;
+    }
+    modules.push_back(module);
+    module_bits.push_back(*bits);
+  }
+  const PatternIndex index(modules);
+  std::vector<bool> used(modules.size(), false);
+  for (const WeightPart part : kWeightParts) {
+    const std::vector<Slot> slots = slots_of(part, model);
+    const std::vector<int> layers = layers_with(part, model);
+    if (layers.empty()) continue;
+    double sum = 0.0;
+    for (const int layer : layers) {
+      const auto covered = cover(slots, part, layer, index, used);
+      if (covered.empty()) {
+        sum += dtype_bits;  // a layer the map leaves out is unquantized
+        continue;
+      }
+      for (const CoveredSlot& c : covered) {
+        sum += c.fraction *
+               (c.pattern >= 0 ? module_bits[static_cast<std::size_t>(c.pattern)] : dtype_bits);
+      }
+    }
+    p.part_bits[part] = snapped(sum / static_cast<double>(layers.size()));
+  }
+  p.bits = dtype_bits;  // every part is in part_bits
+  std::string formats;
+  for (const auto& [algo, count] : algos) {
+    formats += fmt::format("{}{} modules {}", formats.empty() ? "" : ", ", count, algo);
+  }
+  p.why = fmt::format(
+      "hf_quant_config.json: MIXED_PRECISION ({}); each part's bits are its layers' mean, a "
+      "layer the map leaves out unquantized at {:g} bits",
+      formats, dtype_bits);
+  if (unknown > 0) {
+    p.warnings.push_back(fmt::format(
+        "{}: {} quantized_layers entries name modules tpnet does not place; they are left out of "
+        "the per-part bits",
+        origin, unknown));
+  }
+  return p;
+}
+
+}  // namespace
+
+std::optional<WeightPart> part_of_module(std::string_view module) {
+  const std::string m = lower(module);
+  const std::size_t dot = m.rfind('.');
+  const std::string last = dot == std::string::npos ? m : m.substr(dot + 1);
+  // Norms hold no counted weights (docs/formulas.md s.8).
+  if (m.find("norm") != std::string::npos) return std::nullopt;
+  if (m.find("lm_head") != std::string::npos || m == "head") return WeightPart::lm_head;
+  if (m.find("embed") != std::string::npos) return WeightPart::embedding;
+  if (m.find("shared_expert") != std::string::npos) return WeightPart::shared_experts;
+  if (m.find("experts") != std::string::npos) return WeightPart::routed_experts;
+  if (last == "gate" || last == "router" || m.find(".router.") != std::string::npos) {
+    return WeightPart::router;
+  }
+  if (m.find("attn") != std::string::npos || m.find("attention") != std::string::npos ||
+      m.find("mixer") != std::string::npos || m.find("indexer") != std::string::npos) {
+    return WeightPart::attention;
+  }
+  if (m.find("mlp") != std::string::npos || m.find("feed_forward") != std::string::npos ||
+      m.find("ffn") != std::string::npos || last == "up_proj" || last == "down_proj" ||
+      last == "gate_proj") {
+    return WeightPart::dense_ffn;
+  }
+  return std::nullopt;
+}
+
+bool module_matches(std::string_view pattern, std::string_view module) {
+  if (pattern.rfind("re:", 0) == 0) {
+    try {
+      const std::regex re(std::string(pattern.substr(3)));
+      return std::regex_search(module.begin(), module.end(), re,
+                               std::regex_constants::match_continuous);
+    } catch (const std::regex_error&) {
+      return false;
+    }
+  }
+  // A pattern names a module or any module inside it ("model.layers.*.self_attn"
+  // covers its q_proj), as vLLM and transformers match exclusion lists.
+  if (glob(pattern, module)) return true;
+  for (std::size_t dot = module.find('.'); dot != std::string_view::npos;
+       dot = module.find('.', dot + 1)) {
+    if (glob(pattern, module.substr(0, dot))) return true;
+  }
+  return false;
+}
+
+CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
+                                                       const std::string& origin,
+                                                       const std::string& prefix, double dtype_bits,
+                                                       const ModelArch& model) {
+  auto where = [&](const char* key) { return yaml::where(q[key], origin, prefix + key); };
+  CheckpointPrecision p;
+  const auto method_text = text_of(q, "quant_method");
+  if (!method_text) {
+    throw InputError("required key is missing", yaml::where(q, origin, prefix + "quant_method"));
+  }
+  const std::string method = lower(*method_text);
+  std::vector<std::string> excluded;
+  for (const char* key :
+       {"ignore", "exclude_modules", "modules_to_not_convert", "ignored_layers"}) {
+    for (auto& item : strings_of(q, key)) excluded.push_back(std::move(item));
+  }
+  std::map<WeightPart, double> share =
+      excluded_share(excluded, model, p.warnings, origin + ": " + prefix + "exclusions:");
+  // vLLM quantizes the linear layers of the transformer blocks; the output
+  // head is one only when a format says so (modelopt lists it to exclude it).
+  bool lm_head_quantized = false;
+  if (method == "fp8") {
+    p.bits = 8;
+    p.quantization = "fp8";
+    const auto block = q["weight_block_size"];
+    p.why = present(block) ? "quantization_config: fp8 with block scales, 8 bits per weight"
+                           : "quantization_config: fp8, 8 bits per weight";
+  } else if (method == "mxfp4") {
+    p.bits = 4.25;
+    p.quantization = "mxfp4";
+    p.why = "quantization_config: mxfp4, 4.25 bits per weight (4 bits and an 8-bit scale per 32)";
+    if (excluded.empty()) {
+      // gpt-oss without its list: only the experts are MXFP4.
+      for (const WeightPart part : kWeightParts) {
+        if (part != WeightPart::routed_experts && part != WeightPart::shared_experts) {
+          share[part] = 1.0;
+        }
+      }
+      p.why += "; with no modules_to_not_convert, only the experts";
+    }
+  } else if (method == "modelopt" || method == "modelopt_fp4") {
+    const auto algo_text = text_of(q, "quant_algo");
+    if (!algo_text && method == "modelopt") {
+      throw InputError("required key is missing (FP8 or NVFP4)",
+                       yaml::where(q, origin, prefix + "quant_algo"));
+    }
+    const auto bits =
+        modelopt_bits(algo_text.value_or("nvfp4"), integer_of(q, "group_size").value_or(0));
+    if (!bits) {
+      throw InputError(
+          "'" + *algo_text + "' is not a modelopt format tpnet knows; use FP8 or NVFP4",
+          where("quant_algo"));
+    }
+    p.bits = *bits;
+    p.quantization = *bits == 4.5 ? "nvfp4" : lower(*algo_text);
+    p.why = fmt::format("quantization_config: modelopt {}, {:g} bits per weight with its scales",
+                        algo_text.value_or("NVFP4"), *bits);
+    lm_head_quantized = true;
+  } else if (method == "compressed-tensors") {
+    const auto format = text_of(q, "format");
+    const std::string f = lower(format.value_or(""));
+    if (auto group = compressed_tensors_weights(q, origin, prefix)) {
+      p.bits = group->bits;
+      p.quantization = group->name;
+      p.why = "quantization_config: compressed-tensors " + format.value_or("") + ", " + group->why;
+      if (group->groups > 1) {
+        p.warnings.push_back(fmt::format(
+            "{}: {}config_groups: {} groups with different weight formats; every quantized "
+            "module is priced as the first ({:g} bits)",
+            origin, prefix, group->groups, group->bits));
+      }
+    } else if (f.find("nvfp4") != std::string::npos) {
+      p.bits = 4.5;
+      p.quantization = "nvfp4";
+      p.why = "quantization_config: compressed-tensors nvfp4, 4.5 bits per weight with scales";
+    } else if (f == "float-quantized") {
+      p.bits = 8;
+      p.quantization = "fp8";
+      p.why = "quantization_config: compressed-tensors float-quantized (FP8), 8 bits per weight";
+    } else if (f == "pack-quantized" || f == "int-quantized") {
+      p.bits = 4.0 + 16.0 / 128;
+      p.quantization = "int4";
+      p.why =
+          "quantization_config: compressed-tensors pack-quantized, 4 bits and a 16-bit scale "
+          "per 128";
+    } else {
+      if (!format) {
+        throw InputError("required key is missing", yaml::where(q, origin, prefix + "format"));
+      }
+      throw InputError("'" + *format +
+                           "' is not a compressed-tensors format tpnet knows; use "
+                           "nvfp4-pack-quantized, float-quantized or pack-quantized (or a model "
+                           "YAML)",
+                       where("format"));
+    }
+  } else if (method == "gptq" || method == "awq") {
+    const auto bits = integer_of(q, "bits").value_or(integer_of(q, "w_bit").value_or(0));
+    if (bits < 2 || bits > 8) {
+      throw InputError("bits must be 2 to 8", where(q["bits"].IsDefined() ? "bits" : "w_bit"));
+    }
+    const long long group =
+        integer_of(q, "group_size").value_or(integer_of(q, "q_group_size").value_or(128));
+    p.bits = static_cast<double>(bits) + (group > 0 ? 32.0 / static_cast<double>(group) : 0.0);
+    p.quantization = method;
+    p.why = fmt::format(
+        "quantization_config: {} {}-bit weights plus a 16-bit scale and zero point per group of "
+        "{}",
+        method, bits, group);
+  } else {
+    throw InputError("'" + *method_text +
+                         "' is not a quantization tpnet knows; use fp8, mxfp4, modelopt, "
+                         "compressed-tensors, gptq or awq (or write a model YAML with "
+                         "bits_per_weight)",
+                     where("quant_method"));
+  }
+  if (!lm_head_quantized && !share.count(WeightPart::lm_head)) share[WeightPart::lm_head] = 1.0;
+  p.part_bits = part_bits_for(p.bits, dtype_bits, share);
+  p.why += fmt::format("; the embedding, the router{} stay at {:g} bits",
+                       lm_head_quantized ? "" : " and the output head", dtype_bits);
+  if (!excluded.empty()) p.why += "; left unquantized: " + joined(excluded);
+  return p;
+}
+
+CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
+                                                   const std::string& origin, double dtype_bits,
+                                                   const ModelArch& model) {
+  const YAML::Node root = yaml::load_document(json_text, origin);
+  yaml::require_map(root, origin, "an hf_quant_config.json");
+  const YAML::Node q = root["quantization"];
+  if (!present(q) || !q.IsMap()) {
+    throw InputError("required key is missing (an object with quant_algo)",
+                     yaml::where(root, origin, "quantization"));
+  }
+  const auto algo = text_of(q, "quant_algo");
+  if (!algo) {
+    throw InputError("required key is missing", yaml::where(q, origin, "quantization.quant_algo"));
+  }
+  CheckpointPrecision p;
+  const std::vector<std::string> excluded = strings_of(q, "exclude_modules");
+  if (lower(*algo) == "mixed_precision") {
+    const YAML::Node layers = q["quantized_layers"];
+    if (!present(layers) || !layers.IsMap()) {
+      throw InputError("MIXED_PRECISION needs the quantized_layers map",
+                       yaml::where(q, origin, "quantization.quantized_layers"));
+    }
+    p = mixed_precision(layers, origin, dtype_bits, model);
+  } else {
+    const auto bits = modelopt_bits(*algo, integer_of(q, "group_size").value_or(0));
+    if (!bits) {
+      throw InputError("'" + *algo +
+                           "' is not a modelopt format tpnet knows; use NVFP4, FP8, "
+                           "MXFP4, an INT4 AWQ or MIXED_PRECISION",
+                       yaml::where(q["quant_algo"], origin, "quantization.quant_algo"));
+    }
+    p.bits = *bits;
+    p.quantization = *bits == 4.5 ? "nvfp4" : lower(*algo);
+    const auto share =
+        excluded_share(excluded, model, p.warnings, origin + ": quantization.exclude_modules:");
+    p.part_bits = part_bits_for(p.bits, dtype_bits, share);
+    p.why = fmt::format(
+        "hf_quant_config.json: modelopt {}, {:g} bits per weight with its scales; the embedding "
+        "and the router stay at {:g} bits",
+        *algo, *bits, dtype_bits);
+  }
+  if (!excluded.empty()) p.why += "; left unquantized: " + joined(excluded);
+  if (const auto kv = text_of(q, "kv_cache_quant_algo")) {
+    p.why +=
+        fmt::format("; KV cache stored as {} (give `memory.kv_cache_dtype` to count it so)", *kv);
+  }
+  return p;
+}
+
+}  // namespace tpnet::detail
