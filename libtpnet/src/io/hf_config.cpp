@@ -170,12 +170,38 @@ LayerCounts count_layer_types(const Scope& s, int layers) {
     for (const auto& type : types) {
       if (!type.IsScalar())
         throw InputError("expected a layer type name", at(s, type, "layer_types"));
-      if (type.Scalar() == "linear_attention") ++counts.linear;
-      if (type.Scalar() == "sliding_attention") ++counts.sliding;
+      const std::string& name = type.Scalar();
+      if (name == "linear_attention") {
+        ++counts.linear;
+      } else if (name == "sliding_attention") {
+        ++counts.sliding;
+      } else if (name != "full_attention" && name != "attention") {
+        throw InputError("'" + name +
+                             "' is a layer type tpnet does not model; it knows full_attention, "
+                             "sliding_attention and linear_attention",
+                         at(s, type, "layer_types"));
+      }
     }
   } else if (const auto interval = optional_int(s, "full_attention_interval", 1, kMaxLayers)) {
     // Qwen3-Next: every interval-th layer is full attention, the rest Gated DeltaNet.
     for (int i = 0; i < layers; ++i) counts.linear += (i + 1) % *interval != 0 ? 1 : 0;
+  } else if (const YAML::Node pattern = child(s, "sliding_window_pattern"); present(pattern)) {
+    counts.listed = true;
+    if (pattern.IsScalar() && pattern.Tag() == "!") {
+      // EXAONE-4: "LLLG" repeats, L a local (sliding) layer, G a global one.
+      const std::string text = pattern.Scalar();
+      if (text.empty() || text.find_first_not_of("LG") != std::string::npos) {
+        throw InputError("expected a string of L (sliding) and G (global) layers",
+                         at(s, pattern, "sliding_window_pattern"));
+      }
+      for (int i = 0; i < layers; ++i) {
+        counts.sliding += text[static_cast<std::size_t>(i) % text.size()] == 'L' ? 1 : 0;
+      }
+    } else {
+      // Gemma-3: every pattern-th layer is global, the others slide.
+      const long long every = *optional_int(s, "sliding_window_pattern", 1, kMaxLayers);
+      for (int i = 0; i < layers; ++i) counts.sliding += (i + 1) % every != 0 ? 1 : 0;
+    }
   }
   return counts;
 }
@@ -212,6 +238,64 @@ int qwen_dense_layers(const Scope& s, int layers) {
   return count;
 }
 
+/// Keys that shape the layers in a way tpnet's layers (one attention shape
+/// and one FFN each) cannot hold. Refused, naming the key and why, rather
+/// than read as uniform layers with wrong counts (docs/models.md, "What is
+/// refused").
+void refuse_unmodelled_layers(const Scope& s) {
+  struct Refusal {
+    const char* key;
+    const char* why;
+  };
+  static const Refusal refusals[] = {
+      {"hybrid_override_pattern",
+       "Nemotron-H layers are each one block (M Mamba-2, * attention, - MLP, E MoE), each with "
+       "its own all-reduce; tpnet's layers pair attention with an FFN and would count about twice "
+       "the parameters and all-reduces"},
+      {"block_configs",
+       "DeciLM / Nemotron-NAS layers each have their own attention (some none) and FFN width; "
+       "tpnet's layers share one shape"},
+      {"compress_ratios",
+       "DeepSeek-V4's compressed attention (compress_ratios, o_lora_rank, hyper-connections) is "
+       "not among the attention kinds tpnet models"},
+      {"hybrid_layer_pattern", "per-layer block kinds are not modelled"},
+  };
+  for (const Refusal& r : refusals) {
+    if (has(s, r.key)) {
+      throw InputError(std::string("tpnet cannot model this architecture yet: ") + r.why,
+                       at(s, child(s, r.key), r.key));
+    }
+  }
+  // Gemma-4's global layers: another head size and KV head count.
+  if (const auto global = optional_int(s, "global_head_dim", 1, kMaxWidth)) {
+    const auto head = optional_int(s, "head_dim", 1, kMaxWidth);
+    if (!head || *head != *global) {
+      throw InputError(
+          "tpnet cannot model this architecture yet: its global layers have their own head size "
+          "and KV heads (global_head_dim, num_global_key_value_heads) while tpnet's layers share "
+          "one attention shape",
+          at(s, child(s, "global_head_dim"), "global_head_dim"));
+    }
+  }
+}
+
+/// The model_type of the language model: text_config's, else the top level's.
+std::string model_type(const Scope& s, const Scope& top) {
+  for (const Scope* scope : {&s, &top}) {
+    const YAML::Node type = child(*scope, "model_type");
+    if (present(type) && type.IsScalar()) return lower(type.Scalar());
+  }
+  return "";
+}
+
+/// transformers' vocab_size default where a family's configs leave it out
+/// (Google's Gemma configs do); 0 when tpnet knows none.
+long long default_vocab_size(const std::string& type) {
+  if (type == "gemma" || type == "gemma2") return 256000;
+  if (type == "gemma3" || type == "gemma3_text") return 262208;
+  return 0;
+}
+
 double dtype_bits(const Scope& s, const std::string& key, const std::string& dtype) {
   const std::string t = lower(dtype);
   if (t == "bfloat16" || t == "float16" || t == "bf16" || t == "fp16" || t == "half") return 16;
@@ -246,9 +330,17 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
   };
 
   ModelArch m;
+  const std::string type = model_type(s, top);
   m.hidden_size = required_int(s, "hidden_size", 1, kMaxHidden, unknown);
   m.num_layers = required_int(s, "num_hidden_layers", 1, kMaxLayers, unknown);
-  m.vocab_size = required_int(s, "vocab_size", 1, kMaxVocab, unknown);
+  refuse_unmodelled_layers(s);
+  if (const long long vocab = default_vocab_size(type); vocab > 0 && !has(s, "vocab_size")) {
+    m.vocab_size = vocab;
+    m.assumptions["vocab_size"] =
+        fmt::format("Not in config.json; {}, the default of transformers' {} config.", vocab, type);
+  } else {
+    m.vocab_size = required_int(s, "vocab_size", 1, kMaxVocab, unknown);
+  }
   m.num_attention_heads = required_int(s, "num_attention_heads", 1, kMaxHeads, unknown);
   m.num_kv_heads = static_cast<int>(
       optional_int(s, "num_key_value_heads", 1, kMaxHeads).value_or(m.num_attention_heads));
@@ -269,11 +361,37 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
   }
   const long long experts = experts_key.empty() ? 0 : *optional_int(s, experts_key, 0, kMaxExperts);
   bool ffn_is_expert = false;  // Mixtral style: intermediate_size is the expert's width
+  // Llama-4: experts of intermediate_size with one shared expert as wide, in
+  // every interleave_moe_layer_step-th layer; the others dense, of
+  // intermediate_size_mlp.
+  const bool llama4 = type.rfind("llama4", 0) == 0 || has(s, "interleave_moe_layer_step");
+  long long dense_width = 0;
   if (experts > 0) {
     MoeSpec moe;
     moe.routed_experts = static_cast<int>(experts);
-    moe.experts_per_token = required_int(s, "num_experts_per_tok", 1, experts);
-    if (const auto width = optional_int(s, "moe_intermediate_size", 1, kMaxWidth)) {
+    std::string top_k_key = "num_experts_per_tok";
+    for (const char* key :
+         {"num_experts_per_tok", "num_experts_per_token", "top_k_experts", "moe_topk", "moe_k"}) {
+      if (has(s, key)) {
+        top_k_key = key;
+        break;
+      }
+    }
+    moe.experts_per_token = required_int(s, top_k_key, 1, experts);
+    if (llama4) {
+      moe.expert_intermediate_size =
+          required_int(s, "intermediate_size", 1, kMaxWidth, " (the width of one expert)");
+      ffn_is_expert = true;
+      const long long step =
+          optional_int(s, "interleave_moe_layer_step", 1, m.num_layers).value_or(1);
+      int moe_layers = 0;
+      for (int i = 0; i < m.num_layers; ++i) moe_layers += (i + 1) % step == 0 ? 1 : 0;
+      moe.first_dense_layers = m.num_layers - moe_layers;
+      if (moe.first_dense_layers > 0) {
+        dense_width = required_int(s, "intermediate_size_mlp", 1, kMaxWidth,
+                                   " (the width of the dense layers between MoE layers)");
+      }
+    } else if (const auto width = optional_int(s, "moe_intermediate_size", 1, kMaxWidth)) {
       moe.expert_intermediate_size = *width;
     } else if (experts_key == "num_local_experts" && intermediate) {
       moe.expert_intermediate_size = *intermediate;
@@ -281,21 +399,36 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
     } else {
       missing(s, "moe_intermediate_size", " (the width of one expert)");
     }
-    moe.shared_experts =
-        static_cast<int>(optional_int(s, "n_shared_experts", 0, kMaxSharedExperts).value_or(0));
+    moe.shared_experts = static_cast<int>(
+        optional_int(s, "n_shared_experts", 0, kMaxSharedExperts).value_or(llama4 ? 1 : 0));
     if (const auto shared = optional_int(s, "shared_expert_intermediate_size", 0, kMaxWidth);
         shared && *shared > 0) {
       moe.shared_expert_intermediate_size = *shared;
       moe.shared_experts = std::max(moe.shared_experts, 1);
     }
-    if (const auto dense = optional_int(s, "first_k_dense_replace", 0, m.num_layers)) {
-      moe.first_dense_layers = static_cast<int>(*dense);
+    if (llama4) {
+      // counted above
+    } else if (const auto dense = optional_int(s, "first_k_dense_replace", 0, m.num_layers)) {
+      // DeepSeek: after the first k, layer i has experts when i % moe_layer_freq == 0.
+      const long long freq = optional_int(s, "moe_layer_freq", 1, m.num_layers).value_or(1);
+      int dense_layers = static_cast<int>(*dense);
+      for (int i = static_cast<int>(*dense); i < m.num_layers; ++i) {
+        dense_layers += i % freq != 0 ? 1 : 0;
+      }
+      moe.first_dense_layers = dense_layers;
     } else {
       moe.first_dense_layers = qwen_dense_layers(s, m.num_layers);
     }
     m.moe = moe;
   }
   if (intermediate && !ffn_is_expert) m.intermediate_size = *intermediate;
+  if (dense_width > 0) m.intermediate_size = dense_width;
+  if (const auto chunk = optional_int(s, "attention_chunk_size", 1, kMaxTokens)) {
+    m.assumptions["attention_chunk_size"] = fmt::format(
+        "Chunked local attention ({} tokens) in some layers is read as full attention: the KV "
+        "cache per token is an upper bound.",
+        *chunk);
+  }
   if ((!m.moe || m.moe->first_dense_layers > 0) && m.intermediate_size == 0) {
     missing(s, "intermediate_size", " (the width of the dense FFN)");
   }
