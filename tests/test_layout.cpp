@@ -129,3 +129,35 @@ TEST_CASE("impossible layouts are refused naming the request field", "[layout][b
   CHECK_THAT(message(dense, {1, 1, 1}), ContainsSubstring("one node"));
   CHECK_THAT(message(dense, {0, 1, 1}), ContainsSubstring("layout.tp"));
 }
+
+TEST_CASE("layouts vLLM refuses are named with its reason", "[layout]") {
+  // phi-4 (tests/data/hf/microsoft__phi-4): 40 heads, 10 KV heads.
+  ModelArch phi = builtin_model("glm-5.3");
+  phi.name = "phi-4";
+  phi.mla.reset();
+  phi.num_attention_heads = 40;
+  phi.num_kv_heads = 10;
+  CHECK(tp_refusal(phi, 2).empty());  // 10 KV heads split 5 per rank
+  CHECK(tp_refusal(phi, 10).empty());
+  CHECK_THAT(tp_refusal(phi, 8), ContainsSubstring("10 KV heads do not divide one another"));
+  CHECK_FALSE(tp_divides_heads(phi, 8));
+  CHECK_THAT(tp_refusal(phi, 3), ContainsSubstring("does not divide phi-4's 40 attention heads"));
+  // TP above the KV heads replicates them: 8 KV heads at TP16 are whole.
+  phi.num_attention_heads = 64;
+  phi.num_kv_heads = 8;
+  CHECK(tp_refusal(phi, 16).empty());
+  phi.num_kv_heads = 6;
+  phi.num_attention_heads = 48;
+  CHECK_FALSE(tp_refusal(phi, 16).empty());
+  // MLA caches one latent whatever its KV head count.
+  ModelArch glm = builtin_model("glm-5.3");
+  REQUIRE(glm.mla);
+  glm.num_kv_heads = 6;
+  CHECK(tp_refusal(glm, 8).empty());
+  // And the byte report carries it as a warning.
+  EngineConfig engine;
+  engine.tensor_parallel_size = 8;
+  const auto warnings = layout_warnings(phi, engine);
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings[0], ContainsSubstring("vLLM refuses it"));
+}

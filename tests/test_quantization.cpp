@@ -17,6 +17,7 @@ using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using tpnet::ModelArch;
 using tpnet::WeightPart;
+using tpnet::test::CliResult;
 using tpnet::test::expect_bad_input;
 using tpnet::test::json_of;
 using tpnet::test::run_tpnet;
@@ -181,4 +182,16 @@ TEST_CASE("tpnet models show prints weights per node by part", "[cli][quantizati
   // The parts add up to the model's weights and to the TP8 row's per-node bytes.
   CHECK_THAT(node_sum, WithinRel(j["per_tp"][3]["weights_per_node_bytes"].as<double>(), 1e-6));
   CHECK_THAT(model_sum, WithinRel(j["per_tp"][0]["weights_per_node_bytes"].as<double>(), 1e-6));
+}
+
+TEST_CASE("phi-4 at TP8: memory warns that vLLM refuses the layout, naming the KV heads",
+          "[cli][layout]") {
+  const std::string phi = kCorpus + "microsoft__phi-4";
+  const CliResult r = run_tpnet({"memory", "--model", phi, "--tp", "8", "--format", "json"});
+  CHECK_THAT(r.err, ContainsSubstring("10 KV heads do not divide one another"));
+  const auto j = json_of(r);
+  bool named = false;
+  for (const auto& w : j["warnings"])
+    named |= w.as<std::string>().find("vLLM refuses") != std::string::npos;
+  CHECK(named);
 }

@@ -38,10 +38,8 @@ void require_network_tp(const EngineConfig& engine) {
 std::vector<std::string> layout_warnings(const ModelArch& model, const EngineConfig& engine) {
   std::vector<std::string> warnings;
   const int tp = engine.tensor_parallel_size;
-  if (!tp_divides_heads(model, tp)) {
-    warnings.push_back("TP" + std::to_string(tp) + " does not divide " + model.name + "'s " +
-                       std::to_string(model.num_attention_heads) +
-                       " attention heads evenly; vLLM refuses such a layout");
+  if (std::string refusal = tp_refusal(model, tp); !refusal.empty()) {
+    warnings.push_back(std::move(refusal));
   }
   return warnings;
 }

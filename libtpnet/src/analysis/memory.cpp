@@ -1,5 +1,7 @@
 #include "tpnet/analysis/memory.hpp"
 
+#include "tpnet/model/layout.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -281,6 +283,9 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
                     "(`memory.nccl_tuned`)",
                     t.channels, t.buffsize.count(), gb(r.nccl_bytes - *r.nccl_tuned_bytes)));
   }
+  if (std::string refusal = tp_refusal(m, std::max(1, tp)); !refusal.empty()) {
+    r.warnings.push_back(std::move(refusal));
+  }
   if (r.os_reserved.count() > 0.0 && r.node_memory - r.budget < r.os_reserved) {
     r.warnings.push_back(fmt::format(
         "`memory.gpu_memory_utilization` {:g} leaves {} of the {} to the OS, less than the {} "
@@ -303,7 +308,8 @@ MinTpReport find_min_tp(const ModelArch& m, const MemoryRequest& request) {
     out.tried.push_back(analyze_memory(m, in));
     const MemoryReport& r = out.tried.back();
     if (margin(r) > margin(out.tried[out.closest])) out.closest = out.tried.size() - 1;
-    if (r.fits) {
+    // A TP vLLM refuses (heads it does not divide) is no answer, fit or not.
+    if (r.fits && tp_divides_heads(m, tp)) {
       out.tp = tp;
       out.closest = out.tried.size() - 1;
       return out;

@@ -48,10 +48,38 @@ void validate_layout(const ParallelLayout& layout, const ModelArch& model) {
   }
 }
 
-bool tp_divides_heads(const ModelArch& model, int tp) {
-  return model.num_attention_heads <= 0 ||
-         (tp <= model.num_attention_heads && model.num_attention_heads % tp == 0);
+std::string tp_refusal(const ModelArch& model, int tp) {
+  if (tp < 1) return "";
+  const int heads = model.num_attention_heads;
+  if (heads > 0 && heads % tp != 0) {
+    return fmt::format(
+        "TP{} does not divide {}'s {} attention heads; vLLM refuses it (\"Total number of "
+        "attention heads ({}) must be divisible by tensor parallel size ({})\")",
+        tp, model.name, heads, heads, tp);
+  }
+  // MLA caches one latent per token whatever the heads; GQA splits or
+  // replicates the KV heads, and either must come out whole.
+  const int kv = model.num_kv_heads;
+  if (!model.mla && kv > 0 && (tp < kv ? kv % tp : tp % kv) != 0) {
+    return fmt::format(
+        "TP{} and {}'s {} KV heads do not divide one another; vLLM refuses it (its "
+        "QKVParallelLinear splits the KV heads over TP, or replicates them when TP is the larger)",
+        tp, model.name, kv);
+  }
+  if (model.linear_attention_layers > 0 && model.linear_attention) {
+    for (const int linear :
+         {model.linear_attention->key_heads, model.linear_attention->value_heads}) {
+      if (linear > 0 && linear % tp != 0) {
+        return fmt::format(
+            "TP{} does not divide {}'s {} linear-attention heads; vLLM splits them over TP", tp,
+            model.name, linear);
+      }
+    }
+  }
+  return "";
 }
+
+bool tp_divides_heads(const ModelArch& model, int tp) { return tp_refusal(model, tp).empty(); }
 
 std::vector<std::pair<int, int>> stage_layers(int layers, int pp) {
   std::vector<int> counts(static_cast<std::size_t>(pp), layers / pp);

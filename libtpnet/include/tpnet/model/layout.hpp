@@ -32,8 +32,13 @@ struct ParallelLayout {
 /// model, EP not a multiple of TP.
 void validate_layout(const ParallelLayout& layout, const ModelArch& model);
 
-/// True when `tp` divides the model's attention heads (or it states none):
-/// vLLM refuses a TP that does not.
+/// vLLM's reason for refusing tensor parallelism `tp` for the model, or ""
+/// when it accepts it: TP must divide the attention heads; the KV heads
+/// (without MLA) must divide by TP, or TP by them (replicated); TP must
+/// divide the linear-attention heads.
+[[nodiscard]] std::string tp_refusal(const ModelArch& model, int tp);
+
+/// True when vLLM accepts `tp` for the model (tp_refusal is empty).
 [[nodiscard]] bool tp_divides_heads(const ModelArch& model, int tp);
 
 /// vLLM's split of `layers` over `pp` stages, as [first, last) per stage.
