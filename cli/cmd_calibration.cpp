@@ -33,6 +33,8 @@ struct CalibrationOptions {
   std::string min_size;
   std::string max_size;
   bool partial = false;
+  bool force = false;
+  std::string collective;
   std::string gemm;
   std::string counters;
   std::string requests;
@@ -50,12 +52,6 @@ struct CalibrationOptions {
   std::string format = "table";
   CLI::Option* format_option = nullptr;
 };
-
-std::string utc_now() {
-  const auto now = std::chrono::system_clock::now();
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     fmt::gmtime(std::chrono::system_clock::to_time_t(now)));
-}
 
 /// Writes `text` to a temporary file beside `path`, then renames it over
 /// `path`: a reader never sees half a file.
@@ -172,9 +168,10 @@ Outcome run_calibration(const CalibrationOptions& o) {
   if (!o.nccl_tests.empty()) {
     NcclTestsReadOptions read;
     read.allow_truncated = o.partial;
+    read.collective = collective_from_flag(o.collective);
     request.allreduce = SweepInput{
         load_nccl_tests(o.nccl_tests, read), parse_link(o.link, InputLocation::for_key("--link")),
-        ranks_from_flag(o.ranks), fit_range_from_flags(o.min_size, o.max_size)};
+        ranks_from_flag(o.ranks), fit_range_from_flags(o.min_size, o.max_size), o.force};
   }
   if (!o.gemm.empty()) {
     GemmInput gemm{load_gemm_csv(o.gemm), std::nullopt};
@@ -216,7 +213,9 @@ Outcome run_calibration(const CalibrationOptions& o) {
   request.hosts = o.hosts;
   request.note = o.note;
   request.tool = "tpnet calibration";
-  request.fallback_date = utc_now();
+  // The run's date is the log's (tpnet-calibrate writes it); when the log
+  // does not say, it is not known, and today's date would be a guess.
+  request.fallback_date = "unknown";
   CalibrationBuildReport built = build_calibration(request);
   const Calibration& cal = built.calibration;
   Document doc;
@@ -275,6 +274,10 @@ Command setup_calibration(CLI::App& app) {
   sub->add_flag("--partial", options->partial,
                 "Accept a sweep without its footer (a killed run): its rows are used")
       ->group(sweep);
+  sub->add_flag("--force", options->force,
+                "Write the fit even when its RMS relative error is above 10%")
+      ->group(sweep);
+  add_collective_option(sub, options->collective);
   const std::string compute = "Compute";
   sub->add_option("--gemm", options->gemm, "GEMM timings CSV from tpnet-calibrate gemm")
       ->group(compute);

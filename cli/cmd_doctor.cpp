@@ -1,4 +1,4 @@
-// tpnet doctor: reads an nccl-tests all_reduce_perf run, fits the alpha-beta
+// tpnet doctor: reads an nccl-tests run of any collective, fits the alpha-beta
 // model and says whether the bus bandwidth matches the link, naming the
 // known bad states (docs/background.md s.9) and the settings to check.
 
@@ -23,12 +23,14 @@ struct DoctorOptions {
   std::string min_size;
   std::string max_size;
   bool partial = false;
+  std::string collective;
   std::string format = "table";
 };
 
 Outcome run_doctor(const DoctorOptions& o) {
   NcclTestsReadOptions read;
   read.allow_truncated = o.partial;
+  read.collective = collective_from_flag(o.collective);
   DoctorRequest request;
   request.sweep = load_nccl_tests(o.nccl_tests, read);
   request.link = parse_link(o.link, InputLocation::for_key("--link"));
@@ -63,6 +65,10 @@ Outcome run_doctor(const DoctorOptions& o) {
       text("source", "file", o.nccl_tests),
       integer("ranks", "ranks", ranks),
       text("nccl_version", "NCCL version", sweep.nccl_version),
+      text("collective", "collective", std::string(to_string(sweep.collective))),
+      text("collective_from", "collective told by", sweep.collective_from),
+      integer("ranks_per_node", "ranks per node (0 = not said)", r.ranks_per_node),
+      text("gpu", "GPU", sweep.gpu),
       text("state", "state", std::string(to_string(d.state))),
       text("finding", "finding", d.finding),
       text("advice", "advice", d.advice),
@@ -73,12 +79,11 @@ Outcome run_doctor(const DoctorOptions& o) {
       record(
           "fit", "alpha-beta fit (ring)",
           {
-              number("alpha_s", "alpha (fixed time per all-reduce)", fit.alpha.value(),
-                     kMicroseconds, 2),
+              number("alpha_s", "alpha (fixed time per call)", fit.alpha.value(), kMicroseconds, 2),
               number("beta_bps", "beta (rate of bytes sent)", fit.beta.bits_per_second(), kGbps, 1),
               number("step_latency_s", "latency per ring step", fit.step_latency.value(),
                      kMicroseconds, 2),
-              integer("steps", "ring steps 2(N-1)", fit.steps),
+              integer("steps", "ring steps", fit.steps),
               number("rms_relative_error_pct", "RMS relative error", fit.rms_relative_error * 100.0,
                      kPercent, 2),
               number("max_relative_error_pct", "largest relative error",
@@ -86,11 +91,14 @@ Outcome run_doctor(const DoctorOptions& o) {
               number("min_size_bytes", "smallest size fitted", fit.min_size.count(), kBytesB, 0),
               number("max_size_bytes", "largest size fitted", fit.max_size.count(), kBytesB, 0),
               integer("points", "sizes fitted", fit.points_used),
+              flag("fitted", "fitted (2 or more sizes)", r.fitted),
+              flag("constrained", "alpha held at 0", fit.constrained),
+              flag("poor", "poor fit (RMS above 10%)", fit.poor),
           }),
       records("curve", "busbw vs size", std::move(curve)),
       texts("checks", "settings to check", r.checks),
   };
-  return Outcome{std::move(doc), {}, r.healthy() ? 0 : 1};
+  return Outcome{std::move(doc), {}, r.gate_failed() ? 1 : 0};
 }
 
 }  // namespace
@@ -99,9 +107,12 @@ Command setup_doctor(CLI::App& app) {
   auto options = std::make_shared<DoctorOptions>();
   CLI::App* sub = app.add_subcommand(
       "doctor",
-      "Check the fabric from an nccl-tests all_reduce_perf run (text or -J JSON): alpha-beta "
-      "fit, bus bandwidth against the link, known bad states; exit 1 unless healthy");
-  sub->add_option("--nccl-tests", options->nccl_tests, "all_reduce_perf output file")->required();
+      "Check the fabric from an nccl-tests run of any collective (text or -J JSON): alpha-beta "
+      "fit, bus bandwidth against the link, known bad states; exit 1 when it is slower than the "
+      "link");
+  sub->add_option("--nccl-tests", options->nccl_tests,
+                  "nccl-tests output file (all_reduce_perf, all_gather_perf, ...)")
+      ->required();
   sub->add_option("--link", options->link, "Link the bus bandwidth should reach")
       ->default_val("200G");
   sub->add_option("--ranks", options->ranks,
@@ -110,6 +121,7 @@ Command setup_doctor(CLI::App& app) {
   sub->add_option("--max-size", options->max_size, "Largest size to fit (default: all)");
   sub->add_flag("--partial", options->partial,
                 "Accept a sweep without its footer (a killed run): its rows are used");
+  add_collective_option(sub, options->collective);
   add_format_option(sub, options->format);
   set_gate_exit_codes(sub, "the fabric is not healthy");
   return Command{sub, [options] { return run_doctor(*options); },

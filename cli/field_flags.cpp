@@ -85,6 +85,8 @@ constexpr FieldFlag kFieldFlags[] = {
     {"fit.min_size", "--min-size"},
     {"fit.max_size", "--max-size"},
     {"ranks", "--ranks"},
+    {"fit.force", "--force"},
+    {"collective", "--collective"},
     {"partial", "--partial"},
 };
 

@@ -18,4 +18,19 @@ FitRange fit_range_from_flags(const std::string& min_size, const std::string& ma
   return range;
 }
 
+std::optional<NcclCollective> collective_from_flag(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  if (auto collective = collective_from_name(name)) return collective;
+  throw InputError("'" + name +
+                       "' is not an nccl-tests collective; use all_reduce, all_gather, "
+                       "reduce_scatter, alltoall, broadcast, reduce or sendrecv",
+                   InputLocation::for_key("--collective"));
+}
+
+void add_collective_option(CLI::App* app, std::string& collective) {
+  app->add_option("--collective", collective,
+                  "The collective the log measured, when its header does not say (all_reduce, "
+                  "all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv)");
+}
+
 }  // namespace tpnet::cli

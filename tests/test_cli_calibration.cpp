@@ -336,3 +336,24 @@ TEST_CASE("a tpnet-calibrate MPI sweep: fitted, written, and consumed by penalty
   CHECK_THAT(p.err, ContainsSubstring("MPI backend"));
   std::filesystem::remove(out);
 }
+
+TEST_CASE("a poor fit is not written without --force, a non-all-reduce log never, the date unknown",
+          "[cli][calibration][nccl]") {
+  const std::string logs = kSource + "/tests/data/nccl-tests/";
+  // 16 ranks, 8 per node on two hosts: the ring fit misses by ~30% RMS.
+  const std::string poor = logs + "h100-a3mega-2node-8gpu-all_reduce.txt";
+  expect_bad_input(run_tpnet({"calibration", "--nccl-tests", poor}), "--force");
+  const auto forced = run_tpnet({"calibration", "--nccl-tests", poor, "--force"});
+  INFO(forced.err);
+  REQUIRE(forced.exit_code == 0);
+  CHECK_THAT(forced.err, ContainsSubstring("8 ranks per node"));
+  const YAML::Node yaml = YAML::Load(forced.out);
+  // nccl-tests logs carry no date: not today's.
+  CHECK(yaml["provenance"]["date"].as<std::string>() == "unknown");
+  CHECK(yaml["provenance"]["nccl_version"].as<std::string>().empty());
+  expect_bad_input(run_tpnet({"calibration", "--nccl-tests",
+                              logs + "gb10-2spark-all_gather-16G-nccl2.28.9.txt"}),
+                   "a calibration fits all_reduce sweeps");
+  expect_bad_input(run_tpnet({"calibration", "--nccl-tests", poor, "--collective", "allgathr"}),
+                   "--collective");
+}

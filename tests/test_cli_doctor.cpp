@@ -7,6 +7,7 @@
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
 
+using tpnet::test::CliResult;
 using tpnet::test::expect_bad_input;
 using tpnet::test::json_of;
 using tpnet::test::run_tpnet;
@@ -85,8 +86,13 @@ TEST_CASE("tpnet doctor bad input: missing file, ranks, corrupt rows", "[cli][do
   wrong.replace(wrong.find("12.77       0"), 13, "12.77       5");
   const auto bad = write_temp("tpnet_doctor_wrong.txt", wrong);
   expect_bad_input(run_tpnet({"doctor", "--nccl-tests", bad.string()}), ":4: out-of-place #wrong");
-  expect_bad_input(run_tpnet({"doctor", "--nccl-tests", kSynthetic, "--min-size", "1GiB"}),
-                   "distinct size");
+  // One size in range: no fit, the bus bandwidth still judged.
+  const CliResult one =
+      run_tpnet({"doctor", "--nccl-tests", kSynthetic, "--min-size", "1GiB", "--format", "json"});
+  CHECK_THAT(one.err, ContainsSubstring("no alpha-beta fit (it needs 2)"));
+  const YAML::Node j = json_of(one);
+  CHECK_FALSE(j["fit"]["fitted"].as<bool>());
+  CHECK(j["state"].as<std::string>() == "healthy");
 }
 
 TEST_CASE("tpnet doctor reads the -J JSON file and flags a software-forwarded path",

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -83,18 +84,152 @@ long long element_count(double value, const InputLocation& where) {
   return static_cast<long long>(value);
 }
 
-/// The buffer must hold a whole number of elements: size = count x element size.
-void check_count(const AllReduceSample& s, const InputLocation& where) {
+/// What a row's redop and root columns say, kept until the whole log is read.
+struct RowColumns {
+  std::string redop;  ///< "sum", "none", ... ("" when the header has no redop)
+  std::string root;   ///< "-1", "0", ... ("" when the header has no root)
+};
+
+/// size / (count x element size): 1 when count is the whole buffer, the rank
+/// count when it is one rank's share; 0 when the row cannot say.
+double count_ratio(const AllReduceSample& s) {
   const int bytes = element_bytes(s.type);
-  if (bytes == 0 || s.count <= 0) return;
-  if (s.size.count() != static_cast<double>(s.count) * bytes) {
-    throw InputError(fmt::format("size {} B is not count {} x {} B ({}): the element count does "
-                                 "not match the buffer{}",
-                                 s.size.count(), s.count, bytes, s.type,
-                                 std::fmod(s.size.count(), bytes) != 0.0
-                                     ? fmt::format(", which is not a multiple of {} B", bytes)
-                                     : ""),
-                     where);
+  if (bytes == 0 || s.count <= 0) return 0.0;
+  return s.size.count() / (static_cast<double>(s.count) * bytes);
+}
+
+/// The collective from the columns of the rows: per-rank counts, redop and
+/// root, and for all_reduce against sendrecv the busbw / algbw ratio.
+NcclCollective collective_from_columns(const AllReduceSweep& sweep,
+                                       const std::vector<RowColumns>& columns, int per_rank,
+                                       std::vector<std::string>& notes) {
+  const RowColumns& first = columns.front();
+  const bool reduces = !first.redop.empty() && first.redop != "none";
+  const bool rooted = !first.root.empty() && first.root != "-1";
+  if (per_rank > 1) {
+    if (reduces) return NcclCollective::reduce_scatter;
+    notes.push_back(fmt::format(
+        "{}: the columns (redop none, count one rank's share) read as all_gather; alltoall "
+        "prints the same, and its bus bandwidth means the same",
+        sweep.origin));
+    return NcclCollective::all_gather;
+  }
+  if (rooted) return reduces ? NcclCollective::reduce : NcclCollective::broadcast;
+  if (first.redop == "none") return NcclCollective::sendrecv;
+  // all_reduce and sendrecv print the same columns; their busbw / algbw
+  // ratios are 2(n-1)/n and 1.
+  const int n = sweep.ranks;
+  double ratio = 0.0;
+  for (const auto& s : sweep.samples) {
+    if (s.out_of_place.algbw.bits_per_second() > 0.0) {
+      ratio = s.out_of_place.busbw / s.out_of_place.algbw;
+    }
+  }
+  if (n > 2 && ratio > 0.0 &&
+      std::fabs(ratio - 1.0) < std::fabs(ratio - busbw_factor(NcclCollective::all_reduce, n))) {
+    return NcclCollective::sendrecv;
+  }
+  // At 2 ranks the two cannot be told apart, and their bus bandwidths agree.
+  return NcclCollective::all_reduce;
+}
+
+/// The rank count the busbw / algbw ratio gives (2(n-1)/n for all_reduce,
+/// (n-1)/n for all_gather, ...), read from the row with the highest algbw,
+/// where the two printed decimals are precise enough; 0 when it cannot say.
+int ranks_from_bandwidths(const AllReduceSweep& sweep) {
+  const AllReduceSample* best = nullptr;
+  for (const auto& s : sweep.samples) {
+    if (!best || s.out_of_place.algbw > best->out_of_place.algbw) best = &s;
+  }
+  if (!best || best->out_of_place.algbw.bits_per_second() < 8e9) return 0;  // under 1 GB/s
+  const double ratio = best->out_of_place.busbw / best->out_of_place.algbw;
+  double n = 0.0;
+  if (sweep.collective == NcclCollective::all_reduce && ratio < 1.999) {
+    n = 2.0 / (2.0 - ratio);
+  } else if (count_is_per_rank(sweep.collective) && ratio < 0.999) {
+    n = 1.0 / (1.0 - ratio);
+  }
+  // A ratio of 1 is all_reduce on 2 ranks or sendrecv on any: no answer.
+  const double whole = std::round(n);
+  if (whole < 3 || whole > 1e5 || std::fabs(n - whole) > 0.02 * whole) return 0;
+  // The ratio must come back within the printed rounding.
+  if (std::fabs(busbw_factor(sweep.collective, static_cast<int>(whole)) - ratio) > 0.01 * ratio) {
+    return 0;
+  }
+  return static_cast<int>(whole);
+}
+
+/// Settles which collective the log measured and checks every row against
+/// it: size = count x element size, times the ranks where count is one
+/// rank's share. A log without `#  Rank` lines gets its rank count from there.
+void settle_collective(AllReduceSweep& sweep, const std::vector<RowColumns>& columns,
+                       std::optional<NcclCollective> from_header,
+                       const NcclTestsReadOptions& options) {
+  // The ratio most rows share: one corrupt row must not turn the log into
+  // another collective.
+  std::map<int, int> votes;
+  for (const auto& s : sweep.samples) {
+    const double ratio = count_ratio(s);
+    if (ratio >= 1.0 && std::floor(ratio) == ratio && ratio <= 1e6) {
+      ++votes[static_cast<int>(ratio)];
+    }
+  }
+  int per_rank = 0;
+  int most = 0;
+  for (const auto& [ratio, count] : votes) {
+    if (count > most) {
+      most = count;
+      per_rank = ratio;
+    }
+  }
+  if (options.collective) {
+    sweep.collective = *options.collective;
+    sweep.collective_from = "asked";
+    if (from_header && *from_header != *options.collective) {
+      sweep.notes.push_back(fmt::format("{} says it ran {}; read as {}, as asked", sweep.origin,
+                                        to_string(*from_header), to_string(*options.collective)));
+    }
+  } else if (from_header) {
+    sweep.collective = *from_header;
+    sweep.collective_from = "the log's header";
+  } else {
+    sweep.collective = collective_from_columns(sweep, columns, per_rank, sweep.notes);
+    sweep.collective_from = "the columns";
+  }
+  const bool shared = count_is_per_rank(sweep.collective);
+  if (shared && sweep.ranks == 0 && per_rank > 1) {
+    sweep.ranks = per_rank;
+    sweep.notes.push_back(
+        fmt::format("{} lists no '#  Rank' lines; {} ranks from its size and count columns",
+                    sweep.origin, per_rank));
+  }
+  if (sweep.ranks == 0) {
+    if (const int n = ranks_from_bandwidths(sweep); n > 0) {
+      sweep.ranks = n;
+      sweep.notes.push_back(
+          fmt::format("{} lists no '#  Rank' lines; {} ranks from its busbw / algbw ratio ({})",
+                      sweep.origin, n, to_string(sweep.collective)));
+    }
+  }
+  const int multiple = shared ? sweep.ranks : 1;
+  for (const auto& s : sweep.samples) {
+    const int bytes = element_bytes(s.type);
+    if (bytes == 0 || s.count <= 0 || multiple == 0) continue;
+    const double expected = static_cast<double>(s.count) * bytes * multiple;
+    if (s.size.count() != expected) {
+      InputLocation where = s.source;
+      where.key = "size";
+      throw InputError(
+          fmt::format("size {} B is not count {} x {} B ({}){}: the element count does not "
+                      "match the buffer of {}{}",
+                      s.size.count(), s.count, bytes, s.type,
+                      shared ? fmt::format(" x {} ranks", multiple) : "",
+                      to_string(sweep.collective),
+                      std::fmod(s.size.count(), bytes) != 0.0
+                          ? fmt::format(", which is not a multiple of {} B", bytes)
+                          : ""),
+          where);
+    }
   }
 }
 
@@ -149,6 +284,25 @@ Bytes buffer_size(double value, const InputLocation& where, std::string_view emp
 
 // ---- text ---------------------------------------------------------------
 
+/// A line without the prefix a launcher adds to each rank's output:
+/// `srun --label` writes "0: ", `mpirun --tag-output` "[1,0]<stdout>:".
+std::string_view without_launcher_prefix(std::string_view line) {
+  std::size_t k = 0;
+  while (k < line.size() && line[k] == ' ') ++k;
+  if (k < line.size() && line[k] == '[') {
+    const std::size_t close = line.find("]<std", k);
+    const std::size_t colon = close == std::string_view::npos ? close : line.find(">:", close);
+    if (colon != std::string_view::npos) return line.substr(colon + 2);
+    return line;
+  }
+  std::size_t digits = k;
+  while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits]))) ++digits;
+  if (digits > k && digits + 1 < line.size() && line[digits] == ':' && line[digits + 1] == ' ') {
+    return line.substr(digits + 2);
+  }
+  return line;
+}
+
 struct Layout {
   std::size_t lead = 0;  ///< columns before the first time column
   int line = 0;
@@ -159,6 +313,9 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
   AllReduceSweep sweep;
   sweep.origin = origin;
   std::optional<Layout> layout;
+  std::optional<NcclCollective> header_collective;
+  std::vector<RowColumns> columns;
+  int empty_rows = 0;
   bool footer = false;
   // A row cut off by a killed run; allowed only as the last row of a partial sweep.
   std::optional<InputError> cut_row;
@@ -169,18 +326,30 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
     std::string_view line =
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     ++line_number;
+    line = without_launcher_prefix(line);
     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front())))
       line.remove_prefix(1);
     const InputLocation where = InputLocation::in_file(origin, line_number);
     if (!line.empty() && line.front() == '#') {
       const std::string_view body = line.substr(1);
       const auto words = split_words(body);
-      if (!words.empty() && words[0] == "Rank") {
+      if (words.size() >= 4 && words[0] == "Collective" && words[1] == "test" &&
+          words[2] == "starting:") {
+        header_collective = collective_from_name(words[3]);
+      } else if (!words.empty() && words[0] == "Rank") {
         ++sweep.ranks;
         const auto on = std::find(words.begin(), words.end(), "on");
         if (on != words.end() && on + 1 != words.end() &&
             std::find(sweep.hosts.begin(), sweep.hosts.end(), *(on + 1)) == sweep.hosts.end()) {
           sweep.hosts.push_back(*(on + 1));
+        }
+        // "... device  0 [0000:8f:00] NVIDIA B200": the GPU's name follows the bus id.
+        if (const auto bus = body.find("] "); sweep.gpu.empty() && bus != std::string_view::npos) {
+          std::string_view name = body.substr(bus + 2);
+          while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
+            name.remove_suffix(1);
+          }
+          sweep.gpu = std::string(name);
         }
       } else if (words.size() >= 2 && words[0] == "tpnet-calibrate" && words[1] == "allreduce") {
         read_provenance(words, sweep);
@@ -190,7 +359,7 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
         const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), code);
         if (ec == std::errc{} && code > 0) sweep.nccl_version = version_from_code(code);
       } else if (words.size() >= 3 && words[0] == "NCCL" && words[1] == "version") {
-        sweep.nccl_version = words[2];
+        sweep.nccl_version = words[2].substr(0, words[2].find('+'));
       } else if (body.find("Avg bus bandwidth") != std::string_view::npos) {
         if (cut_row) throw InputError(*cut_row);
         footer = true;
@@ -203,6 +372,12 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
         }
         layout = Layout{static_cast<std::size_t>(first_time - words.begin()), line_number};
       }
+    } else if (const auto banner = line.find("NCCL version ");
+               banner != std::string_view::npos && sweep.nccl_version.empty()) {
+      // NCCL's own banner ("NCCL version 2.26.6+cuda12.8", also inside
+      // NCCL INFO logging): the version, less its CUDA suffix.
+      const auto words = split_words(line.substr(banner + 13));
+      if (!words.empty()) sweep.nccl_version = words[0].substr(0, words[0].find('+'));
     } else if (!line.empty() && line.front() >= '0' && line.front() <= '9') {
       if (!layout) {
         throw InputError(
@@ -254,16 +429,28 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
         }
         return t;
       };
+      if (number(0, "size") == 0.0) {
+        // Some harnesses print size-0 rows: they time only the launch.
+        ++empty_rows;
+        if (end == std::string_view::npos) break;
+        start = end + 1;
+        continue;
+      }
       AllReduceSample s;
       s.source = where;
       s.size = buffer_size(number(0, "size"), InputLocation::in_file(origin, line_number, "size"),
-                           "size is 0: an empty all-reduce measures only the launch");
+                           "size is 0");
       if (lead >= 2) {
         s.count =
             element_count(number(1, "count"), InputLocation::in_file(origin, line_number, "count"));
       }
       if (lead >= 3) s.type = cells[2];
-      check_count(s, InputLocation::in_file(origin, line_number, "size"));
+      RowColumns row;
+      if (lead >= 5) {
+        row.redop = cells[3];
+        row.root = cells[4];
+      }
+      columns.push_back(std::move(row));
       s.out_of_place = timing(lead, "out-of-place");
       if (cells.size() >= lead + 8) s.in_place = timing(lead + 4, "in-place");
       sweep.samples.push_back(std::move(s));
@@ -273,12 +460,20 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
   }
   if (!layout) {
     throw InputError(
-        "has no '# size count type ... time algbw busbw #wrong' header: not all_reduce_perf output",
+        "has no '# size count type ... time algbw busbw #wrong' header: not nccl-tests output, "
+        "or its table was cut out",
         InputLocation::in_file(origin));
   }
   if (sweep.samples.empty()) {
-    throw InputError("has a header but no data rows", InputLocation::in_file(origin, layout->line));
+    throw InputError(empty_rows > 0 ? "has only rows of size 0, which time nothing but the launch"
+                                    : "has a header but no data rows",
+                     InputLocation::in_file(origin, layout->line));
   }
+  if (empty_rows > 0) {
+    sweep.notes.push_back(fmt::format("{}: {} row(s) of size 0 skipped (they time only the launch)",
+                                      origin, empty_rows));
+  }
+  settle_collective(sweep, columns, header_collective, options);
   if (cut_row) {
     sweep.notes.push_back(
         fmt::format("{}: the last row is cut off (a killed run); left out", cut_row->what()));
@@ -336,8 +531,10 @@ AllReduceTiming json_timing(const YAML::Node& node, const std::string& origin,
   return t;
 }
 
-AllReduceSweep parse_json(std::string_view text, const std::string& origin) {
+AllReduceSweep parse_json(std::string_view text, const std::string& origin,
+                          const NcclTestsReadOptions& options) {
   const YAML::Node root = yaml::load_document(text, origin);
+  std::vector<RowColumns> columns;
   yaml::require_map(root, origin, "an nccl-tests -J result");
   AllReduceSweep sweep;
   sweep.origin = origin;
@@ -367,7 +564,10 @@ AllReduceSweep parse_json(std::string_view text, const std::string& origin) {
           element_count(json_number(r, origin, "count"), yaml::where(r["count"], origin, "count"));
     }
     if (r["type"] && r["type"].IsScalar()) s.type = r["type"].Scalar();
-    check_count(s, yaml::where(r["size"], origin, "size"));
+    RowColumns row;
+    if (r["redop"] && r["redop"].IsScalar()) row.redop = r["redop"].Scalar();
+    if (r["root"] && r["root"].IsScalar()) row.root = r["root"].Scalar();
+    columns.push_back(std::move(row));
     const YAML::Node oop = r["out_of_place"];
     if (!oop || oop.IsNull()) {
       throw InputError("required key is missing", yaml::where(r, origin, "out_of_place"));
@@ -381,6 +581,7 @@ AllReduceSweep parse_json(std::string_view text, const std::string& origin) {
   if (sweep.samples.empty()) {
     throw InputError("is an empty list", yaml::where(results, origin, "results"));
   }
+  settle_collective(sweep, columns, std::nullopt, options);
   return sweep;
 }
 
@@ -392,7 +593,7 @@ AllReduceSweep parse_nccl_tests(std::string_view text, const std::string& origin
   if (first == std::string_view::npos) {
     throw InputError("is empty; expected all_reduce_perf output", InputLocation::in_file(origin));
   }
-  if (text[first] == '{') return parse_json(text, origin);
+  if (text[first] == '{') return parse_json(text, origin, options);
   return parse_text(text, origin, options);
 }
 

@@ -18,8 +18,9 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
   }
   AllReduceFit fit;
   fit.ranks = ranks;
-  fit.sent_factor = allreduce_sent_factor(ranks, CollectiveAlgorithm::ring);
-  fit.steps = allreduce_steps(ranks, CollectiveAlgorithm::ring);
+  fit.collective = sweep.collective;
+  fit.sent_factor = busbw_factor(sweep.collective, ranks);
+  fit.steps = ring_steps(sweep.collective, ranks);
 
   std::vector<const AllReduceSample*> used;
   std::set<double> sizes;
@@ -55,8 +56,29 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
   a.col(0) /= c0;
   a.col(1) /= c1;
   const Eigen::Vector2d x = a.colPivHouseholderQr().solve(b);
-  const double alpha = x(0) / c0;
-  const double inverse_beta = x(1) / c1;
+  double alpha = x(0) / c0;
+  double inverse_beta = x(1) / c1;
+  if (alpha < 0.0 && inverse_beta > 0.0) {
+    // A negative fixed time has no meaning: fit the transfer term alone
+    // (alpha = 0), the least-squares optimum under alpha >= 0.
+    const double unconstrained = alpha;
+    double num = 0.0;
+    double den = 0.0;
+    for (const auto* s : used) {
+      const double t = s->out_of_place.time.value();
+      const double u = fit.sent_factor * s->size.bits() / t;
+      num += u;
+      den += u * u;
+    }
+    alpha = 0.0;
+    inverse_beta = num / den;
+    fit.constrained = true;
+    fit.warnings.push_back(fmt::format(
+        "the unconstrained fit gives a negative fixed latency ({:.3g} us), which has no "
+        "meaning; fitted with alpha = 0. The sizes fitted are too large for the latency to "
+        "show: include smaller ones for alpha",
+        unconstrained * 1e6));
+  }
   if (!(inverse_beta > 0.0) || !std::isfinite(inverse_beta)) {
     throw InputError(
         "gives no positive bandwidth: the sizes fitted are too small for the transfer term to "
@@ -66,12 +88,6 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
   fit.alpha = Seconds(alpha);
   fit.beta = BitRate(1.0 / inverse_beta);
   fit.step_latency = fit.alpha / static_cast<double>(fit.steps);
-  if (alpha < 0.0) {
-    fit.warnings.push_back(fmt::format(
-        "the fitted fixed latency is negative ({:.3g} us): the model does not describe the "
-        "smallest sizes; narrow the range with `fit.min_size`",
-        alpha * 1e6));
-  }
 
   double sum_sq = 0.0;
   bool first = true;
@@ -96,6 +112,15 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
     fit.curve.push_back(p);
   }
   fit.rms_relative_error = std::sqrt(sum_sq / fit.points_used);
+  if (fit.rms_relative_error > kPoorFitRms) {
+    fit.poor = true;
+    fit.warnings.push_back(fmt::format(
+        "the alpha-beta fit of the {} sweep is poor: {:.1f}% RMS relative error (worst {:.1f}%) "
+        "is above {:.0f}%; see the residuals per size, and narrow the range (`fit.min_size`, "
+        "`fit.max_size`) or rerun with NCCL_ALGO=Ring",
+        to_string(fit.collective), fit.rms_relative_error * 100, fit.max_relative_error * 100,
+        kPoorFitRms * 100));
+  }
   return fit;
 }
 
@@ -111,16 +136,30 @@ std::string_view to_string(FabricState state) {
       return "software-forwarded";
     case FabricState::below_expectation:
       return "below-expectation";
+    case FabricState::above_link:
+      return "above-link";
+    case FabricState::not_judged:
+      return "not-judged";
   }
   return "unknown";
 }
 
-FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected) {
+FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected, bool spark_port) {
   FabricDiagnosis d;
   const double gbps = measured.bits_per_second() / 1e9;
   const double expected_gbps = expected.bits_per_second() / 1e9;
   d.share = measured / expected;
-  if (d.share >= 0.9) {
+  if (d.share > 1.1) {
+    // No link carries more than its rate: the run used more of them, or
+    // another link than the one it is judged against.
+    d.state = FabricState::above_link;
+    d.finding = fmt::format(
+        "above the link: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected, more than one "
+        "link carries; the run used several NICs, links inside a node (NVLink) or a faster link "
+        "than the one given",
+        gbps, d.share * 100.0, expected_gbps);
+    d.advice = "give the link the run used (`link`), or rerun with one NIC per rank";
+  } else if (d.share >= 0.9) {
     d.state = FabricState::healthy;
     d.finding = fmt::format("healthy: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected", gbps,
                             d.share * 100.0, expected_gbps);
@@ -144,7 +183,7 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected) {
     d.advice =
         "update the OS, driver and NIC firmware, check the NIC's power and thermal state; a "
         "clean mstlink and a 200G link state do not rule this out";
-  } else if (expected_gbps >= 180.0 && gbps >= 95.0 && gbps <= 125.0) {
+  } else if (spark_port && expected_gbps >= 180.0 && gbps >= 95.0 && gbps <= 125.0) {
     d.state = FabricState::one_pcie_half;
     d.finding = fmt::format(
         "one PCIe half: {:.1f} Gb/s is what one of the port's two RDMA devices carries "

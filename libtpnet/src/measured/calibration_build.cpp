@@ -36,9 +36,29 @@ void add_allreduce(const SweepInput& in, Calibration& cal, std::vector<std::stri
     warnings.push_back(
         fmt::format("{} says ranks={} but lists {} '#  Rank' lines", source, r, sweep.ranks));
   }
+  if (sweep.collective != NcclCollective::all_reduce) {
+    throw InputError(fmt::format("measured {} ({}); a calibration fits all_reduce sweeps: run "
+                                 "all_reduce_perf",
+                                 to_string(sweep.collective), sweep.collective_from),
+                     InputLocation::in_file(source));
+  }
   const int ranks = resolve_sweep_ranks(sweep, in.ranks, warnings);
   const AllReduceFit fit = fit_allreduce(sweep, ranks, in.range);
+  if (fit.poor && !in.force) {
+    throw InputError(
+        fmt::format("the all-reduce fit of {} is poor ({:.1f}% RMS relative error, above {:.0f}%) "
+                    "and would mislead every estimate made from it; narrow `fit.min_size` / "
+                    "`fit.max_size`, or force it",
+                    source, fit.rms_relative_error * 100, kPoorFitRms * 100),
+        InputLocation::for_key("fit.force"));
+  }
   for (const auto& w : fit.warnings) warnings.push_back(w);
+  if (sweep.ranks_per_node() > 1) {
+    warnings.push_back(fmt::format(
+        "{} runs {} ranks per node: links inside each node carry part of every all-reduce, so "
+        "the fit is not the network's alone",
+        source, sweep.ranks_per_node()));
+  }
 
   AllReduceCalibration a = make_allreduce_calibration(fit, source, in.link.name, in.link.rate);
   a.complete = sweep.complete;

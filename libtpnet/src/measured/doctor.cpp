@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 namespace tpnet {
 namespace {
@@ -52,12 +53,61 @@ DoctorReport run_doctor(const DoctorRequest& request) {
   DoctorReport r;
   r.warnings = request.sweep.notes;
   r.ranks = resolve_sweep_ranks(request.sweep, request.ranks, r.warnings);
-  r.fit = fit_allreduce(request.sweep, r.ranks, request.range);
+  std::set<double> sizes;
+  for (const auto& s : request.sweep.samples) {
+    if ((!request.range.min_size || s.size >= *request.range.min_size) &&
+        (!request.range.max_size || s.size <= *request.range.max_size)) {
+      sizes.insert(s.size.count());
+    }
+  }
+  if (sizes.size() >= 2) {
+    r.fit = fit_allreduce(request.sweep, r.ranks, request.range);
+    r.fitted = true;
+  } else {
+    // One size still shows the bus bandwidth; only the fit needs two.
+    r.fit.ranks = r.ranks;
+    r.fit.collective = request.sweep.collective;
+    r.warnings.push_back(fmt::format(
+        "{} has {} size(s) in the range fitted: no alpha-beta fit (it needs 2); the bus "
+        "bandwidth is judged alone",
+        request.sweep.origin, sizes.size()));
+  }
   r.busbw = large_size_busbw(request.sweep);
   for (const auto& s : request.sweep.samples) {
     r.peak_busbw = std::max(r.peak_busbw, s.out_of_place.busbw);
   }
-  r.diagnosis = diagnose_bus_bandwidth(r.busbw, request.link.rate);
+  const AllReduceSweep& sweep = request.sweep;
+  // The one-PCIe-half state is a DGX Spark port's (two RDMA devices per
+  // port); another GPU's log cannot be in it.
+  const bool spark_port = sweep.gpu.empty() || sweep.gpu.find("GB10") != std::string::npos;
+  r.diagnosis = diagnose_bus_bandwidth(r.busbw, request.link.rate, spark_port);
+  r.ranks_per_node = sweep.ranks_per_node();
+  if (r.ranks_per_node > 1) {
+    // Inside a node the ranks talk over NVLink or PCIe; the log's bus
+    // bandwidth mixes those links with the NICs and cannot tell them apart.
+    r.diagnosis.state = FabricState::not_judged;
+    r.diagnosis.finding = fmt::format(
+        "not judged: the {} ranks run {} per node on {} nodes, so links inside each node carry "
+        "part of the {}; its {:.1f} Gb/s bus bandwidth is not the NIC's, and the log cannot show "
+        "what the NIC carried",
+        r.ranks, r.ranks_per_node, sweep.hosts.size(), to_string(sweep.collective),
+        r.busbw.bits_per_second() / 1e9);
+    r.diagnosis.advice =
+        "rerun with one rank per node (one GPU per host, e.g. mpirun -npernode 1 ... -g 1) to "
+        "judge the link";
+  } else if (sweep.hosts.empty()) {
+    r.warnings.push_back(fmt::format(
+        "{} does not say where its ranks ran ('#  Rank ... on HOST' lines); judged as one rank "
+        "per node",
+        sweep.origin));
+  }
+  if (sweep.collective != NcclCollective::all_reduce) {
+    r.warnings.push_back(fmt::format(
+        "{} measured {} ({}): its bus bandwidth (algbw x {:.3g}) answers the link question as "
+        "an all-reduce's does; the fit is of {}'s ring",
+        sweep.origin, to_string(sweep.collective), sweep.collective_from,
+        busbw_factor(sweep.collective, r.ranks), to_string(sweep.collective)));
+  }
   r.checks = settings_to_check();
   for (const auto& w : r.fit.warnings) r.warnings.push_back(w);
   return r;

@@ -2,6 +2,7 @@
 /// Reading nccl-tests `all_reduce_perf` results: the text it prints and the
 /// JSON file its `-J FILE` option writes (docs/calibration.md).
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,9 +15,20 @@ struct NcclTestsReadOptions {
   /// Accepts a text log without the `# Avg bus bandwidth` footer and drops a
   /// cut-off last row, for a killed run (tpnet's `--partial`).
   bool allow_truncated = false;
+  /// The collective the log measured, when the log cannot tell it (its
+  /// columns read the same for all_gather and alltoall, and for all_reduce
+  /// and sendrecv on 2 ranks); checked against the rows.
+  std::optional<NcclCollective> collective;
 };
 
-/// Text output of `all_reduce_perf`: `#` header lines (`#  Rank` lines give
+/// Text output of any nccl-tests collective (`all_reduce_perf`,
+/// `all_gather_perf`, `reduce_scatter_perf`, `alltoall_perf`,
+/// `broadcast_perf`, `reduce_perf`, `sendrecv_perf`): the collective from
+/// `# Collective test starting: NAME` when the log has it, else from the
+/// columns (redop, root, and whether count is one rank's share of size).
+/// Lines may carry an `srun --label` (`0: `) or `mpirun --tag-output`
+/// (`[1,0]<stdout>:`) prefix; rows of size 0 are skipped with a note.
+/// `#` header lines (`#  Rank` lines give
 /// the rank count, `nccl-library=22105` or `NCCL version 2.21.5` the
 /// version), a `# size count type redop root time algbw busbw #wrong ...`
 /// header, then one row per size. Tolerates headers without `redop`/`root`,

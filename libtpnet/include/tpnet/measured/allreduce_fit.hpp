@@ -30,10 +30,15 @@ struct FitPoint {
   bool in_range = false;  ///< used by the fit
 };
 
+/// RMS relative error above which a fit is flagged poor and not written to
+/// a calibration without being forced.
+inline constexpr double kPoorFitRms = 0.10;
+
 struct AllReduceFit {
   int ranks = 0;
-  double sent_factor = 0.0;  ///< 2(N-1)/N
-  int steps = 0;             ///< 2(N-1)
+  NcclCollective collective = NcclCollective::all_reduce;
+  double sent_factor = 0.0;  ///< share of S each rank sends: busbw_factor (2(N-1)/N for all_reduce)
+  int steps = 0;             ///< ring_steps (2(N-1) for all_reduce)
   Bytes min_size;            ///< smallest size fitted
   Bytes max_size;            ///< largest size fitted
   int points_used = 0;
@@ -42,13 +47,19 @@ struct AllReduceFit {
   Seconds step_latency;  ///< alpha / 2(N-1)
   double rms_relative_error = 0.0;
   double max_relative_error = 0.0;  ///< largest |relative error| in range
-  std::vector<FitPoint> curve;      ///< every size, in file order
+  /// The unconstrained least squares gave alpha < 0; alpha was held at 0.
+  bool constrained = false;
+  /// rms_relative_error is above kPoorFitRms.
+  bool poor = false;
+  std::vector<FitPoint> curve;  ///< every size, in file order
   std::vector<std::string> warnings;
 };
 
 /// Least squares of time(S) = alpha + sent(S) / beta over the sizes in
-/// `range`, sent(S) = 2(N-1)/N x S (ring), weighted so each size counts by
-/// its relative error. Throws InputError when ranks < 2, fewer than 2
+/// `range`, sent(S) = busbw_factor x S (2(N-1)/N x S for a ring all-reduce),
+/// weighted so each size counts by its relative error, with alpha >= 0
+/// (held at 0, and said, when the free fit goes negative). A fit above
+/// kPoorFitRms is flagged `poor`. Throws InputError when ranks < 2, fewer than 2
 /// distinct sizes are in range, or the fit gives no positive bandwidth.
 [[nodiscard]] AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks,
                                          const FitRange& range = {});
@@ -60,6 +71,8 @@ enum class FabricState {
   degraded_nic,        ///< 8-25 Gb/s: throttled or degraded ConnectX-7
   software_forwarded,  ///< under 8 Gb/s: CPU bridge, RSTP detour
   below_expectation,   ///< slower than the link, none of the known causes
+  above_link,          ///< faster than the link: more NICs, or another link than asked
+  not_judged,          ///< several ranks per node: NVLink carries part of the traffic
 };
 [[nodiscard]] std::string_view to_string(FabricState state);
 
@@ -71,7 +84,10 @@ struct FabricDiagnosis {
 };
 
 /// Classifies the bus bandwidth of the largest sizes against the link rate.
-[[nodiscard]] FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected);
+/// `spark_port`: the ranks sit on DGX Spark ports (two RDMA devices each),
+/// the only hardware where the one-PCIe-half state exists.
+[[nodiscard]] FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
+                                                     bool spark_port = true);
 
 /// Mean out-of-place bus bandwidth of the (up to) `count` largest sizes.
 [[nodiscard]] BitRate large_size_busbw(const AllReduceSweep& sweep, int count = 3);

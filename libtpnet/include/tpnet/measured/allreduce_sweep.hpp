@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tpnet/error.hpp"
+#include "tpnet/measured/nccl_collective.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {
@@ -33,12 +34,25 @@ struct AllReduceSample {
 };
 
 struct AllReduceSweep {
+  /// The collective the log measured (the name is historical: every
+  /// nccl-tests collective reads into this sweep).
+  NcclCollective collective = NcclCollective::all_reduce;
+  /// How it was told: "the log's header", "the columns" or "asked".
+  std::string collective_from = "the columns";
   std::vector<AllReduceSample> samples;  ///< in file order
   int ranks = 0;                         ///< from the `#  Rank` lines / `devices`; 0 = unknown
   std::string nccl_version;              ///< "2.21.5", or "" when the file does not say
   std::string origin;
+  /// The GPU the first `#  Rank` line names ("NVIDIA GB10"); "" when not said.
+  std::string gpu;
   /// Hosts of the `#  Rank ... on HOST device` lines, each once, in file order.
   std::vector<std::string> hosts;
+  /// Ranks on each host when the `#  Rank` lines spread them evenly; 0 when
+  /// the log does not say.
+  [[nodiscard]] int ranks_per_node() const {
+    if (hosts.empty() || ranks <= 0 || ranks % static_cast<int>(hosts.size()) != 0) return 0;
+    return ranks / static_cast<int>(hosts.size());
+  }
   /// The `# tpnet-calibrate allreduce key=value ...` line of a tpnet-calibrate
   /// sweep (backend, date, hosts, ranks, nccl, algo, proto, dtype, op); empty otherwise.
   std::map<std::string, std::string> provenance;

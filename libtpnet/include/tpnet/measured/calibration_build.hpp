@@ -25,6 +25,8 @@ struct SweepInput {
   Link link;                 ///< `link`: the link it ran on
   std::optional<int> ranks;  ///< `ranks`
   FitRange range;            ///< `fit.min_size`, `fit.max_size`
+  /// `fit.force`: write a fit worse than kPoorFitRms all the same.
+  bool force = false;
 };
 
 struct GemmInput {

@@ -28,14 +28,22 @@ struct DoctorRequest {
 
 struct DoctorReport {
   int ranks = 0;
+  int ranks_per_node = 0;  ///< from the log's `#  Rank ... on HOST` lines; 0 = not said
   AllReduceFit fit;
-  BitRate busbw;       ///< mean out-of-place bus bandwidth of the three largest sizes
-  BitRate peak_busbw;  ///< the highest of any size
+  bool fitted = false;  ///< false with under 2 sizes in range: `fit` is then all zero
+  BitRate busbw;        ///< mean out-of-place bus bandwidth of the three largest sizes
+  BitRate peak_busbw;   ///< the highest of any size
   FabricDiagnosis diagnosis;
   std::vector<std::string> checks;    ///< the settings to check on any cluster
   std::vector<std::string> warnings;  ///< the file's notes, the rank override, the fit's own
 
   [[nodiscard]] bool healthy() const { return diagnosis.state == FabricState::healthy; }
+  /// The fabric is slower than its link (the CI gate fails): every state but
+  /// healthy, above_link and not_judged, which find nothing wrong.
+  [[nodiscard]] bool gate_failed() const {
+    return diagnosis.state != FabricState::healthy && diagnosis.state != FabricState::above_link &&
+           diagnosis.state != FabricState::not_judged;
+  }
 };
 
 [[nodiscard]] DoctorReport run_doctor(const DoctorRequest& request);

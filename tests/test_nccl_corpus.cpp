@@ -1,0 +1,176 @@
+// Every real nccl-tests log in tests/data/nccl-tests (tests/data/nccl-tests/
+// SOURCES): the collective, ranks and ranks per node it is read as; every
+// row's bus bandwidth recomputed from its algbw with the collective's factor
+// (nccl-tests' PERFORMANCE.md) equal to the log's own busbw column; and what
+// `tpnet doctor` finds in it.
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "catch.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/measured/doctor.hpp"
+
+using tpnet::FabricState;
+using tpnet::NcclCollective;
+
+namespace {
+
+const std::filesystem::path kLogs =
+    std::filesystem::path(TPNET_SOURCE_DIR) / "tests/data/nccl-tests";
+
+struct Expected {
+  NcclCollective collective;
+  int ranks;
+  int ranks_per_node;  ///< 0: the log does not say where its ranks ran
+  FabricState state;   ///< against the default 200G link
+  const char* nccl_version;
+};
+
+const std::map<std::string, Expected> kExpected = {
+    {"aws-p4de-2node-all_reduce-srun-label-prefix.txt",
+     {NcclCollective::all_reduce, 16, 0, FabricState::above_link, ""}},
+    {"aws-p5-2node-all_reduce-mpirun-tag-output.txt",
+     {NcclCollective::all_reduce, 8, 0, FabricState::above_link, ""}},
+    {"b200-gke-1node-2gpu-all_gather-elided-rows.txt",
+     {NcclCollective::all_gather, 2, 2, FabricState::not_judged, "2.26.6"}},
+    {"b200-gke-2node-1gpu-all_gather-size0-rows.txt",
+     {NcclCollective::all_gather, 2, 1, FabricState::above_link, "2.26.6"}},
+    {"b200-gke-a4-2node-8gpu-all_gather-nccl2.26.6.txt",
+     {NcclCollective::all_gather, 16, 8, FabricState::not_judged, "2.26.6"}},
+    {"gb10-2spark-all_gather-16G-nccl2.28.3-truncated.txt",
+     {NcclCollective::all_gather, 2, 1, FabricState::below_expectation, "2.28.3"}},
+    {"gb10-2spark-all_gather-16G-nccl2.28.9.txt",
+     {NcclCollective::all_gather, 2, 1, FabricState::healthy, "2.28.9"}},
+    {"gb10-2spark-all_gather-direct-degraded-2.8GBps.txt",
+     {NcclCollective::all_gather, 2, 1, FabricState::degraded_nic, "2.28.9"}},
+    {"gb10-2spark-all_gather-qsfp-switch-nccl2.28.9.txt",
+     {NcclCollective::all_gather, 2, 1, FabricState::below_expectation, "2.28.9"}},
+    {"gb10-2spark-all_reduce-nccl2.31.2-truncated.txt",
+     {NcclCollective::all_reduce, 2, 1, FabricState::software_forwarded, "2.31.2"}},
+    {"h100-a3mega-2node-8gpu-all_reduce.txt",
+     {NcclCollective::all_reduce, 16, 8, FabricState::not_judged, ""}},
+    {"h100-roce-2node-1gpu-all_reduce-nccl-info-linear-step.txt",
+     {NcclCollective::all_reduce, 2, 1, FabricState::below_expectation, "2.26.2"}},
+    // At 2 ranks sendrecv's columns are all_reduce's: read as all_reduce
+    // unless asked (below); the bus bandwidth is the same either way.
+    {"h100-roce-2node-1gpu-sendrecv-nccl-info.txt",
+     {NcclCollective::all_reduce, 2, 1, FabricState::below_expectation, "2.26.2"}},
+    {"h100-roce-2node-4gpu-g4-sendrecv-nccl-info.txt",
+     {NcclCollective::sendrecv, 8, 4, FabricState::not_judged, "2.26.2"}},
+    {"h200-gke-2node-1gpu-all_gather-nccl2.25.1.txt",
+     {NcclCollective::all_gather, 2, 1, FabricState::above_link, "2.25.1"}},
+    {"h200-gke-2node-1gpu-all_reduce.txt",
+     {NcclCollective::all_reduce, 2, 1, FabricState::above_link, ""}},
+};
+
+tpnet::AllReduceSweep read(const std::string& name,
+                           std::optional<NcclCollective> collective = std::nullopt) {
+  tpnet::NcclTestsReadOptions options;
+  options.allow_truncated = true;
+  options.collective = collective;
+  return tpnet::load_nccl_tests((kLogs / name).string(), options);
+}
+
+}  // namespace
+
+TEST_CASE("the nccl-tests corpus holds at least 8 real logs, each with an expectation",
+          "[nccl][corpus]") {
+  int logs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kLogs)) {
+    if (entry.path().extension() != ".txt") continue;
+    ++logs;
+    const std::string name = entry.path().filename().string();
+    INFO(name);
+    CHECK(
+        (kExpected.count(name) == 1 || name == "b200-gke-a4-4node-4gpu-all_gather-truncated.txt"));
+  }
+  CHECK(logs >= 8);
+}
+
+TEST_CASE("every real log reads as its collective, and its busbw column is algbw x the factor",
+          "[nccl][corpus]") {
+  for (const auto& [name, expected] : kExpected) {
+    INFO(name);
+    const tpnet::AllReduceSweep sweep = read(name);
+    CHECK(sweep.collective == expected.collective);
+    CHECK(sweep.ranks == expected.ranks);
+    CHECK(sweep.ranks_per_node() == expected.ranks_per_node);
+    CHECK(sweep.nccl_version == expected.nccl_version);
+    const double factor = tpnet::busbw_factor(sweep.collective, sweep.ranks);
+    for (const auto& s : sweep.samples) {
+      // nccl-tests prints both rounded to two decimals (GB/s): each may be
+      // off by half a unit, algbw's scaled by the factor.
+      const double algbw = s.out_of_place.algbw.bits_per_second() / 8e9;
+      const double busbw = s.out_of_place.busbw.bits_per_second() / 8e9;
+      INFO("size " << s.size.count() << ": algbw " << algbw << " busbw " << busbw);
+      CHECK(std::fabs(algbw * factor - busbw) <= 0.0051 * factor + 0.0051 + 0.005 * busbw);
+    }
+  }
+}
+
+TEST_CASE("tpnet doctor on the real logs: NVLink-mixed runs are not judged, never 1317% healthy",
+          "[nccl][corpus][doctor]") {
+  for (const auto& [name, expected] : kExpected) {
+    INFO(name);
+    tpnet::DoctorRequest request;
+    request.sweep = read(name);
+    request.link = tpnet::parse_link("200G", tpnet::InputLocation::for_key("link"));
+    const tpnet::DoctorReport r = tpnet::run_doctor(request);
+    CHECK(r.diagnosis.state == expected.state);
+    CHECK(r.gate_failed() ==
+          (expected.state != FabricState::healthy && expected.state != FabricState::above_link &&
+           expected.state != FabricState::not_judged));
+    if (r.fitted) {
+      CHECK(r.fit.alpha.value() >= 0.0);
+      CHECK(r.fit.beta.bits_per_second() > 0.0);
+    }
+    if (expected.ranks_per_node > 1) {
+      CHECK_THAT(r.diagnosis.finding, ContainsSubstring("per node"));
+      CHECK_THAT(r.diagnosis.finding, !ContainsSubstring("healthy"));
+    }
+  }
+}
+
+TEST_CASE("real-log quirks: size-0 rows, launcher prefixes, a fit held at alpha 0",
+          "[nccl][corpus]") {
+  const auto zero = read("b200-gke-2node-1gpu-all_gather-size0-rows.txt");
+  bool noted = false;
+  for (const auto& note : zero.notes)
+    noted |= note.find("2 row(s) of size 0 skipped") != std::string::npos;
+  CHECK(noted);
+  CHECK(zero.samples.front().size.count() > 0);
+
+  // srun --label ("0: ") and mpirun --tag-output ("[1,0]<stdout>:").
+  CHECK(read("aws-p4de-2node-all_reduce-srun-label-prefix.txt").samples.size() > 20);
+  CHECK(read("aws-p5-2node-all_reduce-mpirun-tag-output.txt").samples.size() > 20);
+
+  // Sizes from 1 GiB: the free fit's fixed latency is negative (-693 us).
+  tpnet::DoctorRequest request;
+  request.sweep = read("h100-roce-2node-1gpu-all_reduce-nccl-info-linear-step.txt");
+  request.link = tpnet::parse_link("200G", tpnet::InputLocation::for_key("link"));
+  const tpnet::DoctorReport r = tpnet::run_doctor(request);
+  CHECK(r.fit.constrained);
+  CHECK(r.fit.alpha.value() == 0.0);
+  CHECK(r.fit.step_latency.value() == 0.0);
+  // An H100 log is not a DGX Spark port: never "one PCIe half".
+  CHECK(r.diagnosis.state != FabricState::one_pcie_half);
+
+  // Fits with tens of percent RMS error are flagged.
+  request.sweep = read("h100-a3mega-2node-8gpu-all_reduce.txt");
+  CHECK(tpnet::run_doctor(request).fit.poor);
+
+  // Asked for, the 2-rank sendrecv log reads as sendrecv, with 1 step.
+  const auto sendrecv =
+      read("h100-roce-2node-1gpu-sendrecv-nccl-info.txt", NcclCollective::sendrecv);
+  CHECK(sendrecv.collective == NcclCollective::sendrecv);
+  CHECK(sendrecv.collective_from == "asked");
+
+  // The 4-node log had its table cut out by whoever posted it.
+  CHECK_THROWS_WITH(read("b200-gke-a4-4node-4gpu-all_gather-truncated.txt"),
+                    ContainsSubstring("has no '# size count type"));
+}
