@@ -195,3 +195,27 @@ TEST_CASE("phi-4 at TP8: memory warns that vLLM refuses the layout, naming the K
     named |= w.as<std::string>().find("vLLM refuses") != std::string::npos;
   CHECK(named);
 }
+
+TEST_CASE("exclusion patterns: a wildcard after the layer number spans layers, huge lists refused",
+          "[quantization]") {
+  // SYNTHETIC: a 24-layer dense model in FP8 with one exclusion.
+  auto with_ignore = [](const std::string& layers, const std::string& ignore) {
+    return tpnet::parse_hf_config(
+        R"({"hidden_size": 1024, "num_hidden_layers": )" + layers +
+            R"(, "vocab_size": 32000, "num_attention_heads": 16, "intermediate_size": 4096,
+            "torch_dtype": "bfloat16", "quantization_config": {"quant_method": "fp8",
+            "ignore": )" +
+            ignore + "}}",
+        "synthetic.json");
+  };
+  // "model.layers.1*" is layers 1 and 10-19: 11 of 24 MLPs stay BF16.
+  const ModelArch m = with_ignore("24", R"(["model.layers.1*"])");
+  CHECK_THAT(m.bits_of(WeightPart::dense_ffn), WithinAbs((11 * 16.0 + 13 * 8.0) / 24, 1e-9));
+  // "model.layers.1.mlp" is layer 1 only.
+  const ModelArch one = with_ignore("24", R"(["model.layers.1.mlp"])");
+  CHECK_THAT(one.bits_of(WeightPart::dense_ffn), WithinAbs((16.0 + 23 * 8.0) / 24, 1e-9));
+  CHECK(one.bits_of(WeightPart::attention) == 8.0);
+  // Wildcards are matched against every layer: bounded work.
+  CHECK_THROWS_WITH(with_ignore("100000", R"(["*.a", "*.b", "*.c"])"),
+                    ContainsSubstring("wildcard module patterns over 100000 layers"));
+}

@@ -315,17 +315,31 @@ class PatternIndex {
  public:
   explicit PatternIndex(const std::vector<std::string>& patterns) : patterns_(patterns) {
     for (std::size_t k = 0; k < patterns.size(); ++k) {
-      const std::string& p = patterns[k];
-      const int layer = p.rfind("re:", 0) == 0 ? -1 : layer_of(p);
-      const std::size_t at = p.find("layers.");
-      const bool literal_before = at != std::string::npos && p.find_first_of("*?[") > at + 7;
-      if (layer >= 0 && literal_before) {
+      if (const int layer = pinned_layer(patterns[k]); layer >= 0) {
         pinned_[layer].push_back(k);
       } else {
         unpinned_.push_back(k);
       }
     }
   }
+
+  /// The one layer a pattern can name: "model.layers.12.mlp" or
+  /// "model.layers.12" with nothing wild before the number's end; -1 for
+  /// "model.layers.1*" (layers 1, 10-19, ...), wildcards and regexes.
+  static int pinned_layer(const std::string& p) {
+    if (p.rfind("re:", 0) == 0) return -1;
+    const std::size_t at = p.find("layers.");
+    if (at == std::string::npos || p.find_first_of("*?[") < at + 7) return -1;
+    std::size_t end = at + 7;
+    while (end < p.size() && std::isdigit(static_cast<unsigned char>(p[end]))) ++end;
+    if (end == at + 7 || (end < p.size() && p[end] != '.')) return -1;
+    return layer_of(p);
+  }
+
+  [[nodiscard]] bool names_anything_in(int layer) const {
+    return !unpinned_.empty() || pinned_.count(layer) > 0;
+  }
+  [[nodiscard]] std::size_t wildcards() const { return unpinned_.size(); }
 
   /// The first pattern that names `module` (a module in layer `layer`, or -1).
   [[nodiscard]] int first_match(const std::string& module, int layer) const {
@@ -412,20 +426,38 @@ std::vector<int> layers_with(WeightPart part, const ModelArch& model) {
   return out;
 }
 
+/// Wildcard patterns are matched against every layer: a list of thousands
+/// over a 100,000-layer config would take hours. Real checkpoints stay far
+/// below (Kimi-K2.6: a few wildcards over 61 layers).
+constexpr double kMaxWildcardLayerPairs = 20000;
+
+void check_budget(const PatternIndex& index, const ModelArch& model, const InputLocation& where) {
+  const double pairs =
+      static_cast<double>(index.wildcards()) * static_cast<double>(std::max(1, model.num_layers));
+  if (pairs > kMaxWildcardLayerPairs) {
+    throw InputError(fmt::format("{} wildcard module patterns over {} layers are more than tpnet "
+                                 "matches ({:.0f} pattern-layer pairs at most)",
+                                 index.wildcards(), model.num_layers, kMaxWildcardLayerPairs),
+                     where);
+  }
+}
+
 /// What share of each part's weights the patterns leave unquantized.
 std::map<WeightPart, double> excluded_share(const std::vector<std::string>& patterns,
                                             const ModelArch& model,
                                             std::vector<std::string>& warnings,
-                                            const std::string& what) {
+                                            const std::string& what, const InputLocation& where) {
   std::map<WeightPart, double> share;
   if (patterns.empty()) return share;
   const PatternIndex index(patterns);
+  check_budget(index, model, where);
   std::vector<bool> used(patterns.size(), false);
   for (const WeightPart part : kWeightParts) {
     const std::vector<Slot> slots = slots_of(part, model);
     const std::vector<int> layers = layers_with(part, model);
     double excluded = 0.0;
     for (const int layer : layers) {
+      if (!index.names_anything_in(layer)) continue;
       for (const CoveredSlot& c : cover(slots, part, layer, index, used)) {
         if (c.pattern >= 0) excluded += c.fraction;
       }
@@ -538,6 +570,7 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
     module_bits.push_back(*bits);
   }
   const PatternIndex index(modules);
+  check_budget(index, model, InputLocation::in_file(origin, 0, "quantization.quantized_layers"));
   std::vector<bool> used(modules.size(), false);
   for (const WeightPart part : kWeightParts) {
     const std::vector<Slot> slots = slots_of(part, model);
@@ -545,6 +578,10 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
     if (layers.empty()) continue;
     double sum = 0.0;
     for (const int layer : layers) {
+      if (!index.names_anything_in(layer)) {
+        sum += dtype_bits;  // a layer the map leaves out is unquantized
+        continue;
+      }
       const auto covered = cover(slots, part, layer, index, used);
       if (covered.empty()) {
         sum += dtype_bits;  // a layer the map leaves out is unquantized
@@ -604,6 +641,8 @@ std::optional<WeightPart> part_of_module(std::string_view module) {
 
 bool module_matches(std::string_view pattern, std::string_view module) {
   if (pattern.rfind("re:", 0) == 0) {
+    // std::regex recurses per pattern character; no real exclusion is this long.
+    if (pattern.size() > 512) return false;
     try {
       const std::regex re(std::string(pattern.substr(3)));
       return std::regex_search(module.begin(), module.end(), re,
@@ -638,8 +677,9 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
        {"ignore", "exclude_modules", "modules_to_not_convert", "ignored_layers"}) {
     for (auto& item : strings_of(q, key)) excluded.push_back(std::move(item));
   }
-  std::map<WeightPart, double> share =
-      excluded_share(excluded, model, p.warnings, origin + ": " + prefix + "exclusions:");
+  std::map<WeightPart, double> share = excluded_share(
+      excluded, model, p.warnings,
+      origin + ": " + prefix + "exclusions:", yaml::where(q, origin, prefix + "ignore"));
   // vLLM quantizes the linear layers of the transformer blocks; the output
   // head is one only when a format says so (modelopt lists it to exclude it).
   bool lm_head_quantized = false;
@@ -779,7 +819,8 @@ CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
     p.bits = *bits;
     p.quantization = *bits == 4.5 ? "nvfp4" : lower(*algo);
     const auto share =
-        excluded_share(excluded, model, p.warnings, origin + ": quantization.exclude_modules:");
+        excluded_share(excluded, model, p.warnings, origin + ": quantization.exclude_modules:",
+                       InputLocation::in_file(origin, 0, "quantization.exclude_modules"));
     p.part_bits = part_bits_for(p.bits, dtype_bits, share);
     p.why = fmt::format(
         "hf_quant_config.json: modelopt {}, {:g} bits per weight with its scales; the embedding "
