@@ -16,11 +16,22 @@ namespace tpnet::cli {
 namespace {
 
 inline constexpr DisplayUnit kTokensPerSecond{"tokens/s", 1.0};
+inline constexpr DisplayUnit kRequestsPerSecond{"requests/s", 1.0};
+
+/// A load level under its axis's key: `<stem>concurrency`-style integer keys
+/// on the concurrency axis, `<rate_key>` in requests/s on the rate axis.
+Field level_field(LoadAxis axis, const std::string& concurrency_key, const std::string& rate_key,
+                  const std::string& label, double level) {
+  if (axis == LoadAxis::concurrency) return integer(concurrency_key, label, level);
+  return number(rate_key, label, level, kRequestsPerSecond, 2);
+}
 
 struct CapacityCliOptions {
   std::vector<std::string> sweeps;
   std::string ttft_slo = "1000ms";
   std::string tps_slo = "15";
+  std::string config_key = "config";
+  int tp = 0;
   std::string think = "45s";
   int fleet = 0;
   std::string edge = "2%";
@@ -31,11 +42,13 @@ struct CapacityCliOptions {
 };
 
 /// `PATH` or `NAME=PATH`; a path that exists is never split.
-SweepSet load_sweep_argument(const std::string& value) {
+SweepSet load_sweep_argument(const std::string& value, const BenchNaming& naming) {
   std::error_code ec;
   const auto eq = value.find('=');
-  if (eq == std::string::npos || std::filesystem::exists(value, ec)) return load_sweeps(value);
-  return load_sweeps(value.substr(eq + 1), value.substr(0, eq));
+  if (eq == std::string::npos || std::filesystem::exists(value, ec)) {
+    return load_sweeps(value, std::nullopt, naming);
+  }
+  return load_sweeps(value.substr(eq + 1), value.substr(0, eq), naming);
 }
 
 std::string users_text(const std::optional<double>& users) {
@@ -63,15 +76,27 @@ std::string edge_text(const PointVerdict& v) {
 }
 
 Record config_record(const ConfigCapacity& c) {
+  const LoadAxis axis = c.axis;
+  double lowest = 0.0;
+  double highest = 0.0;
+  for (const auto& v : c.points) {
+    if (axis == LoadAxis::request_rate && v.unlimited()) continue;
+    const double level = load_level(v.point, axis);
+    lowest = lowest == 0.0 ? level : std::min(lowest, level);
+    highest = std::max(highest, level);
+  }
   Record rec{
       text("config", "config", c.config),
       integer("tp", "TP", c.tp),
       integer("levels", "levels", static_cast<double>(c.points.size())),
-      json_only(integer("lowest_concurrency", "lowest C", c.points.front().point.concurrency)),
-      json_only(integer("highest_concurrency", "highest C", c.points.back().point.concurrency)),
-      integer("c_max", "C_max", c.c_max),
+      json_only(
+          level_field(axis, "lowest_concurrency", "lowest_request_rate_per_s", "lowest", lowest)),
+      json_only(level_field(axis, "highest_concurrency", "highest_request_rate_per_s", "highest",
+                            highest)),
+      level_field(axis, "c_max", "c_max_request_rate_per_s", "C_max", c.c_max),
       text("binding", "binding", std::string(to_string(c.binding))),
-      integer("fails_at_concurrency", "fails at C", c.fails_at),
+      level_field(axis, "fails_at_concurrency", "fails_at_request_rate_per_s", "fails at",
+                  c.fails_at),
       json_only(flag("latency_known", "latency known", c.latency_at_c_max.has_value())),
       json_only(number("latency_at_c_max_s", "latency at C_max",
                        c.latency_at_c_max.value_or(Seconds()).value(), kSeconds, 2)),
@@ -81,23 +106,64 @@ Record config_record(const ConfigCapacity& c) {
   };
   add_users(rec, "users", "users", c.users);
   rec.push_back(flag("on_edge", "on edge", c.on_edge));
-  rec.push_back(integer("c_max_tight", "C_max tight", c.c_max_tight));
-  rec.push_back(integer("c_max_loose", "C_max loose", c.c_max_loose));
-  rec.push_back(number("peak_throughput_tokens_per_s", "peak TPS x C",
+  rec.push_back(level_field(axis, "c_max_tight", "c_max_tight_request_rate_per_s", "C_max tight",
+                            c.c_max_tight));
+  rec.push_back(level_field(axis, "c_max_loose", "c_max_loose_request_rate_per_s", "C_max loose",
+                            c.c_max_loose));
+  rec.push_back(number("peak_throughput_tokens_per_s",
+                       axis == LoadAxis::concurrency ? "peak TPS x C" : "peak output",
                        c.peak_throughput.tokens_per_second(), kTokensPerSecond, 1));
-  rec.push_back(integer("peak_concurrency", "at C", c.peak_concurrency));
+  rec.push_back(
+      level_field(axis, "peak_concurrency", "peak_request_rate_per_s", "at", c.peak_level));
   rec.push_back(texts("notes", "notes", c.notes));
   return rec;
 }
 
+/// The rate axis's columns: the rate sent, the cap, and whether it kept up.
+void add_rate_fields(Record& rec, const PointVerdict& v) {
+  const SweepPoint& p = v.point;
+  rec.push_back(json_only(flag("rate_unlimited", "rate unlimited", v.unlimited())));
+  if (p.request_rate) {
+    rec.push_back(
+        json_only(number("request_rate_per_s", "rate", *p.request_rate, kRequestsPerSecond, 2)));
+  }
+  rec.push_back(table_only(text("request_rate_per_s", "rate (requests/s)",
+                                p.request_rate ? fmt::format("{:g}", *p.request_rate) : "inf")));
+  rec.push_back(json_only(integer("max_concurrency", "cap", p.concurrency)));
+  rec.push_back(table_only(
+      text("max_concurrency", "cap", p.concurrency > 0 ? std::to_string(p.concurrency) : "none")));
+  if (p.achieved_rate) {
+    rec.push_back(json_only(number("achieved_request_rate_per_s", "completed", *p.achieved_rate,
+                                   kRequestsPerSecond, 3)));
+  }
+  rec.push_back(table_only(text("achieved_request_rate_per_s", "completed (requests/s)",
+                                p.achieved_rate ? fmt::format("{:.3g}", *p.achieved_rate) : "-")));
+  if (v.expected_rate) {
+    rec.push_back(json_only(number("sustained_request_rate_per_s", "sustained would be",
+                                   *v.expected_rate, kRequestsPerSecond, 3)));
+  }
+  rec.push_back(json_only(flag("sustained_judged", "sustained judged", v.sustained_judged)));
+  rec.push_back(json_only(flag("sustained", "sustained", v.sustained)));
+  rec.push_back(table_only(text("sustained", "sustained",
+                                v.unlimited()         ? "n/a"
+                                : !v.sustained_judged ? "not judged"
+                                : v.sustained         ? "yes"
+                                                      : "no")));
+}
+
 Record point_record(const ConfigCapacity& c, const PointVerdict& v) {
   const SweepPoint& p = v.point;
-  Record rec{
-      text("config", "config", c.config),
-      integer("concurrency", "C", p.concurrency),
-      number("ttft_s", "TTFT", p.ttft.value(), kMilliseconds, 2),
-      number("tps_tokens_per_s", "TPS", p.tps.tokens_per_second(), kTokensPerSecond, 2),
-  };
+  Record rec{text("config", "config", c.config)};
+  if (c.axis == LoadAxis::concurrency) {
+    rec.push_back(integer("concurrency", "C", p.concurrency));
+  } else {
+    add_rate_fields(rec, v);
+  }
+  rec.insert(rec.end(),
+             {
+                 number("ttft_s", "TTFT", p.ttft.value(), kMilliseconds, 2),
+                 number("tps_tokens_per_s", "TPS", p.tps.tokens_per_second(), kTokensPerSecond, 2),
+             });
   if (p.itl) rec.push_back(json_only(number("itl_s", "ITL", p.itl->value(), kMilliseconds, 2)));
   rec.push_back(table_only(text("itl_s", "ITL (ms)", ms_text(p.itl))));
   if (p.latency) {
@@ -126,13 +192,14 @@ Record point_record(const ConfigCapacity& c, const PointVerdict& v) {
 
 /// The JSON form of a sensitivity table: one row per value and config.
 /// `parameter` is the varied value's field.
-std::vector<Record> sensitivity_long(const std::vector<SensitivityRow>& rows,
+std::vector<Record> sensitivity_long(const std::vector<SensitivityRow>& rows, LoadAxis axis,
                                      const std::function<Field(const SensitivityRow&)>& parameter) {
   std::vector<Record> out;
   for (const auto& row : rows) {
     for (const auto& cell : row.cells) {
       Record rec{parameter(row), flag("chosen", "chosen", row.chosen),
-                 text("config", "config", cell.config), integer("c_max", "C_max", cell.c_max)};
+                 text("config", "config", cell.config),
+                 level_field(axis, "c_max", "c_max_request_rate_per_s", "C_max", cell.c_max)};
       add_users(rec, "users", "users", cell.users);
       rec.push_back(flag("on_edge", "on edge", cell.on_edge));
       out.push_back(std::move(rec));
@@ -151,7 +218,7 @@ std::vector<Record> sensitivity_wide(const std::vector<SensitivityRow>& rows,
     Record rec{text("value", value_label, value(row) + (row.chosen ? " *" : ""))};
     for (const auto& cell : row.cells) {
       std::string shown = users_text(cell.users);
-      if (show_c_max) shown = fmt::format("{} / {}", cell.c_max, shown);
+      if (show_c_max) shown = fmt::format("{:g} / {}", cell.c_max, shown);
       if (show_c_max && cell.on_edge) shown += " (edge)";
       rec.push_back(
           text(cell.config, cell.config + (show_c_max ? " C_max / users" : " users"), shown));
@@ -161,13 +228,14 @@ std::vector<Record> sensitivity_wide(const std::vector<SensitivityRow>& rows,
   return out;
 }
 
-Record fleet_record(const FleetOption& o) {
+Record fleet_record(const FleetOption& o, LoadAxis axis) {
   Record rec{
       text("config", "config", o.config),
       integer("tp", "TP", o.tp),
       integer("replicas", "replicas", o.replicas),
       integer("idle_nodes", "idle nodes", o.idle_nodes),
-      integer("concurrent", "concurrent", o.concurrent),
+      level_field(axis, "concurrent", "request_rate_per_s",
+                  axis == LoadAxis::concurrency ? "concurrent" : "requests", o.concurrent),
   };
   add_users(rec, "users", "users", o.users);
   add_users(rec, "users_after_one_loss", "after losing one", o.users_after_one_loss);
@@ -199,13 +267,14 @@ std::string fleet_summary(const FleetReport& f, const std::optional<std::size_t>
   return out;
 }
 
-Record scaling_record(const ScalingRow& s) {
+Record scaling_record(const ScalingRow& s, LoadAxis axis) {
   return {
       text("from_config", "from", s.from_config),
       text("to_config", "to", s.to_config),
       json_only(integer("from_tp", "from TP", s.from_tp)),
       json_only(integer("to_tp", "to TP", s.to_tp)),
-      integer("concurrency", "C", s.concurrency),
+      level_field(axis, "concurrency", "request_rate_per_s",
+                  axis == LoadAxis::concurrency ? "C" : "rate", s.level),
       number("from_tps_tokens_per_s", "TPS from", s.from_tps.tokens_per_second(), kTokensPerSecond,
              2),
       number("to_tps_tokens_per_s", "TPS to", s.to_tps.tokens_per_second(), kTokensPerSecond, 2),
@@ -241,8 +310,15 @@ Outcome run_capacity(const CapacityCliOptions& o) {
       options.tps_values.push_back(parse_token_rate(t, InputLocation::for_key("--tps-values")));
     }
   }
+  if (o.config_key.empty()) {
+    throw InputError("must name a result key, e.g. deployment",
+                     InputLocation::for_key("--config-key"));
+  }
+  BenchNaming naming;
+  naming.config_key = o.config_key;
+  if (o.tp > 0) naming.tp = o.tp;
   std::vector<SweepSet> sets;
-  for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s));
+  for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s, naming));
   SweepSet all = merge_sweep_sets(sets);
   const CapacityReport r = tpnet::run_capacity(
       CapacityRequest{std::move(all.sweeps), std::move(all.warnings), slo, options});
@@ -254,9 +330,9 @@ Outcome run_capacity(const CapacityCliOptions& o) {
     for (const auto& v : c.points) points.push_back(point_record(c, v));
   }
   std::vector<Record> fleet;
-  for (const auto& f : r.fleet.options) fleet.push_back(fleet_record(f));
+  for (const auto& f : r.fleet.options) fleet.push_back(fleet_record(f, r.axis));
   std::vector<Record> scaling;
-  for (const auto& s : r.scaling) scaling.push_back(scaling_record(s));
+  for (const auto& s : r.scaling) scaling.push_back(scaling_record(s, r.axis));
 
   const auto think_field = [](const SensitivityRow& row) {
     return number("think_s", "think time", row.think.value(), kSeconds, 0);
@@ -274,7 +350,9 @@ Outcome run_capacity(const CapacityCliOptions& o) {
       "tpnet capacity: C_max under TTFT <= {:g} ms and TPS >= {:g} tokens/s; users by Little's "
       "law with {:g} s think time",
       slo.ttft.value() * 1e3, slo.tps.tokens_per_second(), options.think.value());
+  const bool by_rate = r.axis == LoadAxis::request_rate;
   doc.fields = {
+      text("load_axis", "load axis", std::string(to_string(r.axis))),
       number("ttft_slo_s", "TTFT SLO (at most)", slo.ttft.value(), kMilliseconds, 0),
       number("tps_slo_tokens_per_s", "TPS SLO (at least)", slo.tps.tokens_per_second(),
              kTokensPerSecond, 1),
@@ -285,7 +363,9 @@ Outcome run_capacity(const CapacityCliOptions& o) {
       table_only(
           text("", "most users, highly available", fleet_summary(r.fleet, r.fleet.best_available))),
       texts("notes", "finding", r.notes),
-      records("configs", "configs (C_max: largest measured concurrency meeting both SLOs)",
+      records("configs",
+              by_rate ? "configs (C_max: highest sustained request rate meeting both SLOs)"
+                      : "configs (C_max: largest measured concurrency meeting both SLOs)",
               std::move(configs)),
       records("fleet",
               fmt::format("fleet of {} nodes: replicas of one config", r.options.fleet_nodes),
@@ -295,11 +375,11 @@ Outcome run_capacity(const CapacityCliOptions& o) {
                      fleet_choice(r.fleet, r.fleet.best_available))),
       texts("fleet_notes", "fleet", r.fleet.notes),
       json_only(records("think_sensitivity", "think time",
-                        sensitivity_long(r.think_sensitivity, think_field))),
+                        sensitivity_long(r.think_sensitivity, r.axis, think_field))),
       json_only(records("ttft_sensitivity", "TTFT threshold",
-                        sensitivity_long(r.ttft_sensitivity, ttft_field))),
+                        sensitivity_long(r.ttft_sensitivity, r.axis, ttft_field))),
       json_only(records("tps_sensitivity", "TPS threshold",
-                        sensitivity_long(r.tps_sensitivity, tps_field))),
+                        sensitivity_long(r.tps_sensitivity, r.axis, tps_field))),
       table_only(records(
           "", "users by think time (* = the analysed value)",
           sensitivity_wide(
@@ -324,7 +404,9 @@ Outcome run_capacity(const CapacityCliOptions& o) {
                 return fmt::format("{:g} tokens/s", row.slo.tps.tokens_per_second());
               },
               "TPS", true))),
-      records("scaling", "scaling efficiency: TPS speed-up over the ideal TP ratio",
+      records("scaling",
+              by_rate ? "scaling efficiency: TPS speed-up over the ideal TP ratio at one rate"
+                      : "scaling efficiency: TPS speed-up over the ideal TP ratio",
               std::move(scaling)),
       records("points", "measured points", std::move(points)),
   };
@@ -340,9 +422,16 @@ Command setup_capacity(CLI::App& app) {
       "capacity", "Concurrency and users under TTFT and decode-rate SLOs, from measured sweeps");
   sub->add_option("--sweep", options->sweeps,
                   "A sweep CSV (config,tp,concurrency,ttft_ms,itl_ms,tps,latency_s), a vllm bench "
-                  "serve result JSON, or a folder of them; NAME=PATH names the config of JSON "
-                  "results. Repeat for more")
+                  "serve result JSON (one object, or one per line as --append-result writes), or "
+                  "a folder of them; NAME=PATH names the config of JSON results. Repeat for more")
       ->required();
+  sub->add_option("--config-key", options->config_key,
+                  "The vLLM result key that names each config, e.g. deployment for results run "
+                  "with --metadata deployment=NAME (default config, then vLLM's label)")
+      ->default_str("config");
+  sub->add_option("--tp", options->tp,
+                  "The TP size of vLLM results that record none (no tp key, no TP<N> name)")
+      ->check(CLI::Range(1, 4096));
   const std::string slo = "SLOs";
   sub->add_option("--ttft-slo", options->ttft_slo, "Most time to first token, e.g. 1000ms")
       ->group(slo)

@@ -68,6 +68,8 @@ constexpr FieldFlag kFieldFlags[] = {
     {"ttft_budget", "--ttft-budget"},
     {"switches", "--switch"},
     {"sweeps", "--sweep"},
+    {"sweep.config_key", "--config-key"},
+    {"sweep.tp", "--tp"},
     {"slo.ttft", "--ttft-slo"},
     {"slo.tps", "--tps-slo"},
     {"think", "--think"},

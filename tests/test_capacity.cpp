@@ -32,7 +32,7 @@ const ConfigCapacity& config(const CapacityReport& r, const std::string& name) {
 
 /// A sweep from (C, TTFT ms, TPS, latency s) tuples; latency <= 0 = not reported.
 Sweep sweep(const std::string& name, int tp, std::initializer_list<std::array<double, 4>> rows) {
-  Sweep s{name, tp, {}, {}};
+  Sweep s{name, tp, LoadAxis::concurrency, {}, {}};
   int line = 1;
   for (const auto& r : rows) {
     SweepPoint p;
@@ -188,12 +188,12 @@ TEST_CASE("Qwen3.6-27B scaling efficiency: TP1 -> TP2 at C=1 is 89% of the ideal
   const ScalingRow& first = r.scaling.front();
   CHECK(first.from_config == "TP1");
   CHECK(first.to_config == "TP2");
-  CHECK(first.concurrency == 1);
+  CHECK(first.level == 1);
   CHECK_THAT(first.speedup, WithinRel(22.57 / 12.63, 1e-12));
   CHECK(first.ideal == 2.0);
   CHECK(prints_as(first.efficiency * 100.0, 89.4, 1));
   const auto tp2_tp4 = std::find_if(r.scaling.begin(), r.scaling.end(), [](const ScalingRow& s) {
-    return s.from_config == "TP2" && s.to_config == "TP4" && s.concurrency == 16;
+    return s.from_config == "TP2" && s.to_config == "TP4" && s.level == 16;
   });
   REQUIRE(tp2_tp4 != r.scaling.end());
   CHECK(prints_as(tp2_tp4->efficiency * 100.0, 64.2, 1));
@@ -299,7 +299,7 @@ TEST_CASE("DeepSeek-V4.1-Flash TP4 reports no latency: users cannot be computed 
 TEST_CASE("C_max is the largest measured level that meets both SLOs, and equal values pass",
           "[capacity]") {
   const Sweep s = sweep("TP2", 2, {{1, 100, 30, 3}, {2, 1000, 15, 4}, {4, 1000.01, 20, 5}});
-  CHECK(max_concurrency(s, SloSpec{}) == 2);
+  CHECK(max_load(s, SloSpec{}) == 2);
   const ConfigCapacity c = analyze_config(s, SloSpec{});
   CHECK(c.c_max == 2);
   CHECK(c.binding == Binding::ttft);
@@ -358,11 +358,11 @@ TEST_CASE("a concurrency level missing in the middle is allowed and named", "[ca
                             sweep("TP4", 4, {{1, 100, 40, 2}, {4, 200, 30, 3}, {8, 300, 25, 4}})};
   const CapacityReport r = analyze_capacity(sweeps, SloSpec{});
   const ConfigCapacity& tp2 = config(r, "TP2");
-  CHECK(tp2.gaps == std::vector<int>{4});
+  CHECK(tp2.gaps == std::vector<double>{4});
   CHECK(has_note(tp2.notes, "C=4 not measured; the limit lies between the measured C=2 and C=8"));
-  CHECK(config(r, "TP4").gaps == std::vector<int>{2});
+  CHECK(config(r, "TP4").gaps == std::vector<double>{2});
   // Alone, powers of two name their own gaps.
-  CHECK(analyze_config(sweeps[0], SloSpec{}).gaps == std::vector<int>{4});
+  CHECK(analyze_config(sweeps[0], SloSpec{}).gaps == std::vector<double>{4});
 }
 
 TEST_CASE("a fleet leaves out instances larger than itself and counts idle nodes", "[capacity]") {
@@ -411,11 +411,69 @@ TEST_CASE("analyze_capacity refuses what cannot be analysed, naming the request 
   o = CapacityOptions{};
   CHECK_THAT(error_of({q[0], q[0]}, SloSpec{}, o),
              ContainsSubstring("config 'TP1' is given twice"));
-  CHECK_THAT(error_of({Sweep{"TP2", 2, {}, {}}}, SloSpec{}, o),
+  CHECK_THAT(error_of({Sweep{"TP2", 2, LoadAxis::concurrency, {}, {}}}, SloSpec{}, o),
              ContainsSubstring("config 'TP2' has no measured points"));
   Sweep twice = q[1];
   twice.points.push_back(twice.points[3]);
   twice.points.back().source.line = 99;
   CHECK_THAT(error_of({twice}, SloSpec{}, o),
              ContainsSubstring(":99: config 'TP2' has concurrency 8 twice (also at "));
+}
+
+TEST_CASE("Little's law on the rate axis: users = rate x (latency + think)", "[golden][capacity]") {
+  // 2 requests/s, each 10 s long, users thinking 45 s between requests:
+  // 2 x (10 + 45) = 110 users; the same as C = 2 x 10 = 20 in flight, 20 x (1 + 45/10).
+  CHECK(*users_at_rate(2.0, Seconds(10.0), Seconds(45.0)) == 110.0);
+  CHECK(*users_by_littles_law(20.0, Seconds(10.0), Seconds(45.0)) == 110.0);
+  CHECK(*users_at_rate(0.0, std::nullopt, Seconds(45.0)) == 0.0);
+  CHECK_FALSE(users_at_rate(2.0, std::nullopt, Seconds(45.0)));
+  // A sustained run of 600 requests at 10 requests/s ends a tail after 60 s.
+  CHECK(sustained_rate(10.0, 600, Seconds(15.0)) == 600.0 / 75.0);
+  // Three standard deviations of the sum of 100 exponential gaps: 30%; of
+  // 10,000: 3%, floored at 10%.
+  CHECK_THAT(sustained_margin(100, 1.0), WithinRel(0.3, 1e-12));
+  CHECK(sustained_margin(10000, 1.0) == 0.10);
+}
+
+TEST_CASE("a rate sweep's C_max is the highest sustained rate meeting both SLOs",
+          "[golden][capacity]") {
+  Sweep s{"TP8", 8, LoadAxis::request_rate, {}, {}};
+  const auto add = [&](std::optional<double> rate, double ttft_ms, double tps, double achieved) {
+    SweepPoint p;
+    p.request_rate = rate;
+    p.ttft = Seconds::milliseconds(ttft_ms);
+    p.tps = TokenRate(tps);
+    p.latency = Seconds(20.0);
+    p.completed = 500;
+    p.achieved_rate = achieved;
+    p.source = InputLocation::in_file("rates.jsonl", static_cast<int>(s.points.size()) + 1);
+    s.points.push_back(p);
+  };
+  // Sustained at 1, 2 (500 / (500/2 + 40) = 1.72 expected, 1.7 completed)
+  // and fell behind at 4 (3.03 expected, 2.0 completed) although its SLOs hold.
+  add(4.0, 700.0, 18.0, 2.0);
+  add(1.0, 300.0, 25.0, 0.95);
+  add(2.0, 500.0, 20.0, 1.7);
+  add(std::nullopt, 9000.0, 8.0, 6.0);
+  const ConfigCapacity c = analyze_config(s, SloSpec{});
+  REQUIRE(c.points.size() == 4);
+  CHECK(*c.points[0].point.request_rate == 1.0);
+  CHECK(c.points[3].unlimited());
+  CHECK(c.c_max == 2.0);
+  CHECK(c.fails_at == 4.0);
+  CHECK(c.binding == Binding::unsustained);
+  CHECK(c.fails_unsustained);
+  CHECK_THAT(c.notes[0], ContainsSubstring("C_max 2 requests/s: 4 requests/s fails to keep up: "
+                                           "it completed 2 requests/s of the 4 sent"));
+  // Users: 2 x (20 + 45) = 130.
+  CHECK(*c.users == 130.0);
+  // Rate axis sweeps and concurrency sweeps do not mix in one analysis.
+  Sweep closed{"TP4", 4, LoadAxis::concurrency, {}, {}};
+  SweepPoint p;
+  p.concurrency = 4;
+  p.ttft = Seconds(0.3);
+  p.tps = TokenRate(20.0);
+  closed.points.push_back(p);
+  CHECK_THROWS_WITH(analyze_capacity({s, closed}, SloSpec{}),
+                    ContainsSubstring("analyse them in separate runs"));
 }

@@ -112,6 +112,10 @@ std::vector<Run> runs(const std::string& tmp) {
       {{"capacity", "--sweep", ex("data/qwen36_27b_sweep.csv")}},
       {{"capacity", "--sweep", "TP2=" + ex("vllm-bench/qwen36-tp2"), "--sweep",
         "TP4=" + ex("vllm-bench/qwen36-tp4")}},
+      {{"capacity", "--sweep",
+        std::string(TPNET_SOURCE_DIR) +
+            "/tests/data/vllm-bench/l40s-4x-llama3.2-3b-llmd-rates-jsonlines.json",
+        "--config-key", "deployment", "--tp", "1"}},
       {{"plan", "--model", "glm-5.3", "--nodes", "16", "--baseline-tp", "8", "--baseline-ttft",
         "6.36s", "--baseline-prompt", "8k"}},
       {{"doctor", "--nccl-tests", sweep}},

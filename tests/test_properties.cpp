@@ -392,7 +392,7 @@ TEST_CASE("capacity's C_max is one of the measured levels or 0", "[property]") {
     const SloSpec slo{Seconds(d.log_uniform(0.05, 10.0)), TokenRate(d.log_uniform(2.0, 100.0))};
     CAPTURE(i, count, slo.ttft.value(), slo.tps.tokens_per_second());
 
-    const int c_max = max_concurrency(sweep, slo);
+    const int c_max = static_cast<int>(max_load(sweep, slo));
     CAPTURE(c_max);
     CHECK((c_max == 0 || levels.count(c_max) == 1));
     for (const SweepPoint& p : sweep.points) {
@@ -402,12 +402,13 @@ TEST_CASE("capacity's C_max is one of the measured levels or 0", "[property]") {
     }
     const ConfigCapacity c = analyze_config(sweep, slo);
     CHECK(c.c_max == c_max);
-    for (const int edge : {c.c_max_tight, c.c_max_loose}) {
-      CHECK((edge == 0 || levels.count(edge) == 1));
+    for (const double edge : {c.c_max_tight, c.c_max_loose}) {
+      CHECK((edge == 0 || levels.count(static_cast<int>(edge)) == 1));
     }
     CHECK(c.c_max_tight <= c_max);
     CHECK(c_max <= c.c_max_loose);
-    CHECK((c.fails_at == 0 || (levels.count(c.fails_at) == 1 && c.fails_at > c_max)));
+    CHECK((c.fails_at == 0 ||
+           (levels.count(static_cast<int>(c.fails_at)) == 1 && c.fails_at > c_max)));
     if (c.users) CHECK(*c.users >= static_cast<double>(c_max));
   }
 }

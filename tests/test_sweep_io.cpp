@@ -42,6 +42,16 @@ std::string bench(int concurrency, const std::string& extra = "") {
          extra + "}";
 }
 
+/// What sweeps_from_bench refuses in results that each read cleanly.
+std::string grouping_error(const std::vector<BenchResult>& results) {
+  try {
+    (void)sweeps_from_bench(results, std::nullopt);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 const SweepPoint& point_at(const Sweep& s, int concurrency) {
   for (const auto& p : s.points) {
     if (p.concurrency == concurrency) return p;
@@ -215,8 +225,15 @@ TEST_CASE("vllm result errors name the file, line and key", "[sweep-io][vllm][ba
   CHECK_THAT(json_error(R"({"duration": 10})"),
              ContainsSubstring("is not a vllm bench serve result"));
   CHECK_THAT(json_error(R"({"mean_ttft_ms": 100, "max_concurrency": null})"),
-             ContainsSubstring("max_concurrency: is missing or null: the run had no "
-                               "--max-concurrency"));
+             ContainsSubstring("max_concurrency: is missing or null, and so is request_rate: "
+                               "the run measured neither"));
+  CHECK_THAT(json_error(R"({"mean_ttft_ms": 100, "request_rate": 0, "max_concurrency": null})"),
+             ContainsSubstring("request_rate: must be a positive number of requests/s"));
+  CHECK_THAT(json_error(R"({"mean_ttft_ms": 100, "request_rate": "fast"})"),
+             ContainsSubstring("request_rate: 'fast' is not a number"));
+  CHECK_THAT(json_error(R"({"mean_ttft_ms": 100, "request_rate": 2, "burstiness": 0, )"
+                        R"("mean_tpot_ms": 50})"),
+             ContainsSubstring("burstiness: must be positive"));
   CHECK_THAT(json_error(R"({"mean_ttft_ms": 100})"),
              ContainsSubstring("max_concurrency: is missing or null"));
   CHECK_THAT(json_error(R"({"max_concurrency": 0, "mean_ttft_ms": 100})"),
@@ -244,8 +261,9 @@ TEST_CASE("a vllm result must name its config and TP size", "[sweep-io][vllm][ba
   const std::string anonymous =
       R"({"max_concurrency": 8, "mean_ttft_ms": 457, "mean_tpot_ms": 50})";
   CHECK_THAT(json_error(anonymous),
-             ContainsSubstring("bench.json:1: config: names no config: record one with vllm "
-                               "bench serve's --metadata config=NAME tp=N"));
+             ContainsSubstring(
+                 "bench.json:1: config: names no config (no key 'config'): record one with vllm "
+                 "bench serve's --metadata config=NAME tp=N"));
   const auto results = parse_vllm_bench_json(anonymous, "bench.json");
   const SweepSet named = sweeps_from_bench(results, std::string("TP8-300K"));
   CHECK(named.sweeps[0].config == "TP8-300K");
@@ -363,4 +381,54 @@ TEST_CASE("sweep sets merge by config and refuse a level given twice", "[sweep-i
   const SweepSet c = parse_sweep_csv(kHeader + "TP2,4,4,320.11,48.14,19.89,6.44\n", "c.csv");
   CHECK_THROWS_WITH(merge_sweep_sets({a, c}),
                     ContainsSubstring("c.csv:2: config 'TP2' has tp 4 here and 2 in a.csv:2"));
+}
+
+TEST_CASE("a vllm result with a request rate is a point of a rate sweep", "[sweep-io][vllm]") {
+  const auto rate = [](const std::string& value, const std::string& cap) {
+    return R"({"config": "TP2", "request_rate": )" + value + R"(, "max_concurrency": )" + cap +
+           R"(, "completed": 100, "duration": 60.0, "request_throughput": 1.6, )"
+           R"("mean_ttft_ms": 300, "mean_tpot_ms": 50, "mean_e2el_ms": 9000})";
+  };
+  const auto results = parse_vllm_bench_json(
+      rate("2.0", "null") + "\n" + rate("\"inf\"", "null") + "\n" + rate("4", "32") + "\n",
+      "rates.jsonl");
+  REQUIRE(results.size() == 3);
+  for (const auto& r : results) CHECK(r.axis == LoadAxis::request_rate);
+  CHECK(*results[0].point.request_rate == 2.0);
+  CHECK(results[0].point.concurrency == 0);
+  CHECK_FALSE(results[1].point.request_rate);  // "inf": every request at once
+  CHECK(*results[2].point.request_rate == 4.0);
+  CHECK(results[2].point.concurrency == 32);  // a cap on top of the rate
+  CHECK(results[0].point.duration->value() == 60.0);
+  CHECK(*results[0].point.achieved_rate == 1.6);
+  const SweepSet set = sweeps_from_bench(results, std::nullopt);
+  REQUIRE(set.sweeps.size() == 1);
+  CHECK(set.sweeps[0].axis == LoadAxis::request_rate);
+
+  // A rate twice, and rate runs mixed with closed-loop ones, are refused.
+  const auto twice = parse_vllm_bench_json(rate("2", "null") + "\n" + rate("2", "8"), "r.jsonl");
+  CHECK_THAT(grouping_error(twice),
+             ContainsSubstring("r.jsonl:2: request_rate: config 'TP2' has request_rate 2 twice"));
+  const auto mixed = parse_vllm_bench_json(rate("2", "null") + "\n" + bench(8), "m.jsonl");
+  CHECK_THAT(grouping_error(mixed),
+             ContainsSubstring("mixes runs with a fixed request rate and runs without one"));
+}
+
+TEST_CASE("a config key and a TP size name results that record neither", "[sweep-io][vllm]") {
+  const std::string result =
+      R"({"deployment": "base", "label": null, "request_rate": 10.0, "max_concurrency": null, )"
+      R"("mean_ttft_ms": 54.6, "mean_tpot_ms": 13.7})";
+  const SweepSet set =
+      sweeps_from_bench(parse_vllm_bench_json(result, "r.json", BenchNaming{"deployment", 1}),
+                        std::nullopt, BenchNaming{"deployment", 1});
+  REQUIRE(set.sweeps.size() == 1);
+  CHECK(set.sweeps[0].config == "base");
+  CHECK(set.sweeps[0].tp == 1);
+  // vLLM's --label names the config when no config key was recorded.
+  const std::string labelled = R"({"label": "TP4-fast", "max_concurrency": 4, )"
+                               R"("mean_ttft_ms": 54.6, "mean_tpot_ms": 13.7})";
+  const SweepSet by_label =
+      sweeps_from_bench(parse_vllm_bench_json(labelled, "l.json"), std::nullopt);
+  CHECK(by_label.sweeps.at(0).config == "TP4-fast");
+  CHECK(by_label.sweeps.at(0).tp == 4);
 }

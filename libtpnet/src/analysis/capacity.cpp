@@ -17,6 +17,8 @@ constexpr double kEqualSlack = 1e-9;
 constexpr double kMonotoneSlack = 0.10;
 /// TPS and 1/ITL further apart than this suggest a wrong column (aggregate TPS?).
 constexpr double kItlMismatch = 0.25;
+/// A rate run completing this much less than a sustained run would is behind.
+constexpr double kSustainedFloor = 0.10;
 
 std::string where_text(const InputLocation& at) {
   std::string out = at.file;
@@ -37,40 +39,120 @@ bool meets_tps(TokenRate tps, const SloSpec& slo) {
 bool near(double value, double threshold, double edge) {
   return std::fabs(value - threshold) <= edge * threshold * (1.0 + kEqualSlack);
 }
+bool same(double a, double b) { return std::fabs(a - b) <= kEqualSlack * std::fabs(b); }
+
+/// "C=8", "1.5 requests/s", "rate inf" for a run that sent everything at once.
+std::string at_level(const SweepPoint& p, LoadAxis axis) {
+  if (axis == LoadAxis::concurrency) return fmt::format("C={}", p.concurrency);
+  return p.request_rate ? fmt::format("{:g} requests/s", *p.request_rate) : "rate inf";
+}
+std::string at_level(double level, LoadAxis axis) {
+  if (axis == LoadAxis::concurrency) return fmt::format("C={:g}", level);
+  return fmt::format("{:g} requests/s", level);
+}
+/// C_max as a sentence shows it: "8", "0.5 requests/s".
+std::string c_max_text(double level, LoadAxis axis) {
+  return axis == LoadAxis::concurrency ? fmt::format("{:g}", level)
+                                       : fmt::format("{:g} requests/s", level);
+}
+const char* load_word(LoadAxis axis) {
+  return axis == LoadAxis::concurrency ? "concurrency" : "the request rate";
+}
 
 std::vector<SweepPoint> sorted_points(const Sweep& sweep) {
   if (sweep.points.empty()) {
     throw InputError("config '" + sweep.config + "' has no measured points",
                      InputLocation::for_key("sweeps"));
   }
+  const LoadAxis axis = sweep.axis;
   std::vector<SweepPoint> points = sweep.points;
-  std::stable_sort(points.begin(), points.end(), [](const SweepPoint& a, const SweepPoint& b) {
-    return a.concurrency < b.concurrency;
+  // Unlimited runs (no request rate) sort after every rate.
+  std::stable_sort(points.begin(), points.end(), [axis](const SweepPoint& a, const SweepPoint& b) {
+    if (axis == LoadAxis::request_rate &&
+        a.request_rate.has_value() != b.request_rate.has_value()) {
+      return a.request_rate.has_value();
+    }
+    return load_level(a, axis) < load_level(b, axis);
   });
   for (std::size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];
-    if (p.concurrency < 1) {
+    if (axis == LoadAxis::concurrency && p.concurrency < 1) {
       throw InputError(fmt::format("config '{}': concurrency must be at least 1", sweep.config),
                        p.source);
     }
-    if (!(p.ttft.value() > 0.0) || !(p.tps.tokens_per_second() > 0.0)) {
-      throw InputError(fmt::format("config '{}' at C={}: TTFT and TPS must be positive",
-                                   sweep.config, p.concurrency),
+    if (axis == LoadAxis::request_rate && p.request_rate &&
+        !(*p.request_rate > 0.0 && std::isfinite(*p.request_rate))) {
+      throw InputError(fmt::format("config '{}': a request rate must be a positive number of "
+                                   "requests/s",
+                                   sweep.config),
                        p.source);
     }
-    if (i > 0 && points[i - 1].concurrency == p.concurrency) {
-      throw InputError(fmt::format("config '{}' has concurrency {} twice (also at {})",
-                                   sweep.config, p.concurrency, where_text(points[i - 1].source)),
+    if (!(p.ttft.value() > 0.0) || !(p.tps.tokens_per_second() > 0.0)) {
+      throw InputError(fmt::format("config '{}' at {}: TTFT and TPS must be positive", sweep.config,
+                                   at_level(p, axis)),
                        p.source);
+    }
+    if (i > 0) {
+      const SweepPoint& q = points[i - 1];
+      const bool twice = axis == LoadAxis::concurrency
+                             ? q.concurrency == p.concurrency
+                             : q.request_rate.has_value() == p.request_rate.has_value() &&
+                                   (!p.request_rate || same(*q.request_rate, *p.request_rate));
+      if (twice) {
+        throw InputError(
+            fmt::format("config '{}' has {} twice (also at {})", sweep.config,
+                        axis == LoadAxis::concurrency ? fmt::format("concurrency {}", p.concurrency)
+                                                      : at_level(p, axis),
+                        where_text(q.source)),
+            p.source);
+      }
     }
   }
   return points;
 }
 
-int c_max_of(const std::vector<SweepPoint>& points, const SloSpec& slo) {
-  int c_max = 0;
-  for (const auto& p : points) {
-    if (meets_ttft(p.ttft, slo) && meets_tps(p.tps, slo)) c_max = std::max(c_max, p.concurrency);
+/// Whether a rate-axis run kept up with its rate; leaves `v` alone where the
+/// run lacks what the check needs.
+void judge_sustained(PointVerdict& v) {
+  const SweepPoint& p = v.point;
+  if (!p.request_rate || !p.completed || *p.completed < 1 || !p.latency) return;
+  std::optional<double> achieved = p.achieved_rate;
+  if (!achieved && p.duration && p.duration->value() > 0.0) {
+    achieved = static_cast<double>(*p.completed) / p.duration->value();
+  }
+  if (!achieved) return;
+  v.point.achieved_rate = achieved;  // the verdict shows the rate it judged
+  const Seconds tail = p.p99_latency ? *p.p99_latency : *p.latency * 2.0;
+  v.expected_rate = sustained_rate(*p.request_rate, *p.completed, tail);
+  v.sustained_judged = true;
+  v.sustained =
+      *achieved >= *v.expected_rate * (1.0 - sustained_margin(*p.completed, p.burstiness));
+}
+
+PointVerdict judge(const SweepPoint& p, const SloSpec& slo, double edge, LoadAxis axis) {
+  PointVerdict v;
+  v.point = p;
+  v.meets_ttft = meets_ttft(p.ttft, slo);
+  v.meets_tps = meets_tps(p.tps, slo);
+  v.ttft_on_edge = near(p.ttft.value(), slo.ttft.value(), edge);
+  v.tps_on_edge = near(p.tps.tokens_per_second(), slo.tps.tokens_per_second(), edge);
+  if (p.itl) v.tps_from_itl = rate_from_interval(*p.itl);
+  if (axis == LoadAxis::request_rate) judge_sustained(v);
+  return v;
+}
+
+/// An unlimited run is judged but sets no level: it sent no rate.
+bool counts(const PointVerdict& v, LoadAxis axis) {
+  return axis == LoadAxis::concurrency || !v.unlimited();
+}
+
+double c_max_of(const std::vector<PointVerdict>& verdicts, const SloSpec& slo, LoadAxis axis) {
+  double c_max = 0.0;
+  for (const auto& v : verdicts) {
+    const SweepPoint& p = v.point;
+    if (counts(v, axis) && v.sustained && meets_ttft(p.ttft, slo) && meets_tps(p.tps, slo)) {
+      c_max = std::max(c_max, load_level(p, axis));
+    }
   }
   return c_max;
 }
@@ -83,28 +165,38 @@ SloSpec shifted(const SloSpec& slo, double edge, bool loosen) {
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 /// Levels between this sweep's lowest and highest that other sweeps measured,
-/// or, when every level here is a power of two, powers of two left out.
-std::vector<int> gaps_of(const std::vector<SweepPoint>& points, const std::set<int>& all_levels) {
-  std::set<int> mine;
-  for (const auto& p : points) mine.insert(p.concurrency);
-  const int lo = *mine.begin();
-  const int hi = *mine.rbegin();
-  std::set<int> gaps;
-  for (int level : all_levels) {
-    if (level > lo && level < hi && mine.count(level) == 0) gaps.insert(level);
+/// or, on the concurrency axis when every level here is a power of two,
+/// powers of two left out.
+std::vector<double> gaps_of(const std::vector<SweepPoint>& points,
+                            const std::set<double>& all_levels, LoadAxis axis) {
+  std::set<double> mine;
+  for (const auto& p : points) {
+    if (axis == LoadAxis::concurrency || p.request_rate) mine.insert(load_level(p, axis));
   }
-  if (std::all_of(mine.begin(), mine.end(), is_power_of_two)) {
-    for (long long level = lo; level < hi; level *= 2) {
-      if (mine.count(static_cast<int>(level)) == 0) gaps.insert(static_cast<int>(level));
+  if (mine.empty()) return {};
+  const double lo = *mine.begin();
+  const double hi = *mine.rbegin();
+  const auto measured = [&](double level) {
+    return std::any_of(mine.begin(), mine.end(), [&](double m) { return same(m, level); });
+  };
+  std::set<double> gaps;
+  for (double level : all_levels) {
+    if (level > lo && level < hi && !measured(level)) gaps.insert(level);
+  }
+  if (axis == LoadAxis::concurrency && std::all_of(mine.begin(), mine.end(), [](double m) {
+        return is_power_of_two(static_cast<int>(m));
+      })) {
+    for (double level = lo; level < hi; level *= 2) {
+      if (!measured(level)) gaps.insert(level);
     }
   }
   return {gaps.begin(), gaps.end()};
 }
 
-std::string join_levels(const std::vector<int>& levels) {
+std::string join_levels(const std::vector<double>& levels, LoadAxis axis) {
   std::string out;
-  for (int level : levels) out += (out.empty() ? "" : ", ") + std::to_string(level);
-  return out;
+  for (double level : levels) out += (out.empty() ? "" : ", ") + fmt::format("{:g}", level);
+  return axis == LoadAxis::concurrency ? "C=" + out : out + " requests/s";
 }
 
 /// Why the first level above C_max fails, with how far each value is off.
@@ -123,6 +215,15 @@ std::string failure_text(const PointVerdict& v, const SloSpec& slo, double edge)
     parts.push_back(fmt::format("TPS {} < {} tokens/s ({:.1f}% short{})", tokens(v.point.tps),
                                 tokens(slo.tps), short_by * 100.0, edge_word(v.tps_on_edge)));
   }
+  if (!v.sustained && v.expected_rate) {
+    parts.push_back(fmt::format(
+        "to keep up: it completed {:.3g} requests/s of the {:g} sent ({:.3g} if sustained over "
+        "a run this long{}): not sustained",
+        v.point.achieved_rate.value_or(0.0), v.point.request_rate.value_or(0.0), *v.expected_rate,
+        v.point.concurrency > 0
+            ? fmt::format("; its --max-concurrency {} may have capped it", v.point.concurrency)
+            : std::string()));
+  }
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : " and ") + p;
   return out;
@@ -130,107 +231,145 @@ std::string failure_text(const PointVerdict& v, const SloSpec& slo, double edge)
 
 void add_data_warnings(ConfigCapacity& c) {
   const auto& pts = c.points;
+  const LoadAxis axis = c.axis;
   for (std::size_t i = 1; i < pts.size(); ++i) {
+    if (!counts(pts[i], axis)) break;
     const SweepPoint& a = pts[i - 1].point;
     const SweepPoint& b = pts[i].point;
     if (b.ttft.value() < a.ttft.value() * (1.0 - kMonotoneSlack)) {
-      c.warnings.push_back(fmt::format(
-          "{}: TTFT falls from {} at C={} to {} at C={} ({:.0f}%) as concurrency rises; check {}",
-          c.config, ms(a.ttft), a.concurrency, ms(b.ttft), b.concurrency,
-          (b.ttft / a.ttft - 1.0) * 100.0, where_text(b.source)));
+      c.warnings.push_back(
+          fmt::format("{}: TTFT falls from {} at {} to {} at {} ({:.0f}%) as {} rises; check {}",
+                      c.config, ms(a.ttft), at_level(a, axis), ms(b.ttft), at_level(b, axis),
+                      (b.ttft / a.ttft - 1.0) * 100.0, load_word(axis), where_text(b.source)));
     }
     if (b.tps.tokens_per_second() > a.tps.tokens_per_second() * (1.0 + kMonotoneSlack)) {
-      c.warnings.push_back(fmt::format(
-          "{}: TPS rises from {} at C={} to {} at C={} (+{:.0f}%) as concurrency rises; check {}",
-          c.config, tokens(a.tps), a.concurrency, tokens(b.tps), b.concurrency,
-          (b.tps / a.tps - 1.0) * 100.0, where_text(b.source)));
+      c.warnings.push_back(
+          fmt::format("{}: TPS rises from {} at {} to {} at {} (+{:.0f}%) as {} rises; check {}",
+                      c.config, tokens(a.tps), at_level(a, axis), tokens(b.tps), at_level(b, axis),
+                      (b.tps / a.tps - 1.0) * 100.0, load_word(axis), where_text(b.source)));
     }
   }
   for (const auto& v : pts) {
     const SweepPoint& p = v.point;
-    if (v.tps_from_itl) {
+    if (v.tps_from_itl && p.check_tps_against_itl) {
       const double ratio = p.tps / *v.tps_from_itl;
       if (std::fabs(ratio - 1.0) > kItlMismatch) {
         c.warnings.push_back(fmt::format(
-            "{} at C={}: TPS {} is {:.2f} x 1000/ITL ({}); TPS should be one request's decode "
+            "{} at {}: TPS {} is {:.2f} x 1000/ITL ({}); TPS should be one request's decode "
             "rate (is it an aggregate, or ITL in other units?); see {}",
-            c.config, p.concurrency, tokens(p.tps), ratio, tokens(*v.tps_from_itl),
+            c.config, at_level(p, axis), tokens(p.tps), ratio, tokens(*v.tps_from_itl),
             where_text(p.source)));
       }
     }
     if (p.latency && *p.latency < p.ttft) {
       c.warnings.push_back(fmt::format(
-          "{} at C={}: end-to-end latency {:g} s is below TTFT {}; check the units at {}", c.config,
-          p.concurrency, p.latency->value(), ms(p.ttft), where_text(p.source)));
+          "{} at {}: end-to-end latency {:g} s is below TTFT {}; check the units at {}", c.config,
+          at_level(p, axis), p.latency->value(), ms(p.ttft), where_text(p.source)));
     }
   }
   for (const auto& v : pts) {
-    if (v.point.concurrency < c.c_max && !v.meets()) {
+    if (counts(v, axis) && load_level(v.point, axis) < c.c_max && !v.meets()) {
       c.warnings.push_back(fmt::format(
-          "{}: C={} fails the SLOs but C={} meets them; C_max is the largest level that meets "
-          "them ({}), so check C={} ({})",
-          c.config, v.point.concurrency, c.c_max, c.c_max, v.point.concurrency,
-          where_text(v.point.source)));
+          "{}: {} fails the SLOs but {} meets them; C_max is the largest level that meets "
+          "them ({}), so check {} ({})",
+          c.config, at_level(v.point, axis), at_level(c.c_max, axis), c_max_text(c.c_max, axis),
+          at_level(v.point, axis), where_text(v.point.source)));
     }
   }
 }
 
+/// What an unlimited run (request_rate inf) showed, since it sets no level.
+std::string unlimited_note(const PointVerdict& v) {
+  const SweepPoint& p = v.point;
+  std::string completed;
+  if (p.achieved_rate) completed = fmt::format(", {:.3g} requests/s completed", *p.achieved_rate);
+  return fmt::format(
+      "the run with request_rate inf (every request sent at once) {} the SLOs (TTFT {:.1f} ms, "
+      "TPS {:.1f} tokens/s{}); it sent no rate, so it sets neither C_max nor the peak ({})",
+      v.meets_ttft && v.meets_tps ? "meets" : "fails", p.ttft.value() * 1e3,
+      p.tps.tokens_per_second(), completed, where_text(p.source));
+}
+
 ConfigCapacity analyze_impl(const Sweep& sweep, const SloSpec& slo, const CapacityOptions& options,
-                            const std::set<int>& all_levels) {
+                            const std::set<double>& all_levels) {
   ConfigCapacity c;
   c.config = sweep.config;
   c.tp = sweep.tp;
+  c.axis = sweep.axis;
+  const LoadAxis axis = sweep.axis;
   const std::vector<SweepPoint> points = sorted_points(sweep);
   for (const auto& p : points) {
-    PointVerdict v;
-    v.point = p;
-    v.meets_ttft = meets_ttft(p.ttft, slo);
-    v.meets_tps = meets_tps(p.tps, slo);
-    v.ttft_on_edge = near(p.ttft.value(), slo.ttft.value(), options.edge);
-    v.tps_on_edge = near(p.tps.tokens_per_second(), slo.tps.tokens_per_second(), options.edge);
-    if (p.itl) v.tps_from_itl = rate_from_interval(*p.itl);
-    c.points.push_back(v);
-    const TokenRate throughput = p.tps * static_cast<double>(p.concurrency);
+    c.points.push_back(judge(p, slo, options.edge, axis));
+    if (!counts(c.points.back(), axis)) continue;
+    const TokenRate throughput = axis == LoadAxis::concurrency
+                                     ? p.tps * static_cast<double>(p.concurrency)
+                                     : p.output_throughput.value_or(TokenRate());
     if (throughput > c.peak_throughput) {
       c.peak_throughput = throughput;
-      c.peak_concurrency = p.concurrency;
+      c.peak_level = load_level(p, axis);
     }
   }
-  c.c_max = c_max_of(points, slo);
-  c.c_max_tight = c_max_of(points, shifted(slo, options.edge, false));
-  c.c_max_loose = c_max_of(points, shifted(slo, options.edge, true));
+  c.c_max = c_max_of(c.points, slo, axis);
+  c.c_max_tight = c_max_of(c.points, shifted(slo, options.edge, false), axis);
+  c.c_max_loose = c_max_of(c.points, shifted(slo, options.edge, true), axis);
 
   const PointVerdict* at_c_max = nullptr;
   const PointVerdict* failing = nullptr;
   for (const auto& v : c.points) {
-    if (v.point.concurrency == c.c_max) at_c_max = &v;
-    if (v.point.concurrency > c.c_max && failing == nullptr) failing = &v;
+    if (!counts(v, axis)) continue;
+    const double level = load_level(v.point, axis);
+    if (c.c_max > 0.0 && same(level, c.c_max)) at_c_max = &v;
+    if (level > c.c_max && !same(level, c.c_max) && failing == nullptr) failing = &v;
   }
   if (at_c_max != nullptr) {
     c.latency_at_c_max = at_c_max->point.latency;
     c.on_edge = at_c_max->ttft_on_edge || at_c_max->tps_on_edge;
   }
-  c.users = users_by_littles_law(c.c_max, c.latency_at_c_max, options.think);
+  c.users = axis == LoadAxis::concurrency
+                ? users_by_littles_law(c.c_max, c.latency_at_c_max, options.think)
+                : users_at_rate(c.c_max, c.latency_at_c_max, options.think);
 
   const double edge_pct = options.edge * 100.0;
   if (failing != nullptr) {
-    c.fails_at = failing->point.concurrency;
+    c.fails_at = load_level(failing->point, axis);
+    c.fails_unsustained = !failing->sustained;
     c.binding = !failing->meets_ttft && !failing->meets_tps ? Binding::both
                 : !failing->meets_ttft                      ? Binding::ttft
-                                                            : Binding::tps;
+                : !failing->meets_tps                       ? Binding::tps
+                                                            : Binding::unsustained;
     c.on_edge = c.on_edge || (!failing->meets_ttft && failing->ttft_on_edge) ||
                 (!failing->meets_tps && failing->tps_on_edge);
     const std::string why = failure_text(*failing, slo, options.edge);
-    if (c.c_max == 0) {
-      c.notes.push_back(
-          fmt::format("C_max 0: even the lowest measured level, C={}, fails: {}", c.fails_at, why));
+    if (c.c_max == 0.0) {
+      c.notes.push_back(fmt::format("C_max 0: even the lowest measured level, {}, fails: {}",
+                                    at_level(c.fails_at, axis), why));
     } else {
-      c.notes.push_back(fmt::format("C_max {}: C={} fails {}", c.c_max, c.fails_at, why));
+      c.notes.push_back(fmt::format("C_max {}: {} fails {}", c_max_text(c.c_max, axis),
+                                    at_level(c.fails_at, axis), why));
     }
-  } else {
+  } else if (c.c_max > 0.0) {
     c.notes.push_back(fmt::format(
-        "every measured level meets both SLOs, up to C={}: capacity may be higher than measured",
-        c.c_max));
+        "every measured level meets both SLOs, up to {}: capacity may be higher than measured",
+        at_level(c.c_max, axis)));
+  } else {
+    c.notes.push_back(
+        "no run sent a fixed request rate: C_max is 0 (rerun vllm bench serve with "
+        "--request-rate R for several R)");
+  }
+  if (axis == LoadAxis::request_rate) {
+    int judged = 0;
+    for (const auto& v : c.points) {
+      if (v.unlimited()) c.notes.push_back(unlimited_note(v));
+      judged += v.sustained_judged ? 1 : 0;
+    }
+    const int rated = static_cast<int>(std::count_if(
+        c.points.begin(), c.points.end(), [](const PointVerdict& v) { return !v.unlimited(); }));
+    if (judged < rated) {
+      c.notes.push_back(fmt::format(
+          "{} of {} runs lack request_throughput (or duration), completed or a latency: whether "
+          "they kept up with their rate was not judged",
+          rated - judged, rated));
+    }
   }
   if (at_c_max != nullptr && (at_c_max->ttft_on_edge || at_c_max->tps_on_edge)) {
     std::vector<std::string> parts;
@@ -241,32 +380,34 @@ ConfigCapacity analyze_impl(const Sweep& sweep, const SloSpec& slo, const Capaci
       parts.push_back(
           fmt::format("TPS {} against {} tokens/s", tokens(at_c_max->point.tps), tokens(slo.tps)));
     }
-    c.notes.push_back(
-        fmt::format("C={} meets the SLOs within {:g}% of a threshold ({}): on the edge", c.c_max,
-                    edge_pct, parts.size() == 2 ? parts[0] + ", " + parts[1] : parts[0]));
+    c.notes.push_back(fmt::format("{} meets the SLOs within {:g}% of a threshold ({}): on the edge",
+                                  at_level(c.c_max, axis), edge_pct,
+                                  parts.size() == 2 ? parts[0] + ", " + parts[1] : parts[0]));
   }
-  if (c.c_max_tight != c.c_max_loose) {
+  if (!same(c.c_max_tight, c.c_max_loose)) {
     c.notes.push_back(fmt::format(
         "capacity swings: C_max is {} with both thresholds {:g}% tighter and {} with them {:g}% "
         "looser",
-        c.c_max_tight, edge_pct, c.c_max_loose, edge_pct));
+        c_max_text(c.c_max_tight, axis), edge_pct, c_max_text(c.c_max_loose, axis), edge_pct));
   } else if (c.on_edge) {
     c.notes.push_back(fmt::format(
         "a deciding point is on the edge, but C_max stays {} with the thresholds {:g}% tighter "
         "or looser",
-        c.c_max, edge_pct));
+        c_max_text(c.c_max, axis), edge_pct));
   }
-  if (c.c_max > 0 && !c.latency_at_c_max) {
-    c.notes.push_back(fmt::format(
-        "latency not reported at C={}: users by Little's law cannot be computed", c.c_max));
+  if (c.c_max > 0.0 && !c.latency_at_c_max) {
+    c.notes.push_back(
+        fmt::format("latency not reported at {}: users by Little's law cannot be computed",
+                    at_level(c.c_max, axis)));
   }
-  c.gaps = gaps_of(points, all_levels);
+  c.gaps = gaps_of(points, all_levels, axis);
   if (!c.gaps.empty()) {
-    std::string note = fmt::format("C={} not measured", join_levels(c.gaps));
-    if (c.fails_at > 0 && std::any_of(c.gaps.begin(), c.gaps.end(),
-                                      [&](int g) { return g > c.c_max && g < c.fails_at; })) {
-      note += fmt::format("; the limit lies between the measured C={} and C={}",
-                          std::max(c.c_max, 1), c.fails_at);
+    std::string note = fmt::format("{} not measured", join_levels(c.gaps, axis));
+    if (c.fails_at > 0.0 && std::any_of(c.gaps.begin(), c.gaps.end(),
+                                        [&](double g) { return g > c.c_max && g < c.fails_at; })) {
+      const double lowest = axis == LoadAxis::concurrency ? 1.0 : load_level(points.front(), axis);
+      note += fmt::format("; the limit lies between the measured {} and {}",
+                          at_level(std::max(c.c_max, lowest), axis), at_level(c.fails_at, axis));
     }
     c.notes.push_back(note);
   }
@@ -275,10 +416,12 @@ ConfigCapacity analyze_impl(const Sweep& sweep, const SloSpec& slo, const Capaci
   return c;
 }
 
-std::set<int> levels_of(const std::vector<Sweep>& sweeps) {
-  std::set<int> levels;
+std::set<double> levels_of(const std::vector<Sweep>& sweeps) {
+  std::set<double> levels;
   for (const auto& s : sweeps) {
-    for (const auto& p : s.points) levels.insert(p.concurrency);
+    for (const auto& p : s.points) {
+      if (s.axis == LoadAxis::concurrency || p.request_rate) levels.insert(load_level(p, s.axis));
+    }
   }
   return levels;
 }
@@ -301,10 +444,8 @@ std::vector<T> with_chosen(std::vector<T> values, T chosen, Value value) {
   return values;
 }
 
-bool same(double a, double b) { return std::fabs(a - b) <= kEqualSlack * std::fabs(b); }
-
 SensitivityRow sensitivity_row(const std::vector<Sweep>& sweeps, const SloSpec& slo,
-                               const CapacityOptions& options, const std::set<int>& levels,
+                               const CapacityOptions& options, const std::set<double>& levels,
                                bool chosen) {
   SensitivityRow row;
   row.think = options.think;
@@ -339,9 +480,12 @@ FleetReport plan_fleet(const std::vector<ConfigCapacity>& configs, int nodes) {
     }
     o.peak_throughput = c.peak_throughput * static_cast<double>(o.replicas);
     for (const auto& v : c.points) {
-      if (v.point.concurrency == c.c_max) {
-        o.slo_throughput = v.point.tps * static_cast<double>(c.c_max * o.replicas);
+      if (!counts(v, c.axis) || c.c_max == 0.0 || !same(load_level(v.point, c.axis), c.c_max)) {
+        continue;
       }
+      o.slo_throughput = c.axis == LoadAxis::concurrency
+                             ? v.point.tps * (c.c_max * o.replicas)
+                             : v.point.output_throughput.value_or(TokenRate()) * o.replicas;
     }
     o.highly_available = o.replicas >= 2;
     single = single || o.tp == nodes;
@@ -390,13 +534,16 @@ std::vector<ScalingRow> scaling_rows(const std::vector<ConfigCapacity>& configs)
       if (a.tp >= b.tp) continue;
       for (const auto& va : a.points) {
         for (const auto& vb : b.points) {
-          if (va.point.concurrency != vb.point.concurrency) continue;
+          if (!counts(va, a.axis) || !counts(vb, b.axis) ||
+              !same(load_level(va.point, a.axis), load_level(vb.point, b.axis))) {
+            continue;
+          }
           ScalingRow r;
           r.from_config = a.config;
           r.to_config = b.config;
           r.from_tp = a.tp;
           r.to_tp = b.tp;
-          r.concurrency = va.point.concurrency;
+          r.level = load_level(va.point, a.axis);
           r.from_tps = va.point.tps;
           r.to_tps = vb.point.tps;
           r.speedup = vb.point.tps / va.point.tps;
@@ -416,15 +563,18 @@ void ttft_findings(const std::vector<ConfigCapacity>& configs, std::vector<std::
     for (const auto& b : configs) {
       if (a.tp >= b.tp) continue;
       for (const auto& va : a.points) {
+        if (!counts(va, a.axis)) continue;
+        const double level = load_level(va.point, a.axis);
         const auto vb = std::find_if(b.points.begin(), b.points.end(), [&](const PointVerdict& v) {
-          return v.point.concurrency == va.point.concurrency;
+          return counts(v, b.axis) && same(load_level(v.point, b.axis), level);
         });
         if (vb == b.points.end()) continue;
         if (vb->point.ttft > va.point.ttft) {
-          notes.push_back(fmt::format(
-              "{}'s C={} TTFT ({}) is worse than {}'s ({}): prefill of few requests is "
-              "compute-bound and a larger TP adds all-reduce steps",
-              b.config, va.point.concurrency, ms(vb->point.ttft), a.config, ms(va.point.ttft)));
+          notes.push_back(
+              fmt::format("{}'s {} TTFT ({}) is worse than {}'s ({}): prefill of few requests is "
+                          "compute-bound and a larger TP adds all-reduce steps",
+                          b.config, at_level(va.point, a.axis), ms(vb->point.ttft), a.config,
+                          ms(va.point.ttft)));
         }
         break;  // the lowest shared level only
       }
@@ -444,19 +594,49 @@ std::string_view to_string(Binding binding) {
       return "tps";
     case Binding::both:
       return "ttft+tps";
+    case Binding::unsustained:
+      return "rate not sustained";
   }
   return "none measured";
 }
 
-int max_concurrency(const Sweep& sweep, const SloSpec& slo) {
-  return c_max_of(sorted_points(sweep), slo);
+std::string_view to_string(LoadAxis axis) {
+  return axis == LoadAxis::concurrency ? "concurrency" : "request_rate";
 }
 
-std::optional<double> users_by_littles_law(int c_max, std::optional<Seconds> latency,
+double load_level(const SweepPoint& point, LoadAxis axis) {
+  if (axis == LoadAxis::concurrency) return point.concurrency;
+  return point.request_rate.value_or(0.0);
+}
+
+double max_load(const Sweep& sweep, const SloSpec& slo) {
+  std::vector<PointVerdict> verdicts;
+  for (const auto& p : sorted_points(sweep)) verdicts.push_back(judge(p, slo, 0.0, sweep.axis));
+  return c_max_of(verdicts, slo, sweep.axis);
+}
+
+std::optional<double> users_by_littles_law(double c_max, std::optional<Seconds> latency,
                                            Seconds think) {
-  if (c_max == 0) return 0.0;
+  if (c_max == 0.0) return 0.0;
   if (!latency || !(latency->value() > 0.0)) return std::nullopt;
   return c_max * (1.0 + think / *latency);
+}
+
+std::optional<double> users_at_rate(double requests_per_second, std::optional<Seconds> latency,
+                                    Seconds think) {
+  if (requests_per_second == 0.0) return 0.0;
+  if (!latency || !(latency->value() > 0.0)) return std::nullopt;
+  return requests_per_second * (latency->value() + think.value());
+}
+
+double sustained_rate(double rate, long long completed, Seconds tail) {
+  const double n = static_cast<double>(completed);
+  return n / (n / rate + tail.value());
+}
+
+double sustained_margin(long long completed, double burstiness) {
+  const double spread = 3.0 / std::sqrt(burstiness * static_cast<double>(completed));
+  return std::max(kSustainedFloor, spread);
 }
 
 ConfigCapacity analyze_config(const Sweep& sweep, const SloSpec& slo,
@@ -500,10 +680,22 @@ CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec&
     }
   }
 
+  for (const auto& s : sweeps) {
+    if (s.axis != sweeps.front().axis) {
+      throw InputError(
+          fmt::format("config '{}' is a {} sweep and '{}' a {} sweep: their C_max are different "
+                      "quantities; analyse them in separate runs",
+                      sweeps.front().config,
+                      sweeps.front().axis == LoadAxis::concurrency ? "concurrency" : "request-rate",
+                      s.config, s.axis == LoadAxis::concurrency ? "concurrency" : "request-rate"),
+          InputLocation::for_key("sweeps"));
+    }
+  }
   CapacityReport r;
+  r.axis = sweeps.front().axis;
   r.slo = slo;
   r.options = options;
-  const std::set<int> levels = levels_of(sweeps);
+  const std::set<double> levels = levels_of(sweeps);
   int largest_tp = 0;
   for (const auto& s : sweeps) {
     r.configs.push_back(analyze_impl(s, slo, options, levels));
@@ -536,11 +728,12 @@ CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec&
   r.scaling = scaling_rows(r.configs);
 
   if (std::all_of(r.configs.begin(), r.configs.end(),
-                  [](const ConfigCapacity& c) { return c.c_max == 0; })) {
-    r.notes.push_back(fmt::format(
-        "no config meets TTFT <= {} and TPS >= {} tokens/s at any measured concurrency: "
-        "C_max is 0 everywhere",
-        ms(slo.ttft), tokens(slo.tps)));
+                  [](const ConfigCapacity& c) { return c.c_max == 0.0; })) {
+    r.notes.push_back(
+        fmt::format("no config meets TTFT <= {} and TPS >= {} tokens/s at any measured {}: "
+                    "C_max is 0 everywhere",
+                    ms(slo.ttft), tokens(slo.tps),
+                    r.axis == LoadAxis::concurrency ? "concurrency" : "request rate"));
   }
   ttft_findings(r.configs, r.notes);
   for (const auto& c : r.configs) {

@@ -162,7 +162,7 @@ SweepSet parse_sweep_csv(std::string_view text, const std::string& origin) {
 
     const auto [it, added] = index.emplace(config, set.sweeps.size());
     if (added) {
-      set.sweeps.push_back(Sweep{config, static_cast<int>(tp), {}, {}});
+      set.sweeps.push_back(Sweep{config, static_cast<int>(tp), LoadAxis::concurrency, {}, {}});
       tp_line[config] = row.line;
     } else if (set.sweeps[it->second].tp != tp) {
       throw InputError(fmt::format("config {} has tp {} here and {} at line {}", config, tp,

@@ -40,7 +40,53 @@ std::optional<double> positive(const YAML::Node& map, const std::string& origin,
   return value;
 }
 
-BenchResult read_result(const YAML::Node& root, const std::string& origin) {
+constexpr double kMaxRate = 1e6;  // requests per second: above it no server measured it
+
+bool is_null(const YAML::Node& node) { return !node || node.IsNull(); }
+
+/// vLLM writes an unlimited rate as the string "inf" (Python's float("inf")).
+bool is_infinite_text(const YAML::Node& node) {
+  if (!node.IsScalar()) return false;
+  std::string text = node.Scalar();
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return text == "inf" || text == "infinity" || text == "+inf";
+}
+
+/// The load a run put on the server: request_rate (a number, or "inf" for
+/// every request at once) and max_concurrency (a cap, or null for none).
+void read_load(const YAML::Node& root, const std::string& origin, BenchResult& r) {
+  const YAML::Node rate = root["request_rate"];
+  const YAML::Node cap = root["max_concurrency"];
+  const bool unlimited_rate = !is_null(rate) && is_infinite_text(rate);
+  if (!is_null(cap)) {
+    r.point.concurrency =
+        static_cast<int>(yaml::required_integer(root, origin, "max_concurrency", 1, 1000000));
+  }
+  if (!is_null(rate) && !unlimited_rate) {
+    const double value = yaml::required_number(root, origin, "request_rate", 0.0, kMaxRate);
+    if (!(value > 0.0)) {
+      throw InputError("must be a positive number of requests/s or \"inf\"",
+                       yaml::where(rate, origin, "request_rate"));
+    }
+    r.axis = LoadAxis::request_rate;
+    r.point.request_rate = value;
+    return;
+  }
+  if (!is_null(cap)) return;  // the usual closed loop: every request sent, at most N in flight
+  if (unlimited_rate) {
+    r.axis = LoadAxis::request_rate;  // the top of a rate sweep: every request at once
+    return;
+  }
+  throw InputError(
+      "is missing or null, and so is request_rate: the run measured neither a fixed "
+      "concurrency nor a request rate; rerun vllm bench serve with --max-concurrency N or "
+      "--request-rate R",
+      yaml::where(is_null(cap) && cap ? cap : root, origin, "max_concurrency"));
+}
+
+BenchResult read_result(const YAML::Node& root, const std::string& origin,
+                        const BenchNaming& naming) {
   yaml::require_map(root, origin, "a vllm bench serve result");
   if (!root["mean_ttft_ms"] && !root["max_concurrency"]) {
     throw InputError(
@@ -49,15 +95,7 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin) {
   }
   BenchResult r;
   r.point.source = yaml::where(root, origin, "");
-  const YAML::Node c = root["max_concurrency"];
-  if (!c || c.IsNull()) {
-    throw InputError(
-        "is missing or null: the run had no --max-concurrency, so it measured no fixed "
-        "concurrency level; rerun vllm bench serve with --max-concurrency N",
-        yaml::where(c ? c : root, origin, "max_concurrency"));
-  }
-  r.point.concurrency =
-      static_cast<int>(yaml::required_integer(root, origin, "max_concurrency", 1, 1000000));
+  read_load(root, origin, r);
 
   const auto ttft_ms = positive(root, origin, "mean_ttft_ms");
   if (!ttft_ms) {
@@ -71,6 +109,7 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin) {
   if (tpot_ms) {
     r.point.tps = rate_from_interval(Seconds::milliseconds(*tpot_ms));
     r.tps_from = "1000 / mean_tpot_ms";
+    r.point.check_tps_against_itl = false;
   } else if (itl_ms) {
     r.point.tps = rate_from_interval(Seconds::milliseconds(*itl_ms));
     r.tps_from = "1000 / mean_itl_ms";
@@ -86,9 +125,35 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin) {
   }
   const auto failed = yaml::optional_integer(root, origin, "failed", 0, 1LL << 40);
   if (failed && *failed > 0) {
-    r.warnings.push_back(fmt::format(
-        "{}: {} request(s) failed at max_concurrency {}; the means cover only the completed ones",
-        origin, *failed, r.point.concurrency));
+    const std::string level =
+        r.axis == LoadAxis::concurrency ? fmt::format("max_concurrency {}", r.point.concurrency)
+        : r.point.request_rate          ? fmt::format("request_rate {:g}", *r.point.request_rate)
+                                        : std::string("request_rate inf");
+    r.warnings.push_back(
+        fmt::format("{}: {} request(s) failed at {}; the means cover only the completed ones",
+                    origin, *failed, level));
+  }
+  r.point.completed = completed;
+  if (const auto duration = yaml::optional_number(root, origin, "duration", 0.0, 1e9)) {
+    if (*duration > 0.0) r.point.duration = Seconds(*duration);
+  }
+  if (const auto p99 = positive(root, origin, "p99_e2el_ms")) {
+    r.point.p99_latency = Seconds::milliseconds(*p99);
+  }
+  if (const auto achieved =
+          yaml::optional_number(root, origin, "request_throughput", 0.0, kMaxRate)) {
+    if (*achieved > 0.0) r.point.achieved_rate = *achieved;
+  }
+  if (const auto output = yaml::optional_number(root, origin, "output_throughput", 0.0, 1e12)) {
+    if (*output > 0.0) r.point.output_throughput = TokenRate(*output);
+  }
+  if (const YAML::Node b = root["burstiness"]; !is_null(b)) {
+    const double burstiness = yaml::required_number(root, origin, "burstiness", 0.0, 1e6);
+    if (!(burstiness > 0.0)) {
+      throw InputError("must be positive (vLLM's gamma shape; 1 = Poisson arrivals)",
+                       yaml::where(b, origin, "burstiness"));
+    }
+    r.point.burstiness = burstiness;
   }
   const auto output_tokens = yaml::optional_number(root, origin, "total_output_tokens", 0.0, 1e15);
   if (const auto e2el_ms = positive(root, origin, "mean_e2el_ms")) {
@@ -102,8 +167,15 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin) {
     }
   }
 
-  r.config = yaml::optional_string(root, origin, "config");
+  r.config = yaml::optional_string(root, origin, naming.config_key);
   if (r.config && r.config->empty()) r.config.reset();
+  if (!r.config && naming.config_key == "config") {
+    // vLLM's own --label, where no --metadata config=NAME was given.
+    if (const YAML::Node label = root["label"]; !is_null(label) && label.IsScalar()) {
+      r.config = yaml::optional_string(root, origin, "label");
+      if (r.config && r.config->empty()) r.config.reset();
+    }
+  }
   if (auto tp = yaml::optional_integer(root, origin, "tp", 1, 4096)) {
     r.tp = static_cast<int>(*tp);
   } else if (auto size = yaml::optional_integer(root, origin, "tensor_parallel_size", 1, 4096)) {
@@ -143,7 +215,8 @@ std::string where_text(const InputLocation& at) {
 
 }  // namespace
 
-std::vector<BenchResult> parse_vllm_bench_json(std::string_view text, const std::string& origin) {
+std::vector<BenchResult> parse_vllm_bench_json(std::string_view text, const std::string& origin,
+                                               const BenchNaming& naming) {
   // One object per line (--append-result), each line a whole object.
   std::vector<std::pair<int, std::string>> lines;
   int number = 0;
@@ -165,12 +238,12 @@ std::vector<BenchResult> parse_vllm_bench_json(std::string_view text, const std:
                         });
   std::vector<BenchResult> results;
   if (!per_line) {
-    results.push_back(read_result(yaml::load_document(text, origin), origin));
+    results.push_back(read_result(yaml::load_document(text, origin), origin, naming));
     return results;
   }
   for (const auto& [line, object] : lines) {
     try {
-      results.push_back(read_result(yaml::load_document(object, origin), origin));
+      results.push_back(read_result(yaml::load_document(object, origin), origin, naming));
       results.back().point.source.line = line;
     } catch (const InputError& e) {
       InputLocation at = e.where();
@@ -182,7 +255,8 @@ std::vector<BenchResult> parse_vllm_bench_json(std::string_view text, const std:
 }
 
 SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
-                           const std::optional<std::string>& config_name) {
+                           const std::optional<std::string>& config_name,
+                           const BenchNaming& naming) {
   SweepSet set;
   std::map<std::string, std::size_t> index;
   std::map<std::string, std::set<std::string>> derivations;
@@ -199,21 +273,33 @@ SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
       name = *r.config;
     } else {
       throw InputError(
-          "names no config: record one with vllm bench serve's --metadata config=NAME tp=N, "
-          "or name the files on the command line (`sweeps` NAME=PATH)",
-          InputLocation::in_file(at.file, at.line, "config"));
+          fmt::format(
+              "names no config (no key '{}'): record one with vllm bench serve's "
+              "--metadata config=NAME tp=N, name the key that does (`sweep.config_key`), or "
+              "name the files on the command line (`sweeps` NAME=PATH)",
+              naming.config_key),
+          InputLocation::in_file(at.file, at.line, naming.config_key));
     }
-    const std::optional<int> tp = r.tp ? r.tp : tp_from_name(name);
+    std::optional<int> tp = r.tp ? r.tp : tp_from_name(name);
+    if (!tp) tp = naming.tp;
     if (!tp) {
       throw InputError(fmt::format("the TP size of config '{}' is unknown: record it with vllm "
-                                   "bench serve's --metadata tp=N, or name the config TP<N> (e.g. "
-                                   "TP4)",
+                                   "bench serve's --metadata tp=N, name the config TP<N> (e.g. "
+                                   "TP4), or state it (`sweep.tp`)",
                                    name),
                        InputLocation::in_file(at.file, at.line, "tp"));
     }
     const auto [it, added] = index.emplace(name, set.sweeps.size());
     if (added) {
-      set.sweeps.push_back(Sweep{name, *tp, {}, {}});
+      set.sweeps.push_back(Sweep{name, *tp, r.axis, {}, {}});
+    } else if (set.sweeps[it->second].axis != r.axis) {
+      const Sweep& first = set.sweeps[it->second];
+      throw InputError(
+          fmt::format("config '{}' mixes runs with a fixed request rate and runs without one "
+                      "(fixed concurrency only, as in {}): a sweep varies one of them; name them "
+                      "as two configs",
+                      name, where_text(first.points.front().source)),
+          InputLocation::in_file(at.file, at.line, "request_rate"));
     } else if (set.sweeps[it->second].tp != *tp) {
       throw InputError(fmt::format("config '{}' has tp {} here and {} in {}", name, *tp,
                                    set.sweeps[it->second].tp,
@@ -222,10 +308,16 @@ SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
     }
     Sweep& sweep = set.sweeps[it->second];
     for (const auto& p : sweep.points) {
-      if (p.concurrency == r.point.concurrency) {
+      if (r.axis == LoadAxis::concurrency && p.concurrency == r.point.concurrency) {
         throw InputError(fmt::format("config '{}' has max_concurrency {} twice (also in {})", name,
                                      r.point.concurrency, where_text(p.source)),
                          InputLocation::in_file(at.file, at.line, "max_concurrency"));
+      }
+      if (r.axis == LoadAxis::request_rate && p.request_rate == r.point.request_rate) {
+        throw InputError(fmt::format("config '{}' has request_rate {} twice (also in {})", name,
+                                     p.request_rate ? fmt::format("{:g}", *p.request_rate) : "inf",
+                                     where_text(p.source)),
+                         InputLocation::in_file(at.file, at.line, "request_rate"));
       }
     }
     sweep.points.push_back(r.point);
@@ -244,7 +336,8 @@ SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
   return set;
 }
 
-SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& config_name) {
+SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& config_name,
+                     const BenchNaming& naming) {
   if (config_name && config_name->empty()) {
     throw InputError("the config name before '=' is empty", InputLocation::in_file(path));
   }
@@ -264,14 +357,14 @@ SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& 
     std::sort(files.begin(), files.end());
     std::vector<BenchResult> results;
     for (const auto& file : files) {
-      auto more = parse_vllm_bench_json(read_text_file(file), file);
+      auto more = parse_vllm_bench_json(read_text_file(file), file, naming);
       results.insert(results.end(), more.begin(), more.end());
     }
-    return sweeps_from_bench(results, config_name);
+    return sweeps_from_bench(results, config_name, naming);
   }
   const std::string text = read_text_file(path);
   if (looks_like_json(path, text)) {
-    return sweeps_from_bench(parse_vllm_bench_json(text, path), config_name);
+    return sweeps_from_bench(parse_vllm_bench_json(text, path, naming), config_name, naming);
   }
   if (config_name) {
     throw InputError(
@@ -302,12 +395,28 @@ SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets) {
                         into.points.empty() ? "another sweep" : where_text(into.points[0].source)),
             first);
       }
+      if (into.axis != s.axis) {
+        throw InputError(
+            fmt::format("config '{}' is a {} sweep here and a {} sweep in {}; name them as two "
+                        "configs",
+                        s.config, to_string(s.axis), to_string(into.axis),
+                        into.points.empty() ? "another file" : where_text(into.points[0].source)),
+            first);
+      }
       for (const auto& p : s.points) {
         for (const auto& q : into.points) {
-          if (p.concurrency == q.concurrency) {
-            throw InputError(fmt::format("config '{}' has concurrency {} twice (also in {})",
-                                         s.config, p.concurrency, where_text(q.source)),
-                             p.source);
+          const bool twice = s.axis == LoadAxis::concurrency ? p.concurrency == q.concurrency
+                                                             : p.request_rate == q.request_rate;
+          if (twice) {
+            throw InputError(
+                fmt::format("config '{}' has {} twice (also in {})", s.config,
+                            s.axis == LoadAxis::concurrency
+                                ? fmt::format("concurrency {}", p.concurrency)
+                                : fmt::format("request_rate {}",
+                                              p.request_rate ? fmt::format("{:g}", *p.request_rate)
+                                                             : std::string("inf")),
+                            where_text(q.source)),
+                p.source);
           }
         }
         into.points.push_back(p);

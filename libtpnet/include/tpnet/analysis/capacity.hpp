@@ -1,8 +1,9 @@
 #pragma once
-/// Capacity under SLOs from measured concurrency sweeps: the largest
-/// concurrency that meets a TTFT and a decode-rate target (C_max), users by
-/// Little's law, sensitivity to think time and thresholds, fleet topologies
-/// and TP scaling efficiency (docs/background.md s.7, docs/formulas.md s.13).
+/// Capacity under SLOs from measured load sweeps: the largest load level
+/// (a concurrency, or a sustained request rate) that meets a TTFT and a
+/// decode-rate target (C_max), users by Little's law, sensitivity to think
+/// time and thresholds, fleet topologies and TP scaling efficiency
+/// (docs/background.md s.7, docs/formulas.md s.13).
 
 #include <compare>
 #include <optional>
@@ -15,21 +16,43 @@
 
 namespace tpnet {
 
-/// One measured concurrency level of one configuration (means over requests).
+/// What a sweep varies: requests in flight (vLLM's --max-concurrency, a
+/// closed loop) or requests sent per second (--request-rate, an open loop).
+enum class LoadAxis { concurrency, request_rate };
+/// "concurrency", "request_rate"
+[[nodiscard]] std::string_view to_string(LoadAxis axis);
+
+/// One measured load level of one configuration (means over requests).
 struct SweepPoint {
-  int concurrency = 0;             ///< requests in flight (vLLM's max_concurrency)
-  Seconds ttft;                    ///< mean time to first token
-  TokenRate tps;                   ///< mean per-request decode rate
-  std::optional<Seconds> itl;      ///< mean inter-token latency, when reported
+  /// Concurrency axis: requests in flight. Rate axis: the run's
+  /// --max-concurrency cap on top of its rate, 0 when it had none.
+  int concurrency = 0;
+  /// Rate axis: requests sent per second. nullopt on a rate sweep for a run
+  /// that sent every request at once (vLLM's request_rate "inf").
+  std::optional<double> request_rate;
+  std::optional<double> achieved_rate;  ///< completed requests per second (request_throughput)
+  std::optional<long long> completed;   ///< requests completed in the run
+  std::optional<Seconds> duration;      ///< the run's length
+  double burstiness = 1.0;              ///< vLLM's gamma shape of inter-arrival times; 1 = Poisson
+  std::optional<Seconds> p99_latency;   ///< 99th-percentile end-to-end latency, when reported
+  std::optional<TokenRate> output_throughput;  ///< output tokens per second over the run
+  Seconds ttft;                                ///< mean time to first token
+  TokenRate tps;                               ///< mean per-request decode rate
+  std::optional<Seconds> itl;                  ///< mean inter-token latency, when reported
   std::optional<Seconds> latency;  ///< mean end-to-end latency per request, when reported
-  InputLocation source;            ///< file and line it was read from, for messages
+  /// Compare TPS with 1 / ITL to catch a wrong column (a CSV). False for a
+  /// vLLM result's TPOT: its mean ITL averages over streamed chunks (several
+  /// tokens each on chat endpoints) and stalls, so the two differ by design.
+  bool check_tps_against_itl = true;
+  InputLocation source;  ///< file and line it was read from, for messages
 };
 
 /// The sweep of one serving configuration (one TP size, one set of flags).
 struct Sweep {
-  std::string config;              ///< "TP4", "TP8-300K"
-  int tp = 0;                      ///< tensor-parallel size: nodes per instance
-  std::vector<SweepPoint> points;  ///< any order; one per concurrency level
+  std::string config;  ///< "TP4", "TP8-300K"
+  int tp = 0;          ///< tensor-parallel size: nodes per instance
+  LoadAxis axis = LoadAxis::concurrency;
+  std::vector<SweepPoint> points;  ///< any order; one per load level
   std::vector<std::string> notes;  ///< how values were derived (vLLM JSON), kept in the report
 };
 
@@ -52,8 +75,9 @@ struct CapacityOptions {
 };
 
 /// Which SLO fails at the first measured level above C_max.
-enum class Binding { none_measured, ttft, tps, both };
-/// "none measured", "ttft", "tps", "ttft+tps"
+/// `unsustained`: the SLOs hold but the run fell behind its request rate.
+enum class Binding { none_measured, ttft, tps, both, unsustained };
+/// "none measured", "ttft", "tps", "ttft+tps", "rate not sustained"
 [[nodiscard]] std::string_view to_string(Binding binding);
 
 /// One measured point judged against the SLOs.
@@ -61,39 +85,77 @@ struct PointVerdict {
   SweepPoint point;
   bool meets_ttft = false;
   bool meets_tps = false;
+  /// Rate axis: the run completed requests about as fast as they were sent
+  /// (docs/formulas.md s.13); true where it cannot be judged, and on the
+  /// concurrency axis.
+  bool sustained = true;
+  bool sustained_judged = false;          ///< achieved rate, duration and count were reported
+  std::optional<double> expected_rate;    ///< requests/s a sustained run of this length completes
   bool ttft_on_edge = false;              ///< |TTFT - slo| <= edge x slo
   bool tps_on_edge = false;               ///< |TPS - slo| <= edge x slo
   std::optional<TokenRate> tps_from_itl;  ///< 1 / ITL, when ITL is reported
 
-  [[nodiscard]] bool meets() const { return meets_ttft && meets_tps; }
+  [[nodiscard]] bool meets() const { return meets_ttft && meets_tps && sustained; }
+  /// A rate-axis run that sent every request at once: judged, never C_max.
+  [[nodiscard]] bool unlimited() const { return !point.request_rate.has_value(); }
 };
 
-/// C_max: the largest measured concurrency at which TTFT <= slo.ttft and
-/// TPS >= slo.tps (equal passes); 0 when none does (docs/formulas.md s.13).
-[[nodiscard]] int max_concurrency(const Sweep& sweep, const SloSpec& slo);
+/// The load level of a point on an axis: its concurrency or its request rate
+/// (requests/s); 0 for a point of the other axis or an unlimited run.
+[[nodiscard]] double load_level(const SweepPoint& point, LoadAxis axis);
+
+/// C_max: the largest measured load level at which TTFT <= slo.ttft and
+/// TPS >= slo.tps (equal passes) and, on the rate axis, the rate was
+/// sustained; 0 when none does (docs/formulas.md s.13).
+[[nodiscard]] double max_load(const Sweep& sweep, const SloSpec& slo);
 
 /// Little's law: users = C_max x (1 + think / latency), latency the mean
 /// end-to-end latency at C_max. Zero users for C_max = 0; nullopt when
 /// C_max > 0 and the latency was not reported (docs/formulas.md s.13).
-[[nodiscard]] std::optional<double> users_by_littles_law(int c_max, std::optional<Seconds> latency,
+[[nodiscard]] std::optional<double> users_by_littles_law(double c_max,
+                                                         std::optional<Seconds> latency,
                                                          Seconds think);
+
+/// Little's law on the rate axis: users = rate x (latency + think), each
+/// user sending one request per latency + think. Zero users at rate 0;
+/// nullopt when the rate is positive and the latency unknown.
+[[nodiscard]] std::optional<double> users_at_rate(double requests_per_second,
+                                                  std::optional<Seconds> latency, Seconds think);
+
+/// Requests per second a run of `completed` requests at `rate` completes
+/// when the server keeps up: completed / (completed / rate + tail), the
+/// run ending a tail after the last request is sent. The tail is the p99
+/// end-to-end latency where reported, else twice the mean: the last
+/// requests finish up to a high-percentile latency late (docs/formulas.md s.13).
+[[nodiscard]] double sustained_rate(double rate, long long completed, Seconds tail);
+
+/// The fraction of sustained_rate a run may fall short by and still count as
+/// sustained: 10%, or three standard deviations of the sending time of
+/// `completed` gamma-distributed gaps of shape `burstiness`, whichever is more.
+[[nodiscard]] double sustained_margin(long long completed, double burstiness);
 
 struct ConfigCapacity {
   std::string config;
   int tp = 0;
-  std::vector<PointVerdict> points;  ///< by concurrency
-  int c_max = 0;
+  LoadAxis axis = LoadAxis::concurrency;
+  std::vector<PointVerdict> points;  ///< by load level; unlimited runs last
+  double c_max = 0.0;                ///< a concurrency, or requests/s on the rate axis
   Binding binding = Binding::none_measured;
-  int fails_at = 0;  ///< the first measured level above C_max; 0 when none
+  /// The first measured level above C_max; 0 when none. A rate sweep's
+  /// unlimited run is never it.
+  double fails_at = 0.0;
+  bool fails_unsustained = false;  ///< the rate at fails_at was not sustained
   std::optional<Seconds> latency_at_c_max;
   std::optional<double> users;  ///< nullopt: C_max > 0 but no latency reported there
   /// A point deciding C_max (at C_max or at fails_at) lies within the edge of a threshold.
   bool on_edge = false;
-  int c_max_tight = 0;        ///< C_max with both thresholds tightened by the edge margin
-  int c_max_loose = 0;        ///< ... and loosened by it; differs from tight when capacity swings
-  TokenRate peak_throughput;  ///< max over measured C of TPS x C
-  int peak_concurrency = 0;   ///< the C where that peak was measured
-  std::vector<int> gaps;      ///< levels other configs (or powers of two) have, not measured here
+  double c_max_tight = 0.0;  ///< C_max with both thresholds tightened by the edge margin
+  double c_max_loose = 0.0;  ///< ... and loosened by it; differs from tight when capacity swings
+  /// Max over measured levels of TPS x C (concurrency axis) or of the run's
+  /// output tokens per second (rate axis).
+  TokenRate peak_throughput;
+  double peak_level = 0.0;   ///< the level where that peak was measured
+  std::vector<double> gaps;  ///< levels other configs (or powers of two) have, not measured here
   std::vector<std::string> notes;     ///< how C_max was decided, and what it depends on
   std::vector<std::string> warnings;  ///< doubtful data: non-monotone values, TPS vs 1/ITL
 };
@@ -107,7 +169,7 @@ struct ConfigCapacity {
 /// report order, C_max and users.
 struct SensitivityCell {
   std::string config;
-  int c_max = 0;
+  double c_max = 0.0;
   std::optional<double> users;
   bool on_edge = false;
 };
@@ -124,12 +186,14 @@ struct FleetOption {
   int tp = 0;
   int replicas = 0;                            ///< nodes / tp, rounded down
   int idle_nodes = 0;                          ///< nodes - replicas x tp
-  int concurrent = 0;                          ///< replicas x C_max
+  double concurrent = 0.0;                     ///< replicas x C_max (requests/s on the rate axis)
   std::optional<double> users;                 ///< replicas x users of one instance
   std::optional<double> users_after_one_loss;  ///< (replicas - 1) x users of one instance
   TokenRate peak_throughput;                   ///< replicas x max over C of TPS x C
-  TokenRate slo_throughput;                    ///< replicas x C_max x TPS at C_max
-  bool highly_available = false;               ///< survives losing one replica
+  /// replicas x C_max x TPS at C_max; on the rate axis replicas x the output
+  /// tokens per second measured at C_max
+  TokenRate slo_throughput;
+  bool highly_available = false;  ///< survives losing one replica
 };
 
 struct FleetReport {
@@ -140,13 +204,13 @@ struct FleetReport {
   std::vector<std::string> notes;
 };
 
-/// Measured speed-up between two TP sizes at one concurrency.
+/// Measured speed-up between two TP sizes at one load level.
 struct ScalingRow {
   std::string from_config;
   std::string to_config;
   int from_tp = 0;
   int to_tp = 0;
-  int concurrency = 0;
+  double level = 0.0;  ///< the concurrency, or requests/s, both measured
   TokenRate from_tps;
   TokenRate to_tps;
   double speedup = 0.0;     ///< to_tps / from_tps
@@ -155,6 +219,7 @@ struct ScalingRow {
 };
 
 struct CapacityReport {
+  LoadAxis axis = LoadAxis::concurrency;  ///< every sweep's
   SloSpec slo;
   CapacityOptions options;  ///< as used: fleet_nodes resolved, chosen values in the lists
   std::vector<ConfigCapacity> configs;
@@ -169,7 +234,8 @@ struct CapacityReport {
 
 /// Throws InputError (naming the flag) for no sweeps, non-positive SLOs or
 /// think times, an edge outside 0-50%, a config named twice with two TP
-/// sizes, or a sweep with no points or two points at one concurrency.
+/// sizes, sweeps of two load axes, or a sweep with no points or two points
+/// at one level.
 [[nodiscard]] CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec& slo,
                                               const CapacityOptions& options = {});
 

@@ -1,0 +1,208 @@
+// Every real vLLM benchmark result in tests/data/vllm-bench (SOURCES there):
+// how each is read (load axis, rate, cap, completed rate), whether each run
+// kept up with its rate, and what `tpnet capacity` answers from them. The
+// expected values are recomputed by hand from the files' own keys.
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <string>
+
+#include "catch.hpp"
+#include "cli_checks.hpp"
+#include "cli_runner.hpp"
+#include "tpnet/analysis/capacity.hpp"
+#include "tpnet/io/sweep_io.hpp"
+
+using namespace tpnet;
+using tpnet::test::json_of;
+using tpnet::test::run_tpnet;
+
+namespace {
+
+const std::string kDir = std::string(TPNET_SOURCE_DIR) + "/tests/data/vllm-bench/";
+const std::string kSparkRate = kDir + "spark-gb10-gpt-oss-20b-rate0.5-burst0.7.json";
+const std::string kSparkCapped = kDir + "spark-gb10-gpt-oss-20b-rate1.5-maxconc25.json";
+const std::string kSparkSpec =
+    kDir + "spark-gb10-nemotron-3-super-120b-nvfp4-rate1.5-maxconc25-specdecode.json";
+const std::string kLlmd = kDir + "l40s-4x-llama3.2-3b-llmd-rates-jsonlines.json";
+
+const SweepPoint& only_point(const SweepSet& set) {
+  REQUIRE(set.sweeps.size() == 1);
+  REQUIRE(set.sweeps[0].points.size() == 1);
+  return set.sweeps[0].points[0];
+}
+
+const ConfigCapacity& config(const CapacityReport& r, const std::string& name) {
+  for (const auto& c : r.configs) {
+    if (c.config == name) return c;
+  }
+  FAIL("no config " << name);
+  return r.configs.front();
+}
+
+}  // namespace
+
+TEST_CASE("a DGX Spark open-loop run at 0.5 requests/s is a rate point that kept up",
+          "[vllm][corpus]") {
+  const SweepSet set =
+      load_sweeps(kSparkRate, std::string("gpt-oss-20b"), BenchNaming{"config", 1});
+  const SweepPoint& p = only_point(set);
+  CHECK(set.sweeps[0].axis == LoadAxis::request_rate);
+  REQUIRE(p.request_rate);
+  CHECK(*p.request_rate == 0.5);
+  CHECK(p.concurrency == 0);  // max_concurrency null: no cap
+  CHECK(p.burstiness == 0.7);
+  CHECK(p.completed == 125);
+  CHECK_THAT(*p.achieved_rate, WithinRel(0.4696628841788813, 1e-12));
+  CHECK_THAT(p.latency->value(), WithinRel(26.807038995983545, 1e-12));
+  CHECK_THAT(p.p99_latency->value(), WithinRel(63.67229759526439, 1e-12));
+
+  const ConfigCapacity c = analyze_config(set.sweeps[0], SloSpec{Seconds(1.1), TokenRate(15.0)});
+  const PointVerdict& v = c.points.at(0);
+  // 125 requests sent over 125 / 0.5 = 250 s, the last finishing a p99
+  // latency (63.67 s) later: 125 / 313.67 s = 0.3985 requests/s if it kept up.
+  CHECK_THAT(*v.expected_rate, WithinRel(125.0 / (250.0 + 63.67229759526439), 1e-12));
+  // Margin: 3 / sqrt(0.7 x 125) = 32.1% (gamma gaps of shape 0.7).
+  CHECK_THAT(sustained_margin(125, 0.7), WithinRel(3.0 / std::sqrt(87.5), 1e-12));
+  CHECK(v.sustained_judged);
+  CHECK(v.sustained);
+  CHECK(v.meets());  // TTFT 1017.5 ms <= 1100 ms, TPS 1000 / 65.26 = 15.32 >= 15
+  CHECK(c.c_max == 0.5);
+  // Users: 0.5 requests/s x (26.807 s latency + 45 s think) = 35.90.
+  REQUIRE(c.users);
+  CHECK_THAT(*c.users, WithinRel(0.5 * (26.807038995983545 + 45.0), 1e-12));
+  // At the default 1000 ms TTFT it fails by 1.75%: on the edge.
+  const ConfigCapacity strict = analyze_config(set.sweeps[0], SloSpec{});
+  CHECK(strict.c_max == 0.0);
+  CHECK(strict.binding == Binding::ttft);
+  CHECK(strict.on_edge);
+}
+
+TEST_CASE("a DGX Spark run at 1.5 requests/s capped at 25 in flight did not keep up",
+          "[vllm][corpus]") {
+  const SweepSet set =
+      load_sweeps(kSparkCapped, std::string("gpt-oss-20b"), BenchNaming{"config", 1});
+  const SweepPoint& p = only_point(set);
+  CHECK(*p.request_rate == 1.5);
+  CHECK(p.concurrency == 25);
+  const ConfigCapacity c = analyze_config(set.sweeps[0], SloSpec{Seconds(1.1), TokenRate(12.0)});
+  const PointVerdict& v = c.points.at(0);
+  // If it kept up: 300 / (200 s + 81.65 s p99) = 1.065 requests/s; the margin
+  // is 3 / sqrt(300) = 17.3%, so at least 0.881. It completed 0.614.
+  CHECK_THAT(*v.expected_rate, WithinRel(300.0 / (200.0 + 81.64570618270314), 1e-12));
+  CHECK(v.sustained_judged);
+  CHECK_FALSE(v.sustained);
+  CHECK(v.meets_ttft);  // 903.7 ms
+  CHECK(v.meets_tps);   // 12.11 tokens/s >= 12
+  CHECK(c.c_max == 0.0);
+  CHECK(c.binding == Binding::unsustained);
+  REQUIRE_FALSE(c.notes.empty());
+  CHECK_THAT(c.notes[0], ContainsSubstring("not sustained"));
+  CHECK_THAT(c.notes[0], ContainsSubstring("--max-concurrency 25 may have capped it"));
+}
+
+TEST_CASE("two DGX Spark runs of one model make a rate sweep: C_max 0.5 requests/s",
+          "[vllm][corpus]") {
+  const SweepSet a = load_sweeps(kSparkRate, std::string("TP1-gpt-oss"));
+  const SweepSet b = load_sweeps(kSparkCapped, std::string("TP1-gpt-oss"));
+  const SweepSet all = merge_sweep_sets({a, b});
+  const CapacityReport r = analyze_capacity(all.sweeps, SloSpec{Seconds(1.1), TokenRate(15.0)});
+  CHECK(r.axis == LoadAxis::request_rate);
+  const ConfigCapacity& c = config(r, "TP1-gpt-oss");
+  CHECK(c.c_max == 0.5);
+  CHECK(c.fails_at == 1.5);
+  CHECK(c.binding == Binding::tps);  // 12.11 < 15 tokens/s, and it fell behind too
+  CHECK(c.fails_unsustained);
+  // Peak: the measured output tokens/s, 283.4 at 1.5 requests/s.
+  CHECK_THAT(c.peak_throughput.tokens_per_second(), WithinRel(283.4388189744776, 1e-12));
+  CHECK(c.peak_level == 1.5);
+  // Mean ITL (118 ms) is not TPOT (65 ms) on a chat endpoint: no "wrong column" warning.
+  for (const auto& w : r.warnings) CHECK_THAT(w, !ContainsSubstring("1000/ITL"));
+}
+
+TEST_CASE("a Nemotron-3-Super speculative-decoding run on one Spark fell far behind its rate",
+          "[vllm][corpus]") {
+  const SweepSet set = load_sweeps(kSparkSpec, std::string("TP1"));
+  const ConfigCapacity c = analyze_config(set.sweeps[0], SloSpec{Seconds(60.0), TokenRate(3.0)});
+  const PointVerdict& v = c.points.at(0);
+  CHECK(v.meets_ttft);       // 40.0 s under a 60 s SLO
+  CHECK(v.meets_tps);        // 1000 / 272.8 = 3.67 tokens/s
+  CHECK_FALSE(v.sustained);  // 0.141 of 1.5 requests/s
+  CHECK(c.c_max == 0.0);
+}
+
+TEST_CASE("an llm-d JSON-lines file of 9 older-schema results: three deployments by rate",
+          "[vllm][corpus]") {
+  const SweepSet set = load_sweeps(kLlmd, std::nullopt, BenchNaming{"deployment", 1});
+  REQUIRE(set.sweeps.size() == 3);
+  for (const auto& s : set.sweeps) {
+    CHECK(s.axis == LoadAxis::request_rate);
+    CHECK(s.tp == 1);
+    REQUIRE(s.points.size() == 3);
+    CHECK(s.points[2].source.line == s.points[1].source.line + 1);
+    CHECK_FALSE(s.points[2].request_rate);  // "inf", a string in the file
+  }
+  CHECK(set.sweeps[0].config == "no-features");
+  CHECK(set.sweeps[1].config == "base");
+  CHECK(set.sweeps[2].config == "kvcache");
+  // No mean_e2el_ms in this schema: latency = TTFT + TPOT x (80945 / 300 - 1).
+  const SweepPoint& first = set.sweeps[0].points[0];
+  CHECK_THAT(
+      first.latency->value(),
+      WithinRel((54.59561144333596 + 13.710971568239172 * (80945.0 / 300.0 - 1.0)) / 1e3, 1e-12));
+  CHECK_FALSE(first.p99_latency);
+
+  const CapacityReport r = analyze_capacity(set.sweeps, SloSpec{Seconds(0.2), TokenRate(20.0)});
+  for (const auto& c : r.configs) {
+    CAPTURE(c.config);
+    // 10 and 30 requests/s both kept up (tail = twice the mean latency) and
+    // meet TTFT <= 200 ms, TPS >= 20; the "inf" run is judged but sets no level.
+    CHECK(c.c_max == 30.0);
+    CHECK(c.fails_at == 0.0);
+    CHECK(c.points[0].sustained);
+    CHECK(c.points[1].sustained);
+    CHECK(c.points[2].unlimited());
+    bool noted = false;
+    for (const auto& n : c.notes) noted = noted || n.find("request_rate inf") != std::string::npos;
+    CHECK(noted);
+  }
+  // Users at 30 requests/s: 30 x (latency + 45 s).
+  const ConfigCapacity& base = config(r, "base");
+  CHECK_THAT(*base.users, WithinRel(30.0 * (base.latency_at_c_max->value() + 45.0), 1e-12));
+  // TPS at 30 requests/s between configs of one TP: no scaling rows.
+  CHECK(r.scaling.empty());
+}
+
+TEST_CASE("tpnet capacity on real rate sweeps answers in requests/s", "[vllm][corpus][cli]") {
+  const auto j =
+      json_of(run_tpnet({"capacity", "--sweep", kLlmd, "--config-key", "deployment", "--tp", "1",
+                         "--ttft-slo", "200ms", "--tps-slo", "20", "--format", "json"}));
+  CHECK(j["load_axis"].as<std::string>() == "request_rate");
+  const auto configs = j["configs"];
+  REQUIRE(configs.size() == 3);
+  CHECK(configs[0]["c_max_request_rate_per_s"].as<double>() == 30.0);
+  CHECK_FALSE(configs[0]["c_max"]);
+  const auto points = j["points"];
+  REQUIRE(points.size() == 9);
+  CHECK(points[0]["request_rate_per_s"].as<double>() == 10.0);
+  CHECK(points[2]["rate_unlimited"].as<bool>());
+  CHECK_FALSE(points[2]["request_rate_per_s"]);
+  CHECK(points[0]["sustained"].as<bool>());
+
+  // Without --config-key the file names no config: exit 2 naming the key.
+  const auto unnamed = run_tpnet({"capacity", "--sweep", kLlmd});
+  CHECK(unnamed.exit_code == 2);
+  CHECK_THAT(unnamed.err, ContainsSubstring("names no config (no key 'config')"));
+  CHECK_THAT(unnamed.err, ContainsSubstring("--config-key"));
+  // Named, but no TP size anywhere: exit 2 naming --tp.
+  const auto no_tp = run_tpnet({"capacity", "--sweep", kLlmd, "--config-key", "deployment"});
+  CHECK(no_tp.exit_code == 2);
+  CHECK_THAT(no_tp.err, ContainsSubstring("--tp"));
+
+  // A rate sweep and a concurrency sweep are different quantities.
+  const std::string qwen = std::string(TPNET_SOURCE_DIR) + "/examples/data/qwen36_27b_sweep.csv";
+  const auto mixed = run_tpnet({"capacity", "--sweep", qwen, "--sweep", "TP1-spark=" + kSparkRate});
+  CHECK(mixed.exit_code == 2);
+  CHECK_THAT(mixed.err, ContainsSubstring("analyse them in separate runs"));
+}
