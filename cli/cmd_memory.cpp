@@ -11,6 +11,7 @@
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/quantity.hpp"
+#include "vllm_args.hpp"
 
 namespace tpnet::cli {
 namespace {
@@ -30,6 +31,7 @@ struct MemoryCommandOptions {
   std::string chunk = "4096";
   int activation_bytes = EngineConfig{}.activation_bytes;
   int max_num_seqs = EngineConfig{}.max_num_seqs;
+  std::string vllm_args;  ///< expanded into the flags above before parsing
   std::string format = "table";
   CLI::Option* tp_option = nullptr;  ///< to tell an absent --tp from --tp 0
 };
@@ -229,6 +231,7 @@ Command setup_memory(CLI::App& app) {
                   "config.json (or its folder)")
       ->required();
   add_precision_options(sub, o->quantization, o->bits_per_weight);
+  add_vllm_args_option(sub, o->vllm_args);
   o->tp_option = sub->add_option("--tp,--tensor-parallel-size", o->tp,
                                  "Tensor-parallel size: nodes per instance");
   auto* pp = sub->add_option("--pp", o->pp, "Pipeline stages: each node holds its stage's layers")

@@ -6,6 +6,7 @@
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/quantization.hpp"
 #include "tpnet/quantity.hpp"
+#include "vllm_args.hpp"
 
 namespace tpnet::cli {
 
@@ -21,6 +22,7 @@ void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
                   "config.json (or its folder)")
       ->required();
   add_precision_options(app, o.quantization, o.bits_per_weight);
+  add_vllm_args_option(app, o.vllm_args);
   if (with_tp) {
     app->add_option("--tp,--tensor-parallel-size", o.tp, "Tensor-parallel size: nodes per instance")
         ->required();

@@ -60,6 +60,7 @@ struct EngineOptions {
   std::string step_latency;
   std::string nccl_algo;  ///< empty: only --algorithm
   std::string nccl_proto = "auto";
+  std::string vllm_args;  ///< expanded into the flags above before parsing (vllm_args.hpp)
 };
 
 /// --model, --tp (unless `with_tp` is false: compare takes a list) and the

@@ -12,6 +12,8 @@ struct FieldFlag {
 constexpr FieldFlag kFieldFlags[] = {
     {"model", "--model"},
     {"model.bits_per_weight", "--bits-per-weight"},
+    {"model.quantization", "--quantization"},
+    {"vllm_args", "--vllm-args"},
     {"node", "--node"},
     {"layout.tp", "--tp"},
     {"layout.pp", "--pp"},
@@ -52,6 +54,7 @@ constexpr FieldFlag kFieldFlags[] = {
     {"memory.cuda_graph_memory", "--cuda-graph-memory"},
     {"memory.activation_factor", "--activation-factor"},
     {"memory.kv_cache_dtype", "--kv-cache-dtype"},
+    {"memory.enforce_eager", "--enforce-eager"},
     {"memory.kv_bytes_per_token", "--kv-bytes-per-token"},
     {"memory.max_model_len", "--max-model-len"},
     {"memory.memory_bandwidth", "--mem-bw"},

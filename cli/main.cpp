@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "tpnet/error.hpp"
+#include "vllm_args.hpp"
 
 namespace {
 
@@ -42,8 +44,27 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
+  // CLI11 takes a vector last word first.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty()) {
+    for (const auto& command : commands) {
+      if (command.app->get_name() != args.front() ||
+          command.app->get_option_no_throw("--vllm-args") == nullptr) {
+        continue;
+      }
+      try {
+        for (const auto& note : expand_vllm_args(*command.app, args)) {
+          std::cerr << "tpnet: note: " << name_fields(note, command.names) << "\n";
+        }
+      } catch (const tpnet::InputError& e) {
+        std::cerr << "tpnet: error: " << error_line(e, command.names) << "\n";
+        return 2;
+      }
+    }
+  }
+  std::reverse(args.begin(), args.end());
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     // An unknown flag is named even when CLI11 first found a required one

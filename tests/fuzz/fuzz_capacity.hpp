@@ -11,8 +11,19 @@
 
 namespace tpnet::fuzz {
 
-inline void check_point(const SweepPoint& p) {
-  within(p.concurrency, 1.0, 1e6, "concurrency");
+inline void check_point(const SweepPoint& p, LoadAxis axis) {
+  if (axis == LoadAxis::concurrency) {
+    within(p.concurrency, 1.0, 1e6, "concurrency");
+    if (p.request_rate) violated("a concurrency point with a request rate");
+  } else {
+    within(p.concurrency, 0.0, 1e6, "max_concurrency cap");
+    if (p.request_rate) within(*p.request_rate, 1e-300, 1e6, "request rate");
+  }
+  if (p.achieved_rate) within(*p.achieved_rate, 1e-300, 1e6, "achieved rate");
+  if (p.duration) positive(*p.duration, "duration");
+  if (p.p99_latency) positive(*p.p99_latency, "p99 latency");
+  if (p.output_throughput) positive(p.output_throughput->tokens_per_second(), "output throughput");
+  within(p.burstiness, 1e-300, 1e6, "burstiness");
   positive(p.ttft, "ttft");
   positive(p.tps.tokens_per_second(), "tps");
   if (p.itl) positive(*p.itl, "itl");
@@ -24,7 +35,7 @@ inline void check_sweeps(const SweepSet& set) {
   for (const auto& s : set.sweeps) {
     if (s.config.empty()) violated("a sweep without a config name");
     within(s.tp, 1.0, 1e6, "tp");
-    for (const auto& p : s.points) check_point(p);
+    for (const auto& p : s.points) check_point(p, s.axis);
   }
 }
 
@@ -53,7 +64,8 @@ inline void analyze_sweeps(const SweepSet& set) {
       if (c.users) non_negative(*c.users, "users");
       non_negative(c.peak_throughput.tokens_per_second(), "peak_throughput");
       for (const auto& v : c.points) {
-        check_point(v.point);
+        check_point(v.point, c.axis);
+        if (v.expected_rate) within(*v.expected_rate, 1e-300, 1e6, "sustained rate");
         if (v.tps_from_itl) positive(v.tps_from_itl->tokens_per_second(), "tps_from_itl");
       }
     }

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<BenchResult> results =
         parse_vllm_bench_json(text_of(data, size), "fuzz/bench.json");
     for (const auto& r : results) {
-      check_point(r.point);
+      check_point(r.point, r.axis);
       if (r.tp) within(*r.tp, 1.0, 1e6, "tp key");
       if (r.tps_from.empty()) violated("a decode rate from nowhere");
     }

@@ -55,10 +55,12 @@ void judge_fit(MemoryReport& r) {
                                 gb(r.weights_bytes), layout, gb(r.budget));
   } else if (r.weights_bytes + r.nccl_bytes >= r.budget) {
     r.limit = MemoryLimit::nccl_buffers;
-    r.fit_summary =
-        fmt::format("weights {} + NCCL buffers {} per node at {} exceed the {} budget by {}",
-                    gb(r.weights_bytes), gb(r.nccl_bytes), layout, gb(r.budget),
-                    gb(r.weights_bytes + r.nccl_bytes - r.budget));
+    // The overage quoted is the whole fixed part's: the report's shortfall.
+    r.fit_summary = fmt::format(
+        "weights {} + NCCL buffers {} per node at {} exceed the {} budget; with CUDA graphs and "
+        "activations ({}) the fixed parts are {} over",
+        gb(r.weights_bytes), gb(r.nccl_bytes), layout, gb(r.budget), gb(runtime),
+        gb(r.shortfall_bytes));
     if (r.nccl_tuned_bytes && r.weights_bytes + *r.nccl_tuned_bytes + runtime < r.budget) {
       r.fit_summary += fmt::format("; with the node's tuned NCCL buffers ({}) it would fit",
                                    gb(*r.nccl_tuned_bytes));

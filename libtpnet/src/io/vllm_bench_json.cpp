@@ -40,7 +40,8 @@ std::optional<double> positive(const YAML::Node& map, const std::string& origin,
   return value;
 }
 
-constexpr double kMaxRate = 1e6;  // requests per second: above it no server measured it
+constexpr double kMaxRate = 1e6;   // requests per second: above it no server measured it
+constexpr double kMinRate = 1e-6;  // one request in eleven days: below it nothing was measured
 
 bool is_null(const YAML::Node& node) { return !node || node.IsNull(); }
 
@@ -65,8 +66,10 @@ void read_load(const YAML::Node& root, const std::string& origin, BenchResult& r
   }
   if (!is_null(rate) && !unlimited_rate) {
     const double value = yaml::required_number(root, origin, "request_rate", 0.0, kMaxRate);
-    if (!(value > 0.0)) {
-      throw InputError("must be a positive number of requests/s or \"inf\"",
+    if (!(value >= kMinRate)) {
+      throw InputError(fmt::format("must be a positive number of requests/s (at least {:g}) or "
+                                   "\"inf\"",
+                                   kMinRate),
                        yaml::where(rate, origin, "request_rate"));
     }
     r.axis = LoadAxis::request_rate;
