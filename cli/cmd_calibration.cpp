@@ -42,7 +42,7 @@ struct CalibrationOptions {
   std::string model;
   int tp = 0;
   int activation_bytes = 2;
-  int allreduces_per_layer = 2;
+  int allreduces_per_layer = -1;  ///< -1: not given, from the layer plan
   int extra_allreduces = 1;
   std::vector<std::string> hosts;
   std::vector<std::string> env;
@@ -300,8 +300,8 @@ Command setup_calibration(CLI::App& app) {
       ->default_val(2)
       ->group(traffic);
   sub->add_option("--allreduces-per-layer", options->allreduces_per_layer,
-                  "All-reduces per transformer layer")
-      ->default_val(2)
+                  "All-reduces per layer (default: one per block of the layer plan)")
+      ->check(CLI::NonNegativeNumber)
       ->group(traffic);
   sub->add_option("--extra-allreduces", options->extra_allreduces,
                   "All-reduces per forward outside the layers")

@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/model_summary.hpp"
+#include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
@@ -69,6 +70,8 @@ Record shape_fields(const ModelArch& m) {
   const MoeSpec moe = m.moe.value_or(MoeSpec{});
   const MlaSpec mla = m.mla.value_or(MlaSpec{});
   const LinearAttentionSpec linear = m.linear_attention.value_or(LinearAttentionSpec{});
+  const MambaSpec mamba = m.mamba.value_or(MambaSpec{});
+  const LayerTally layers = tally_layers(m);
   Record fields{
       count("hidden_size", "hidden size", m.hidden_size),
       count("num_layers", "layers", m.num_layers),
@@ -113,6 +116,25 @@ Record shape_fields(const ModelArch& m) {
             m.sparse_attention_index_head_dim),
       count("sliding_window_tokens", "sliding window (tokens)", m.sliding_window),
       count("sliding_window_layers", "sliding-window layers", m.sliding_window_layers),
+      record("layer_plan", "layer plan",
+             {flag("stated", "stated layer by layer", !m.layers.empty()),
+              count("attention", "attention mixers", layers.attention),
+              count("sliding_window", "sliding-window mixers", layers.sliding),
+              count("linear_attention", "linear-attention mixers", layers.linear),
+              count("mamba", "Mamba-2 mixers", layers.mamba),
+              count("no_mixer", "layers without a mixer", layers.no_mixer),
+              count("dense_ffn", "dense FFNs", layers.dense), count("moe", "MoE FFNs", layers.moe),
+              count("no_ffn", "layers without an FFN", layers.no_ffn),
+              count("reduced_blocks", "blocks all-reduced under TP", layers.reduced_blocks)}),
+      flag("gated_ffn", "gated FFNs (3 matrices)", m.gated_ffn),
+      record("mamba", "Mamba-2",
+             {flag("present", "present", m.mamba.has_value()), count("heads", "heads", mamba.heads),
+              count("head_dim", "head size", mamba.head_dim),
+              count("state_size", "state size", mamba.state_size),
+              count("groups", "groups", mamba.groups),
+              count("conv_kernel", "convolution width", mamba.conv_kernel),
+              count("state_bytes", "bytes per state element", m.mamba ? mamba.state_bytes : 0)}),
+      count("moe_latent_size", "MoE latent width", moe.latent_size),
       count("mtp_layers", "MTP layers", m.mtp_layers),
       flag("tie_word_embeddings", "tied embeddings", m.tie_word_embeddings),
       text("torch_dtype", "dtype", m.torch_dtype),
@@ -123,7 +145,8 @@ Record shape_fields(const ModelArch& m) {
     const bool absent = (f.kind == Field::Kind::number && f.number == 0.0) ||
                         (f.kind == Field::Kind::text && f.text.empty()) ||
                         (f.key == "moe" && !m.moe) || (f.key == "mla" && !m.mla) ||
-                        (f.key == "linear_attention" && !m.linear_attention);
+                        (f.key == "linear_attention" && !m.linear_attention) ||
+                        (f.key == "mamba" && !m.mamba);
     if (absent) f = json_only(std::move(f));
     if (f.kind == Field::Kind::record) {
       for (auto& inner : f.records.front()) {

@@ -46,9 +46,10 @@ void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
       ->group(engine)
       ->default_val(2);
   app->add_option("--allreduces-per-layer", o.allreduces_per_layer,
-                  "All-reduces per transformer layer")
-      ->group(engine)
-      ->default_val(2);
+                  "All-reduces per layer (default: one per block of the layer plan, 2 for "
+                  "attention + FFN)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(engine);
   app->add_option("--extra-allreduces", o.extra_allreduces,
                   "All-reduces per forward outside the layers (input embedding)")
       ->group(engine)
@@ -121,7 +122,7 @@ EngineConfig to_engine(const EngineOptions& o) {
   e.max_num_seqs = o.max_num_seqs;
   e.num_speculative_tokens = o.spec_tokens;
   e.activation_bytes = o.activation_bytes;
-  e.allreduces_per_layer = o.allreduces_per_layer;
+  if (o.allreduces_per_layer >= 0) e.allreduces_per_layer = o.allreduces_per_layer;
   e.extra_allreduces_per_forward = o.extra_allreduces;
   e.algorithm = o.algorithm == "tree" ? CollectiveAlgorithm::tree : CollectiveAlgorithm::ring;
   return e;

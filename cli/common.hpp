@@ -53,7 +53,7 @@ struct EngineOptions {
   int max_num_seqs = 256;
   int spec_tokens = 0;
   int activation_bytes = 2;
-  int allreduces_per_layer = 2;
+  int allreduces_per_layer = -1;  ///< -1: not given, from the layer plan
   int extra_allreduces = 1;
   std::string algorithm = "ring";
   std::string base_latency;

@@ -11,9 +11,13 @@
 #include <string>
 
 #include "catch.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/analysis/kv_cache.hpp"
 #include "tpnet/analysis/weights.hpp"
 #include "tpnet/error.hpp"
 #include "tpnet/io/hf_config.hpp"
+#include "tpnet/model/layer_plan.hpp"
+#include "tpnet/model/layout.hpp"
 #include "tpnet/model/params.hpp"
 
 using Catch::Matchers::WithinRel;
@@ -31,10 +35,6 @@ const std::map<std::string, std::string> kRefused = {
     {"google__gemma-4-26B-A4B", "text_config.global_head_dim"},
     {"nvidia__Gemma-4-31B-IT-NVFP4", "text_config.global_head_dim"},
     {"nvidia__Llama-3_3-Nemotron-Super-49B-v1", "block_configs"},
-    {"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "hybrid_override_pattern"},
-    {"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4", "hybrid_override_pattern"},
-    {"nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "hybrid_override_pattern"},
-    {"nvidia__Nemotron-H-56B-Base-8K", "hybrid_override_pattern"},
 };
 
 std::set<std::string> corpus_folders() {
@@ -211,4 +211,63 @@ TEST_CASE("layer patterns: EXAONE-4's LLLG and Gemma-3's every sixth layer globa
       "layer_types": ["full_attention", "mamba"]})",
                                            "x.json"),
                     ContainsSubstring("layer_types: 'mamba' is a layer type tpnet does not model"));
+}
+
+TEST_CASE("Nemotron-H layers are one block each: Mamba-2, attention, MLP or MoE",
+          "[hf][corpus][golden]") {
+  using tpnet::FfnKind;
+  using tpnet::Mixer;
+  const ModelArch nano = load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
+  REQUIRE(nano.layers.size() == 52);
+  // "MEMEM*E...": layer 0 a Mamba-2 mixer alone, layer 1 a MoE alone, layer 5 attention alone.
+  CHECK(nano.layers[0] == tpnet::LayerSpec{Mixer::mamba, FfnKind::none});
+  CHECK(nano.layers[1] == tpnet::LayerSpec{Mixer::none, FfnKind::moe});
+  CHECK(nano.layers[5] == tpnet::LayerSpec{Mixer::attention, FfnKind::none});
+  const tpnet::LayerTally t = tpnet::tally_layers(nano);
+  // The model card: "23 Mamba-2 and MoE layers, along with 6 Attention layers".
+  CHECK(t.mamba == 23);
+  CHECK(t.moe == 23);
+  CHECK(t.attention == 6);
+  CHECK(t.reduced_blocks == 52);
+  CHECK_FALSE(nano.gated_ffn);  // squared ReLU: up and down only
+  REQUIRE(nano.mamba);
+  CHECK(nano.mamba->heads == 64);
+  CHECK(nano.mamba->state_bytes == 4);  // mamba_ssm_cache_dtype float32
+
+  // One all-reduce per layer and the embedding's: 53, not 2 x 52 + 1 = 105.
+  tpnet::EngineConfig engine;
+  engine.tensor_parallel_size = 2;
+  CHECK(tpnet::allreduces_per_forward(nano, engine) == 53);
+  engine.allreduces_per_layer = 2;  // still overridable
+  CHECK(tpnet::allreduces_per_forward(nano, engine) == 105);
+
+  // KV cache only in the 6 attention layers: 6 x K,V x 1 head per rank x 128 x 2 B at TP2.
+  CHECK(tpnet::kv_bytes_per_token(nano, 2, 2).count() == 6 * 2 * 1 * 128 * 2);
+  // Mamba-2 state per sequence and rank at TP2, 23 layers: SSM 32 heads x 64 x
+  // 128 x 4 B, convolution 3 x (32 x 64 + 2 x 4 x 128) x 2 B.
+  const auto state = tpnet::sequence_state(nano, 2, 2, 0);
+  CHECK(state.linear_state.count() == 23.0 * (32 * 64 * 128 * 4 + 3 * (32 * 64 + 2 * 4 * 128) * 2));
+
+  // Secondary statements of the card (PUBLISHED.md): 31.6B total, 3.2B active
+  // without the embedding (3.6B with it).
+  check_count("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 total", nano.total_params, 31.6);
+  check_count("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 active", nano.active_params, 3.2);
+
+  // The names' counts: 56B; 120B total with 12B active (a latent MoE, 512 experts).
+  const ModelArch h56 = load("nvidia__Nemotron-H-56B-Base-8K");
+  CHECK(tpnet::tally_layers(h56).mamba == 54);
+  CHECK(tpnet::tally_layers(h56).attention == 10);
+  CHECK(tpnet::tally_layers(h56).dense == 54);
+  check_count("nvidia__Nemotron-H-56B-Base-8K total", h56.total_params, 56);
+  const ModelArch super = load("nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4");
+  REQUIRE(super.moe);
+  CHECK(super.moe->latent_size == 1024);
+  check_count("nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4 total", super.total_params, 120);
+  check_count("nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4 active", super.active_params, 12);
+
+  // vLLM splits the Mamba heads over TP (a copy with 60 heads: SYNTHETIC).
+  CHECK(tpnet::tp_refusal(nano, 8).empty());
+  ModelArch odd = nano;
+  odd.mamba->heads = 60;
+  CHECK_THAT(tpnet::tp_refusal(odd, 8), ContainsSubstring("60 Mamba heads"));
 }

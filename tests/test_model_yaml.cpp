@@ -2,6 +2,7 @@
 #include <fstream>
 
 #include "catch.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/io/model_yaml.hpp"
 
 using namespace tpnet;
@@ -271,4 +272,56 @@ TEST_CASE("part_bits states the parts a checkpoint keeps at another precision", 
   CHECK_THROWS_WITH(
       parse_model_yaml(std::string(kShapes) + "part_bits: {attention: 0}\n", "shapes.yaml"),
       ContainsSubstring("part_bits.attention"));
+}
+
+TEST_CASE("a model YAML states its layers as runs or as a Nemotron-H pattern", "[model-yaml]") {
+  // SYNTHETIC: a small hybrid, 2 Mamba layers, 1 attention, 1 MLP.
+  const std::string head = R"(name: tiny-hybrid
+hidden_size: 1024
+num_layers: 4
+vocab_size: 32000
+num_attention_heads: 8
+num_kv_heads: 2
+total_params: 1B
+bits_per_weight: 16
+intermediate_size: 4096
+gated_ffn: false
+mamba: {heads: 16, head_dim: 64, state_size: 128, groups: 2, conv_kernel: 4}
+)";
+  const tpnet::ModelArch runs = tpnet::parse_model_yaml(
+      head +
+          "layers:\n  - {count: 2, mixer: mamba, ffn: none}\n"
+          "  - {count: 1, mixer: attention, ffn: none}\n  - {count: 1, mixer: none}\n",
+      "tiny.yaml");
+  const tpnet::ModelArch pattern =
+      tpnet::parse_model_yaml(head + "layer_pattern: \"MM*-\"\n", "tiny.yaml");
+  REQUIRE(runs.layers.size() == 4);
+  CHECK(runs.layers == pattern.layers);
+  CHECK(runs.layers[3] == tpnet::LayerSpec{tpnet::Mixer::none, tpnet::FfnKind::dense});
+  CHECK_FALSE(runs.gated_ffn);
+  REQUIRE(runs.mamba);
+  CHECK(runs.mamba->state_bytes == 2);
+  tpnet::EngineConfig engine;
+  CHECK(tpnet::allreduces_per_forward(runs, engine) == 5);  // one per layer + the embedding
+
+  const auto error = [&](const std::string& text) {
+    try {
+      (void)tpnet::parse_model_yaml(text, "tiny.yaml");
+    } catch (const tpnet::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK_THAT(error(head + "layer_pattern: \"MM*\"\n"),
+             ContainsSubstring("layer_pattern: gives 3 layers; num_layers is 4"));
+  CHECK_THAT(error(head + "layer_pattern: \"MMX-\"\n"),
+             ContainsSubstring("'X' is not a layer kind"));
+  CHECK_THAT(error(head + "layers:\n  - {count: 5, mixer: mamba}\n"),
+             ContainsSubstring("layers.count: the runs add up to more than num_layers (4)"));
+  CHECK_THAT(error(head + "layers:\n  - {count: 4, mixer: ssm}\n"),
+             ContainsSubstring("'ssm' is not a mixer"));
+  CHECK_THAT(error(head + "layers:\n  - {count: 4, ffn: moe}\n"),
+             ContainsSubstring("has MoE layers; give moe"));
+  CHECK_THAT(error(head + "layer_pattern: \"MM*-\"\nlayers:\n  - {count: 4}\n"),
+             ContainsSubstring("layers or layer_pattern, not both"));
 }

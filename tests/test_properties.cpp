@@ -127,7 +127,7 @@ TEST_CASE("bytes per token grow with TP and never exceed 2 x the block", "[prope
     small.tensor_parallel_size = d.small(1, 1023);
     large.tensor_parallel_size = d.small(small.tensor_parallel_size + 1, 1024);
     CAPTURE(i, model.hidden_size, model.num_layers, small.activation_bytes,
-            small.allreduces_per_layer, small.extra_allreduces_per_forward,
+            small.allreduces_per_layer.value_or(-1), small.extra_allreduces_per_forward,
             to_string(small.algorithm), small.tensor_parallel_size, large.tensor_parallel_size);
 
     const Bytes block = activation_block(model, small, 1) * allreduces_per_forward(model, small);

@@ -1,15 +1,24 @@
 #include "tpnet/analysis/bytes_per_token.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "tpnet/checked_math.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/layout.hpp"
 
 namespace tpnet {
 
+int layer_allreduces(const ModelArch& model, const EngineConfig& engine, int begin, int end) {
+  const auto plan = layer_plan(model);
+  const LayerTally t = tally_layers(plan, begin, end);
+  return engine.allreduces_per_layer ? t.layers * *engine.allreduces_per_layer : t.reduced_blocks;
+}
+
 int allreduces_per_forward(const ModelArch& model, const EngineConfig& engine) {
-  return model.num_layers * engine.allreduces_per_layer + engine.extra_allreduces_per_forward;
+  return layer_allreduces(model, engine, 0, std::max(0, model.num_layers)) +
+         engine.extra_allreduces_per_forward;
 }
 
 Bytes activation_block(const ModelArch& model, const EngineConfig& engine, TokenCount tokens) {

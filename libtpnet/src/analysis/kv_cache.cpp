@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "tpnet/limits.hpp"
+#include "tpnet/model/layer_plan.hpp"
 
 namespace tpnet {
 namespace {
@@ -72,6 +73,21 @@ double linear_state_per_layer(const ModelArch& m, int tp) {
   return (recurrent + conv) * kLinearStateBytes;
 }
 
+/// Mamba-2 state of one layer for one sequence, per rank: the SSM state
+/// (heads x head_dim x state_size, in the model's SSM cache dtype) and the
+/// convolution's last conv_kernel - 1 inputs over x, B and C (BF16), heads
+/// and groups split over TP (a group below one per rank is replicated).
+double mamba_state_per_layer(const ModelArch& m, int tp) {
+  if (!m.mamba) return 0.0;
+  const MambaSpec& s = *m.mamba;
+  const double heads = d(ceil_div(s.heads, tp));
+  const double groups = d(std::max<long long>(1, ceil_div(s.groups, tp)));
+  const double ssm = heads * s.head_dim * s.state_size * s.state_bytes;
+  const double conv = std::max(0, s.conv_kernel - 1) *
+                      (heads * s.head_dim + 2.0 * groups * s.state_size) * kLinearStateBytes;
+  return ssm + conv;
+}
+
 void require_kv_shapes(const ModelArch& m) {
   const auto missing = kv_cache_shapes_missing(m);
   if (missing.empty()) return;
@@ -86,11 +102,12 @@ void require_kv_shapes(const ModelArch& m) {
 }  // namespace
 
 LayerCounts layer_counts(const ModelArch& m) {
+  const LayerTally t = tally_layers(m);
   LayerCounts c;
-  const int layers = std::max(0, m.num_layers);
-  c.linear = std::clamp(m.linear_attention_layers, 0, layers);
-  c.sliding = m.sliding_window > 0 ? std::clamp(m.sliding_window_layers, 0, layers - c.linear) : 0;
-  c.full = layers - c.linear - c.sliding;
+  c.linear = t.linear;
+  c.mamba = t.mamba;
+  c.sliding = m.sliding_window > 0 ? t.sliding : 0;
+  c.full = t.attention + (m.sliding_window > 0 ? 0 : t.sliding);
   return c;
 }
 
@@ -118,7 +135,9 @@ int parse_kv_cache_dtype(std::string_view name, const InputLocation& where) {
 std::vector<std::string> kv_cache_shapes_missing(const ModelArch& m) {
   std::vector<std::string> missing;
   if (!m.mla && m.attention == AttentionKind::mla) missing.emplace_back("mla");
-  if (layer_counts(m).linear > 0 && !m.linear_attention) missing.emplace_back("linear_attention");
+  const LayerCounts c = layer_counts(m);
+  if (c.linear > 0 && !m.linear_attention) missing.emplace_back("linear_attention");
+  if (c.mamba > 0 && !m.mamba) missing.emplace_back("mamba");
   return missing;
 }
 
@@ -147,7 +166,8 @@ SequenceState sequence_state(const ModelArch& m, int tp, int kv_dtype_bytes, Tok
   s.sparse_index = Bytes(c.full * index_bytes_per_layer(m) * d(tokens));
   s.sliding_window =
       Bytes(c.sliding * per_layer * d(std::min<TokenCount>(tokens, m.sliding_window)));
-  s.linear_state = Bytes(c.linear * linear_state_per_layer(m, tp));
+  s.linear_state =
+      Bytes(c.linear * linear_state_per_layer(m, tp) + c.mamba * mamba_state_per_layer(m, tp));
   return s;
 }
 

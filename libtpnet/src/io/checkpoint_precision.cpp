@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "tpnet/error.hpp"
+#include "tpnet/model/layer_plan.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet::detail {
@@ -404,25 +405,19 @@ std::vector<CoveredSlot> cover(const std::vector<Slot>& slots, WeightPart part, 
   return out;
 }
 
-/// The layers that hold `part`: a MoE model's leading dense layers hold the
-/// dense FFN, the others its experts and router.
+/// The layers that hold `part`, by the layer plan: a mixer holds attention
+/// weights, a dense FFN the dense part, a MoE FFN the experts and router.
 std::vector<int> layers_with(WeightPart part, const ModelArch& model) {
   if (!per_layer(part)) return {0};
-  const int layers = std::max(1, model.num_layers);
-  int first = 0;
-  int last = layers;
-  if (model.moe) {
-    const int dense = std::clamp(model.moe->first_dense_layers, 0, layers);
-    if (part == WeightPart::dense_ffn) {
-      last = dense;
-    } else if (part != WeightPart::attention) {
-      first = dense;
-    }
-  } else if (part != WeightPart::attention && part != WeightPart::dense_ffn) {
-    last = 0;
-  }
+  const auto plan = layer_plan(model);
   std::vector<int> out;
-  for (int layer = first; layer < last; ++layer) out.push_back(layer);
+  for (int layer = 0; layer < static_cast<int>(plan.size()); ++layer) {
+    const LayerSpec& spec = plan[static_cast<std::size_t>(layer)];
+    const bool holds = part == WeightPart::attention   ? spec.mixer != Mixer::none
+                       : part == WeightPart::dense_ffn ? spec.ffn == FfnKind::dense
+                                                       : spec.ffn == FfnKind::moe && model.moe;
+    if (holds) out.push_back(layer);
+  }
   return out;
 }
 

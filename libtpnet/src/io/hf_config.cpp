@@ -10,6 +10,7 @@
 
 #include "checkpoint_precision.hpp"
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/params.hpp"
 #include "yaml_fields.hpp"
 
@@ -248,10 +249,6 @@ void refuse_unmodelled_layers(const Scope& s) {
     const char* why;
   };
   static const Refusal refusals[] = {
-      {"hybrid_override_pattern",
-       "Nemotron-H layers are each one block (M Mamba-2, * attention, - MLP, E MoE), each with "
-       "its own all-reduce; tpnet's layers pair attention with an FFN and would count about twice "
-       "the parameters and all-reduces"},
       {"block_configs",
        "DeciLM / Nemotron-NAS layers each have their own attention (some none) and FFN width; "
        "tpnet's layers share one shape"},
@@ -276,6 +273,45 @@ void refuse_unmodelled_layers(const Scope& s) {
           "one attention shape",
           at(s, child(s, "global_head_dim"), "global_head_dim"));
     }
+  }
+}
+
+/// Nemotron-H: each layer one block, by hybrid_override_pattern (M Mamba-2,
+/// * attention, - MLP, E MoE), with its Mamba-2 shapes and squared-ReLU FFNs.
+void read_block_pattern(const Scope& s, ModelArch& m) {
+  const YAML::Node node = child(s, "hybrid_override_pattern");
+  const std::string pattern = node.Scalar();
+  if (static_cast<long long>(pattern.size()) != m.num_layers) {
+    throw InputError(
+        fmt::format("has {} layers, num_hidden_layers says {}", pattern.size(), m.num_layers),
+        at(s, node, "hybrid_override_pattern"));
+  }
+  m.layers = layers_from_block_pattern(pattern, at(s, node, "hybrid_override_pattern"));
+  const LayerTally kinds = tally_layers(m.layers, 0, static_cast<int>(m.layers.size()));
+  if (kinds.moe > 0 && !m.moe) {
+    missing(s, "n_routed_experts", " (hybrid_override_pattern has MoE layers, E)");
+  }
+  const bool mamba = kinds.mamba > 0;
+  const int dense = kinds.dense;
+  if (m.moe) m.moe->first_dense_layers = dense;
+  if (dense > 0 && m.intermediate_size == 0) {
+    missing(s, "intermediate_size", " (the width of the MLP layers, -)");
+  }
+  if (mamba) {
+    MambaSpec spec;
+    spec.heads = required_int(s, "mamba_num_heads", 1, kMaxHeads);
+    spec.head_dim = required_int(s, "mamba_head_dim", 1, kMaxWidth);
+    spec.state_size = required_int(s, "ssm_state_size", 1, kMaxWidth);
+    spec.groups = required_int(s, "n_groups", 1, kMaxHeads);
+    spec.conv_kernel = required_int(s, "conv_kernel", 1, kMaxConvKernel);
+    const std::string cache = lower(optional_text(s, "mamba_ssm_cache_dtype").value_or(""));
+    spec.state_bytes = cache == "float32" ? 4 : 2;
+    m.mamba = spec;
+  }
+  const std::string act = lower(optional_text(s, "mlp_hidden_act").value_or("relu2"));
+  m.gated_ffn = act != "relu2" && act != "relu";
+  if (const auto latent = optional_int(s, "moe_latent_size", 1, kMaxWidth); latent && m.moe) {
+    m.moe->latent_size = *latent;
   }
 }
 
@@ -348,7 +384,9 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
     throw InputError(fmt::format("must not exceed num_attention_heads ({})", m.num_attention_heads),
                      at(s, child(s, "num_key_value_heads"), "num_key_value_heads"));
   }
-  m.head_dim = static_cast<int>(optional_int(s, "head_dim", 1, kMaxWidth).value_or(0));
+  m.head_dim = static_cast<int>(
+      optional_int(s, "head_dim", 1, kMaxWidth)
+          .value_or(optional_int(s, "attention_head_dim", 1, kMaxWidth).value_or(0)));
   const auto intermediate = optional_int(s, "intermediate_size", 1, kMaxWidth);
 
   // Mixture of experts, under each family's names.
@@ -401,10 +439,13 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
     }
     moe.shared_experts = static_cast<int>(
         optional_int(s, "n_shared_experts", 0, kMaxSharedExperts).value_or(llama4 ? 1 : 0));
-    if (const auto shared = optional_int(s, "shared_expert_intermediate_size", 0, kMaxWidth);
-        shared && *shared > 0) {
-      moe.shared_expert_intermediate_size = *shared;
-      moe.shared_experts = std::max(moe.shared_experts, 1);
+    for (const char* key :
+         {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"}) {
+      if (const auto shared = optional_int(s, key, 0, kMaxWidth); shared && *shared > 0) {
+        moe.shared_expert_intermediate_size = *shared;
+        moe.shared_experts = std::max(moe.shared_experts, 1);
+        break;
+      }
     }
     if (llama4) {
       // counted above
@@ -429,7 +470,10 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
         "cache per token is an upper bound.",
         *chunk);
   }
-  if ((!m.moe || m.moe->first_dense_layers > 0) && m.intermediate_size == 0) {
+  const bool block_pattern = has(s, "hybrid_override_pattern");
+  if (block_pattern) {
+    read_block_pattern(s, m);
+  } else if ((!m.moe || m.moe->first_dense_layers > 0) && m.intermediate_size == 0) {
     missing(s, "intermediate_size", " (the width of the dense FFN)");
   }
 

@@ -1,10 +1,12 @@
 #include "tpnet/io/model_yaml.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
 #include "tpnet/error.hpp"
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/model/layer_plan.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {
@@ -113,9 +115,129 @@ void parse_shapes(const YAML::Node& root, const std::string& origin, ModelArch& 
     spec.conv_kernel = small_int(linear, origin, "conv_kernel", 0, kMaxConvKernel);
     m.linear_attention = spec;
   }
+
+  if (const YAML::Node mamba = root["mamba"]; mamba.IsDefined() && !mamba.IsNull()) {
+    yaml::require_map(mamba, origin, "mamba");
+    yaml::reject_unknown_keys(
+        mamba, origin, {"heads", "head_dim", "state_size", "groups", "conv_kernel", "state_bytes"});
+    MambaSpec spec;
+    spec.heads = static_cast<int>(yaml::required_integer(mamba, origin, "heads", 1, kMaxHeads));
+    spec.head_dim =
+        static_cast<int>(yaml::required_integer(mamba, origin, "head_dim", 1, kMaxWidth));
+    spec.state_size =
+        static_cast<int>(yaml::required_integer(mamba, origin, "state_size", 1, kMaxWidth));
+    spec.groups = static_cast<int>(yaml::required_integer(mamba, origin, "groups", 1, kMaxHeads));
+    spec.conv_kernel =
+        static_cast<int>(yaml::required_integer(mamba, origin, "conv_kernel", 1, kMaxConvKernel));
+    spec.state_bytes = small_int(mamba, origin, "state_bytes", 1, 8);
+    if (spec.state_bytes == 0) spec.state_bytes = 2;
+    m.mamba = spec;
+  }
+  if (root["gated_ffn"].IsDefined()) m.gated_ffn = optional_flag(root, origin, "gated_ffn");
 }
 
 }  // namespace
+
+/// The layers one by one: `layers:` as runs, `- {count: 5, mixer: mamba,
+/// ffn: none}`, in order, or `layer_pattern:` in Nemotron-H's letters; either
+/// adds up to num_layers (docs/models.md, "The layer plan").
+void parse_layer_runs(const YAML::Node& root, const std::string& origin, ModelArch& m) {
+  const YAML::Node runs = root["layers"];
+  const YAML::Node pattern = root["layer_pattern"];
+  const bool has_runs = runs.IsDefined() && !runs.IsNull();
+  const bool has_pattern = pattern.IsDefined() && !pattern.IsNull();
+  if (!has_runs && !has_pattern) return;
+  if (has_runs && has_pattern) {
+    throw InputError("give the layers once: layers or layer_pattern, not both",
+                     yaml::where(pattern, origin, "layer_pattern"));
+  }
+  if (has_pattern) {
+    const std::string letters = yaml::required_string(root, origin, "layer_pattern");
+    m.layers = layers_from_block_pattern(letters, yaml::where(pattern, origin, "layer_pattern"));
+  } else if (!runs.IsSequence() || runs.size() == 0) {
+    throw InputError("expected a list of runs, e.g. - {count: 4, mixer: mamba, ffn: none}",
+                     yaml::where(runs, origin, "layers"));
+  }
+  const YAML::Node at = has_runs ? runs : pattern;
+  const std::string key = has_runs ? "layers" : "layer_pattern";
+  for (const YAML::Node& run : has_runs ? runs : YAML::Node(YAML::NodeType::Sequence)) {
+    yaml::with_key_prefix("layers.", [&] {
+      yaml::require_map(run, origin, "a run of layers");
+      yaml::reject_unknown_keys(run, origin, {"count", "mixer", "ffn"});
+      const auto count = yaml::required_integer(run, origin, "count", 1, kMaxLayers);
+      const std::string mixer = yaml::optional_string(run, origin, "mixer").value_or("attention");
+      const std::string ffn = yaml::optional_string(run, origin, "ffn").value_or("dense");
+      LayerSpec layer;
+      if (mixer == "attention") {
+        layer.mixer = Mixer::attention;
+      } else if (mixer == "sliding_window") {
+        layer.mixer = Mixer::sliding_window;
+      } else if (mixer == "linear_attention") {
+        layer.mixer = Mixer::linear_attention;
+      } else if (mixer == "mamba") {
+        layer.mixer = Mixer::mamba;
+      } else if (mixer == "none") {
+        layer.mixer = Mixer::none;
+      } else {
+        throw InputError("'" + mixer +
+                             "' is not a mixer; use attention, sliding_window, "
+                             "linear_attention, mamba or none",
+                         yaml::where(run["mixer"], origin, "mixer"));
+      }
+      if (ffn == "dense") {
+        layer.ffn = FfnKind::dense;
+      } else if (ffn == "moe") {
+        layer.ffn = FfnKind::moe;
+      } else if (ffn == "none") {
+        layer.ffn = FfnKind::none;
+      } else {
+        throw InputError("'" + ffn + "' is not an FFN; use dense, moe or none",
+                         yaml::where(run["ffn"], origin, "ffn"));
+      }
+      if (static_cast<long long>(m.layers.size()) + count > m.num_layers) {
+        throw InputError(
+            "the runs add up to more than num_layers (" + std::to_string(m.num_layers) + ")",
+            yaml::where(run["count"], origin, "count"));
+      }
+      m.layers.insert(m.layers.end(), static_cast<std::size_t>(count), layer);
+    });
+  }
+  if (static_cast<int>(m.layers.size()) != m.num_layers) {
+    throw InputError("gives " + std::to_string(m.layers.size()) + " layers; num_layers is " +
+                         std::to_string(m.num_layers),
+                     yaml::where(at, origin, key));
+  }
+  const auto uses = [&](auto pred) { return std::any_of(m.layers.begin(), m.layers.end(), pred); };
+  if (uses([](const LayerSpec& l) { return l.ffn == FfnKind::moe; }) && !m.moe) {
+    throw InputError("has MoE layers; give moe", yaml::where(at, origin, key));
+  }
+  if (uses([](const LayerSpec& l) { return l.mixer == Mixer::mamba; }) && !m.mamba) {
+    throw InputError("has Mamba layers; give mamba", yaml::where(at, origin, key));
+  }
+  if (uses([](const LayerSpec& l) { return l.mixer == Mixer::linear_attention; }) &&
+      !m.linear_attention) {
+    throw InputError("has linear-attention layers; give linear_attention",
+                     yaml::where(at, origin, key));
+  }
+  if (uses([](const LayerSpec& l) { return l.mixer == Mixer::sliding_window; }) &&
+      m.sliding_window == 0) {
+    throw InputError("has sliding-window layers; give sliding_window",
+                     yaml::where(at, origin, key));
+  }
+  if (m.linear_attention_layers > 0 || m.sliding_window_layers > 0 ||
+      (m.moe && m.moe->first_dense_layers > 0)) {
+    throw InputError(
+        "gives the layers one by one; leave out linear_attention_layers, "
+        "sliding_window_layers and moe.first_dense_layers, which it replaces",
+        yaml::where(at, origin, key));
+  }
+  // The counts other readers show follow the layers.
+  for (const LayerSpec& l : m.layers) {
+    m.linear_attention_layers += l.mixer == Mixer::linear_attention ? 1 : 0;
+    m.sliding_window_layers += l.mixer == Mixer::sliding_window ? 1 : 0;
+    if (m.moe) m.moe->first_dense_layers += l.ffn == FfnKind::dense ? 1 : 0;
+  }
+}
 
 ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
   const YAML::Node root = yaml::load_document(text, origin);
@@ -149,7 +271,11 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
                              "tie_word_embeddings",
                              "torch_dtype",
                              "quantization",
-                             "part_bits"});
+                             "part_bits",
+                             "layers",
+                             "layer_pattern",
+                             "mamba",
+                             "gated_ffn"});
 
   ModelArch m;
   m.name = yaml::required_string(root, origin, "name");
@@ -202,7 +328,7 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
     yaml::reject_unknown_keys(
         moe, origin,
         {"routed_experts", "experts_per_token", "shared_experts", "expert_intermediate_size",
-         "shared_expert_intermediate_size", "first_dense_layers"});
+         "shared_expert_intermediate_size", "first_dense_layers", "latent_size"});
     MoeSpec spec;
     spec.routed_experts =
         static_cast<int>(yaml::required_integer(moe, origin, "routed_experts", 1, kMaxExperts));
@@ -217,9 +343,11 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
             .value_or(0);
     spec.first_dense_layers = static_cast<int>(
         yaml::optional_integer(moe, origin, "first_dense_layers", 0, m.num_layers).value_or(0));
+    spec.latent_size = yaml::optional_integer(moe, origin, "latent_size", 1, kMaxWidth).value_or(0);
     m.moe = spec;
   }
   parse_shapes(root, origin, m);
+  parse_layer_runs(root, origin, m);
   // 64 heads in a hidden_size of 2 are 0 wide each (found by tests/fuzz), and
   // every per-head size (attention weights, KV cache) would be 0.
   if (effective_head_dim(m) < 1) {

@@ -129,9 +129,10 @@ ServingPlan parse_plan_yaml(std::string_view text, const std::string& origin) {
       e.activation_bytes = static_cast<int>(
           yaml::optional_integer(engine, origin, "activation_bytes", 1, kMaxActivationBytes)
               .value_or(e.activation_bytes));
-      e.allreduces_per_layer = static_cast<int>(
-          yaml::optional_integer(engine, origin, "allreduces_per_layer", 0, kMaxAllreducesPerLayer)
-              .value_or(e.allreduces_per_layer));
+      if (const auto per_layer = yaml::optional_integer(engine, origin, "allreduces_per_layer", 0,
+                                                        kMaxAllreducesPerLayer)) {
+        e.allreduces_per_layer = static_cast<int>(*per_layer);
+      }
       e.extra_allreduces_per_forward =
           static_cast<int>(yaml::optional_integer(engine, origin, "extra_allreduces_per_forward", 0,
                                                   kMaxExtraAllreduces)

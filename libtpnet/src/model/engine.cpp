@@ -42,8 +42,10 @@ void validate(const EngineConfig& engine) {
                 "engine.num_speculative_tokens", "draft tokens per request");
   require_range(engine.activation_bytes, 1, kMaxActivationBytes, "engine.activation_bytes",
                 "2 for BF16");
-  require_range(engine.allreduces_per_layer, 0, kMaxAllreducesPerLayer,
-                "engine.allreduces_per_layer", "2 by default");
+  if (engine.allreduces_per_layer) {
+    require_range(*engine.allreduces_per_layer, 0, kMaxAllreducesPerLayer,
+                  "engine.allreduces_per_layer", "unset: one per block of each layer");
+  }
   require_range(engine.extra_allreduces_per_forward, 0, kMaxExtraAllreduces,
                 "engine.extra_allreduces_per_forward", "1 by default, for the input embedding");
 }

@@ -5,6 +5,7 @@
 
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/fabric/collective.hpp"
+#include "tpnet/model/layer_plan.hpp"
 
 namespace tpnet {
 
@@ -66,6 +67,10 @@ std::string tp_refusal(const ModelArch& model, int tp) {
         "QKVParallelLinear splits the KV heads over TP, or replicates them when TP is the larger)",
         tp, model.name, kv);
   }
+  if (model.mamba && model.mamba->heads % tp != 0) {
+    return fmt::format("TP{} does not divide {}'s {} Mamba heads; vLLM splits them over TP", tp,
+                       model.name, model.mamba->heads);
+  }
   if (model.linear_attention_layers > 0 && model.linear_attention) {
     for (const int linear :
          {model.linear_attention->key_heads, model.linear_attention->value_heads}) {
@@ -100,7 +105,7 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
   validate_layout(layout, model);
   const Bytes block = activation_block(model, engine, tokens);
   const bool expert_parallel = layout.ep > 1;
-  const int first_dense = model.moe ? model.moe->first_dense_layers : model.num_layers;
+  const auto plan = layer_plan(model);
   const double factor = allreduce_sent_factor(layout.tp, engine.algorithm);
   const int steps_per_allreduce = allreduce_steps(layout.tp, engine.algorithm);
   // Each of the tp replicas of a group's tokens dispatches its share of them
@@ -122,14 +127,13 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
   const auto ranges = stage_layers(model.num_layers, layout.pp);
   for (std::size_t s = 0; s < ranges.size(); ++s) {
     const auto [start, end] = ranges[s];
-    const int dense = std::clamp(first_dense - start, 0, end - start);
-    const int moe = expert_parallel ? end - start - dense : 0;
+    const int moe = expert_parallel ? tally_layers(plan, start, end).moe : 0;
     LayoutTraffic t;
     t.layout = layout;
     t.tokens = tokens;
     // With EP a MoE layer combines its experts by all-to-all, so only the
     // attention block's all-reduce remains in it.
-    t.allreduces = (end - start) * engine.allreduces_per_layer - moe +
+    t.allreduces = layer_allreduces(model, engine, start, end) - moe +
                    (s == 0 ? engine.extra_allreduces_per_forward : 0);
     t.allreduce_bytes = block * (factor * t.allreduces);
     t.alltoall_phases = 2 * moe;

@@ -20,6 +20,34 @@ std::string_view to_string(AttentionKind kind) {
   return "unknown";
 }
 
+std::string_view to_string(Mixer mixer) {
+  switch (mixer) {
+    case Mixer::attention:
+      return "attention";
+    case Mixer::sliding_window:
+      return "sliding_window";
+    case Mixer::linear_attention:
+      return "linear_attention";
+    case Mixer::mamba:
+      return "mamba";
+    case Mixer::none:
+      return "none";
+  }
+  return "none";
+}
+
+std::string_view to_string(FfnKind ffn) {
+  switch (ffn) {
+    case FfnKind::dense:
+      return "dense";
+    case FfnKind::moe:
+      return "moe";
+    case FfnKind::none:
+      return "none";
+  }
+  return "none";
+}
+
 std::string_view to_string(WeightPart part) {
   switch (part) {
     case WeightPart::embedding:

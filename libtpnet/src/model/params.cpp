@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tpnet/model/layer_plan.hpp"
+
 namespace tpnet {
 
 double ParamParts::of(WeightPart part) const {
@@ -27,8 +29,11 @@ namespace {
 
 double d(long long value) { return static_cast<double>(value); }
 
-/// One gated FFN (SwiGLU): gate and up h -> width, down width -> h.
-double gated_ffn(long long hidden, long long width) { return 3.0 * d(hidden) * d(width); }
+/// One FFN: gate and up h -> width, down width -> h when gated (SwiGLU);
+/// up and down only when not (Nemotron-H's squared ReLU).
+double ffn(const ModelArch& m, long long hidden, long long width) {
+  return (m.gated_ffn ? 3.0 : 2.0) * d(hidden) * d(width);
+}
 
 }  // namespace
 
@@ -75,17 +80,31 @@ double linear_attention_params(const ModelArch& m) {
          (2.0 * key_dim + value_dim) * s.conv_kernel + value_dim * h;
 }
 
+double mamba_params(const ModelArch& m) {
+  if (!m.mamba) return 0.0;
+  const MambaSpec& s = *m.mamba;
+  const double h = d(m.hidden_size);
+  const double inner = double(s.heads) * s.head_dim;
+  const double bc = 2.0 * s.groups * s.state_size;
+  // in_proj h -> (z, x, B, C, dt); the causal convolution over x, B and C
+  // (with its bias); A, D and the dt bias per head; the gated norm over
+  // d_inner; out_proj d_inner -> h.
+  return h * (2.0 * inner + bc + s.heads) + (inner + bc) * (s.conv_kernel + 1) + 3.0 * s.heads +
+         inner + inner * h;
+}
+
 ParamEstimate estimate_params(const ModelArch& m) {
   ParamEstimate e;
   const double h = d(m.hidden_size);
-  const int layers = std::max(0, m.num_layers);
-  const int linear_layers = std::clamp(m.linear_attention_layers, 0, layers);
-  const int full_layers = layers - linear_layers;
-  const int dense_layers = m.moe ? std::clamp(m.moe->first_dense_layers, 0, layers) : layers;
-  const int moe_layers = layers - dense_layers;
+  const LayerTally layers = tally_layers(m);
+  const int linear_layers = layers.linear;
+  const int full_layers = layers.attention + layers.sliding;
+  const int dense_layers = layers.dense;
+  const int moe_layers = m.moe ? layers.moe : 0;
 
   if (!m.mla && m.attention == AttentionKind::mla) e.missing.emplace_back("mla");
   if (linear_layers > 0 && !m.linear_attention) e.missing.emplace_back("linear_attention");
+  if (layers.mamba > 0 && !m.mamba) e.missing.emplace_back("mamba");
   if (dense_layers > 0 && m.intermediate_size <= 0) e.missing.emplace_back("intermediate_size");
   if (moe_layers > 0 && m.moe->expert_intermediate_size <= 0) {
     e.missing.emplace_back("moe.expert_intermediate_size");
@@ -97,10 +116,11 @@ ParamEstimate estimate_params(const ModelArch& m) {
   e.active.lm_head = vocab_table;  // every token's logits read the whole head, tied or not
 
   const double attention_layer = full_attention_params(m);
-  e.total.attention = full_layers * attention_layer + linear_layers * linear_attention_params(m);
+  e.total.attention = full_layers * attention_layer + linear_layers * linear_attention_params(m) +
+                      layers.mamba * mamba_params(m);
   e.active.attention = e.total.attention;
 
-  const double dense_ffn = gated_ffn(m.hidden_size, m.intermediate_size);
+  const double dense_ffn = ffn(m, m.hidden_size, m.intermediate_size);
   e.total.dense_ffn = dense_layers * dense_ffn;
   e.active.dense_ffn = e.total.dense_ffn;
 
@@ -110,13 +130,17 @@ ParamEstimate estimate_params(const ModelArch& m) {
   double router_layer = 0.0;
   if (m.moe) {
     const MoeSpec& moe = *m.moe;
-    const double expert = gated_ffn(m.hidden_size, moe.expert_intermediate_size);
+    // Latent MoE: the routed experts work in latent_size, behind one down and
+    // one up projection (counted with them: every token passes through both).
+    const long long expert_in = moe.latent_size > 0 ? moe.latent_size : m.hidden_size;
+    const double latent_projections = moe.latent_size > 0 ? 2.0 * h * d(moe.latent_size) : 0.0;
+    const double expert = ffn(m, expert_in, moe.expert_intermediate_size);
     const long long shared_width = moe.shared_expert_intermediate_size > 0
                                        ? moe.shared_expert_intermediate_size
                                        : moe.expert_intermediate_size;
-    routed_layer = moe.routed_experts * expert;
-    routed_active_layer = moe.experts_per_token * expert;
-    shared_layer = moe.shared_experts * gated_ffn(m.hidden_size, shared_width);
+    routed_layer = moe.routed_experts * expert + latent_projections;
+    routed_active_layer = moe.experts_per_token * expert + latent_projections;
+    shared_layer = moe.shared_experts * ffn(m, m.hidden_size, shared_width);
     router_layer = h * moe.routed_experts;
   }
   e.total.routed_experts = moe_layers * routed_layer;

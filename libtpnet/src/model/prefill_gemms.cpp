@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "tpnet/error.hpp"
+#include "tpnet/model/layer_plan.hpp"
 
 namespace tpnet {
 namespace {
@@ -144,9 +145,25 @@ void add_linear_attention(ShapeList& out, const ModelArch& m, int tp, long long 
   out.add("linear.out", h, value_dim, layers, GemmSplit::row);
 }
 
+void add_mamba(ShapeList& out, const ModelArch& m, int tp, long long layers) {
+  const MambaSpec& s = *m.mamba;
+  const long long heads = split_by(m, s.heads, tp, "mamba.heads", "Mamba heads");
+  const long long groups = s.groups % tp == 0 ? s.groups / tp : s.groups;  // else replicated
+  const long long inner = heads * s.head_dim;
+  const long long h = m.hidden_size;
+  // in_proj (z, x, B, C, dt) and out_proj; the convolution and the scan are not GEMMs.
+  out.add("mamba.in", 2 * inner + 2 * groups * s.state_size + heads, h, layers, GemmSplit::column);
+  out.add("mamba.out", h, inner, layers, GemmSplit::row);
+}
+
 void add_dense_ffn(ShapeList& out, const ModelArch& m, int tp, long long layers) {
   const long long width =
       split_by(m, m.intermediate_size, tp, "intermediate_size", "dense FFN columns");
+  if (!m.gated_ffn) {
+    out.add("mlp.up", width, m.hidden_size, layers, GemmSplit::column);
+    out.add("mlp.down", m.hidden_size, width, layers, GemmSplit::row);
+    return;
+  }
   out.add("mlp.gate_up", 2 * width, m.hidden_size, layers, GemmSplit::column);
   out.add("mlp.down", m.hidden_size, width, layers, GemmSplit::row);
 }
@@ -166,8 +183,14 @@ void add_moe(ShapeList& out, const ModelArch& m, int tp, TokenCount chunk, long 
   // Tokens spread over the experts: on average chunk x top-k / E rows each.
   const double rows = d(chunk) * moe.experts_per_token / moe.routed_experts;
   const long long runs = layers * moe.routed_experts;
-  out.add_rows("moe.gate_up", rows, 2 * width, h, runs, GemmSplit::column);
-  out.add_rows("moe.down", rows, h, width, runs, GemmSplit::row);
+  const long long in = moe.latent_size > 0 ? moe.latent_size : h;
+  if (moe.latent_size > 0) {
+    out.add("moe.latent_down", moe.latent_size, h, layers, GemmSplit::replicated);
+    out.add("moe.latent_up", h, moe.latent_size, layers, GemmSplit::replicated);
+  }
+  out.add_rows(m.gated_ffn ? "moe.gate_up" : "moe.up", rows, (m.gated_ffn ? 2 : 1) * width, in,
+               runs, GemmSplit::column);
+  out.add_rows("moe.down", rows, in, width, runs, GemmSplit::row);
   if (moe.shared_experts > 0) {
     // vLLM runs the shared experts as one gated MLP of shared_experts x width columns.
     const bool own_width = moe.shared_expert_intermediate_size > 0;
@@ -178,7 +201,8 @@ void add_moe(ShapeList& out, const ModelArch& m, int tp, TokenCount chunk, long 
         split_by(m, shared_width, tp,
                  own_width ? "moe.shared_expert_intermediate_size" : "moe.expert_intermediate_size",
                  "shared-expert columns");
-    out.add("moe.shared_gate_up", 2 * shared, h, layers, GemmSplit::column);
+    out.add(m.gated_ffn ? "moe.shared_gate_up" : "moe.shared_up", (m.gated_ffn ? 2 : 1) * shared, h,
+            layers, GemmSplit::column);
     out.add("moe.shared_down", h, shared, layers, GemmSplit::row);
   }
 }
@@ -211,13 +235,14 @@ std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCoun
     throw InputError("the prefill GEMM shapes need hidden_size and num_layers above 0",
                      at_key(m, m.hidden_size <= 0 ? "hidden_size" : "num_layers"));
   }
-  const int layers = m.num_layers;
-  const int linear_layers = std::clamp(m.linear_attention_layers, 0, layers);
-  const int attention_layers = layers - linear_layers;
-  const int dense_layers = m.moe ? std::clamp(m.moe->first_dense_layers, 0, layers) : layers;
-  const int moe_layers = layers - dense_layers;
+  const LayerTally tally = tally_layers(m);
+  const int linear_layers = tally.linear;
+  const int attention_layers = tally.attention + tally.sliding;
+  const int dense_layers = tally.dense;
+  const int moe_layers = m.moe ? tally.moe : 0;
 
-  const auto missing = missing_shapes(m, linear_layers, dense_layers, moe_layers);
+  auto missing = missing_shapes(m, linear_layers, dense_layers, moe_layers);
+  if (tally.mamba > 0 && !m.mamba) missing.emplace_back("mamba");
   if (!missing.empty()) {
     std::string others;
     for (std::size_t i = 1; i < missing.size(); ++i) others += (i == 1 ? "" : ", ") + missing[i];
@@ -237,6 +262,7 @@ std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCoun
     add_indexer(out, m, attention_layers);
   }
   if (linear_layers > 0) add_linear_attention(out, m, tp, linear_layers);
+  if (tally.mamba > 0) add_mamba(out, m, tp, tally.mamba);
   if (dense_layers > 0) add_dense_ffn(out, m, tp, dense_layers);
   if (moe_layers > 0) add_moe(out, m, tp, chunk_tokens, moe_layers);
   return out.take();

@@ -12,7 +12,14 @@
 
 namespace tpnet {
 
-/// L x allreduces_per_layer + extra_allreduces_per_forward (2L + 1 by default).
+/// The all-reduces of layers [begin, end): one per block of the layer plan
+/// whose output is reduced (its mixer and its FFN), or layers x
+/// allreduces_per_layer when that is set.
+[[nodiscard]] int layer_allreduces(const ModelArch& model, const EngineConfig& engine, int begin,
+                                   int end);
+
+/// layer_allreduces over every layer + extra_allreduces_per_forward: 2L + 1
+/// for attention + FFN layers, L + 1 for Nemotron-H's one-block layers.
 [[nodiscard]] int allreduces_per_forward(const ModelArch& model, const EngineConfig& engine);
 
 /// S(t) = t x hidden_size x activation_bytes. Independent of TP.

@@ -37,7 +37,7 @@ struct SequenceState {
   Bytes attention;       ///< full-attention layers: per token x tokens
   Bytes sparse_index;    ///< DSA indexer keys: per token x tokens
   Bytes sliding_window;  ///< sliding-window layers: per token x min(tokens, window)
-  Bytes linear_state;    ///< linear-attention (Gated DeltaNet) layers: fixed per sequence
+  Bytes linear_state;  ///< linear-attention (Gated DeltaNet) and Mamba-2 layers: fixed per sequence
 
   [[nodiscard]] Bytes total() const {
     return attention + sparse_index + sliding_window + linear_state;
@@ -58,6 +58,7 @@ struct SequenceState {
 /// How the model's layers divide by kind of attention.
 struct LayerCounts {
   int linear = 0;   ///< linear attention: fixed state per sequence
+  int mamba = 0;    ///< Mamba-2: fixed state per sequence
   int sliding = 0;  ///< sliding-window attention: capped at the window
   int full = 0;     ///< full attention: every token
   [[nodiscard]] int attention() const { return sliding + full; }

@@ -2,7 +2,9 @@
 /// Inference-engine settings, named as vLLM names them, plus the collective
 /// counts a layout implies. Defaults follow the GLM-5.3 study (docs/formulas.md s.2-3).
 
+#include <optional>
 #include <string_view>
+
 #include "tpnet/error.hpp"
 
 #include "tpnet/units.hpp"
@@ -19,9 +21,11 @@ struct EngineConfig {
   TokenCount max_num_batched_tokens = 4096;     ///< chunk of a prefill forward pass
   TokenCount long_prefill_token_threshold = 0;  ///< 0 = not set
   int max_num_seqs = 256;
-  int num_speculative_tokens = 0;        ///< draft tokens per request per decode forward
-  int activation_bytes = 2;              ///< BF16 activations
-  int allreduces_per_layer = 2;          ///< after attention and after the FFN/MoE block
+  int num_speculative_tokens = 0;  ///< draft tokens per request per decode forward
+  int activation_bytes = 2;        ///< BF16 activations
+  /// All-reduces per layer when set; unset: one per block of the layer plan
+  /// whose output is reduced (2 for attention + FFN; 1 for Nemotron-H's layers).
+  std::optional<int> allreduces_per_layer;
   int extra_allreduces_per_forward = 1;  ///< the vocab-parallel input embedding
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
 };

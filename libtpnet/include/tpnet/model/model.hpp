@@ -40,6 +40,9 @@ struct MoeSpec {
   long long shared_expert_intermediate_size = 0;
   /// Layers with a dense FFN instead of experts (DeepSeek's first_k_dense_replace).
   int first_dense_layers = 0;
+  /// Routed experts work in this width instead of the hidden size, behind one
+  /// down and one up projection per layer (Nemotron-3 Super's moe_latent_size); 0 = none.
+  long long latent_size = 0;
 };
 
 /// Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): queries and keys/values
@@ -62,13 +65,49 @@ struct LinearAttentionSpec {
   int conv_kernel = 0;  ///< short causal convolution width (linear_conv_kernel_dim)
 };
 
+/// Mamba-2 (SSM) mixer shapes, as Nemotron-H names them: d_inner = heads x
+/// head_dim; B and C projections of groups x state_size each.
+struct MambaSpec {
+  int heads = 0;        ///< mamba_num_heads
+  int head_dim = 0;     ///< mamba_head_dim
+  int state_size = 0;   ///< ssm_state_size
+  int groups = 0;       ///< n_groups
+  int conv_kernel = 0;  ///< conv_kernel
+  int state_bytes =
+      2;  ///< bytes per SSM state element (mamba_ssm_cache_dtype; 2 = the model's BF16)
+};
+
+/// What mixes tokens in one layer.
+enum class Mixer {
+  attention,         ///< attention over every earlier token: MHA, GQA, MLA or sparse top-k
+  sliding_window,    ///< attention over the last `sliding_window` tokens
+  linear_attention,  ///< Gated DeltaNet: a fixed state per sequence
+  mamba,             ///< Mamba-2: a fixed state per sequence
+  none,              ///< no mixer: an FFN-only layer
+};
+/// What follows the mixer in one layer.
+enum class FfnKind { dense, moe, none };
+
+/// One layer of the model: its mixer and its FFN, each a tensor-parallel
+/// block whose output is all-reduced when present.
+struct LayerSpec {
+  Mixer mixer = Mixer::attention;
+  FfnKind ffn = FfnKind::dense;
+  friend bool operator==(const LayerSpec&, const LayerSpec&) = default;
+};
+
+/// "attention", "sliding_window", "linear_attention", "mamba", "none"
+[[nodiscard]] std::string_view to_string(Mixer mixer);
+/// "dense", "moe", "none"
+[[nodiscard]] std::string_view to_string(FfnKind ffn);
+
 /// The parts of a model's weights a checkpoint may store at different
 /// precisions (a quantization that leaves some modules in BF16).
 enum class WeightPart {
-  embedding,       ///< the input embedding table
-  lm_head,         ///< the output head
-  attention,       ///< attention (and linear-attention) projections, the DSA indexer
-  dense_ffn,       ///< dense FFNs
+  embedding,  ///< the input embedding table
+  lm_head,    ///< the output head
+  attention,  ///< the mixers: attention, linear-attention and Mamba-2 projections, the DSA indexer
+  dense_ffn,  ///< dense FFNs
   routed_experts,  ///< routed experts
   shared_experts,  ///< shared experts
   router,          ///< expert gates
@@ -117,7 +156,15 @@ struct ModelArch {
   int sliding_window = 0;                   ///< tokens a sliding-window layer sees; 0 = none
   int sliding_window_layers = 0;            ///< how many layers use that window
   bool tie_word_embeddings = false;         ///< LM head shares the input embedding
-  std::string torch_dtype;                  ///< checkpoint dtype, e.g. "bfloat16"; empty = unknown
+  /// FFNs (dense and experts) are gated, three matrices (SwiGLU); false for
+  /// two-matrix FFNs (Nemotron-H's squared ReLU).
+  bool gated_ffn = true;
+  std::optional<MambaSpec> mamba;  ///< Mamba-2 shapes, when layers have Mamba mixers
+  /// The layers one by one, when they differ in ways the counts above cannot
+  /// say (Nemotron-H: each layer one Mamba, attention, MLP or MoE block).
+  /// Empty: the layers follow from the counts (layer_plan, tpnet/model/layer_plan.hpp).
+  std::vector<LayerSpec> layers;
+  std::string torch_dtype;   ///< checkpoint dtype, e.g. "bfloat16"; empty = unknown
   std::string quantization;  ///< checkpoint format, e.g. "fp8", "mxfp4"; empty = none
   /// Bits per weight of the parts stored otherwise than bits_per_weight: the
   /// modules a quantization leaves out, or a mixed-precision map's mean over

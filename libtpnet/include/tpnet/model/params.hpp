@@ -62,4 +62,10 @@ struct ParamEstimate {
 /// Parameters of one linear-attention (Gated DeltaNet) layer; 0 without shapes.
 [[nodiscard]] double linear_attention_params(const ModelArch& model);
 
+/// One Mamba-2 mixer's weights (0 without mamba shapes): in_proj h -> 2
+/// d_inner + 2 groups x state + heads, the convolution (with bias) over
+/// d_inner + 2 groups x state, A, D and dt bias per head, the gated norm, and
+/// out_proj d_inner -> h.
+[[nodiscard]] double mamba_params(const ModelArch& model);
+
 }  // namespace tpnet
