@@ -87,11 +87,13 @@ DoctorReport run_doctor(const DoctorRequest& request) {
     // bandwidth mixes those links with the NICs and cannot tell them apart.
     r.diagnosis.state = FabricState::not_judged;
     r.diagnosis.finding = fmt::format(
-        "not judged: the {} ranks run {} per node on {} nodes, so links inside each node carry "
+        "not judged: the {} ranks run {} per node on {}, so links inside each node carry "
         "part of the {}; its {:.1f} Gb/s bus bandwidth is not the NIC's, and the log cannot show "
         "what the NIC carried",
-        r.ranks, r.ranks_per_node, sweep.hosts.size(), to_string(sweep.collective),
-        r.busbw.bits_per_second() / 1e9);
+        r.ranks, r.ranks_per_node,
+        sweep.hosts.size() == 1 ? std::string("one node")
+                                : fmt::format("{} nodes", sweep.hosts.size()),
+        to_string(sweep.collective), r.busbw.bits_per_second() / 1e9);
     r.diagnosis.advice =
         "rerun with one rank per node (one GPU per host, e.g. mpirun -npernode 1 ... -g 1) to "
         "judge the link";
