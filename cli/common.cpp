@@ -92,9 +92,19 @@ void add_precision_options(CLI::App* app, std::string& quantization, std::string
   q->excludes(b);
 }
 
+std::vector<std::string>& model_warnings() {
+  static std::vector<std::string> warnings;
+  return warnings;
+}
+
 ModelArch load_model(const std::string& name, const std::string& quantization,
                      const std::string& bits_per_weight) {
   ModelArch model = resolve_model(name);
+  // A precision given on the command line settles what the files left in doubt.
+  if (quantization.empty() && bits_per_weight.empty()) {
+    auto& pending = model_warnings();
+    pending.insert(pending.end(), model.warnings.begin(), model.warnings.end());
+  }
   if (!quantization.empty()) {
     apply_quantization(model,
                        parse_quantization(quantization, InputLocation::for_key("--quantization")));

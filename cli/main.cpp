@@ -87,6 +87,9 @@ int run(int argc, char** argv) {
     if (!command.app->parsed()) continue;
     try {
       Outcome outcome = command.run();
+      auto& doubts = model_warnings();
+      outcome.doc.warnings.insert(outcome.doc.warnings.begin(), doubts.begin(), doubts.end());
+      doubts.clear();
       for (auto& warning : outcome.doc.warnings) {
         warning = name_fields(warning, command.names);
         std::cerr << "tpnet: warning: " << warning << "\n";

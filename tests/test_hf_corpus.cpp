@@ -11,6 +11,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "cli_runner.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/kv_cache.hpp"
 #include "tpnet/analysis/weights.hpp"
@@ -270,4 +271,24 @@ TEST_CASE("Nemotron-H layers are one block each: Mamba-2, attention, MLP or MoE"
   ModelArch odd = nano;
   odd.mamba->heads = 60;
   CHECK_THAT(tpnet::tp_refusal(odd, 8), ContainsSubstring("60 Mamba heads"));
+}
+
+TEST_CASE("a checkpoint named NVFP4 whose files state no quantization is warned about",
+          "[hf][corpus][cli]") {
+  // The corpus keeps Nemotron-3-Super-NVFP4's config.json without its
+  // hf_quant_config.json (NOTES.md): read at 16 bits, and said so.
+  const std::string folder = (kCorpus / "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4").string();
+  const ModelArch super = tpnet::load_hf_config(folder);
+  REQUIRE(super.warnings.size() == 1);
+  CHECK_THAT(super.warnings[0], ContainsSubstring("the checkpoint's name says NVFP4"));
+  CHECK(super.bits_per_weight == 16.0);
+  // A checkpoint whose files state it is not warned about.
+  CHECK(load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4").warnings.empty());
+
+  const auto warned = tpnet::test::run_tpnet({"memory", "--model", folder, "--tp", "4"});
+  CHECK_THAT(warned.err, ContainsSubstring("the checkpoint's name says NVFP4"));
+  CHECK_THAT(warned.err, ContainsSubstring("give --quantization or --bits-per-weight"));
+  const auto settled =
+      tpnet::test::run_tpnet({"memory", "--model", folder, "--tp", "4", "--quantization", "nvfp4"});
+  CHECK(settled.err.find("name says") == std::string::npos);
 }

@@ -315,6 +315,29 @@ void read_block_pattern(const Scope& s, ModelArch& m) {
   }
 }
 
+/// A quantization a checkpoint's folder or file name announces ("NVFP4" in
+/// nvidia/Qwen3-235B-A22B-NVFP4), or "" when it names none.
+std::string quantization_in_name(const std::string& origin) {
+  const std::filesystem::path path(origin);
+  std::string name = path.filename() == "config.json" ? path.parent_path().filename().string()
+                                                      : path.filename().string();
+  std::string upper = name;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  // Word-like tokens only: "FP8" in "-FP8-dynamic", not inside another word.
+  const auto is_sep = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; };
+  for (const char* token :
+       {"NVFP4", "MXFP4", "FP4", "FP8", "AWQ", "GPTQ", "INT4", "INT8", "W4A16", "W8A8", "W4A8"}) {
+    const std::string t(token);
+    for (std::size_t at = upper.find(t); at != std::string::npos; at = upper.find(t, at + 1)) {
+      const bool starts = at == 0 || is_sep(upper[at - 1]);
+      const bool ends = at + t.size() == upper.size() || is_sep(upper[at + t.size()]);
+      if (starts && ends) return name.substr(at, t.size());
+    }
+  }
+  return "";
+}
+
 /// The model_type of the language model: text_config's, else the top level's.
 std::string model_type(const Scope& s, const Scope& top) {
   for (const Scope* scope : {&s, &top}) {
@@ -615,6 +638,14 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
         m.torch_dtype.empty()
             ? "Neither quantization_config nor torch_dtype in config.json; assumed 16-bit weights."
             : fmt::format("torch_dtype {}: {:g} bits per weight.", m.torch_dtype, base_bits);
+    if (const std::string named = quantization_in_name(origin); !named.empty()) {
+      m.warnings.push_back(fmt::format(
+          "{}: the checkpoint's name says {}, but neither config.json's quantization_config nor "
+          "an hf_quant_config.json beside it states a quantization, so its weights are read at "
+          "{:g} bits; copy the checkpoint's hf_quant_config.json beside config.json, or give "
+          "`model.quantization` or `model.bits_per_weight`",
+          origin, named, base_bits));
+    }
   }
   return m;
 }

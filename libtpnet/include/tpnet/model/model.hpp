@@ -143,6 +143,9 @@ struct ModelArch {
 
   /// Values not stated by the model's source, with why they were chosen.
   std::map<std::string, std::string> assumptions;
+  /// What the model's files leave in doubt, for every command that uses it to
+  /// warn about (a checkpoint named NVFP4 whose files state no quantization).
+  std::vector<std::string> warnings;
 
   // Shapes for the parameter estimate (tpnet/model/params.hpp); all optional.
   int head_dim = 0;                 ///< per attention head; 0 = hidden_size / heads
