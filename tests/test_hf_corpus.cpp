@@ -20,6 +20,7 @@
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/params.hpp"
+#include "tpnet/model/prefill_gemms.hpp"
 
 using Catch::Matchers::WithinRel;
 using tpnet::ModelArch;
@@ -35,7 +36,6 @@ const std::map<std::string, std::string> kRefused = {
     {"nvidia__DeepSeek-V4-Flash-NVFP4", "compress_ratios"},
     {"google__gemma-4-26B-A4B", "text_config.global_head_dim"},
     {"nvidia__Gemma-4-31B-IT-NVFP4", "text_config.global_head_dim"},
-    {"nvidia__Llama-3_3-Nemotron-Super-49B-v1", "block_configs"},
 };
 
 std::set<std::string> corpus_folders() {
@@ -291,4 +291,62 @@ TEST_CASE("a checkpoint named NVFP4 whose files state no quantization is warned 
   const auto settled =
       tpnet::test::run_tpnet({"memory", "--model", folder, "--tp", "4", "--quantization", "nvfp4"});
   CHECK(settled.err.find("name says") == std::string::npos);
+}
+
+TEST_CASE("DeciLM block_configs: layers without attention and FFNs of their own width",
+          "[hf][corpus][golden]") {
+  const ModelArch nas = load("nvidia__Llama-3_3-Nemotron-Super-49B-v1");
+  REQUIRE(nas.layers.size() == 80);
+  const tpnet::LayerTally t = tpnet::tally_layers(nas);
+  CHECK(t.attention == 49);  // 31 layers have attention no_op
+  CHECK(t.no_mixer == 31);
+  CHECK(t.dense == 80);
+  CHECK(nas.num_kv_heads == 8);  // n_heads_in_group 8 of 64 heads
+  // ffn_mult 5.25 x 8192: 2/3 of it, a multiple of 256 -> 28672 (49 layers);
+  // 1.0 -> 5461 -> 5632 (8 layers); layer 0's 2.625 -> 14336.
+  CHECK(tpnet::dense_width(nas, nas.layers[0]) == 14336);
+  const auto widths = tpnet::dense_widths(nas);
+  CHECK(widths.size() == 6);  // 2,816 to 28,672
+  const auto layers_of = [&](long long width) {
+    for (const auto& [w, n] : widths) {
+      if (w == width) return n;
+    }
+    return 0;
+  };
+  CHECK(layers_of(28672) == 49);
+  CHECK(layers_of(5632) == 8);
+  // One all-reduce per block present: 49 + 80 + the embedding's.
+  tpnet::EngineConfig engine;
+  CHECK(tpnet::allreduces_per_forward(nas, engine) == 130);
+  // The name's 49B: 49.87B (+1.8%).
+  check_count("nvidia__Llama-3_3-Nemotron-Super-49B-v1 total", nas.total_params, 49);
+  // TP8 splits every width (all multiples of 256).
+  CHECK_NOTHROW(tpnet::prefill_gemm_shapes(nas, 8, 4096));
+
+  // What block_configs can say that tpnet does not model is refused, naming the key (SYNTHETIC).
+  const auto refusal = [](const std::string& attention, const std::string& ffn) {
+    std::string blocks;
+    for (int i = 0; i < 2; ++i) {
+      blocks += std::string(i ? "," : "") + R"({"attention": )" +
+                (i ? attention : R"({"n_heads_in_group": 8})") + R"(, "ffn": )" +
+                (i ? ffn : R"({"ffn_mult": 1.0})") + "}";
+    }
+    const std::string text = R"({"architectures": ["DeciLMForCausalLM"], "hidden_size": 1024,
+      "num_hidden_layers": 2, "vocab_size": 1000, "num_attention_heads": 16,
+      "block_configs": [)" + blocks +
+                             "]}";
+    try {
+      (void)tpnet::parse_hf_config(text, "nas.json");
+    } catch (const tpnet::InputError& e) {
+      return e.where().key;
+    }
+    return std::string("(no error)");
+  };
+  CHECK(refusal(R"({"replace_with_linear": true})", R"({"ffn_mult": 1.0})") ==
+        "block_configs[1].attention.replace_with_linear");
+  CHECK(refusal(R"({"n_heads_in_group": 4})", R"({"ffn_mult": 1.0})") ==
+        "block_configs[1].attention.n_heads_in_group");
+  CHECK(refusal(R"({"n_heads_in_group": 8})", R"({"replace_with_linear": true})") ==
+        "block_configs[1].ffn.replace_with_linear");
+  CHECK(refusal(R"({"no_op": true})", R"({"no_op": true})") == "(no error)");
 }

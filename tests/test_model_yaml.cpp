@@ -4,6 +4,7 @@
 #include "catch.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/io/model_yaml.hpp"
+#include "tpnet/model/layer_plan.hpp"
 
 using namespace tpnet;
 
@@ -324,4 +325,13 @@ mamba: {heads: 16, head_dim: 64, state_size: 128, groups: 2, conv_kernel: 4}
              ContainsSubstring("has MoE layers; give moe"));
   CHECK_THAT(error(head + "layer_pattern: \"MM*-\"\nlayers:\n  - {count: 4}\n"),
              ContainsSubstring("layers or layer_pattern, not both"));
+  // A run's dense FFN of its own width (DeciLM's per-layer widths).
+  const tpnet::ModelArch widths =
+      tpnet::parse_model_yaml(head +
+                                  "layers:\n  - {count: 3, mixer: mamba, ffn: none}\n"
+                                  "  - {count: 1, mixer: none, ffn_width: 2048}\n",
+                              "tiny.yaml");
+  CHECK(tpnet::dense_width(widths, widths.layers[3]) == 2048);
+  CHECK_THAT(error(head + "layers:\n  - {count: 4, ffn: none, ffn_width: 2048}\n"),
+             ContainsSubstring("ffn_width: is the width of a dense FFN"));
 }

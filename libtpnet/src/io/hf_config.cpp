@@ -249,9 +249,6 @@ void refuse_unmodelled_layers(const Scope& s) {
     const char* why;
   };
   static const Refusal refusals[] = {
-      {"block_configs",
-       "DeciLM / Nemotron-NAS layers each have their own attention (some none) and FFN width; "
-       "tpnet's layers share one shape"},
       {"compress_ratios",
        "DeepSeek-V4's compressed attention (compress_ratios, o_lora_rank, hyper-connections) is "
        "not among the attention kinds tpnet models"},
@@ -313,6 +310,82 @@ void read_block_pattern(const Scope& s, ModelArch& m) {
   if (const auto latent = optional_int(s, "moe_latent_size", 1, kMaxWidth); latent && m.moe) {
     m.moe->latent_size = *latent;
   }
+}
+
+/// DeciLM's FFN width for a multiplier: 2/3 of ffn_mult x hidden, rounded up
+/// to a multiple of 256 (transformers' _ffn_mult_to_intermediate_size).
+long long decilm_ffn_width(double ffn_mult, long long hidden) {
+  const auto width = static_cast<long long>(2.0 * ffn_mult * static_cast<double>(hidden) / 3.0);
+  return (width + 255) / 256 * 256;
+}
+
+/// DeciLM / Nemotron-NAS: block_configs gives each layer its attention (or
+/// none) and its FFN width (or none).
+void read_block_configs(const Scope& s, ModelArch& m) {
+  const YAML::Node blocks = child(s, "block_configs");
+  if (!blocks.IsSequence() || static_cast<long long>(blocks.size()) != m.num_layers) {
+    throw InputError(fmt::format("expected a list of {} layers (num_hidden_layers)", m.num_layers),
+                     at(s, blocks, "block_configs"));
+  }
+  std::optional<long long> group;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const Scope layer{blocks[i], s.origin, fmt::format("{}block_configs[{}].", s.prefix, i)};
+    if (!layer.map.IsMap())
+      throw InputError("expected a JSON object", at(s, blocks[i], "block_configs"));
+    const Scope attention{child(layer, "attention"), s.origin, layer.prefix + "attention."};
+    const Scope ffn{child(layer, "ffn"), s.origin, layer.prefix + "ffn."};
+    if (!attention.map.IsMap() || !ffn.map.IsMap()) {
+      throw InputError("expected attention and ffn objects", at(layer, layer.map, ""));
+    }
+    const auto unmodelled = [&](const Scope& part, const char* key, const char* why) {
+      if (optional_bool(part, key).value_or(false)) {
+        throw InputError(std::string("tpnet cannot model this architecture yet: ") + why,
+                         at(part, child(part, key), key));
+      }
+    };
+    unmodelled(attention, "replace_with_linear",
+               "an attention block replaced by one linear layer is not among the mixers tpnet "
+               "models");
+    unmodelled(ffn, "replace_with_linear",
+               "an FFN replaced by one linear layer is not among the FFNs tpnet models");
+    if (has(attention, "window_length")) {
+      throw InputError(
+          "tpnet cannot model this architecture yet: a per-layer attention window in "
+          "block_configs",
+          at(attention, child(attention, "window_length"), "window_length"));
+    }
+    LayerSpec spec;
+    if (optional_bool(attention, "no_op").value_or(false)) {
+      spec.mixer = Mixer::none;
+    } else {
+      const long long g = required_int(attention, "n_heads_in_group", 1, m.num_attention_heads);
+      if (m.num_attention_heads % g != 0) {
+        throw InputError(
+            fmt::format("{} does not divide the {} attention heads", g, m.num_attention_heads),
+            at(attention, child(attention, "n_heads_in_group"), "n_heads_in_group"));
+      }
+      if (group && *group != g) {
+        throw InputError(
+            "tpnet cannot model this architecture yet: its attention layers have different KV "
+            "heads, and tpnet's share one attention shape",
+            at(attention, child(attention, "n_heads_in_group"), "n_heads_in_group"));
+      }
+      group = g;
+    }
+    if (optional_bool(ffn, "no_op").value_or(false)) {
+      spec.ffn = FfnKind::none;
+    } else {
+      const YAML::Node mult = child(ffn, "ffn_mult");
+      if (!present(mult)) missing(ffn, "ffn_mult", " (the layer's FFN width)");
+      reject_string(ffn, mult, "ffn_mult", "a number");
+      const double value = keyed(
+          ffn, [&] { return yaml::required_number(ffn.map, ffn.origin, "ffn_mult", 0.0, 1e4); });
+      if (!(value > 0.0)) throw InputError("must be positive", at(ffn, mult, "ffn_mult"));
+      spec.ffn_width = decilm_ffn_width(value, m.hidden_size);
+    }
+    m.layers.push_back(spec);
+  }
+  if (group) m.num_kv_heads = static_cast<int>(m.num_attention_heads / *group);
 }
 
 /// A quantization a checkpoint's folder or file name announces ("NVFP4" in
@@ -496,6 +569,8 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
   const bool block_pattern = has(s, "hybrid_override_pattern");
   if (block_pattern) {
     read_block_pattern(s, m);
+  } else if (has(s, "block_configs")) {
+    read_block_configs(s, m);
   } else if ((!m.moe || m.moe->first_dense_layers > 0) && m.intermediate_size == 0) {
     missing(s, "intermediate_size", " (the width of the dense FFN)");
   }

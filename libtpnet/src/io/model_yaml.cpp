@@ -163,7 +163,7 @@ void parse_layer_runs(const YAML::Node& root, const std::string& origin, ModelAr
   for (const YAML::Node& run : has_runs ? runs : YAML::Node(YAML::NodeType::Sequence)) {
     yaml::with_key_prefix("layers.", [&] {
       yaml::require_map(run, origin, "a run of layers");
-      yaml::reject_unknown_keys(run, origin, {"count", "mixer", "ffn"});
+      yaml::reject_unknown_keys(run, origin, {"count", "mixer", "ffn", "ffn_width"});
       const auto count = yaml::required_integer(run, origin, "count", 1, kMaxLayers);
       const std::string mixer = yaml::optional_string(run, origin, "mixer").value_or("attention");
       const std::string ffn = yaml::optional_string(run, origin, "ffn").value_or("dense");
@@ -193,6 +193,11 @@ void parse_layer_runs(const YAML::Node& root, const std::string& origin, ModelAr
       } else {
         throw InputError("'" + ffn + "' is not an FFN; use dense, moe or none",
                          yaml::where(run["ffn"], origin, "ffn"));
+      }
+      layer.ffn_width = yaml::optional_integer(run, origin, "ffn_width", 1, kMaxWidth).value_or(0);
+      if (layer.ffn_width > 0 && layer.ffn != FfnKind::dense) {
+        throw InputError("is the width of a dense FFN; this run's ffn is " + ffn,
+                         yaml::where(run["ffn_width"], origin, "ffn_width"));
       }
       if (static_cast<long long>(m.layers.size()) + count > m.num_layers) {
         throw InputError(

@@ -39,6 +39,26 @@ std::vector<LayerSpec> layer_plan(const ModelArch& m) {
   return plan;
 }
 
+long long dense_width(const ModelArch& m, const LayerSpec& layer) {
+  return layer.ffn_width > 0 ? layer.ffn_width : m.intermediate_size;
+}
+
+std::vector<std::pair<long long, int>> dense_widths(const ModelArch& m) {
+  std::vector<std::pair<long long, int>> widths;
+  for (const LayerSpec& layer : layer_plan(m)) {
+    if (layer.ffn != FfnKind::dense) continue;
+    const long long width = dense_width(m, layer);
+    auto it = std::find_if(widths.begin(), widths.end(),
+                           [&](const auto& entry) { return entry.first == width; });
+    if (it == widths.end()) {
+      widths.emplace_back(width, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  return widths;
+}
+
 std::vector<LayerSpec> layers_from_block_pattern(std::string_view pattern,
                                                  const InputLocation& where) {
   std::vector<LayerSpec> layers;

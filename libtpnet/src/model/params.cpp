@@ -105,7 +105,11 @@ ParamEstimate estimate_params(const ModelArch& m) {
   if (!m.mla && m.attention == AttentionKind::mla) e.missing.emplace_back("mla");
   if (linear_layers > 0 && !m.linear_attention) e.missing.emplace_back("linear_attention");
   if (layers.mamba > 0 && !m.mamba) e.missing.emplace_back("mamba");
-  if (dense_layers > 0 && m.intermediate_size <= 0) e.missing.emplace_back("intermediate_size");
+  const auto widths = dense_widths(m);
+  if (dense_layers > 0 &&
+      std::any_of(widths.begin(), widths.end(), [](const auto& w) { return w.first <= 0; })) {
+    e.missing.emplace_back("intermediate_size");
+  }
   if (moe_layers > 0 && m.moe->expert_intermediate_size <= 0) {
     e.missing.emplace_back("moe.expert_intermediate_size");
   }
@@ -121,7 +125,9 @@ ParamEstimate estimate_params(const ModelArch& m) {
   e.active.attention = e.total.attention;
 
   const double dense_ffn = ffn(m, m.hidden_size, m.intermediate_size);
-  e.total.dense_ffn = dense_layers * dense_ffn;
+  for (const auto& [width, count] : dense_widths(m)) {
+    e.total.dense_ffn += count * ffn(m, m.hidden_size, width);
+  }
   e.active.dense_ffn = e.total.dense_ffn;
 
   double routed_layer = 0.0;

@@ -42,7 +42,11 @@ std::vector<std::string> missing_shapes(const ModelArch& m, int linear_layers, i
   std::vector<std::string> missing;
   if (!m.mla && m.attention == AttentionKind::mla) missing.emplace_back("mla");
   if (linear_layers > 0 && !m.linear_attention) missing.emplace_back("linear_attention");
-  if (dense_layers > 0 && m.intermediate_size <= 0) missing.emplace_back("intermediate_size");
+  const auto widths = dense_widths(m);
+  if (dense_layers > 0 &&
+      std::any_of(widths.begin(), widths.end(), [](const auto& w) { return w.first <= 0; })) {
+    missing.emplace_back("intermediate_size");
+  }
   if (moe_layers > 0 && m.moe->expert_intermediate_size <= 0) {
     missing.emplace_back("moe.expert_intermediate_size");
   }
@@ -156,9 +160,9 @@ void add_mamba(ShapeList& out, const ModelArch& m, int tp, long long layers) {
   out.add("mamba.out", h, inner, layers, GemmSplit::row);
 }
 
-void add_dense_ffn(ShapeList& out, const ModelArch& m, int tp, long long layers) {
-  const long long width =
-      split_by(m, m.intermediate_size, tp, "intermediate_size", "dense FFN columns");
+void add_dense_ffn(ShapeList& out, const ModelArch& m, int tp, long long full_width,
+                   long long layers) {
+  const long long width = split_by(m, full_width, tp, "intermediate_size", "dense FFN columns");
   if (!m.gated_ffn) {
     out.add("mlp.up", width, m.hidden_size, layers, GemmSplit::column);
     out.add("mlp.down", m.hidden_size, width, layers, GemmSplit::row);
@@ -263,7 +267,7 @@ std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCoun
   }
   if (linear_layers > 0) add_linear_attention(out, m, tp, linear_layers);
   if (tally.mamba > 0) add_mamba(out, m, tp, tally.mamba);
-  if (dense_layers > 0) add_dense_ffn(out, m, tp, dense_layers);
+  for (const auto& [width, count] : dense_widths(m)) add_dense_ffn(out, m, tp, width, count);
   if (moe_layers > 0) add_moe(out, m, tp, chunk_tokens, moe_layers);
   return out.take();
 }

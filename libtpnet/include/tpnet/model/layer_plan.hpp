@@ -4,6 +4,7 @@
 /// and the KV cache count their layers here.
 
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tpnet/error.hpp"
@@ -17,6 +18,13 @@ namespace tpnet {
 /// among full-attention ones. Where counts alone say a layer's kind, its
 /// position is a convention: it matters only to which pipeline stage holds it.
 [[nodiscard]] std::vector<LayerSpec> layer_plan(const ModelArch& model);
+
+/// The width of a dense FFN layer: its own, else the model's intermediate_size.
+[[nodiscard]] long long dense_width(const ModelArch& model, const LayerSpec& layer);
+
+/// The dense FFN widths of a model's layers with how many layers have each,
+/// in order of first appearance.
+[[nodiscard]] std::vector<std::pair<long long, int>> dense_widths(const ModelArch& model);
 
 /// Layers from Nemotron-H's hybrid_override_pattern letters, one layer each:
 /// M a Mamba-2 mixer alone, * attention alone, - a dense MLP alone, E a MoE

@@ -93,6 +93,9 @@ enum class FfnKind { dense, moe, none };
 struct LayerSpec {
   Mixer mixer = Mixer::attention;
   FfnKind ffn = FfnKind::dense;
+  /// A dense FFN's width when it differs from intermediate_size (DeciLM's
+  /// per-layer ffn_mult); 0 = intermediate_size.
+  long long ffn_width = 0;
   friend bool operator==(const LayerSpec&, const LayerSpec&) = default;
 };
 
