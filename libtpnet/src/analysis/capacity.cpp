@@ -186,8 +186,8 @@ std::vector<double> gaps_of(const std::vector<SweepPoint>& points,
   if (axis == LoadAxis::concurrency && std::all_of(mine.begin(), mine.end(), [](double m) {
         return is_power_of_two(static_cast<int>(m));
       })) {
-    for (double level = lo; level < hi; level *= 2) {
-      if (!measured(level)) gaps.insert(level);
+    for (auto level = static_cast<long long>(lo); static_cast<double>(level) < hi; level *= 2) {
+      if (!measured(static_cast<double>(level))) gaps.insert(static_cast<double>(level));
     }
   }
   return {gaps.begin(), gaps.end()};
@@ -352,7 +352,7 @@ ConfigCapacity analyze_impl(const Sweep& sweep, const SloSpec& slo, const Capaci
         "every measured level meets both SLOs, up to {}: capacity may be higher than measured",
         at_level(c.c_max, axis)));
   } else {
-    c.notes.push_back(
+    c.notes.emplace_back(
         "no run sent a fixed request rate: C_max is 0 (rerun vllm bench serve with "
         "--request-rate R for several R)");
   }
@@ -630,7 +630,7 @@ std::optional<double> users_at_rate(double requests_per_second, std::optional<Se
 }
 
 double sustained_rate(double rate, long long completed, Seconds tail) {
-  const double n = static_cast<double>(completed);
+  const auto n = static_cast<double>(completed);
   return n / (n / rate + tail.value());
 }
 

@@ -84,7 +84,7 @@ std::optional<CompressedTensorsWeights> compressed_tensors_weights(const YAML::N
     const long long group_size = integer_of(weights, "group_size").value_or(0);
     const bool symmetric = !present(weights["symmetric"]) || weights["symmetric"].as<bool>(true);
     CompressedTensorsWeights w;
-    const double bits = static_cast<double>(*num_bits);
+    const auto bits = static_cast<double>(*num_bits);
     if ((strategy == "group" || strategy == "tensor_group") && group_size > 0) {
       // One scale per group: FP8 (E4M3) for NVFP4's 16-wide groups, else
       // 16-bit; an asymmetric int format adds a zero point as wide.
@@ -132,7 +132,7 @@ constexpr int kFullAttention = 0;
 constexpr int kLinearAttention = 1;
 
 std::vector<Slot> attention_slots(const ModelArch& m) {
-  const double h = static_cast<double>(m.hidden_size);
+  const auto h = static_cast<double>(m.hidden_size);
   const double heads = m.num_attention_heads;
   std::vector<Slot> slots;
   if (m.mla) {
@@ -167,7 +167,7 @@ std::vector<Slot> attention_slots(const ModelArch& m) {
       slots.push_back({2, 1.0, {name}});
     }
   } else {
-    const double d = static_cast<double>(effective_head_dim(m));
+    const auto d = static_cast<double>(effective_head_dim(m));
     const double kv = m.num_kv_heads > 0 ? m.num_kv_heads : heads;
     const std::vector<std::string> fused = {"self_attn.qkv_proj", "attention.wqkv", "attn.qkv_proj",
                                             "self_attn.query_key_value"};
@@ -544,7 +544,7 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
   std::map<std::string, int> algos;
   int unknown = 0;
   for (const auto& item : layers_map) {
-    const std::string module = item.first.as<std::string>();
+    const auto module = item.first.as<std::string>();
     const YAML::Node spec = item.second;
     const auto algo = spec.IsMap() ? text_of(spec, "quant_algo") : std::nullopt;
     const auto bits =

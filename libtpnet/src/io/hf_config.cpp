@@ -190,7 +190,7 @@ LayerCounts count_layer_types(const Scope& s, int layers) {
     counts.listed = true;
     if (pattern.IsScalar() && pattern.Tag() == "!") {
       // EXAONE-4: "LLLG" repeats, L a local (sliding) layer, G a global one.
-      const std::string text = pattern.Scalar();
+      const std::string& text = pattern.Scalar();
       if (text.empty() || text.find_first_not_of("LG") != std::string::npos) {
         throw InputError("expected a string of L (sliding) and G (global) layers",
                          at(s, pattern, "sliding_window_pattern"));
@@ -277,7 +277,7 @@ void refuse_unmodelled_layers(const Scope& s) {
 /// * attention, - MLP, E MoE), with its Mamba-2 shapes and squared-ReLU FFNs.
 void read_block_pattern(const Scope& s, ModelArch& m) {
   const YAML::Node node = child(s, "hybrid_override_pattern");
-  const std::string pattern = node.Scalar();
+  const std::string& pattern = node.Scalar();
   if (static_cast<long long>(pattern.size()) != m.num_layers) {
     throw InputError(
         fmt::format("has {} layers, num_hidden_layers says {}", pattern.size(), m.num_layers),

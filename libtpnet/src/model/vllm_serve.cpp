@@ -419,9 +419,7 @@ VllmServeCommand parse_vllm_serve(std::string_view command_line) {
         set(std::string(k->field), count_value(f.value, f.shown, 1 << 20), f.shown);
         if (k->field == "layout.tp") tp = out.settings.back().value;
         break;
-      case Kind::tokens:
-        set(std::string(k->field), f.value, f.shown);  // tpnet's token parser checks it
-        break;
+      case Kind::tokens:  // tpnet's token and number parsers check these
       case Kind::fraction:
         set(std::string(k->field), f.value, f.shown);
         break;
