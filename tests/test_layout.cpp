@@ -161,3 +161,14 @@ TEST_CASE("layouts vLLM refuses are named with its reason", "[layout]") {
   REQUIRE(warnings.size() == 1);
   CHECK_THAT(warnings[0], ContainsSubstring("vLLM refuses it"));
 }
+
+TEST_CASE("with EP, --allreduces-per-layer 0 leaves no all-reduces, not a negative count",
+          "[layout]") {
+  const ModelArch v3 = builtin_model("deepseek-v3");
+  EngineConfig engine = engine_for(4);
+  engine.allreduces_per_layer = 0;
+  const LayoutTraffic t = layout_traffic(v3, engine, ParallelLayout{4, 1, 8}, 1);
+  CHECK(t.allreduces == 1);  // the embedding's only
+  CHECK(t.allreduce_bytes.count() >= 0.0);
+  CHECK(t.total_bytes.count() >= 0.0);
+}

@@ -133,7 +133,8 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
     t.tokens = tokens;
     // With EP a MoE layer combines its experts by all-to-all, so only the
     // attention block's all-reduce remains in it.
-    t.allreduces = layer_allreduces(model, engine, start, end) - moe +
+    // At least none: --allreduces-per-layer 0 with EP must not go negative.
+    t.allreduces = std::max(0, layer_allreduces(model, engine, start, end) - moe) +
                    (s == 0 ? engine.extra_allreduces_per_forward : 0);
     t.allreduce_bytes = block * (factor * t.allreduces);
     t.alltoall_phases = 2 * moe;
