@@ -77,22 +77,14 @@ std::string edge_text(const PointVerdict& v) {
 
 Record config_record(const ConfigCapacity& c) {
   const LoadAxis axis = c.axis;
-  double lowest = 0.0;
-  double highest = 0.0;
-  for (const auto& v : c.points) {
-    if (axis == LoadAxis::request_rate && v.unlimited()) continue;
-    const double level = load_level(v.point, axis);
-    lowest = lowest == 0.0 ? level : std::min(lowest, level);
-    highest = std::max(highest, level);
-  }
   Record rec{
       text("config", "config", c.config),
       integer("tp", "TP", c.tp),
       integer("levels", "levels", static_cast<double>(c.points.size())),
-      json_only(
-          level_field(axis, "lowest_concurrency", "lowest_request_rate_per_s", "lowest", lowest)),
+      json_only(level_field(axis, "lowest_concurrency", "lowest_request_rate_per_s", "lowest",
+                            c.lowest_level)),
       json_only(level_field(axis, "highest_concurrency", "highest_request_rate_per_s", "highest",
-                            highest)),
+                            c.highest_level)),
       level_field(axis, "c_max", "c_max_request_rate_per_s", "C_max", c.c_max),
       text("binding", "binding", std::string(to_string(c.binding))),
       level_field(axis, "fails_at_concurrency", "fails_at_request_rate_per_s", "fails at",

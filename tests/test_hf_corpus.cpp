@@ -350,3 +350,27 @@ TEST_CASE("DeciLM block_configs: layers without attention and FFNs of their own 
         "block_configs[1].ffn.replace_with_linear");
   CHECK(refusal(R"({"no_op": true})", R"({"no_op": true})") == "(no error)");
 }
+
+TEST_CASE("a hybrid_override_pattern that does not fit is refused naming it", "[hf][bad-input]") {
+  // SYNTHETIC: the Nano's shapes cut to 4 layers.
+  const auto error = [](const std::string& pattern) {
+    const std::string text =
+        R"({"architectures": ["NemotronHForCausalLM"], "hidden_size": 2688, "num_hidden_layers": 4,
+      "vocab_size": 131072, "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128,
+      "intermediate_size": 1856, "mamba_num_heads": 64, "mamba_head_dim": 64,
+      "ssm_state_size": 128, "n_groups": 8, "conv_kernel": 4, "mlp_hidden_act": "relu2",
+      "hybrid_override_pattern": ")" +
+        pattern + R"("})";
+    try {
+      (void)tpnet::parse_hf_config(text, "h.json");
+    } catch (const tpnet::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(error("M*-M") == "(no error)");
+  CHECK_THAT(error("M*-"), ContainsSubstring("hybrid_override_pattern: has 3 layers, "
+                                             "num_hidden_layers says 4"));
+  CHECK_THAT(error("M*-Q"), ContainsSubstring("'Q' is not a layer kind"));
+  CHECK_THAT(error("M*-E"), ContainsSubstring("n_routed_experts: required key is missing"));
+}

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ascii_case.hpp"
 #include "tpnet/model/model_catalog.hpp"
 
 namespace tpnet::detail {
@@ -36,9 +37,7 @@ inline bool looks_like_yaml_path(std::string_view text) {
 /// "unknown switch 'crs81'; did you mean crs812 or crs804?"
 inline std::string unknown_name_message(std::string_view what, std::string_view name,
                                         const std::vector<std::string>& candidates) {
-  std::string lowered(name);
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lowered = lowercase(name);
   std::string message = "unknown " + std::string(what) + " '" + std::string(name) + "'";
   const auto close = closest_names(lowered, candidates);
   if (!close.empty()) {

@@ -301,6 +301,9 @@ ConfigCapacity analyze_impl(const Sweep& sweep, const SloSpec& slo, const Capaci
   for (const auto& p : points) {
     c.points.push_back(judge(p, slo, options.edge, axis));
     if (!counts(c.points.back(), axis)) continue;
+    const double level = load_level(p, axis);
+    c.lowest_level = c.lowest_level == 0.0 ? level : std::min(c.lowest_level, level);
+    c.highest_level = std::max(c.highest_level, level);
     const TokenRate throughput = axis == LoadAxis::concurrency
                                      ? p.tps * static_cast<double>(p.concurrency)
                                      : p.output_throughput.value_or(TokenRate());

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <regex>
 
+#include "ascii_case.hpp"
 #include "tpnet/error.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "yaml_fields.hpp"
@@ -14,12 +15,7 @@
 namespace tpnet::detail {
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using detail::lowercase;
 
 bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
 
@@ -79,8 +75,8 @@ std::optional<CompressedTensorsWeights> compressed_tensors_weights(const YAML::N
       throw InputError("expected num_bits 1 to 16",
                        yaml::where(weights["num_bits"], origin, key + "num_bits"));
     }
-    const std::string type = lower(text_of(weights, "type").value_or("int"));
-    const std::string strategy = lower(text_of(weights, "strategy").value_or("tensor"));
+    const std::string type = lowercase(text_of(weights, "type").value_or("int"));
+    const std::string strategy = lowercase(text_of(weights, "strategy").value_or("tensor"));
     const long long group_size = integer_of(weights, "group_size").value_or(0);
     const bool symmetric = !present(weights["symmetric"]) || weights["symmetric"].as<bool>(true);
     CompressedTensorsWeights w;
@@ -291,7 +287,7 @@ bool glob(std::string_view pattern, std::string_view text) {
 /// Bits per weight of a modelopt quant_algo (scale factors included); nullopt
 /// for one tpnet does not know.
 std::optional<double> modelopt_bits(std::string_view algo_text, long long group) {
-  const std::string algo = lower(algo_text);
+  const std::string algo = lowercase(algo_text);
   if (algo == "nvfp4" || algo == "nvfp4_awq" || algo == "w4a16_nvfp4" || algo == "fp4") {
     return 4.5;  // 4 + FP8 scale / 16
   }
@@ -556,7 +552,7 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
                       algo.value_or("(none)")),
           InputLocation::in_file(origin, 0, "quantization.quantized_layers." + module));
     }
-    ++algos[lower(*algo)];
+    ++algos[lowercase(*algo)];
     if (!part_of_module(module)) {
       ++unknown;
       continue;
@@ -610,7 +606,7 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
 }  // namespace
 
 std::optional<WeightPart> part_of_module(std::string_view module) {
-  const std::string m = lower(module);
+  const std::string m = lowercase(module);
   const std::size_t dot = m.rfind('.');
   const std::string last = dot == std::string::npos ? m : m.substr(dot + 1);
   // Norms hold no counted weights (docs/formulas.md s.8).
@@ -666,7 +662,7 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
   if (!method_text) {
     throw InputError("required key is missing", yaml::where(q, origin, prefix + "quant_method"));
   }
-  const std::string method = lower(*method_text);
+  const std::string method = lowercase(*method_text);
   std::vector<std::string> excluded;
   for (const char* key :
        {"ignore", "exclude_modules", "modules_to_not_convert", "ignored_layers"}) {
@@ -711,13 +707,13 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
           where("quant_algo"));
     }
     p.bits = *bits;
-    p.quantization = *bits == 4.5 ? "nvfp4" : lower(*algo_text);
+    p.quantization = *bits == 4.5 ? "nvfp4" : lowercase(*algo_text);
     p.why = fmt::format("quantization_config: modelopt {}, {:g} bits per weight with its scales",
                         algo_text.value_or("NVFP4"), *bits);
     lm_head_quantized = true;
   } else if (method == "compressed-tensors") {
     const auto format = text_of(q, "format");
-    const std::string f = lower(format.value_or(""));
+    const std::string f = lowercase(format.value_or(""));
     if (auto group = compressed_tensors_weights(q, origin, prefix)) {
       p.bits = group->bits;
       p.quantization = group->name;
@@ -796,7 +792,7 @@ CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
   }
   CheckpointPrecision p;
   const std::vector<std::string> excluded = strings_of(q, "exclude_modules");
-  if (lower(*algo) == "mixed_precision") {
+  if (lowercase(*algo) == "mixed_precision") {
     const YAML::Node layers = q["quantized_layers"];
     if (!present(layers) || !layers.IsMap()) {
       throw InputError("MIXED_PRECISION needs the quantized_layers map",
@@ -812,7 +808,7 @@ CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
                        yaml::where(q["quant_algo"], origin, "quantization.quant_algo"));
     }
     p.bits = *bits;
-    p.quantization = *bits == 4.5 ? "nvfp4" : lower(*algo);
+    p.quantization = *bits == 4.5 ? "nvfp4" : lowercase(*algo);
     const auto share =
         excluded_share(excluded, model, p.warnings, origin + ": quantization.exclude_modules:",
                        InputLocation::in_file(origin, 0, "quantization.exclude_modules"));

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "ascii_case.hpp"
 #include "checkpoint_precision.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/model/layer_plan.hpp"
@@ -95,11 +96,7 @@ std::optional<bool> optional_bool(const Scope& s, std::string_view key) {
   throw InputError("expected true or false", at(s, node, key));
 }
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
+using detail::lowercase;
 
 YAML::Node load_json(std::string_view text, const std::string& origin) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 byte order mark
@@ -301,11 +298,11 @@ void read_block_pattern(const Scope& s, ModelArch& m) {
     spec.state_size = required_int(s, "ssm_state_size", 1, kMaxWidth);
     spec.groups = required_int(s, "n_groups", 1, kMaxHeads);
     spec.conv_kernel = required_int(s, "conv_kernel", 1, kMaxConvKernel);
-    const std::string cache = lower(optional_text(s, "mamba_ssm_cache_dtype").value_or(""));
+    const std::string cache = lowercase(optional_text(s, "mamba_ssm_cache_dtype").value_or(""));
     spec.state_bytes = cache == "float32" ? 4 : 2;
     m.mamba = spec;
   }
-  const std::string act = lower(optional_text(s, "mlp_hidden_act").value_or("relu2"));
+  const std::string act = lowercase(optional_text(s, "mlp_hidden_act").value_or("relu2"));
   m.gated_ffn = act != "relu2" && act != "relu";
   if (const auto latent = optional_int(s, "moe_latent_size", 1, kMaxWidth); latent && m.moe) {
     m.moe->latent_size = *latent;
@@ -394,9 +391,7 @@ std::string quantization_in_name(const std::string& origin) {
   const std::filesystem::path path(origin);
   std::string name = path.filename() == "config.json" ? path.parent_path().filename().string()
                                                       : path.filename().string();
-  std::string upper = name;
-  std::transform(upper.begin(), upper.end(), upper.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  const std::string upper = detail::uppercase(name);
   // Word-like tokens only: "FP8" in "-FP8-dynamic", not inside another word.
   const auto is_sep = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; };
   for (const char* token :
@@ -415,7 +410,7 @@ std::string quantization_in_name(const std::string& origin) {
 std::string model_type(const Scope& s, const Scope& top) {
   for (const Scope* scope : {&s, &top}) {
     const YAML::Node type = child(*scope, "model_type");
-    if (present(type) && type.IsScalar()) return lower(type.Scalar());
+    if (present(type) && type.IsScalar()) return lowercase(type.Scalar());
   }
   return "";
 }
@@ -429,7 +424,7 @@ long long default_vocab_size(const std::string& type) {
 }
 
 double dtype_bits(const Scope& s, const std::string& key, const std::string& dtype) {
-  const std::string t = lower(dtype);
+  const std::string t = lowercase(dtype);
   if (t == "bfloat16" || t == "float16" || t == "bf16" || t == "fp16" || t == "half") return 16;
   if (t == "float32" || t == "fp32" || t == "float") return 32;
   if (t.rfind("float8", 0) == 0 || t == "fp8") return 8;

@@ -138,6 +138,22 @@ void parse_shapes(const YAML::Node& root, const std::string& origin, ModelArch& 
 
 }  // namespace
 
+/// The kind among `kinds` whose to_string is `name`; an error listing them otherwise.
+template <typename Kind, std::size_t N>
+Kind kind_named(const Kind (&kinds)[N], const std::string& name, const char* what,
+                const YAML::Node& node, const std::string& origin, const char* key) {
+  std::string allowed;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (to_string(kinds[i]) == name) return kinds[i];
+    allowed += std::string(i == 0       ? ""
+                           : i + 1 == N ? " or "
+                                        : ", ") +
+               std::string(to_string(kinds[i]));
+  }
+  throw InputError("'" + name + "' is not " + what + "; use " + allowed,
+                   yaml::where(node, origin, key));
+}
+
 /// The layers one by one: `layers:` as runs, `- {count: 5, mixer: mamba,
 /// ffn: none}`, in order, or `layer_pattern:` in Nemotron-H's letters; either
 /// adds up to num_layers (docs/models.md, "The layer plan").
@@ -168,32 +184,8 @@ void parse_layer_runs(const YAML::Node& root, const std::string& origin, ModelAr
       const std::string mixer = yaml::optional_string(run, origin, "mixer").value_or("attention");
       const std::string ffn = yaml::optional_string(run, origin, "ffn").value_or("dense");
       LayerSpec layer;
-      if (mixer == "attention") {
-        layer.mixer = Mixer::attention;
-      } else if (mixer == "sliding_window") {
-        layer.mixer = Mixer::sliding_window;
-      } else if (mixer == "linear_attention") {
-        layer.mixer = Mixer::linear_attention;
-      } else if (mixer == "mamba") {
-        layer.mixer = Mixer::mamba;
-      } else if (mixer == "none") {
-        layer.mixer = Mixer::none;
-      } else {
-        throw InputError("'" + mixer +
-                             "' is not a mixer; use attention, sliding_window, "
-                             "linear_attention, mamba or none",
-                         yaml::where(run["mixer"], origin, "mixer"));
-      }
-      if (ffn == "dense") {
-        layer.ffn = FfnKind::dense;
-      } else if (ffn == "moe") {
-        layer.ffn = FfnKind::moe;
-      } else if (ffn == "none") {
-        layer.ffn = FfnKind::none;
-      } else {
-        throw InputError("'" + ffn + "' is not an FFN; use dense, moe or none",
-                         yaml::where(run["ffn"], origin, "ffn"));
-      }
+      layer.mixer = kind_named(kMixers, mixer, "a mixer", run["mixer"], origin, "mixer");
+      layer.ffn = kind_named(kFfnKinds, ffn, "an FFN", run["ffn"], origin, "ffn");
       layer.ffn_width = yaml::optional_integer(run, origin, "ffn_width", 1, kMaxWidth).value_or(0);
       if (layer.ffn_width > 0 && layer.ffn != FfnKind::dense) {
         throw InputError("is the width of a dense FFN; this run's ffn is " + ffn,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "ascii_case.hpp"
 #include "catalog_yaml.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "yaml_fields.hpp"
@@ -12,11 +13,7 @@
 namespace tpnet {
 namespace {
 
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
+using detail::lowercase;
 
 std::string cage_list() {
   std::string out;

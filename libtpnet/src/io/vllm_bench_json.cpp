@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "ascii_case.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "yaml_fields.hpp"
@@ -48,9 +49,7 @@ bool is_null(const YAML::Node& node) { return !node || node.IsNull(); }
 /// vLLM writes an unlimited rate as the string "inf" (Python's float("inf")).
 bool is_infinite_text(const YAML::Node& node) {
   if (!node.IsScalar()) return false;
-  std::string text = node.Scalar();
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const std::string text = detail::lowercase(node.Scalar());
   return text == "inf" || text == "infinity" || text == "+inf";
 }
 

@@ -2,15 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
+#include "ascii_case.hpp"
 
 namespace tpnet {
 
 PrecisionChoice parse_quantization(std::string_view given, const InputLocation& where) {
-  std::string text(given);
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string text = detail::lowercase(given);
   if (text == "nvfp4") return {"nvfp4", 4.5};
   if (text == "fp8") return {"fp8", 8.0};
   if (text == "mxfp4") return {"mxfp4", 4.25};

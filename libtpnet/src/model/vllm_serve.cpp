@@ -7,6 +7,7 @@
 #include <cctype>
 #include <map>
 
+#include "ascii_case.hpp"
 #include "tpnet/error.hpp"
 
 namespace tpnet {
@@ -92,11 +93,7 @@ const Known* known(std::string_view flag) {
   return nullptr;
 }
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
+using detail::lowercase;
 
 bool all_digits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(),
@@ -105,7 +102,7 @@ bool all_digits(std::string_view text) {
 
 /// vLLM's --kv-cache-dtype names, as tpnet's memory.kv_cache_dtype takes them.
 std::string kv_cache_dtype(const std::string& written, const std::string& shown) {
-  const std::string v = lower(written);
+  const std::string v = lowercase(written);
   if (v == "auto") return "auto";
   if (v == "fp8" || v == "fp8_e4m3" || v == "fp8_e5m2" || v == "fp8_inc" || v == "fp8_ds_mla") {
     return "fp8";
@@ -120,7 +117,7 @@ std::string kv_cache_dtype(const std::string& written, const std::string& shown)
 
 /// vLLM's --quantization methods tpnet can price, as model.quantization takes them.
 std::optional<std::string> quantization(const std::string& written) {
-  const std::string v = lower(written);
+  const std::string v = lowercase(written);
   if (v == "fp8" || v == "modelopt" || v == "fbgemm_fp8" || v == "ptpc_fp8") return "fp8";
   if (v == "modelopt_fp4" || v == "nvfp4") return "nvfp4";
   if (v == "mxfp4") return "mxfp4";
@@ -397,7 +394,7 @@ VllmServeCommand parse_vllm_serve(std::string_view command_line) {
       continue;
     }
     if (f.flag == kDtype) {
-      const std::string v = lower(f.value);
+      const std::string v = lowercase(f.value);
       if (v == "float32" || v == "float") {
         set("engine.activation_bytes", "4", f.shown);
       } else if (v != "auto" && v != "bfloat16" && v != "float16" && v != "half" && v != "bf16" &&

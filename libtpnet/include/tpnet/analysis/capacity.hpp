@@ -139,7 +139,9 @@ struct ConfigCapacity {
   int tp = 0;
   LoadAxis axis = LoadAxis::concurrency;
   std::vector<PointVerdict> points;  ///< by load level; unlimited runs last
-  double c_max = 0.0;                ///< a concurrency, or requests/s on the rate axis
+  double lowest_level = 0.0;   ///< the lowest measured level (unlimited runs left out); 0 if none
+  double highest_level = 0.0;  ///< the highest; 0 if none
+  double c_max = 0.0;          ///< a concurrency, or requests/s on the rate axis
   Binding binding = Binding::none_measured;
   /// The first measured level above C_max; 0 when none. A rate sweep's
   /// unlimited run is never it.

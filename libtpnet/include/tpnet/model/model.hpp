@@ -99,6 +99,11 @@ struct LayerSpec {
   friend bool operator==(const LayerSpec&, const LayerSpec&) = default;
 };
 
+/// Every mixer and every FFN kind, in the order above.
+inline constexpr Mixer kMixers[] = {Mixer::attention, Mixer::sliding_window,
+                                    Mixer::linear_attention, Mixer::mamba, Mixer::none};
+inline constexpr FfnKind kFfnKinds[] = {FfnKind::dense, FfnKind::moe, FfnKind::none};
+
 /// "attention", "sliding_window", "linear_attention", "mamba", "none"
 [[nodiscard]] std::string_view to_string(Mixer mixer);
 /// "dense", "moe", "none"
