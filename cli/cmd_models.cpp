@@ -252,6 +252,23 @@ Document run_show(const ModelsOptions& o) {
          number("node_bytes_at_tp8", "per node at TP8", p.node_bytes_at_tp8.count(), kBytesGB, 2)});
   }
   doc.fields.push_back(records("weights_by_part", "weights by part", std::move(parts)));
+  std::vector<Record> compute;
+  for (const PrefillComputeRow& r : summary.prefill_compute) {
+    compute.push_back(
+        {integer("prompt_tokens", "prompt", static_cast<double>(r.prompt_tokens)),
+         number("gemm_flops_per_token", "weight GEMMs", r.gemm_flops_per_token, kGigaflops, 2),
+         number("mixer_flops_per_token", "attention and mixers", r.mixer_flops_per_token,
+                kGigaflops, 2),
+         number("mixer_share_percent", "mixer share", 100.0 * r.mixer_share(), kPercent, 1)});
+  }
+  doc.fields.push_back(records("prefill_compute",
+                               "prefill compute per prompt token, whole model, from an empty "
+                               "KV cache (docs/formulas.md s.18.1)",
+                               std::move(compute)));
+  if (!summary.prefill_compute_missing.empty()) {
+    doc.fields.push_back(
+        table_only(text("", "prefill compute", "needs " + summary.prefill_compute_missing)));
+  }
 
   Record assumptions;
   for (const auto& [key, why] : m.assumptions) assumptions.push_back(text(key, key, why));

@@ -29,6 +29,7 @@ inline constexpr DisplayUnit kPercent{"%", 1.0};
 inline constexpr DisplayUnit kTimes{"x", 1.0};
 inline constexpr DisplayUnit kGTps{"GT/s", 1.0};
 inline constexpr DisplayUnit kBillions{"B", 1e9};
+inline constexpr DisplayUnit kGigaflops{"GFLOP", 1e9};
 
 struct Field;
 using Record = std::vector<Field>;

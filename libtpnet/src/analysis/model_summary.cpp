@@ -2,7 +2,10 @@
 
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/weights.hpp"
+#include "tpnet/error.hpp"
 #include "tpnet/model/layout.hpp"
+#include "tpnet/model/mixer_compute.hpp"
+#include "tpnet/model/prefill_gemms.hpp"
 
 namespace tpnet {
 
@@ -13,8 +16,7 @@ ModelSummary summarize_model(const ModelArch& model) {
   s.effective_bits = effective_bits_per_weight(model);
   const WeightMemory whole = weight_memory(model, ParallelLayout{1, 1, 1});
   const WeightMemory tp8 = weight_memory(model, ParallelLayout{8, 1, 1});
-  for (std::size_t i = 0; i < whole.model_bytes_by_part.size(); ++i) {
-    const auto& [part, bytes] = whole.model_bytes_by_part[i];
+  for (const auto& [part, bytes] : whole.model_bytes_by_part) {
     Bytes node;
     for (const auto& [p, b] : tp8.node_bytes_by_part) {
       if (p == part) node = b;
@@ -27,6 +29,17 @@ ModelSummary summarize_model(const ModelArch& model) {
     s.per_tp.push_back(ModelTpRow{tp, weight_memory(model, ParallelLayout{tp, 1, 1}).per_node(),
                                   bytes_per_prompt_token(model, engine),
                                   tp_divides_heads(model, tp)});
+  }
+  try {
+    const double gemm_per_token = total_flops(prefill_gemm_shapes(model, 1, 1));
+    for (TokenCount prompt : {TokenCount{4096}, TokenCount{32768}, TokenCount{131072}}) {
+      const double mixer = prefill_mixer_flops(model, 1, 0, prompt).total();
+      s.prefill_compute.push_back(
+          PrefillComputeRow{prompt, gemm_per_token, mixer / static_cast<double>(prompt)});
+    }
+  } catch (const InputError& e) {
+    s.prefill_compute.clear();
+    s.prefill_compute_missing = e.what();
   }
   return s;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tp_split.hpp"
 #include "tpnet/error.hpp"
 #include "tpnet/model/layer_plan.hpp"
 
@@ -13,26 +14,13 @@ namespace {
 
 double d(long long value) { return static_cast<double>(value); }
 
-/// Where a model's bad shape is reported: the model's name and the key.
 InputLocation at_key(const ModelArch& m, std::string key) {
-  return InputLocation::in_file(m.name, 0, std::move(key));
+  return detail::at_model_key(m, std::move(key));
 }
 
-/// `value` / tp, or InputError naming `key` when tp does not divide it.
 long long split_by(const ModelArch& m, long long value, int tp, const std::string& key,
                    std::string_view what) {
-  if (value <= 0) {
-    throw InputError(
-        fmt::format("{} is {}; the prefill GEMM shapes need a positive {}", key, value, what),
-        at_key(m, key));
-  }
-  if (value % tp != 0) {
-    throw InputError(fmt::format("{} {} do not split evenly over TP {}; vLLM needs them to be a "
-                                 "multiple of the TP size",
-                                 value, what, tp),
-                     at_key(m, key));
-  }
-  return value / tp;
+  return detail::split_by_tp(m, value, tp, key, what, "the prefill GEMM shapes");
 }
 
 /// Shape keys the GEMMs need but the model does not state (the same keys

@@ -1,0 +1,42 @@
+#pragma once
+/// The token-mixing work of a forward pass that the weight GEMMs leave out:
+/// attention scores and values over the keys each token sees, the DSA
+/// indexer's scores, and the Gated DeltaNet and Mamba-2 state updates, layer
+/// by layer from the layer plan (docs/formulas.md s.18.1). Unlike the GEMMs
+/// it grows with the context already in the KV cache.
+
+#include "tpnet/model/model.hpp"
+#include "tpnet/units.hpp"
+
+namespace tpnet {
+
+/// FLOPs one node spends mixing tokens, by kind of layer. A multiply-add
+/// counts 2 FLOPs, as in the GEMM counts.
+struct MixerFlops {
+  double attention = 0.0;         ///< QK^T and PV of full-attention layers (top-k keys under DSA)
+  double sliding_window = 0.0;    ///< the same over at most `sliding_window` keys
+  double sparse_index = 0.0;      ///< the DSA indexer's scores over every earlier key
+  double linear_attention = 0.0;  ///< Gated DeltaNet's state update and readout
+  double mamba = 0.0;             ///< Mamba-2's state update and readout
+  [[nodiscard]] double total() const {
+    return attention + sliding_window + sparse_index + linear_attention + mamba;
+  }
+};
+
+/// One request's prefill chunk of `chunk_tokens` tokens after
+/// `context_tokens` already in its KV cache, on one node at TP `tp`: each
+/// token attends causally to every key up to itself (within the window for
+/// sliding layers, the top-k for DSA). MLA is counted in vLLM's prefill
+/// form, heads expanded to qk_nope + qk_rope and v_head_dim.
+/// Throws InputError naming the key: heads TP does not divide, a shape the
+/// layers need and the model does not state, tokens out of range.
+[[nodiscard]] MixerFlops prefill_mixer_flops(const ModelArch& model, int tp,
+                                             TokenCount context_tokens, TokenCount chunk_tokens);
+
+/// One decode token of one request at `context_tokens` before it. MLA is
+/// counted in vLLM's decode form: queries absorbed into the latent, scores
+/// over kv_lora_rank + qk_rope, values over kv_lora_rank.
+[[nodiscard]] MixerFlops decode_mixer_flops(const ModelArch& model, int tp,
+                                            TokenCount context_tokens);
+
+}  // namespace tpnet
