@@ -14,6 +14,7 @@ constexpr FieldFlag kFieldFlags[] = {
     {"model.bits_per_weight", "--bits-per-weight"},
     {"model.quantization", "--quantization"},
     {"vllm_args", "--vllm-args"},
+    {"input.max_bytes", "TPNET_MAX_INPUT_BYTES"},
     {"node", "--node"},
     {"layout.tp", "--tp"},
     {"layout.pp", "--pp"},

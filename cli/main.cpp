@@ -11,6 +11,7 @@
 
 #include "common.hpp"
 #include "exit_codes.hpp"
+#include "input_limit.hpp"
 #include "tpnet/error.hpp"
 #include "vllm_args.hpp"
 
@@ -18,6 +19,12 @@ namespace {
 
 int run(int argc, char** argv) {
   using namespace tpnet::cli;
+  try {
+    apply_input_limit_from_environment();
+  } catch (const tpnet::InputError& e) {
+    std::cerr << "tpnet: error: " << e.what() << "\n";
+    return 2;
+  }
   CLI::App app{
       "tpnet sizes the network for tensor-parallel LLM inference across Ethernet-linked nodes.\n"
       "Exit codes: 0 ok, 1 a CI gate failed, 2 bad input or usage, 3 internal error.",

@@ -194,7 +194,7 @@ TEST_CASE("all_reduce_perf -J JSON: bad inputs name the file, line and key", "[n
   CHECK_THAT(json_error_of(kJson, "\"nwrong\":0.000000}", "\"nwrong\":2.000000}"),
              ContainsSubstring("out_of_place #wrong is 2"));
   CHECK_THAT(json_error_of(kJson, "\"end_time\":\"2026-08-31 10:00:05\"}", "\"end_time\":"),
-             ContainsSubstring("ar.txt:15: not valid"));
+             ContainsSubstring("ar.txt:15: is not valid JSON"));
   CHECK_THAT(error_of("{\"results\":[]}"), ContainsSubstring("is an empty list"));
 }
 

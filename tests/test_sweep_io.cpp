@@ -221,7 +221,8 @@ TEST_CASE("files written with --append-result hold one vllm result per line", "[
 
 TEST_CASE("vllm result errors name the file, line and key", "[sweep-io][vllm][bad-input]") {
   CHECK_THAT(json_error(""), ContainsSubstring("bench.json: is empty"));
-  CHECK_THAT(json_error("{\"config\": \"TP2\", "), ContainsSubstring("bench.json:1: not valid"));
+  CHECK_THAT(json_error("{\"config\": \"TP2\", "),
+             ContainsSubstring("bench.json:1: is not valid JSON"));
   CHECK_THAT(json_error(R"({"duration": 10})"),
              ContainsSubstring("is not a vllm bench serve result"));
   CHECK_THAT(json_error(R"({"mean_ttft_ms": 100, "max_concurrency": null})"),

@@ -112,11 +112,39 @@ TEST_CASE("a counter going backwards is a reset: counted from 0, with a note, ne
     CHECK(samples[i].xmit.count() >= samples[i - 1].xmit.count());
     CHECK(samples[i].rcv.count() >= samples[i - 1].rcv.count());
   }
-  REQUIRE(s.notes.size() == 2);
+  // Line 5's rcv step (2^64 - 1 - 400 units in 1 ms) is no link's rate: a glitch.
+  CHECK(samples[3].rcv.count() == samples[2].rcv.count());
+  REQUIRE(s.notes.size() == 3);
   CHECK_THAT(s.notes[0], ContainsSubstring("c.csv line 4: d port 1 port_xmit_data went back"));
   CHECK_THAT(s.notes[0], ContainsSubstring("from 200 to 50"));
-  CHECK_THAT(s.notes[1], ContainsSubstring("line 6"));
-  CHECK_THAT(s.notes[1], ContainsSubstring("port_rcv_data"));
+  CHECK_THAT(s.notes[1], ContainsSubstring("line 5"));
+  CHECK_THAT(s.notes[1], ContainsSubstring("glitch"));
+  CHECK_THAT(s.notes[2], ContainsSubstring("line 6"));
+  CHECK_THAT(s.notes[2], ContainsSubstring("port_rcv_data"));
+}
+
+TEST_CASE("a counter jump faster than any link is a glitch, never a rate", "[traffic][bad-input]") {
+  // 2^62 units (2^64 bytes) in 1 us: once reported as a 10^17 Gb/s peak.
+  const CounterSeries s = parse_counters_csv(std::string(kHeader) +
+                                                 "0.000000,d,1,0,0\n"
+                                                 "0.000001,d,1,4611686018427387904,0\n"
+                                                 "0.001001,d,1,4611686018427387905,1000\n",
+                                             "c.csv");
+  const auto& samples = s.devices[0].samples;
+  CHECK(samples[1].xmit.count() == 0.0);
+  CHECK(samples[2].xmit.count() == 4.0);
+  CHECK(samples[2].rcv.count() == 4000.0);
+  REQUIRE(s.notes.size() == 1);
+  CHECK_THAT(s.notes[0], ContainsSubstring("c.csv line 3: d port 1 port_xmit_data jumped by "
+                                           "4611686018427387904 units in 0.000001000 s"));
+  CHECK_THAT(s.notes[0], ContainsSubstring("above any link's 10000 Gb/s"));
+  // A plausible step stays: 1.25 GB in 1 ms is exactly 10 Tb/s.
+  const CounterSeries fast = parse_counters_csv(std::string(kHeader) +
+                                                    "0.000,d,1,0,0\n"
+                                                    "0.001,d,1,312500000,0\n",
+                                                "c.csv");
+  CHECK(fast.devices[0].samples[1].xmit.count() == 1.25e9);
+  CHECK(fast.notes.empty());
 }
 
 TEST_CASE("counter CSV errors name the file, line and column", "[traffic][bad-input]") {

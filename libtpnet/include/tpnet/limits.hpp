@@ -29,6 +29,10 @@ inline constexpr TokenCount kMaxTokens = TokenCount{1} << 27;
 /// The most concurrent requests a prompt mix may name.
 inline constexpr long long kMaxPromptRequests = 1000000;
 
+/// The fastest a NIC counter may plausibly advance: 10 Tb/s, 25x a 400G port.
+/// A faster step between two reads is a reset or a glitch, never traffic.
+inline constexpr double kMaxCounterBitsPerSecond = 1e13;
+
 // ---------------------------------------------------------------- layouts and engines
 
 inline constexpr int kMaxTp = 1024;  ///< tensor-parallel size (and --min-tp's last try)

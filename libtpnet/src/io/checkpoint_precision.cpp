@@ -779,7 +779,7 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
 CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
                                                    const std::string& origin, double dtype_bits,
                                                    const ModelArch& model) {
-  const YAML::Node root = yaml::load_document(json_text, origin);
+  const YAML::Node root = yaml::load_document(json_text, origin, yaml::Syntax::json);
   yaml::require_map(root, origin, "an hf_quant_config.json");
   const YAML::Node q = root["quantization"];
   if (!present(q) || !q.IsMap()) {

@@ -5,9 +5,11 @@
 #include <charconv>
 #include <cstdint>
 #include <map>
+#include <optional>
 
 #include "csv_table.hpp"
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/limits.hpp"
 
 namespace tpnet {
 namespace {
@@ -49,34 +51,55 @@ struct DeviceState {
   int line = 0;
 };
 
-/// Bytes since the previous read; a lower value is a reset and counts from 0.
-double advance(std::uint64_t previous, std::uint64_t now, const char* counter,
+/// Bytes since the previous read `seconds` earlier; a lower value is a reset
+/// and counts from 0. A step faster than any link (kMaxCounterBitsPerSecond)
+/// is a reset or a glitch, not traffic: the interval counts nothing, noted.
+double advance(std::uint64_t previous, std::uint64_t now, double seconds, const char* counter,
                const DeviceSeries& device, int line, const std::string& origin,
                std::vector<std::string>& notes) {
-  if (now >= previous) return static_cast<double>(now - previous) * kBytesPerCounterUnit;
-  notes.push_back(origin + " line " + std::to_string(line) + ": " + device.device + " port " +
-                  device.port + " " + counter + " went back from " + std::to_string(previous) +
-                  " to " + std::to_string(now) +
-                  "; treated as a reset, counting the new value from 0");
-  return static_cast<double>(now) * kBytesPerCounterUnit;
+  const bool reset = now < previous;
+  const double bytes = static_cast<double>(reset ? now : now - previous) * kBytesPerCounterUnit;
+  const std::string where =
+      fmt::format("{} line {}: {} port {} {}", origin, line, device.device, device.port, counter);
+  const double bits_per_second = bytes * 8.0 / seconds;
+  if (bits_per_second > kMaxCounterBitsPerSecond) {
+    notes.push_back(fmt::format(
+        "{} {} by {} units in {} s, {:.0f} Gb/s, above any link's {:.0f} Gb/s: a counter reset "
+        "or glitch, not traffic; that interval counts 0 bytes",
+        where, reset ? "went back and restarted" : "jumped", reset ? now : now - previous,
+        fmt::format("{:.9f}", seconds), std::min(bits_per_second, 1e18) / 1e9,
+        kMaxCounterBitsPerSecond / 1e9));
+    return 0.0;
+  }
+  if (reset) {
+    notes.push_back(
+        fmt::format("{} went back from {} to {}; treated as a reset, counting the new "
+                    "value from 0",
+                    where, previous, now));
+  }
+  return bytes;
 }
 
 }  // namespace
 
 CounterSeries parse_counters_csv(std::string_view text, const std::string& origin) {
-  const auto table = csv::Table::parse(text, origin);
-  const auto time_column = table.require_column("time_s");
-  const auto device_column = table.require_column("device");
-  const auto port_column = table.require_column("port");
-  const auto xmit_column = table.require_column("port_xmit_data");
-  const auto rcv_column = table.require_column("port_rcv_data");
-
+  struct Columns {
+    std::size_t time, device, port, xmit, rcv;
+  };
+  std::optional<Columns> columns;
   CounterSeries series;
   std::map<std::string, DeviceState> states;
-  for (const auto& row : table.rows()) {
+  // Streamed: a long 1 ms capture keeps only its samples, not its cells.
+  csv::Table::stream(text, origin, [&](const csv::Table& table, const csv::Row& row) {
+    if (!columns) {
+      columns = Columns{table.require_column("time_s"), table.require_column("device"),
+                        table.require_column("port"), table.require_column("port_xmit_data"),
+                        table.require_column("port_rcv_data")};
+    }
+    const std::size_t time_column = columns->time;
     const double time_s = timestamp(table, row, time_column, origin, "time_s");
-    const std::string& device = table.text(row, device_column);
-    const std::string& port = table.text(row, port_column);
+    const std::string& device = table.text(row, columns->device);
+    const std::string& port = table.text(row, columns->port);
     if (device.empty()) {
       throw InputError("is empty; name the RDMA device (e.g. rocep1s0f0)",
                        InputLocation::in_file(origin, row.line, "column device"));
@@ -85,8 +108,8 @@ CounterSeries parse_counters_csv(std::string_view text, const std::string& origi
       throw InputError("is empty; give the port number (e.g. 1)",
                        InputLocation::in_file(origin, row.line, "column port"));
     }
-    const std::uint64_t xmit = counter_cell(table, row, xmit_column, origin, "port_xmit_data");
-    const std::uint64_t rcv = counter_cell(table, row, rcv_column, origin, "port_rcv_data");
+    const std::uint64_t xmit = counter_cell(table, row, columns->xmit, origin, "port_xmit_data");
+    const std::uint64_t rcv = counter_cell(table, row, columns->rcv, origin, "port_rcv_data");
     ++series.reads;
 
     const std::string key = fmt::format("{}\n{}", device, port);
@@ -95,7 +118,7 @@ CounterSeries parse_counters_csv(std::string_view text, const std::string& origi
       states.emplace(key, DeviceState{series.devices.size(), xmit, rcv, time_s, row.line});
       series.devices.push_back(
           DeviceSeries{device, port, {CounterSample{Seconds(time_s), Bytes(0.0), Bytes(0.0)}}});
-      continue;
+      return;
     }
     DeviceState& state = found->second;
     DeviceSeries& out = series.devices[state.index];
@@ -108,13 +131,13 @@ CounterSeries parse_counters_csv(std::string_view text, const std::string& origi
     const CounterSample& last = out.samples.back();
     CounterSample sample;
     sample.time = Seconds(time_s);
-    sample.xmit = last.xmit + Bytes(advance(state.xmit, xmit, "port_xmit_data", out, row.line,
-                                            origin, series.notes));
-    sample.rcv = last.rcv + Bytes(advance(state.rcv, rcv, "port_rcv_data", out, row.line, origin,
-                                          series.notes));
+    sample.xmit = last.xmit + Bytes(advance(state.xmit, xmit, time_s - state.time_s,
+                                            "port_xmit_data", out, row.line, origin, series.notes));
+    sample.rcv = last.rcv + Bytes(advance(state.rcv, rcv, time_s - state.time_s, "port_rcv_data",
+                                          out, row.line, origin, series.notes));
     out.samples.push_back(sample);
     state = DeviceState{state.index, xmit, rcv, time_s, row.line};
-  }
+  });
   bool any_interval = false;
   for (const auto& d : series.devices) any_interval = any_interval || d.samples.size() >= 2;
   if (!any_interval) {
@@ -129,18 +152,21 @@ CounterSeries load_counters_csv(const std::string& path) {
 }
 
 std::vector<RequestTiming> parse_requests_csv(std::string_view text, const std::string& origin) {
-  const auto table = csv::Table::parse(text, origin);
-  const auto id_column = table.require_column("request_id");
-  const auto start_column = table.require_column("start_s");
-  const auto first_column = table.require_column("first_token_s");
-  const auto end_column = table.require_column("end_s");
+  struct Columns {
+    std::size_t id, start, first, end;
+  };
+  std::optional<Columns> columns;
   std::vector<RequestTiming> requests;
-  for (const auto& row : table.rows()) {
+  csv::Table::stream(text, origin, [&](const csv::Table& table, const csv::Row& row) {
+    if (!columns) {
+      columns = Columns{table.require_column("request_id"), table.require_column("start_s"),
+                        table.require_column("first_token_s"), table.require_column("end_s")};
+    }
     RequestTiming r;
-    r.id = table.text(row, id_column);
-    r.start = Seconds(timestamp(table, row, start_column, origin, "start_s"));
-    r.first_token = Seconds(timestamp(table, row, first_column, origin, "first_token_s"));
-    r.end = Seconds(timestamp(table, row, end_column, origin, "end_s"));
+    r.id = table.text(row, columns->id);
+    r.start = Seconds(timestamp(table, row, columns->start, origin, "start_s"));
+    r.first_token = Seconds(timestamp(table, row, columns->first, origin, "first_token_s"));
+    r.end = Seconds(timestamp(table, row, columns->end, origin, "end_s"));
     if (r.first_token < r.start) {
       throw InputError("first token comes before the request's start",
                        InputLocation::in_file(origin, row.line, "column first_token_s"));
@@ -150,7 +176,7 @@ std::vector<RequestTiming> parse_requests_csv(std::string_view text, const std::
                        InputLocation::in_file(origin, row.line, "column end_s"));
     }
     requests.push_back(std::move(r));
-  }
+  });
   return requests;
 }
 

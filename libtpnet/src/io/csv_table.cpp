@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace tpnet::csv {
 namespace {
 
@@ -13,10 +15,20 @@ std::string trim(std::string_view s) {
   return std::string(s);
 }
 
-std::vector<std::string> split_line(std::string_view line) {
-  std::vector<std::string> cells;
+/// Splits one line into `cells` (reused between lines), at most `most` of
+/// them: InputError at `where` past that, before the cells take memory.
+void split_line(std::string_view line, std::size_t most, std::vector<std::string>& cells,
+                const InputLocation& where, std::string_view what) {
+  cells.clear();
   std::string cell;
   bool quoted = false;
+  auto finish = [&] {
+    if (cells.size() == most) {
+      throw InputError(fmt::format("has more than {} cells; {}", most, what), where);
+    }
+    cells.push_back(trim(cell));
+    cell.clear();
+  };
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
@@ -31,21 +43,37 @@ std::vector<std::string> split_line(std::string_view line) {
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
-      cells.push_back(trim(cell));
-      cell.clear();
+      finish();
     } else {
       cell += c;
     }
   }
-  cells.push_back(trim(cell));
-  return cells;
+  finish();
+}
+
+void require_unique_columns(const std::vector<std::string>& header, const std::string& origin,
+                            int line) {
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (header[i] == header[j]) {
+        throw InputError(fmt::format("names column '{}' twice (columns {} and {}); each column "
+                                     "may appear once",
+                                     header[i], j + 1, i + 1),
+                         InputLocation::in_file(origin, line));
+      }
+    }
+  }
 }
 
 }  // namespace
 
-Table Table::parse(std::string_view text, const std::string& origin) {
+void Table::stream(std::string_view text, const std::string& origin,
+                   const std::function<void(const Table& header, const Row& row)>& each) {
   Table table;
   table.origin_ = origin;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // Excel's "CSV UTF-8"
+  Row row;
+  bool any_row = false;
   int line_number = 0;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -54,18 +82,31 @@ Table Table::parse(std::string_view text, const std::string& origin) {
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     ++line_number;
     const std::string line = trim(raw);
-    if (!line.empty() && line.front() != '#') {
-      auto cells = split_line(line);
+    if (line.find('\r') != std::string::npos) {
+      throw InputError(
+          "has a carriage return inside a line: the file has CR-only (classic Mac) "
+          "line endings; save it with LF or CRLF line endings",
+          InputLocation::in_file(origin, line_number));
+    }
+    const bool comment = table.header_.empty() && !line.empty() && line.front() == '#';
+    if (!line.empty() && !comment) {
+      const InputLocation where = InputLocation::in_file(origin, line_number);
       if (table.header_.empty()) {
-        table.header_ = std::move(cells);
+        split_line(line, kMaxColumns, table.header_, where,
+                   fmt::format("a header may have at most {} columns", kMaxColumns));
         table.header_line_ = line_number;
+        require_unique_columns(table.header_, origin, line_number);
       } else {
-        if (cells.size() != table.header_.size()) {
-          throw InputError("has " + std::to_string(cells.size()) + " cells; the header has " +
-                               std::to_string(table.header_.size()),
-                           InputLocation::in_file(origin, line_number));
+        split_line(line, table.header_.size(), row.cells, where,
+                   fmt::format("the header has {}", table.header_.size()));
+        if (row.cells.size() != table.header_.size()) {
+          throw InputError(fmt::format("has {} cells; the header has {}", row.cells.size(),
+                                       table.header_.size()),
+                           where);
         }
-        table.rows_.push_back(Row{line_number, std::move(cells)});
+        row.line = line_number;
+        any_row = true;
+        each(table, row);
       }
     }
     if (end == std::string_view::npos) break;
@@ -74,10 +115,20 @@ Table Table::parse(std::string_view text, const std::string& origin) {
   if (table.header_.empty()) {
     throw InputError("is empty; expected a CSV header and rows", InputLocation::in_file(origin));
   }
-  if (table.rows_.empty()) {
+  if (!any_row) {
     throw InputError("has a header but no data rows",
                      InputLocation::in_file(origin, table.header_line_));
   }
+}
+
+Table Table::parse(std::string_view text, const std::string& origin) {
+  Table table;
+  std::vector<Row> rows;
+  stream(text, origin, [&](const Table& header, const Row& row) {
+    if (table.header_.empty()) table = header;
+    rows.push_back(row);
+  });
+  table.rows_ = std::move(rows);
   return table;
 }
 

@@ -110,6 +110,7 @@ YAML::Node load_json(std::string_view text, const std::string& origin) {
     throw InputError("is not JSON: a config.json holds one object, starting with '{'",
                      InputLocation::in_file(origin, static_cast<int>(line)));
   }
+  yaml::reject_duplicate_keys(text, origin, yaml::Syntax::json);
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));

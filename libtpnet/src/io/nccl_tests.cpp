@@ -533,7 +533,7 @@ AllReduceTiming json_timing(const YAML::Node& node, const std::string& origin,
 
 AllReduceSweep parse_json(std::string_view text, const std::string& origin,
                           const NcclTestsReadOptions& options) {
-  const YAML::Node root = yaml::load_document(text, origin);
+  const YAML::Node root = yaml::load_document(text, origin, yaml::Syntax::json);
   std::vector<RowColumns> columns;
   yaml::require_map(root, origin, "an nccl-tests -J result");
   AllReduceSweep sweep;

@@ -240,12 +240,14 @@ std::vector<BenchResult> parse_vllm_bench_json(std::string_view text, const std:
                         });
   std::vector<BenchResult> results;
   if (!per_line) {
-    results.push_back(read_result(yaml::load_document(text, origin), origin, naming));
+    results.push_back(
+        read_result(yaml::load_document(text, origin, yaml::Syntax::json), origin, naming));
     return results;
   }
   for (const auto& [line, object] : lines) {
     try {
-      results.push_back(read_result(yaml::load_document(object, origin), origin, naming));
+      results.push_back(
+          read_result(yaml::load_document(object, origin, yaml::Syntax::json), origin, naming));
       results.back().point.source.line = line;
     } catch (const InputError& e) {
       InputLocation at = e.where();

@@ -1,20 +1,103 @@
 #include "yaml_fields.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <fmt/format.h>
 #include <charconv>
 #include <cmath>
+#include <map>
+#include <sstream>
+#include <vector>
 
 namespace tpnet::yaml {
 
-YAML::Node load_document(std::string_view text, const std::string& origin) {
+namespace {
+
+std::string_view language(Syntax syntax) { return syntax == Syntax::json ? "JSON" : "YAML"; }
+
+/// Follows the parser's events, one frame per open mapping or sequence.
+class DuplicateKeyCheck : public YAML::EventHandler {
+ public:
+  DuplicateKeyCheck(const std::string& origin, Syntax syntax) : origin_(origin), syntax_(syntax) {}
+
+  void OnDocumentStart(const YAML::Mark& /*mark*/) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override { node(nullptr); }
+  void OnAlias(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override { node(nullptr); }
+  void OnScalar(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                const std::string& value) override {
+    node(&value, mark.line + 1);
+  }
+  void OnSequenceStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/,
+                       YAML::anchor_t /*anchor*/, YAML::EmitterStyle::value /*style*/) override {
+    node(nullptr);
+    frames_.push_back(Frame{false, true, {}});
+  }
+  void OnSequenceEnd() override { frames_.pop_back(); }
+  void OnMapStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                  YAML::EmitterStyle::value /*style*/) override {
+    node(nullptr);
+    frames_.push_back(Frame{true, true, {}});
+  }
+  void OnMapEnd() override { frames_.pop_back(); }
+
+ private:
+  struct Frame {
+    bool map = false;
+    bool expecting_key = true;
+    std::map<std::string, int> key_lines;
+  };
+
+  /// A node begins: in a mapping it is a key or a value, in turn.
+  void node(const std::string* scalar, int line = 0) {
+    if (frames_.empty() || !frames_.back().map) return;
+    Frame& frame = frames_.back();
+    const bool key = frame.expecting_key;
+    frame.expecting_key = !frame.expecting_key;
+    if (!key || scalar == nullptr || *scalar == "<<") return;
+    const auto [first, fresh] = frame.key_lines.emplace(*scalar, line);
+    if (!fresh) {
+      throw InputError(
+          fmt::format("key '{}' appears twice in one {}, at lines {} and {}; each key may "
+                      "appear once (readers disagree on which one wins)",
+                      *scalar, syntax_ == Syntax::json ? "JSON object" : "YAML mapping",
+                      first->second, line),
+          InputLocation::in_file(origin_, line, *scalar));
+    }
+  }
+
+  const std::string& origin_;
+  Syntax syntax_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+void reject_duplicate_keys(std::string_view text, const std::string& origin, Syntax syntax) {
+  std::istringstream in{std::string(text)};
+  DuplicateKeyCheck check(origin, syntax);
+  try {
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(check);
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("is not valid {}: {}", language(syntax), e.msg),
+                     InputLocation::in_file(origin, e.mark.line + 1));
+  }
+}
+
+YAML::Node load_document(std::string_view text, const std::string& origin, Syntax syntax) {
+  reject_duplicate_keys(text, origin, syntax);
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    throw InputError("not valid YAML: " + e.msg, InputLocation::in_file(origin, e.mark.line + 1));
+    throw InputError(fmt::format("is not valid {}: {}", language(syntax), e.msg),
+                     InputLocation::in_file(origin, e.mark.line + 1));
   }
   if (!root.IsDefined() || root.IsNull()) {
-    throw InputError("is empty; expected a YAML mapping of keys", InputLocation::in_file(origin));
+    throw InputError(syntax == Syntax::json ? "is empty; expected a JSON object"
+                                            : "is empty; expected a YAML mapping of keys",
+                     InputLocation::in_file(origin));
   }
   return root;
 }

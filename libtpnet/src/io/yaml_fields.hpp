@@ -13,8 +13,20 @@
 
 namespace tpnet::yaml {
 
-/// Parses a document; syntax errors become InputError with the line.
-YAML::Node load_document(std::string_view text, const std::string& origin);
+/// Which language a file is in, for its messages: JSON files are read by
+/// the same parser (JSON is YAML) but are not called YAML.
+enum class Syntax { yaml, json };
+
+/// Parses a document; syntax errors and a key given twice in one mapping
+/// become InputError with the line (a key twice: both lines).
+YAML::Node load_document(std::string_view text, const std::string& origin,
+                         Syntax syntax = Syntax::yaml);
+
+/// Throws InputError naming both lines when a mapping of the first document
+/// in `text` has a key twice: readers disagree on which one wins (yaml-cpp
+/// keeps the first, Python's json the last), so neither is trusted. Reads
+/// the parser's events, so aliases are never expanded. Syntax errors too.
+void reject_duplicate_keys(std::string_view text, const std::string& origin, Syntax syntax);
 
 /// The location of `node` (1-based line) for errors about `key`.
 InputLocation where(const YAML::Node& node, const std::string& origin, std::string_view key);
