@@ -14,11 +14,13 @@
 #include <sstream>
 
 #include "common.hpp"
+#include "integer_flags.hpp"
 #include "sweep_flags.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/limits.hpp"
 #include "tpnet/measured/calibration_build.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/quantity.hpp"
@@ -301,7 +303,7 @@ Command setup_calibration(CLI::App& app) {
       ->group(traffic);
   sub->add_option("--allreduces-per-layer", options->allreduces_per_layer,
                   "All-reduces per layer (default: one per block of the layer plan)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_number_in(0, kMaxAllreducesPerLayer))
       ->group(traffic);
   sub->add_option("--extra-allreduces", options->extra_allreduces,
                   "All-reduces per forward outside the layers")

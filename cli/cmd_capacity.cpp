@@ -8,8 +8,10 @@
 #include <memory>
 
 #include "common.hpp"
+#include "integer_flags.hpp"
 #include "tpnet/analysis/capacity.hpp"
 #include "tpnet/io/sweep_io.hpp"
+#include "tpnet/limits.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {
@@ -120,7 +122,7 @@ void add_rate_fields(Record& rec, const PointVerdict& v) {
         json_only(number("request_rate_per_s", "rate", *p.request_rate, kRequestsPerSecond, 2)));
   }
   rec.push_back(table_only(text("request_rate_per_s", "rate (requests/s)",
-                                p.request_rate ? fmt::format("{:g}", *p.request_rate) : "inf")));
+                                p.request_rate ? plain_number(*p.request_rate) : "inf")));
   rec.push_back(json_only(integer("max_concurrency", "cap", p.concurrency)));
   rec.push_back(table_only(
       text("max_concurrency", "cap", p.concurrency > 0 ? std::to_string(p.concurrency) : "none")));
@@ -210,7 +212,7 @@ std::vector<Record> sensitivity_wide(const std::vector<SensitivityRow>& rows,
     Record rec{text("value", value_label, value(row) + (row.chosen ? " *" : ""))};
     for (const auto& cell : row.cells) {
       std::string shown = users_text(cell.users);
-      if (show_c_max) shown = fmt::format("{:g} / {}", cell.c_max, shown);
+      if (show_c_max) shown = fmt::format("{} / {}", plain_number(cell.c_max), shown);
       if (show_c_max && cell.on_edge) shown += " (edge)";
       rec.push_back(
           text(cell.config, cell.config + (show_c_max ? " C_max / users" : " users"), shown));
@@ -339,9 +341,10 @@ Outcome run_capacity(const CapacityCliOptions& o) {
 
   Document doc;
   doc.title = fmt::format(
-      "tpnet capacity: C_max under TTFT <= {:g} ms and TPS >= {:g} tokens/s; users by Little's "
-      "law with {:g} s think time",
-      slo.ttft.value() * 1e3, slo.tps.tokens_per_second(), options.think.value());
+      "tpnet capacity: C_max under TTFT <= {} ms and TPS >= {} tokens/s; users by Little's "
+      "law with {} think time",
+      plain_number(slo.ttft.value() * 1e3), plain_number(slo.tps.tokens_per_second()),
+      format_duration(options.think));
   const bool by_rate = r.axis == LoadAxis::request_rate;
   doc.fields = {
       text("load_axis", "load axis", std::string(to_string(r.axis))),
@@ -372,30 +375,29 @@ Outcome run_capacity(const CapacityCliOptions& o) {
                         sensitivity_long(r.ttft_sensitivity, r.axis, ttft_field))),
       json_only(records("tps_sensitivity", "TPS threshold",
                         sensitivity_long(r.tps_sensitivity, r.axis, tps_field))),
-      table_only(records(
-          "", "users by think time (* = the analysed value)",
-          sensitivity_wide(
-              r.think_sensitivity,
-              [](const SensitivityRow& row) { return fmt::format("{:g} s", row.think.value()); },
-              "think", false))),
+      table_only(records("", "users by think time (* = the analysed value)",
+                         sensitivity_wide(
+                             r.think_sensitivity,
+                             [](const SensitivityRow& row) { return format_duration(row.think); },
+                             "think", false))),
       table_only(records("",
-                         fmt::format("C_max / users by TTFT threshold (TPS >= {:g} tokens/s)",
-                                     slo.tps.tokens_per_second()),
+                         fmt::format("C_max / users by TTFT threshold (TPS >= {} tokens/s)",
+                                     plain_number(slo.tps.tokens_per_second())),
                          sensitivity_wide(
                              r.ttft_sensitivity,
                              [](const SensitivityRow& row) {
-                               return fmt::format("{:g} ms", row.slo.ttft.value() * 1e3);
+                               return plain_number(row.slo.ttft.value() * 1e3) + " ms";
                              },
                              "TTFT", true))),
-      table_only(records(
-          "",
-          fmt::format("C_max / users by TPS threshold (TTFT <= {:g} ms)", slo.ttft.value() * 1e3),
-          sensitivity_wide(
-              r.tps_sensitivity,
-              [](const SensitivityRow& row) {
-                return fmt::format("{:g} tokens/s", row.slo.tps.tokens_per_second());
-              },
-              "TPS", true))),
+      table_only(records("",
+                         fmt::format("C_max / users by TPS threshold (TTFT <= {} ms)",
+                                     plain_number(slo.ttft.value() * 1e3)),
+                         sensitivity_wide(
+                             r.tps_sensitivity,
+                             [](const SensitivityRow& row) {
+                               return plain_number(row.slo.tps.tokens_per_second()) + " tokens/s";
+                             },
+                             "TPS", true))),
       records("scaling",
               by_rate ? "scaling efficiency: TPS speed-up over the ideal TP ratio at one rate"
                       : "scaling efficiency: TPS speed-up over the ideal TP ratio",
@@ -423,7 +425,7 @@ Command setup_capacity(CLI::App& app) {
       ->default_str("config");
   sub->add_option("--tp", options->tp,
                   "The TP size of vLLM results that record none (no tp key, no TP<N> name)")
-      ->check(CLI::Range(1, 4096));
+      ->check(whole_number_in(1, kMaxTp));
   const std::string slo = "SLOs";
   sub->add_option("--ttft-slo", options->ttft_slo, "Most time to first token, e.g. 1000ms")
       ->group(slo)
@@ -441,7 +443,7 @@ Command setup_capacity(CLI::App& app) {
       ->default_str("2%");
   sub->add_option("--fleet", options->fleet,
                   "Nodes to split into replicas (default: the largest measured TP)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_in(1, kMaxClusterNodes));
   const std::string sensitivity = "Sensitivity tables";
   sub->add_option("--think-values", options->think_values,
                   "Think times to tabulate (default 15s,30s,45s,60s,90s,120s)")

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "integer_flags.hpp"
 #include "tpnet/analysis/kv_cache.hpp"
+#include "tpnet/limits.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/quantization.hpp"
 #include "tpnet/quantity.hpp"
@@ -48,7 +50,7 @@ void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
   app->add_option("--allreduces-per-layer", o.allreduces_per_layer,
                   "All-reduces per layer (default: one per block of the layer plan, 2 for "
                   "attention + FFN)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_number_in(0, kMaxAllreducesPerLayer))
       ->group(engine);
   app->add_option("--extra-allreduces", o.extra_allreduces,
                   "All-reduces per forward outside the layers (input embedding)")

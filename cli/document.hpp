@@ -87,6 +87,10 @@ std::string format_number(double value, std::string_view what);
 /// The same, appended to `out` without a temporary string.
 void append_number(std::string& out, double value, std::string_view what);
 
+/// A number for text people read (titles, labels): up to `significant`
+/// digits, trailing zeros dropped, never an exponent ("0.001", "1000000").
+std::string plain_number(double value, int significant = 6);
+
 /// A JSON string literal with escapes.
 std::string json_string(std::string_view text);
 

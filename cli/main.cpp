@@ -12,6 +12,8 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "input_limit.hpp"
+#include "integer_flags.hpp"
+#include "printable.hpp"
 #include "tpnet/error.hpp"
 #include "vllm_args.hpp"
 
@@ -22,7 +24,7 @@ int run(int argc, char** argv) {
   try {
     apply_input_limit_from_environment();
   } catch (const tpnet::InputError& e) {
-    std::cerr << "tpnet: error: " << e.what() << "\n";
+    report("error", e.what());
     return 2;
   }
   CLI::App app{
@@ -37,6 +39,7 @@ int run(int argc, char** argv) {
                                 setup_memory(app), setup_switch(app),     setup_traffic(app),
                                 setup_doctor(app), setup_calibration(app)};
   document_exit_codes(app);
+  require_decimal_integers(app);
   if (argc > 1 && argv[1][0] != '-') {
     const std::string name = argv[1];
     std::string known;
@@ -46,8 +49,7 @@ int run(int argc, char** argv) {
       known += (known.empty() ? "" : ", ") + command.app->get_name();
     }
     if (!found) {
-      std::cerr << "tpnet: error: unknown subcommand '" << name << "'; use one of " << known
-                << "\n";
+      report("error", "unknown subcommand '" + name + "'; use one of " + known);
       return 2;
     }
   }
@@ -61,10 +63,10 @@ int run(int argc, char** argv) {
       }
       try {
         for (const auto& note : expand_vllm_args(*command.app, args)) {
-          std::cerr << "tpnet: note: " << name_fields(note, command.names) << "\n";
+          report("note", name_fields(note, command.names));
         }
       } catch (const tpnet::InputError& e) {
-        std::cerr << "tpnet: error: " << error_line(e, command.names) << "\n";
+        report("error", error_line(e, command.names));
         return 2;
       }
     }
@@ -83,11 +85,11 @@ int run(int argc, char** argv) {
         at = at->get_subcommands().front();
         command += " " + at->get_name();
       }
-      std::cerr << "tpnet: error: " << unknown.front() << " is not an option of " << command
-                << " (see " << command << " --help)\n";
+      report("error",
+             unknown.front() + " is not an option of " + command + " (see " + command + " --help)");
       return 2;
     }
-    std::cerr << "tpnet: error: " << e.what() << " (see tpnet --help)\n";
+    report("error", std::string(e.what()) + " (see tpnet --help)");
     return 2;
   }
   for (const auto& command : commands) {
@@ -99,7 +101,7 @@ int run(int argc, char** argv) {
       doubts.clear();
       for (auto& warning : outcome.doc.warnings) {
         warning = name_fields(warning, command.names);
-        std::cerr << "tpnet: warning: " << warning << "\n";
+        report("warning", warning);
       }
       int exit_code = outcome.exit_code;
       if (outcome.write) {
@@ -110,10 +112,10 @@ int run(int argc, char** argv) {
       std::cout.flush();
       return exit_code;
     } catch (const tpnet::InputError& e) {
-      std::cerr << "tpnet: error: " << error_line(e, command.names) << "\n";
+      report("error", error_line(e, command.names));
       return 2;
     } catch (const std::exception& e) {
-      std::cerr << "tpnet: internal error: " << e.what() << "\n";
+      report("internal error", e.what());
       return 3;
     }
   }

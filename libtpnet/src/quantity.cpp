@@ -174,6 +174,28 @@ TokenCount parse_tokens(std::string_view text, const InputLocation& where) {
   return static_cast<TokenCount>(tokens);
 }
 
+void require_prompt_limits(const PromptSpec& spec, const InputLocation& requests_at,
+                           const InputLocation& tokens_at) {
+  if (spec.requests < 1 || spec.requests > kMaxPromptRequests) {
+    throw InputError(
+        fmt::format("{} requests is out of range; allowed 1 to 1,000,000", spec.requests),
+        requests_at);
+  }
+  if (spec.tokens_each < 1 || spec.tokens_each > kMaxTokens) {
+    throw InputError(fmt::format("{} tokens is out of range; allowed 1 to 128M (134,217,728) "
+                                 "tokens per request",
+                                 spec.tokens_each),
+                     tokens_at);
+  }
+  // Both factors are bounded, so the product cannot overflow before this check.
+  if (spec.total_tokens() > kMaxTokens) {
+    throw InputError(fmt::format("{} x {} is {} prompt tokens in all; a prompt mix may hold at "
+                                 "most 128M (134,217,728)",
+                                 spec.requests, spec.tokens_each, spec.total_tokens()),
+                     tokens_at);
+  }
+}
+
 PromptSpec parse_prompt(std::string_view text, const InputLocation& where) {
   const std::string_view trimmed = trim(text);
   PromptSpec spec;
@@ -182,19 +204,24 @@ PromptSpec parse_prompt(std::string_view text, const InputLocation& where) {
     spec.tokens_each = parse_tokens(trimmed, where);
     return spec;
   }
+  static constexpr std::string_view kMix =
+      "use TOKENS or REQUESTSxTOKENS such as 8k or 4x8k (requests from 1 to 1,000,000)";
   const std::string_view count = trim(trimmed.substr(0, x));
+  const std::string_view tokens = trim(trimmed.substr(x + 1));
+  if (count.empty() || tokens.empty()) {
+    throw InputError(fmt::format("{} is not a prompt mix: {} missing {} the '{}'; {}", quoted(text),
+                                 count.empty() ? "the request count is" : "tokens are",
+                                 count.empty() ? "before" : "after", trimmed[x], kMix),
+                     where);
+  }
   long long requests = 0;
   auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), requests);
   if (ec != std::errc() || ptr != count.data() + count.size() || requests < 1 ||
       requests > kMaxPromptRequests) {
-    throw InputError(quoted(text) +
-                         " is not a prompt mix; use TOKENS or REQUESTSxTOKENS such as 8k or "
-                         "4x8k (requests from 1 to 1,000,000)",
-                     where);
+    throw InputError(quoted(text) + " is not a prompt mix; " + std::string(kMix), where);
   }
   spec.requests = requests;
-  spec.tokens_each = parse_tokens(trimmed.substr(x + 1), where);
-  // Both factors are bounded, so the product cannot overflow before this check.
+  spec.tokens_each = parse_tokens(tokens, where);
   if (spec.total_tokens() > kMaxTokens) {
     throw InputError(fmt::format("{} asks for {} prompt tokens in all; a prompt mix may hold at "
                                  "most 128M (134,217,728)",
@@ -284,7 +311,11 @@ TokenRate parse_token_rate(std::string_view text, const InputLocation& where) {
       break;
     }
   }
-  return TokenRate(parse_positive_number(text, where, "tokens per second, e.g. 15"));
+  const double rate = parse_positive_number(text, where, "tokens per second, e.g. 15");
+  if (rate < kMinTokensPerSecond || rate > kMaxTokensPerSecond) {
+    throw InputError(quoted(text) + " tokens/s is out of range; allowed 0.001 to 1000000", where);
+  }
+  return TokenRate(rate);
 }
 
 }  // namespace tpnet

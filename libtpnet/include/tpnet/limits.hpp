@@ -29,6 +29,11 @@ inline constexpr TokenCount kMaxTokens = TokenCount{1} << 27;
 /// The most concurrent requests a prompt mix may name.
 inline constexpr long long kMaxPromptRequests = 1000000;
 
+/// A decode rate per request (an SLO, a measured TPS): 1 token in 1,000 s
+/// to a million tokens/s.
+inline constexpr double kMinTokensPerSecond = 1e-3;
+inline constexpr double kMaxTokensPerSecond = 1e6;
+
 /// The fastest a NIC counter may plausibly advance: 10 Tb/s, 25x a 400G port.
 /// A faster step between two reads is a reset or a glitch, never traffic.
 inline constexpr double kMaxCounterBitsPerSecond = 1e13;

@@ -37,6 +37,13 @@ struct PromptSpec {
 /// tokens in all (`1000x1M`), saying the limit.
 PromptSpec parse_prompt(std::string_view text, const InputLocation& where);
 
+/// The limits parse_prompt enforces, for readers that take requests and
+/// tokens from separate places (the baseline CSV's columns): requests 1 to
+/// kMaxPromptRequests at `requests_at`, tokens each 1 to kMaxTokens and the
+/// mix at most kMaxTokens in all at `tokens_at`.
+void require_prompt_limits(const PromptSpec& spec, const InputLocation& requests_at,
+                           const InputLocation& tokens_at);
+
 /// `1000ms`, `45s`, `100us`, `2min`. Must lie from 1 ns to 100,000 h.
 Seconds parse_duration(std::string_view text, const InputLocation& where);
 

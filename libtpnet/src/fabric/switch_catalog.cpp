@@ -36,7 +36,8 @@ std::string rate_label(BitRate rate) {
   const double gbps = rate.bits_per_second() / 1e9;
   if (gbps >= 1000.0) return fmt::format("{:g}T", gbps / 1000.0);
   if (gbps >= 1.0) return fmt::format("{:g}G", gbps);
-  return fmt::format("{:g}M", gbps * 1000.0);
+  if (gbps >= 1e-3) return fmt::format("{:g}M", gbps * 1000.0);
+  return format_bit_rate(rate);  // "1 b/s": never an exponent
 }
 
 bool same_rate(BitRate a, BitRate b) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -100,6 +101,10 @@ CalibrationProvenance read_provenance(const YAML::Node& map, const std::string& 
   return p;
 }
 
+/// The least a curve point's time may be, as a fraction of the longest time
+/// at a smaller size.
+constexpr double kLeastCurveDip = 0.5;
+
 CalibrationPoint read_point(const YAML::Node& node, const std::string& origin) {
   yaml::require_map(node, origin, "a curve point {size_bytes, time_s, algbw_bps, busbw_bps}");
   yaml::reject_unknown_keys(node, origin, {"size_bytes", "time_s", "algbw_bps", "busbw_bps"});
@@ -147,9 +152,11 @@ AllReduceCalibration read_allreduce(const YAML::Node& map, const std::string& or
     yaml::reject_unknown_keys(fit, origin,
                               {"alpha_s", "beta_bps", "step_latency_s", "rms_relative_error",
                                "max_relative_error", "min_size_bytes", "max_size_bytes", "points"});
-    c.alpha = Seconds(yaml::required_number(fit, origin, "alpha_s", -1.0, 1.0));
+    // A fit is constrained to non-negative latency (formulas.md s.16): a
+    // negative one is not tpnet's and would lower every point estimate.
+    c.alpha = Seconds(yaml::required_number(fit, origin, "alpha_s", 0.0, 1.0));
     c.beta = rate(fit, origin, "beta_bps");
-    c.step_latency = Seconds(yaml::required_number(fit, origin, "step_latency_s", -1.0, 1.0));
+    c.step_latency = Seconds(yaml::required_number(fit, origin, "step_latency_s", 0.0, 1.0));
     c.rms_relative_error = ratio(fit, origin, "rms_relative_error");
     c.max_relative_error = ratio(fit, origin, "max_relative_error");
     c.min_size = Bytes(measured(fit, origin, "min_size_bytes", kMinByteCount, kMaxByteCount));
@@ -170,6 +177,7 @@ AllReduceCalibration read_allreduce(const YAML::Node& map, const std::string& or
     throw InputError("expected a list of at least 2 measured sizes",
                      yaml::where(curve, origin, "curve"));
   }
+  double slowest_so_far = 0.0;
   for (std::size_t i = 0; i < curve.size(); ++i) {
     const YAML::Node node = curve[i];
     const CalibrationPoint p = yaml::with_key_prefix(fmt::format("curve[{}].", i),
@@ -180,6 +188,18 @@ AllReduceCalibration read_allreduce(const YAML::Node& map, const std::string& or
                                    p.size.count(), c.curve.back().size.count()),
                        yaml::where(node, origin, fmt::format("curve[{}].size_bytes", i)));
     }
+    // Real sweeps dip (protocol switches, noise: the logs in tests/data by
+    // up to 47%), but a larger all-reduce in under half the time of a smaller
+    // one is not the same collective measured: it would cut estimates by the
+    // same factor.
+    if (!c.curve.empty() && p.time.value() < kLeastCurveDip * slowest_so_far) {
+      throw InputError(fmt::format("{:.3f} us at {:.0f} B is under half of the {:.3f} us "
+                                   "measured at a smaller size; a curve's time may dip a little "
+                                   "as sizes grow, not fall by half",
+                                   p.time.value() * 1e6, p.size.count(), slowest_so_far * 1e6),
+                       yaml::where(node, origin, fmt::format("curve[{}].time_s", i)));
+    }
+    slowest_so_far = std::max(slowest_so_far, p.time.value());
     c.curve.push_back(p);
   }
   return c;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <sstream>
 
 #include "csv_table.hpp"
@@ -70,6 +71,7 @@ GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
     return value;
   };
   bool first = true;
+  std::map<std::string, int> gemm_lines;
   for (const auto& row : table.rows()) {
     const std::string& model = table.text(row, c_model);
     const long long tp = from_one_to(row, c_tp, "tp", kMaxTp);
@@ -114,6 +116,13 @@ GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
     }
     GemmTiming g;
     g.name = table.text(row, c_gemm);
+    // The time per token sums the rows, so a row given twice would count its GEMM twice.
+    if (const auto [earlier, fresh] = gemm_lines.emplace(g.name, row.line); !fresh) {
+      throw InputError(fmt::format("'{}' is timed twice, at lines {} and {}; one file times each "
+                                   "GEMM once (its count column says how often it runs)",
+                                   g.name, earlier->second, row.line),
+                       at(row, "gemm"));
+    }
     g.m = at_least_one(row, c_m, "m");
     g.n = at_least_one(row, c_n, "n");
     g.k = at_least_one(row, c_k, "k");
