@@ -173,6 +173,48 @@ TEST_CASE("traffic --svg that cannot be written leaves the old SVG intact", "[cl
                    "--svg " + dir.string() + ": is a directory");
 }
 
+// ---- item 3: standard output ------------------------------------------------------
+
+TEST_CASE("a failed write to stdout exits 2 with the reason", "[cli][outputs]") {
+  const CliResult full = run_program(
+      TPNET_CLI_PATH, {"compare", "--model", "glm-5.3", "--format", "csv"}, {"", ">/dev/full"});
+  INFO(full.err);
+  CHECK(full.exit_code == 2);
+  CHECK_THAT(full.err, ContainsSubstring("tpnet: error: could not write to standard output: No "
+                                         "space left on device\n"));
+
+  const CliResult closed = run_program(TPNET_CLI_PATH, {"models"}, {"", ">&-"});
+  INFO(closed.err);
+  CHECK(closed.exit_code == 2);
+  CHECK(closed.err == "tpnet: error: could not write to standard output: Bad file descriptor\n");
+
+  const CliResult help = run_program(TPNET_CLI_PATH, {"--help"}, {"", ">/dev/full"});
+  CHECK(help.exit_code == 2);
+  CHECK_THAT(help.err, ContainsSubstring("could not write to standard output"));
+}
+
+TEST_CASE("a CI gate's exit 1 becomes 2 when its report could not be written", "[cli][outputs]") {
+  const std::vector<std::string> args{"penalty", "--model",          "glm-5.3", "--tp",
+                                      "8",       "--from",           "200G",    "--to",
+                                      "100G",    "--max-extra-ttft", "1ns"};
+  REQUIRE(run_tpnet(args).exit_code == 1);
+  const CliResult r = run_program(TPNET_CLI_PATH, args, {"", ">/dev/full"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, ContainsSubstring("could not write to standard output: No space left"));
+}
+
+TEST_CASE("a closed stdout never becomes an output file's descriptor", "[cli][outputs]") {
+  const fs::path dir = fresh_dir("closed");
+  const fs::path out = dir / "cal.yaml";
+  const CliResult r = run_program(
+      TPNET_CLI_PATH, {"calibration", "--nccl-tests", kSweep, "--out", out.string()}, {"", ">&-"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, ContainsSubstring("could not write to standard output: Bad file descriptor"));
+  // The YAML was written whole; the summary meant for stdout is not in it.
+  CHECK_THAT(slurp(out), ContainsSubstring("tpnet_calibration: 1"));
+  CHECK_THAT(slurp(out), !ContainsSubstring("wrote"));
+}
+
 // ---- the helper itself ------------------------------------------------------------
 
 TEST_CASE("AtomicFile writes beside its target under a name unique to each file", "[outputs]") {
