@@ -165,13 +165,14 @@ SweepPlan plan_sweep(const AllReduceOptions& o) {
   return plan;
 }
 
-/// Where rank 0 writes the sweep: stdout, or --out truncated at the start
-/// and appended to, flushed, after each size.
+/// Where rank 0 writes the sweep: stdout (std::cout, whose writes main()
+/// checks), or --out truncated at the start and appended to, flushed, after
+/// each size: a killed run keeps the sizes it measured (read with --partial).
 class SweepOutput {
  public:
   explicit SweepOutput(const std::string& path) {
     if (path.empty() || path == "-") {
-      file_ = stdout;
+      to_stdout_ = true;
     } else {
       file_ = std::fopen(path.c_str(), "w");
       owned_ = file_ != nullptr;
@@ -184,8 +185,12 @@ class SweepOutput {
   ~SweepOutput() {
     if (owned_) std::fclose(file_);
   }
-  [[nodiscard]] bool ok() const { return file_ != nullptr; }
+  [[nodiscard]] bool ok() const { return to_stdout_ || file_ != nullptr; }
   void write(const std::string& text) {
+    if (to_stdout_) {
+      std::cout << text << std::flush;
+      return;
+    }
     std::fputs(text.c_str(), file_);
     std::fflush(file_);
   }
@@ -193,6 +198,7 @@ class SweepOutput {
  private:
   std::FILE* file_ = nullptr;
   bool owned_ = false;
+  bool to_stdout_ = false;
 };
 
 [[noreturn]] void stall_forever() {

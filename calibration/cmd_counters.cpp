@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 #include <iostream>
 #include <memory>
@@ -27,6 +28,7 @@ struct CountersOptions {
   std::string sysfs_root = "/sys/class/infiniband";
   std::string out;
   std::vector<std::string> command;
+  bool command_mark = false;  ///< `--` was given (with or without a command after it)
 };
 
 double monotonic_seconds() {
@@ -60,6 +62,12 @@ int run_counters(const CountersOptions& o) {
     throw InputError("give a duration or a command after --, not both",
                      InputLocation::for_key("--duration"));
   }
+  if (o.command.empty() && o.command_mark) {
+    throw InputError(
+        "needs a command after it (-- CMD ARGS...); without one, leave out -- and give "
+        "--duration, or none to sample until Ctrl-C",
+        InputLocation::for_key("--"));
+  }
   if (!o.command.empty() && (o.out.empty() || o.out == "-")) {
     throw InputError(
         "required with a command: the command's own output would mix with the CSV "
@@ -68,7 +76,8 @@ int run_counters(const CountersOptions& o) {
   }
 
   CounterSet counters(o.sysfs_root, o.devices);
-  // Before the output exists: once OUT.partial is there, a signal stops cleanly.
+  // Before the output exists: once its temporary file is there, a signal stops
+  // cleanly. A --out that cannot be replaced is refused here, before CMD runs.
   catch_stop_signals();
   std::optional<CsvOutput> output;
   try {
@@ -105,29 +114,43 @@ int run_counters(const CountersOptions& o) {
   } catch (const MeasurementError& error) {
     end.failure = error.what();
   }
-  try {
-    output->finish();
-  } catch (const MeasurementError& error) {
-    if (!end.failure) end.failure = error.what();
+  if (end.write_failure) {
+    output->discard();
+  } else {
+    // What was read before a device vanished is kept.
+    try {
+      output->finish();
+    } catch (const InputError& error) {
+      end.write_failure = error.what();
+    }
   }
   const std::string where = output->to_stdout() ? "stdout" : output->name();
-  std::cerr << fmt::format("tpnet-calibrate: counters: {}; wrote {}\n",
-                           report(end.stats, counters.ports().size()), where);
-  if (end.failure) {
+  std::cerr << fmt::format("tpnet-calibrate: counters: {}; {}\n",
+                           report(end.stats, counters.ports().size()),
+                           end.write_failure ? "wrote nothing" : "wrote " + where);
+  if (end.write_failure) {
+    std::cerr << fmt::format("tpnet-calibrate: error: {}\n", *end.write_failure);
+  } else if (end.failure) {
     std::cerr << fmt::format(
         "tpnet-calibrate: measurement failed: counters: {}; stopped after {} reads, {} keeps "
         "them\n",
         *end.failure, end.stats.reads, where);
-    if (child && !child_exit) {
-      std::cerr << fmt::format("tpnet-calibrate: counters: waiting for '{}' to finish\n",
-                               o.command.front());
-      child->wait();
-    }
+  }
+  if ((end.failure || end.write_failure) && child && !child_exit) {
+    std::cerr << fmt::format("tpnet-calibrate: counters: waiting for '{}' to finish\n",
+                             o.command.front());
+    child_exit = child->wait();
   }
   forward_signals_to(0);
   restore_stop_signals();
+  // A command that failed is what a job script needs to see: its exit code
+  // wins over ours. When it succeeded (or there is none), a CSV that could
+  // not be written exits 2 and counters that could not be read exit 4.
+  const int command_exit = child_exit.value_or(0);
+  if (command_exit != 0) return command_exit;
+  if (end.write_failure) return 2;
   if (end.failure) return kExitMeasurementFailed;
-  return child_exit.value_or(0);
+  return 0;
 }
 
 }  // namespace
@@ -150,13 +173,19 @@ Subcommand setup_counters(CLI::App& parent) {
                   "Where the RDMA devices are (tests give a fake tree)")
       ->capture_default_str();
   app->add_option("--out", options->out,
-                  "CSV file, written as OUT.partial and renamed at the end (default: stdout; "
-                  "required with a command)");
+                  "CSV file, written beside it under a name unique to this run and renamed "
+                  "over it at the end; must be a file path (default: stdout; required with a "
+                  "command)");
   app->add_option("command", options->command,
                   "After --: the command to run, executed directly (no shell)");
   Subcommand command;
   command.app = app;
-  command.run = [options] { return run_counters(*options); };
+  command.run = [options, app] {
+    // CLI11 keeps a `--` it met among the arguments it did not use.
+    const std::vector<std::string> rest = app->remaining();
+    options->command_mark = std::find(rest.begin(), rest.end(), "--") != rest.end();
+    return run_counters(*options);
+  };
   return command;
 }
 

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -19,6 +18,7 @@
 #include "gemm_cublaslt.hpp"
 #include "gemm_report.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/io/output_file.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/prefill_gemms.hpp"
 #include "tpnet/quantity.hpp"
@@ -170,14 +170,8 @@ int run_gemm(const GemmOptions& o) {
     throw InputError(
         e.detail() + "; calibration/models/glm-5.3-shapes.yaml states them for GLM-5.3", e.where());
   }
-  if (!o.out.empty()) {
-    const std::filesystem::path out(o.out);
-    const std::filesystem::path folder = out.has_parent_path() ? out.parent_path() : ".";
-    if (!std::filesystem::is_directory(folder)) {
-      throw InputError(fmt::format("folder {} does not exist", folder.string()),
-                       InputLocation::for_key("--out"));
-    }
-  }
+  // A missing folder or a target that is not a file is refused before measuring.
+  if (!o.out.empty()) check_output_path(o.out, "--out");
 
   const DeviceInfo device = open_device(o.device);
   LtRunner runner(device);

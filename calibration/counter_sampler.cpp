@@ -155,22 +155,10 @@ std::optional<std::string> CounterSet::read(std::string& rows, bool check_links)
 // ---- output -------------------------------------------------------------------
 
 CsvOutput::CsvOutput(std::string out) : out_(std::move(out)) {
-  if (to_stdout()) {
-    fd_ = STDOUT_FILENO;
-    return;
-  }
-  partial_ = out_ + ".partial";
-  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-vararg)
-  fd_ = ::open(partial_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    throw InputError(fmt::format("cannot write '{}': {}", partial_, std::strerror(errno)),
-                     InputLocation::for_key("--out"));
-  }
+  if (!to_stdout()) file_ = std::make_unique<AtomicFile>(out_, "--out");
 }
 
-CsvOutput::~CsvOutput() {
-  if (fd_ >= 0 && fd_ != STDOUT_FILENO) ::close(fd_);
-}
+CsvOutput::~CsvOutput() = default;  // an unfinished file_ removes its temporary file
 
 void CsvOutput::write(const std::string& text) {
   buffer_ += text;
@@ -178,14 +166,19 @@ void CsvOutput::write(const std::string& text) {
 }
 
 void CsvOutput::flush() {
+  if (file_) {
+    file_->write(buffer_);
+    buffer_.clear();
+    return;
+  }
   std::size_t done = 0;
   while (done < buffer_.size()) {
-    const ssize_t wrote = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    const ssize_t wrote = ::write(STDOUT_FILENO, buffer_.data() + done, buffer_.size() - done);
     if (wrote < 0 && errno == EINTR) continue;
     if (wrote <= 0) {
-      throw MeasurementError(fmt::format("cannot write '{}': {}",
-                                         to_stdout() ? std::string("stdout") : partial_,
-                                         std::strerror(errno)));
+      buffer_.clear();
+      throw InputError(fmt::format("could not write to standard output: {}",
+                                   std::strerror(wrote < 0 ? errno : EIO)));
     }
     done += static_cast<std::size_t>(wrote);
   }
@@ -194,22 +187,15 @@ void CsvOutput::flush() {
 
 void CsvOutput::finish() {
   flush();
-  if (to_stdout() || fd_ < 0) return;
-  ::close(fd_);
-  fd_ = -1;
-  if (std::rename(partial_.c_str(), out_.c_str()) != 0) {
-    throw MeasurementError(
-        fmt::format("cannot rename '{}' to '{}': {}", partial_, out_, std::strerror(errno)));
-  }
+  if (file_) file_->commit();
 }
 
 void CsvOutput::discard() {
   buffer_.clear();
-  if (to_stdout() || fd_ < 0) return;
-  ::close(fd_);
-  fd_ = -1;
-  ::unlink(partial_.c_str());
+  if (file_) file_->discard();
 }
+
+std::string CsvOutput::temp_path() const { return file_ ? file_->temp_path() : std::string(); }
 
 // ---- the loop ---------------------------------------------------------------------
 
@@ -241,7 +227,12 @@ SamplerEnd sample_counters(CounterSet& counters, CsvOutput& output, double inter
     rows.clear();
     end.failure = counters.read(rows, stats.reads % kLinkCheckEvery == 0);
     if (end.failure) break;
-    output.write(rows);
+    try {
+      output.write(rows);
+    } catch (const InputError& error) {
+      end.write_failure = error.what();
+      break;
+    }
     if (stats.reads == 0) {
       first = now;
     } else {

@@ -7,9 +7,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "tpnet/io/output_file.hpp"
 
 namespace tpnet::calibrate {
 
@@ -55,8 +58,11 @@ struct SamplerStats {
   long long missed = 0;  ///< deadlines passed before the sampler woke
 };
 
-/// Where the CSV goes: streamed to `<out>.partial` (same directory) and
-/// renamed to `out` by finish(); with `out` empty or "-", to stdout.
+/// Where the CSV goes: to `out` through a tpnet::AtomicFile (a temporary
+/// file beside it, unique to this run, renamed over it by finish()), or with
+/// `out` empty or "-" to stdout. A target that exists and is not a regular
+/// file is refused by the constructor (InputError), so before any command
+/// runs; a failed write throws InputError with the system's reason.
 class CsvOutput {
  public:
   explicit CsvOutput(std::string out);
@@ -68,31 +74,34 @@ class CsvOutput {
 
   /// Appends text; written out in blocks (a killed sampler loses at most one).
   void write(const std::string& text);
-  /// Writes what is buffered and renames the partial file to `out`.
+  /// Writes what is buffered and renames the temporary file over `out`.
   void finish();
-  /// Drops the partial file (nothing was measured).
+  /// Drops the temporary file; `out` stays as it was.
   void discard();
   [[nodiscard]] const std::string& name() const { return out_; }
   [[nodiscard]] bool to_stdout() const { return out_.empty() || out_ == "-"; }
+  /// The temporary file being written; empty for stdout or once finished.
+  [[nodiscard]] std::string temp_path() const;
 
  private:
   void flush();
   std::string out_;
-  std::string partial_;
-  int fd_ = -1;
+  std::unique_ptr<AtomicFile> file_;
   std::string buffer_;
 };
 
 /// Why sampling ended.
 struct SamplerEnd {
   SamplerStats stats;
-  std::optional<std::string> failure;  ///< a port could not be read: what happened
+  std::optional<std::string> failure;        ///< a port could not be read: what happened
+  std::optional<std::string> write_failure;  ///< the CSV could not be written: why
 };
 
 /// Reads `counters` every `interval_s`, sleeping to absolute deadlines
 /// (clock_nanosleep TIMER_ABSTIME) so reads do not drift; a deadline already
 /// passed on waking is counted as missed and skipped. `stop` is asked before
 /// every read; when it says stop, one last read is taken and sampling ends.
+/// A failed write of the output ends sampling too (`write_failure`).
 SamplerEnd sample_counters(CounterSet& counters, CsvOutput& output, double interval_s,
                            const std::function<bool()>& stop);
 

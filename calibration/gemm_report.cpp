@@ -1,13 +1,8 @@
 #include "gemm_report.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <system_error>
-
-#include "tpnet/error.hpp"
 
 namespace tpnet::calibrate {
 namespace {
@@ -69,32 +64,6 @@ void write_gemm_csv(std::ostream& out, const GemmRun& run) {
                        run.tp, run.chunk_tokens, to_string(run.precision), cell(run.device),
                        run.cc.text(), run.peak.tflops, cell(g.shape.name), g.shape.m, g.shape.n,
                        g.shape.k, g.shape.count, g.median_s, g.tflops());
-  }
-}
-
-void write_file_atomically(const std::filesystem::path& path, const std::string& text,
-                           const std::string& flag) {
-  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
-  std::error_code ec;
-  if (!std::filesystem::is_directory(folder, ec)) {
-    throw InputError(fmt::format("folder {} does not exist", folder.string()),
-                     InputLocation::for_key(flag));
-  }
-  std::filesystem::path temp = path;
-  temp += fmt::format(".tmp{}", ::getpid());
-  {
-    std::ofstream file(temp, std::ios::binary | std::ios::trunc);
-    file << text;
-    file.flush();
-    if (!file) {
-      std::filesystem::remove(temp, ec);
-      throw InputError(fmt::format("cannot write {}", temp.string()), InputLocation::for_key(flag));
-    }
-  }
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::filesystem::remove(temp, ec);
-    throw InputError(fmt::format("cannot write {}", path.string()), InputLocation::for_key(flag));
   }
 }
 

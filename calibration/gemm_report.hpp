@@ -3,7 +3,6 @@
 /// shared/contracts (read by tpnet calibration) and the table it prints.
 /// Pure C++, tested without a GPU.
 
-#include <filesystem>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -50,12 +49,6 @@ struct GemmTotals {
 /// model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,median_s,tflops
 /// and one row per shape.
 void write_gemm_csv(std::ostream& out, const GemmRun& run);
-
-/// Writes `text` to `path` through a temporary file in the same folder and a
-/// rename, so a reader never sees half a file. Throws InputError naming
-/// `flag` when the folder does not exist or cannot be written.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text,
-                           const std::string& flag);
 
 /// The table printed to stdout: each GEMM with its shape, count, median,
 /// TFLOP/s and share of the peak, then the totals.

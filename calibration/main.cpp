@@ -3,6 +3,7 @@
 // Exit codes: 0 ok; 2 bad input or usage; 3 internal error; 4 the measurement
 // failed; `counters -- CMD` exits with CMD's exit code.
 
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
@@ -13,6 +14,7 @@
 
 #include "calibrate_command.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/io/output_file.hpp"
 
 namespace {
 
@@ -79,13 +81,23 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A closed stdout fails every write with EBADF instead of handing fd 1 to
+  // the first file opened; every write to std::cout is checked.
+  tpnet::reserve_standard_descriptors();
+  tpnet::CheckedOutput out(std::cout, STDOUT_FILENO);
+  int exit_code = 3;
   try {
-    return run(argc, argv);
+    exit_code = run(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "tpnet-calibrate: internal error: " << e.what() << "\n";
-    return 3;
   } catch (...) {
     std::cerr << "tpnet-calibrate: internal error\n";
-    return 3;
   }
+  // Output that never arrived is exit 2 in place of 0; a failed measurement
+  // (4) or the exit code of `counters -- CMD` is kept.
+  if (const auto why = out.finish()) {
+    std::cerr << "tpnet-calibrate: error: could not write to standard output: " << *why << "\n";
+    if (exit_code == 0) exit_code = 2;
+  }
+  return exit_code;
 }

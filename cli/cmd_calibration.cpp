@@ -5,11 +5,8 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <sstream>
 
@@ -20,6 +17,7 @@
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/io/output_file.hpp"
 #include "tpnet/limits.hpp"
 #include "tpnet/measured/calibration_build.hpp"
 #include "tpnet/model/model_catalog.hpp"
@@ -54,37 +52,6 @@ struct CalibrationOptions {
   std::string format = "table";
   CLI::Option* format_option = nullptr;
 };
-
-/// Writes `text` to a temporary file beside `path`, then renames it over
-/// `path`: a reader never sees half a file.
-void write_atomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  const fs::path temp =
-      dir / fmt::format(".{}.tmp.{}", target.filename().string(), static_cast<long>(::getpid()));
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw InputError(fmt::format("cannot write {} (does the folder exist and may you write "
-                                   "there?)",
-                                   path),
-                       InputLocation::for_key("--out"));
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw InputError(fmt::format("cannot replace {}: {}", path, ec.message()),
-                     InputLocation::for_key("--out"));
-  }
-}
 
 Field allreduce_summary(const AllReduceCalibration& a) {
   return record(
@@ -166,6 +133,8 @@ Outcome run_calibration(const CalibrationOptions& o) {
     throw InputError("splits --counters FILE, which is not given",
                      InputLocation::for_key("--requests"));
   }
+  // A target that cannot be replaced is refused before the inputs are read.
+  if (!o.out.empty()) check_output_path(o.out, "--out");
   CalibrationBuildRequest request;
   if (!o.nccl_tests.empty()) {
     NcclTestsReadOptions read;
@@ -236,7 +205,7 @@ Outcome run_calibration(const CalibrationOptions& o) {
     };
     return outcome;
   }
-  write_atomically(o.out, yaml_text);
+  write_file_atomically(o.out, yaml_text, "--out");
   doc.title = fmt::format("tpnet calibration: wrote {}", o.out);
   doc.fields = {
       text("out", "written to", o.out),

@@ -6,13 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common.hpp"
 #include "tpnet/io/counters_csv.hpp"
+#include "tpnet/io/output_file.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
 #include "tpnet/quantity.hpp"
 
@@ -81,6 +81,8 @@ std::vector<Record> window_rows(const TrafficWindows& t) {
 Outcome run_traffic(const TrafficOptions& o) {
   TrafficRequest request;
   request.windows = parse_windows(o.windows);
+  // A plot that could not replace its target is refused before the work.
+  if (!o.svg.empty()) check_output_path(o.svg, "--svg");
   request.samples = load_counters_csv(o.samples);
   if (!o.requests.empty()) request.requests = load_requests_csv(o.requests);
   const TrafficReport r = analyze_traffic(request);
@@ -134,12 +136,7 @@ Outcome run_traffic(const TrafficOptions& o) {
   }
   if (!o.svg.empty()) {
     const std::string svg = traffic_svg(t, o.samples);
-    std::ofstream out(o.svg, std::ios::binary);
-    out << svg;
-    out.close();
-    if (!out) {
-      throw InputError("cannot write '" + o.svg + "'", InputLocation::for_key("--svg"));
-    }
+    write_file_atomically(o.svg, svg, "--svg");
     doc.fields.push_back(text("svg", "plot written to", o.svg));
   }
   return Outcome{std::move(doc), {}, 0};

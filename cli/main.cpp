@@ -2,6 +2,7 @@
 // Exit codes: 0 ok; 1 a CI gate failed (a budget, or doctor finding the fabric
 // unhealthy); 2 bad input or usage; 3 internal error.
 
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "integer_flags.hpp"
 #include "printable.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/io/output_file.hpp"
 #include "vllm_args.hpp"
 
 namespace {
@@ -125,12 +127,23 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A closed stdout fails every write with EBADF instead of handing fd 1 to
+  // the first file opened; every write to std::cout is checked.
+  tpnet::reserve_standard_descriptors();
+  tpnet::CheckedOutput out(std::cout, STDOUT_FILENO);
+  int exit_code = 3;
   try {
-    return run(argc, argv);
+    exit_code = run(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "tpnet: internal error: " << e.what() << "\n";
   } catch (...) {
     std::cerr << "tpnet: internal error\n";
   }
-  return 3;
+  // Output that never arrived (a full disk, a closed stdout) is bad input or
+  // usage, exit 2: exit 0 or 1 would claim a result no one got.
+  if (const auto why = out.finish()) {
+    std::cerr << "tpnet: error: could not write to standard output: " << *why << "\n";
+    if (exit_code < 2) exit_code = 2;
+  }
+  return exit_code;
 }

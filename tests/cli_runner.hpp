@@ -37,8 +37,18 @@ inline std::string slurp(const std::filesystem::path& path) {
   return buffer.str();
 }
 
+/// What the shell around a run changes (tests of failed output).
+struct ShellSetup {
+  /// Shell commands run first, e.g. "trap '' XFSZ; ulimit -f 1" (a file
+  /// size limit: writes past it fail with EFBIG, as on a full disk).
+  std::string before;
+  /// Where stdout goes instead of being captured: ">/dev/full", ">&-" (closed).
+  std::string stdout_to;
+};
+
 /// Runs `program` (a path) with `args`, stdin empty, and captures its output.
-inline CliResult run_program(const std::string& program, const std::vector<std::string>& args) {
+inline CliResult run_program(const std::string& program, const std::vector<std::string>& args,
+                             const ShellSetup& setup) {
   static int counter = 0;
   const auto dir = std::filesystem::temp_directory_path();
   const std::string stem =
@@ -47,8 +57,10 @@ inline CliResult run_program(const std::string& program, const std::vector<std::
   const auto err_path = dir / (stem + ".err");
   std::string command = shell_quote(program);
   for (const auto& arg : args) command += " " + shell_quote(arg);
-  command += " >" + shell_quote(out_path.string()) + " 2>" + shell_quote(err_path.string()) +
-             " </dev/null";
+  command +=
+      (setup.stdout_to.empty() ? " >" + shell_quote(out_path.string()) : " " + setup.stdout_to) +
+      " 2>" + shell_quote(err_path.string()) + " </dev/null";
+  if (!setup.before.empty()) command = "(" + setup.before + "; " + command + ")";
   const int status = std::system(command.c_str());
   CliResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -57,6 +69,10 @@ inline CliResult run_program(const std::string& program, const std::vector<std::
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
   return result;
+}
+
+inline CliResult run_program(const std::string& program, const std::vector<std::string>& args) {
+  return run_program(program, args, ShellSetup{});
 }
 
 inline CliResult run_tpnet(const std::vector<std::string>& args) {

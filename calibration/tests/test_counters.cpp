@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -95,14 +96,27 @@ pid_t spawn_calibrate(const std::vector<std::string>& args, const fs::path& err)
   return pid;
 }
 
-/// Waits until the sampler has created OUT.partial: its devices are open and
-/// its signal handlers installed.
-void wait_for_start(const fs::path& out) {
-  const fs::path partial = out.string() + ".partial";
-  for (int i = 0; i < 1000 && !fs::exists(partial); ++i) {
+/// The temporary files of `out` in its folder: `<name>.<pid>-<n>-<random>.partial`.
+std::vector<fs::path> partial_files(const fs::path& out) {
+  std::vector<fs::path> found;
+  const std::string prefix = out.filename().string() + ".";
+  for (const auto& entry : fs::directory_iterator(out.parent_path())) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size() + 8 &&
+        name.compare(name.size() - 8, 8, ".partial") == 0) {
+      found.push_back(entry.path());
+    }
+  }
+  return found;
+}
+
+/// Waits until the sampler has created its temporary file for `out`: its
+/// devices are open and its signal handlers installed.
+void wait_for_start(const fs::path& out, std::size_t runs = 1) {
+  for (int i = 0; i < 1000 && partial_files(out).size() < runs; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  REQUIRE(fs::exists(partial));
+  REQUIRE(partial_files(out).size() == runs);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a few reads
 }
 
@@ -140,7 +154,7 @@ TEST_CASE("counters samples two devices while they move and tpnet traffic reads 
   CHECK(sampler.out.empty());
   CHECK_THAT(sampler.err, ContainsSubstring("reads of 2 ports"));
   CHECK_THAT(sampler.err, ContainsSubstring("missed deadline"));
-  CHECK_FALSE(fs::exists(out.string() + ".partial"));
+  CHECK(partial_files(out).empty());
   const std::string csv = slurp(out);
   CHECK_THAT(csv, ContainsSubstring("time_s,device,port,port_xmit_data,port_rcv_data\n"));
   CHECK_THAT(csv, ContainsSubstring(",rocep1s0f0,1,"));
@@ -202,7 +216,7 @@ TEST_CASE("counters stops cleanly with exit 4 when a device vanishes mid-run",
   CHECK_THAT(sampler.err, ContainsSubstring("vanished"));
   CHECK_THAT(sampler.err, ContainsSubstring("keeps them"));
   // What was read before stays, under the name asked for.
-  CHECK_FALSE(fs::exists(out.string() + ".partial"));
+  CHECK(partial_files(out).empty());
   CHECK(data_rows(slurp(out)) >= 2);
 }
 
@@ -230,7 +244,7 @@ TEST_CASE("counters without a command stops on SIGINT and keeps the file",
   wait_for_start(out);
   REQUIRE(::kill(pid, SIGINT) == 0);
   CHECK(wait_exit_code(pid) == 0);
-  CHECK_FALSE(fs::exists(out.string() + ".partial"));
+  CHECK(partial_files(out).empty());
   CHECK(data_rows(slurp(out)) >= 2);
 }
 
@@ -260,5 +274,110 @@ TEST_CASE("counters bad input exits 2 naming the directory, device or flag",
   expect_bad_input(run_calibrate({"counters", "--sysfs-root", root.string(), "--out", out.string(),
                                   "--", "no-such-command-tpnet"}),
                    "cannot run 'no-such-command-tpnet'");
-  CHECK_FALSE(fs::exists(out.string() + ".partial"));
+  CHECK(partial_files(out).empty());
+}
+
+// ---- output (docs/hardening.md, "Output files and standard output") ----------
+
+TEST_CASE("counters refuses a --out that is not a file before the command runs",
+          "[calibrate][counters][outputs]") {
+  const fs::path root = fake_sysfs("out-dir");
+  const fs::path dir = root.parent_path();
+  const fs::path marker = dir / "ran";
+  expect_bad_input(run_calibrate({"counters", "--sysfs-root", root.string(), "--out", dir.string(),
+                                  "--", "touch", marker.string()}),
+                   "--out " + dir.string() + ": is a directory, not a regular file");
+  CHECK_FALSE(fs::exists(marker));
+  const fs::path fifo = dir / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  expect_bad_input(run_calibrate({"counters", "--sysfs-root", root.string(), "--out", fifo.string(),
+                                  "--", "touch", marker.string()}),
+                   "is a FIFO (named pipe), not a regular file");
+  CHECK_FALSE(fs::exists(marker));
+  CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+}
+
+TEST_CASE("counters: a failed command's exit code wins over a CSV that could not be written",
+          "[calibrate][counters][outputs]") {
+  const fs::path root = fake_sysfs("efbig");
+  const fs::path out = root.parent_path() / "c.csv";
+  {
+    std::ofstream old(out);
+    old << "old\n";
+  }
+  // Writes past 512 bytes fail with EFBIG, as on a full disk.
+  const tpnet::test::ShellSetup small_files{"trap '' XFSZ; ulimit -f 1", ""};
+  const CliResult failed = run_program(TPNET_CALIBRATE_PATH,
+                                       {"counters", "--sysfs-root", root.string(), "--out",
+                                        out.string(), "--", "sh", "-c", "sleep 0.3; exit 3"},
+                                       small_files);
+  INFO(failed.err);
+  CHECK(failed.exit_code == 3);
+  CHECK_THAT(failed.err, ContainsSubstring("wrote nothing"));
+  CHECK_THAT(failed.err, ContainsSubstring("tpnet-calibrate: error: --out " + out.string() +
+                                           ": could not write it: File too large; the old file "
+                                           "is unchanged"));
+  CHECK(slurp(out) == "old\n");
+  CHECK(partial_files(out).empty());
+  // The command succeeded: the lost CSV is exit 2.
+  const CliResult ok = run_program(TPNET_CALIBRATE_PATH,
+                                   {"counters", "--sysfs-root", root.string(), "--out",
+                                    out.string(), "--", "sh", "-c", "sleep 0.3"},
+                                   small_files);
+  INFO(ok.err);
+  CHECK(ok.exit_code == 2);
+  CHECK_THAT(ok.err, ContainsSubstring("File too large"));
+  CHECK(slurp(out) == "old\n");
+}
+
+TEST_CASE("two counters runs writing one --out at once both finish",
+          "[calibrate][counters][outputs]") {
+  // Two nodes sampling into one NFS home: each has its own temporary file.
+  const fs::path root = fake_sysfs("two-runs");
+  const fs::path out = root.parent_path() / "c.csv";
+  const fs::path err = root.parent_path() / "err.txt";
+  const pid_t first = spawn_calibrate(
+      {"counters", "--sysfs-root", root.string(), "--out", out.string(), "--", "sleep", "1"}, err);
+  wait_for_start(out);
+  const CliResult second = run_calibrate(
+      {"counters", "--sysfs-root", root.string(), "--out", out.string(), "--", "true"});
+  INFO(second.err);
+  CHECK(second.exit_code == 0);
+  CHECK(wait_exit_code(first) == 0);
+  INFO(slurp(err));
+  CHECK(partial_files(out).empty());
+  const std::string csv = slurp(out);
+  CHECK_THAT(csv, ContainsSubstring("time_s,device,port,port_xmit_data,port_rcv_data\n"));
+  CHECK(data_rows(csv) >= 4);  // the first run's, which lasted longer, renamed last
+}
+
+TEST_CASE("counters with -- and no command after it is a usage error",
+          "[calibrate][counters][outputs]") {
+  const fs::path root = fake_sysfs("empty-command");
+  const fs::path out = root.parent_path() / "c.csv";
+  // timeout: the old sampler took an empty -- as "sample until Ctrl-C".
+  expect_bad_input(run_program({"timeout", "-s", "INT", "5", TPNET_CALIBRATE_PATH, "counters",
+                                "--sysfs-root", root.string(), "--out", out.string(), "--"}),
+                   "--: needs a command after it");
+  CHECK_FALSE(fs::exists(out));
+  CHECK(partial_files(out).empty());
+}
+
+TEST_CASE("tpnet-calibrate exits 2 when its standard output cannot be written",
+          "[calibrate][counters][outputs]") {
+  const fs::path root = fake_sysfs("full-stdout");
+  const CliResult csv = run_program(
+      TPNET_CALIBRATE_PATH, {"counters", "--sysfs-root", root.string(), "--duration", "50ms"},
+      {"", ">/dev/full"});
+  INFO(csv.err);
+  CHECK(csv.exit_code == 2);
+  CHECK_THAT(csv.err, ContainsSubstring("tpnet-calibrate: error: could not write to standard "
+                                        "output: No space left on device\n"));
+  const CliResult help = run_program(TPNET_CALIBRATE_PATH, {"--help"}, {"", ">/dev/full"});
+  CHECK(help.exit_code == 2);
+  CHECK(help.err ==
+        "tpnet-calibrate: error: could not write to standard output: No space left on device\n");
+  const CliResult closed = run_program(TPNET_CALIBRATE_PATH, {"counters", "--help"}, {"", ">&-"});
+  CHECK(closed.exit_code == 2);
+  CHECK_THAT(closed.err, ContainsSubstring("Bad file descriptor"));
 }

@@ -40,7 +40,7 @@ TEST_CASE("gemm bad input exits 2 with one line naming the flag or key", "[calib
                    "--repeats: 0 is out of range");
   expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--out",
                                   "/nonexistent-folder/gemm.csv"}),
-                   "--out: folder /nonexistent-folder does not exist");
+                   "--out /nonexistent-folder/gemm.csv: folder /nonexistent-folder does not exist");
 }
 
 TEST_CASE("gemm --check-only matches the CPU reference on a GPU", "[calibrate][gemm][gpu]") {

@@ -1,6 +1,8 @@
 // tpnet-calibrate gemm without a GPU: which precision auto runs, the peak
 // table, the totals and the gemm CSV of shared/contracts.
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,10 +13,12 @@
 #include "gemm_report.hpp"
 #include "tpnet/error.hpp"
 #include "tpnet/io/gemm_csv.hpp"
+#include "tpnet/io/output_file.hpp"
 
 using namespace tpnet::calibrate;
 using tpnet::GemmShape;
 using tpnet::InputError;
+using tpnet::write_file_atomically;
 
 namespace {
 
@@ -138,18 +142,44 @@ TEST_CASE("tpnet reads the gemm CSV back with the same compute per prompt token"
 }
 
 TEST_CASE("the gemm CSV is written whole or not at all, into an existing folder", "[gemm]") {
+  // cmd_gemm writes --out through the shared tpnet::write_file_atomically.
   const auto dir = std::filesystem::temp_directory_path();
   const auto path = dir / "tpnet_gemm_report_test.csv";
-  write_file_atomically(path, "a,b\n1,2\n", "--out");
+  write_file_atomically(path.string(), "a,b\n1,2\n", "--out");
   std::ifstream file(path);
   std::stringstream text;
   text << file.rdbuf();
   CHECK(text.str() == "a,b\n1,2\n");
   std::filesystem::remove(path);
-  CHECK_THROWS_AS(write_file_atomically(dir / "no_such_folder" / "x.csv", "x", "--out"),
-                  InputError);
-  CHECK_THROWS_WITH(write_file_atomically(dir / "no_such_folder" / "x.csv", "x", "--out"),
-                    ContainsSubstring("--out"));
+  const std::string missing = (dir / "no_such_folder" / "x.csv").string();
+  CHECK_THROWS_AS(write_file_atomically(missing, "x", "--out"), InputError);
+  CHECK_THROWS_WITH(write_file_atomically(missing, "x", "--out"),
+                    ContainsSubstring("--out " + missing + ": folder"));
+}
+
+TEST_CASE("the gemm CSV replaces a symlink's target and keeps a file's mode", "[gemm]") {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tpnet_gemm_report_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto real = dir / "real.csv";
+  { std::ofstream(real) << "old\n"; }
+  std::filesystem::permissions(real, std::filesystem::perms(0640));
+  std::filesystem::create_symlink("real.csv", dir / "link.csv");
+  write_file_atomically((dir / "link.csv").string(), "a,b\n", "--out");
+  CHECK(std::filesystem::is_symlink(dir / "link.csv"));
+  std::ifstream file(real);
+  std::stringstream text;
+  text << file.rdbuf();
+  CHECK(text.str() == "a,b\n");
+  CHECK(std::filesystem::status(real).permissions() == std::filesystem::perms(0640));
+  CHECK_THROWS_WITH(write_file_atomically(dir.string(), "x", "--out"),
+                    "--out " + dir.string() +
+                        ": is a directory, not a regular file; give a file "
+                        "path");
+  CHECK(std::distance(std::filesystem::directory_iterator(dir),
+                      std::filesystem::directory_iterator()) == 2);  // no temporary file left
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the gemm table prints every GEMM with units and the totals", "[gemm]") {

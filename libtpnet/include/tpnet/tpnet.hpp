@@ -29,6 +29,7 @@
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/model_yaml.hpp"
 #include "tpnet/io/node_yaml.hpp"
+#include "tpnet/io/output_file.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/io/switch_yaml.hpp"

@@ -1,0 +1,251 @@
+// Output files and standard output (docs/hardening.md, "Output files and
+// standard output"): --out and --svg replace the file a path leads to
+// atomically, refuse what is not a regular file, keep the old file's mode and
+// the old file itself when writing fails; a failed write to stdout is exit 2.
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "cli_checks.hpp"
+#include "cli_runner.hpp"
+#include "tpnet/io/output_file.hpp"
+
+using tpnet::test::CliResult;
+using tpnet::test::expect_bad_input;
+using tpnet::test::run_program;
+using tpnet::test::run_tpnet;
+using tpnet::test::ShellSetup;
+using tpnet::test::slurp;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSource = TPNET_SOURCE_DIR;
+const std::string kSweep = kSource + "/examples/nccl-tests/all_reduce_perf_8ranks_synthetic.txt";
+const std::string kSamples = kSource + "/examples/traffic/counters_synthetic.csv";
+
+/// Writes past 512 bytes fail with EFBIG ("File too large"), as writes to a
+/// full disk fail with ENOSPC; SIGXFSZ ignored so the write returns the error.
+/// Works as root too, where an unwritable folder would not stop anything.
+const ShellSetup kSmallFiles{"trap '' XFSZ; ulimit -f 1", ">/dev/null"};
+
+/// A fresh, empty folder under the temporary directory.
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir =
+      fs::temp_directory_path() / ("tpnet_outputs_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+/// Names in `dir`, to check that no temporary file was left.
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+unsigned mode_of(const fs::path& path) {
+  struct stat info {};
+  REQUIRE(::stat(path.c_str(), &info) == 0);
+  return static_cast<unsigned>(info.st_mode) & 07777U;
+}
+
+CliResult calibration_to(const fs::path& out) {
+  return run_tpnet({"calibration", "--nccl-tests", kSweep, "--out", out.string()});
+}
+
+}  // namespace
+
+// ---- item 1: --out replaces the file a path leads to -----------------------------
+
+TEST_CASE("calibration --out through a symlink writes the file it leads to and keeps the link",
+          "[cli][outputs]") {
+  const fs::path dir = fresh_dir("symlink");
+  write_file(dir / "real.yaml", "old\n");
+  fs::create_symlink("real.yaml", dir / "link.yaml");
+  const CliResult r = calibration_to(dir / "link.yaml");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(fs::is_symlink(dir / "link.yaml"));
+  CHECK(fs::read_symlink(dir / "link.yaml") == "real.yaml");
+  CHECK_THAT(slurp(dir / "real.yaml"), ContainsSubstring("tpnet_calibration: 1"));
+  CHECK(names_in(dir) == std::vector<std::string>{"link.yaml", "real.yaml"});
+
+  // A link that leads nowhere yet: the file is created where it points.
+  fs::create_symlink("new.yaml", dir / "dangling.yaml");
+  REQUIRE(calibration_to(dir / "dangling.yaml").exit_code == 0);
+  CHECK(fs::is_symlink(dir / "dangling.yaml"));
+  CHECK_THAT(slurp(dir / "new.yaml"), ContainsSubstring("tpnet_calibration: 1"));
+}
+
+TEST_CASE("calibration --out keeps an existing file's mode", "[cli][outputs]") {
+  const fs::path dir = fresh_dir("mode");
+  const fs::path out = dir / "cal.yaml";
+  write_file(out, "old\n");
+  REQUIRE(::chmod(out.c_str(), 0640) == 0);
+  const CliResult r = calibration_to(out);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(mode_of(out) == 0640U);
+  CHECK_THAT(slurp(out), ContainsSubstring("tpnet_calibration: 1"));
+}
+
+TEST_CASE("calibration --out refuses a FIFO, a directory and a device, leaving them as they were",
+          "[cli][outputs]") {
+  const fs::path dir = fresh_dir("special");
+  const fs::path fifo = dir / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  expect_bad_input(calibration_to(fifo), "--out " + fifo.string() +
+                                             ": is a FIFO (named pipe), not a regular file; "
+                                             "give a file path");
+  CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+
+  const fs::path folder = dir / "folder";
+  fs::create_directory(folder);
+  expect_bad_input(calibration_to(folder),
+                   "--out " + folder.string() + ": is a directory, not a regular file");
+  CHECK(fs::is_directory(folder));
+  CHECK(fs::is_empty(folder));
+
+  // A link to /dev/null: as root, the old writer renamed a file over the link.
+  // (`--out /dev/null` itself is not run here: a writer that regressed would
+  // replace the machine's /dev/null, as the old one did when run as root.)
+  const fs::path null_link = dir / "null";
+  fs::create_symlink("/dev/null", null_link);
+  expect_bad_input(calibration_to(null_link),
+                   "--out " + null_link.string() + ": is a symlink to a character device");
+  CHECK(fs::is_symlink(null_link));
+  CHECK(fs::is_character_file(fs::status("/dev/null")));
+  CHECK(names_in(dir) == std::vector<std::string>{"fifo", "folder", "null"});
+}
+
+TEST_CASE("calibration --out that cannot be written leaves the old file whole and no temporary",
+          "[cli][outputs]") {
+  const fs::path dir = fresh_dir("efbig");
+  const fs::path out = dir / "cal.yaml";
+  write_file(out, "old calibration\n");
+  const CliResult r = run_program(
+      TPNET_CLI_PATH, {"calibration", "--nccl-tests", kSweep, "--out", out.string()}, kSmallFiles);
+  expect_bad_input(r, "--out " + out.string() +
+                          ": could not write it: File too large; the old file is unchanged");
+  CHECK(slurp(out) == "old calibration\n");
+  CHECK(names_in(dir) == std::vector<std::string>{"cal.yaml"});
+}
+
+// ---- item 5: traffic --svg ------------------------------------------------------
+
+TEST_CASE("traffic --svg that cannot be written leaves the old SVG intact", "[cli][outputs]") {
+  const fs::path dir = fresh_dir("svg");
+  const fs::path svg = dir / "plot.svg";
+  const std::string old = "<svg xmlns=\"http://www.w3.org/2000/svg\"><!-- old plot --></svg>\n";
+  write_file(svg, old);
+  const CliResult r = run_program(
+      TPNET_CLI_PATH, {"traffic", "--samples", kSamples, "--svg", svg.string()}, kSmallFiles);
+  expect_bad_input(r, "--svg " + svg.string() + ": could not write it: File too large");
+  CHECK(slurp(svg) == old);
+  CHECK(names_in(dir) == std::vector<std::string>{"plot.svg"});
+
+  // Written whole where it can be, through a link to it.
+  fs::create_symlink("plot.svg", dir / "link.svg");
+  const CliResult ok =
+      run_tpnet({"traffic", "--samples", kSamples, "--svg", (dir / "link.svg").string()});
+  INFO(ok.err);
+  REQUIRE(ok.exit_code == 0);
+  CHECK(fs::is_symlink(dir / "link.svg"));
+  CHECK_THAT(slurp(svg), ContainsSubstring("</svg>"));
+  expect_bad_input(run_tpnet({"traffic", "--samples", kSamples, "--svg", dir.string()}),
+                   "--svg " + dir.string() + ": is a directory");
+}
+
+// ---- item 3: standard output ------------------------------------------------------
+
+TEST_CASE("a failed write to stdout exits 2 with the reason", "[cli][outputs]") {
+  const CliResult full = run_program(
+      TPNET_CLI_PATH, {"compare", "--model", "glm-5.3", "--format", "csv"}, {"", ">/dev/full"});
+  INFO(full.err);
+  CHECK(full.exit_code == 2);
+  CHECK_THAT(full.err, ContainsSubstring("tpnet: error: could not write to standard output: No "
+                                         "space left on device\n"));
+
+  const CliResult closed = run_program(TPNET_CLI_PATH, {"models"}, {"", ">&-"});
+  INFO(closed.err);
+  CHECK(closed.exit_code == 2);
+  CHECK(closed.err == "tpnet: error: could not write to standard output: Bad file descriptor\n");
+
+  const CliResult help = run_program(TPNET_CLI_PATH, {"--help"}, {"", ">/dev/full"});
+  CHECK(help.exit_code == 2);
+  CHECK_THAT(help.err, ContainsSubstring("could not write to standard output"));
+}
+
+TEST_CASE("a CI gate's exit 1 becomes 2 when its report could not be written", "[cli][outputs]") {
+  const std::vector<std::string> args{"penalty", "--model",          "glm-5.3", "--tp",
+                                      "8",       "--from",           "200G",    "--to",
+                                      "100G",    "--max-extra-ttft", "1ns"};
+  REQUIRE(run_tpnet(args).exit_code == 1);
+  const CliResult r = run_program(TPNET_CLI_PATH, args, {"", ">/dev/full"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, ContainsSubstring("could not write to standard output: No space left"));
+}
+
+TEST_CASE("a closed stdout never becomes an output file's descriptor", "[cli][outputs]") {
+  const fs::path dir = fresh_dir("closed");
+  const fs::path out = dir / "cal.yaml";
+  const CliResult r = run_program(
+      TPNET_CLI_PATH, {"calibration", "--nccl-tests", kSweep, "--out", out.string()}, {"", ">&-"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, ContainsSubstring("could not write to standard output: Bad file descriptor"));
+  // The YAML was written whole; the summary meant for stdout is not in it.
+  CHECK_THAT(slurp(out), ContainsSubstring("tpnet_calibration: 1"));
+  CHECK_THAT(slurp(out), !ContainsSubstring("wrote"));
+}
+
+// ---- the helper itself ------------------------------------------------------------
+
+TEST_CASE("AtomicFile writes beside its target under a name unique to each file", "[outputs]") {
+  const fs::path dir = fresh_dir("unique");
+  const std::string target = (dir / "c.csv").string();
+  tpnet::AtomicFile first(target, "--out");
+  tpnet::AtomicFile second(target, "--out");
+  CHECK(first.temp_path() != second.temp_path());
+  CHECK(fs::path(first.temp_path()).parent_path() == dir);
+  CHECK_THAT(first.temp_path(),
+             Catch::Matchers::StartsWith(target + "." + std::to_string(::getpid()) + "-"));
+  CHECK_THAT(first.temp_path(), Catch::Matchers::EndsWith(".partial"));
+  first.write("first\n");
+  second.write("second\n");
+  first.commit();
+  CHECK(slurp(target) == "first\n");
+  second.commit();
+  CHECK(slurp(target) == "second\n");
+  CHECK(names_in(dir) == std::vector<std::string>{"c.csv"});
+  {
+    tpnet::AtomicFile dropped(target, "--out");
+    dropped.write("never\n");
+  }
+  CHECK(slurp(target) == "second\n");
+  CHECK(names_in(dir) == std::vector<std::string>{"c.csv"});
+}
+
+TEST_CASE("AtomicFile gives a new file 0666 less the umask", "[outputs]") {
+  const fs::path dir = fresh_dir("umask");
+  const mode_t old = ::umask(027);
+  tpnet::write_file_atomically((dir / "new.txt").string(), "x", "--out");
+  ::umask(old);
+  CHECK(mode_of(dir / "new.txt") == 0640U);
+}
