@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "calibrate_command.hpp"
+#include "integer_flags.hpp"
 #include "tpnet/error.hpp"
 #include "tpnet/io/output_file.hpp"
 
@@ -54,6 +55,7 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", "tpnet-calibrate 0.1.0");
   std::vector<Subcommand> commands{setup_allreduce(app), setup_gemm(app), setup_counters(app)};
   document_exit_codes(commands);
+  tpnet::cli::require_decimal_integers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
