@@ -64,10 +64,12 @@ double advance(std::uint64_t previous, std::uint64_t now, double seconds, const 
   const double bits_per_second = bytes * 8.0 / seconds;
   if (bits_per_second > kMaxCounterBitsPerSecond) {
     notes.push_back(fmt::format(
-        "{} {} by {} units in {} s, {:.0f} Gb/s, above any link's {:.0f} Gb/s: a counter reset "
+        "{} {} by {} units in {} s, {} Gb/s, above any link's {:.0f} Gb/s: a counter reset "
         "or glitch, not traffic; that interval counts 0 bytes",
         where, reset ? "went back and restarted" : "jumped", reset ? now : now - previous,
-        fmt::format("{:.9f}", seconds), std::min(bits_per_second, 1e18) / 1e9,
+        fmt::format("{:.9f}", seconds),
+        bits_per_second > 1e18 ? "more than 1000000000"
+                               : fmt::format("{:.0f}", bits_per_second / 1e9),
         kMaxCounterBitsPerSecond / 1e9));
     return 0.0;
   }
