@@ -29,7 +29,7 @@ std::string decimal_problem(const std::string& text) {
 }  // namespace
 
 CLI::Validator whole_number_in(long long lo, long long hi) {
-  return CLI::Validator(
+  return {
       [lo, hi](const std::string& text) -> std::string {
         long long value = 0;
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -38,7 +38,7 @@ CLI::Validator whole_number_in(long long lo, long long hi) {
         }
         return fmt::format("'{}' is out of range; allowed {} to {}", text, lo, hi);
       },
-      fmt::format("{}-{}", lo, hi), "whole number range");
+      fmt::format("{}-{}", lo, hi), "whole number range"};
 }
 
 void require_decimal_integers(CLI::App& app) {

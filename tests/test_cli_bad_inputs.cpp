@@ -156,7 +156,7 @@ TEST_CASE("bad input 12: messages name the real cause", "[bad-input][cli]") {
   require_refusal(run_tpnet(penalty_with({"--chunk", "0"})),
                   "--chunk: '0' must be a whole number of tokens from 1 to 128M");
   const auto broken = dir.path / "bench.json";
-  std::ofstream(broken) << "{\"config\": \"TP2\", ";
+  std::ofstream(broken) << R"({"config": "TP2", )";
   require_refusal(run_tpnet({"capacity", "--sweep", "TP2=" + broken.string()}),
                   "is not valid JSON");
   // Control bytes and a newline in a value are escaped: still one line.
