@@ -85,6 +85,14 @@ TEST_CASE("bad input 2: no input is read past its size limit", "[bad-input][cli]
   std::ofstream(commas) << std::string(5000000, ',') << "\n";
   require_refusal(run_tpnet(penalty_with({"--baseline", commas.string()})),
                   "has more than 1024 cells; a header may have at most 1024 columns");
+  // A megabyte of --prompt values once took 2 GB: one run takes 10,000 scenarios.
+  // (One comma list: a single shell argument may not pass 128 KiB.)
+  std::string list = "1";
+  for (int i = 1; i < 10001; ++i) list += ",1";
+  std::vector<std::string> many = penalty_with({"--prompt", list});
+  require_refusal(run_tpnet(many),
+                  "--prompt: 10001 scenarios (prompts given, or a baseline's "
+                  "rows) are more than one run takes; allowed at most 10000");
 }
 
 TEST_CASE("bad input 4: a key given twice is refused, naming both lines", "[bad-input][cli]") {

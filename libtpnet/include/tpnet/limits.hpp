@@ -6,6 +6,7 @@
 /// (flags, YAML, config.json, CSV) and the library's own checks use these
 /// constants and nothing else.
 
+#include <cstddef>
 #include <cstdint>
 
 #include "tpnet/units.hpp"
@@ -26,6 +27,9 @@ inline constexpr double kMaxByteCount = 1e18;      ///< 10^18 B (1,000,000 TB)
 /// sliding window, a sparse-attention top-k, a measured chunk. 128M = 2^27 =
 /// 134,217,728, ten times the longest context window offered today.
 inline constexpr TokenCount kMaxTokens = TokenCount{1} << 27;
+/// The most prompt scenarios one run may take (--prompt values, a
+/// baseline's rows, a workload's prompts): 10,000 take about 84 MB and 1 s.
+inline constexpr std::size_t kMaxScenarios = 10000;
 /// The most concurrent requests a prompt mix may name.
 inline constexpr long long kMaxPromptRequests = 1000000;
 

@@ -92,6 +92,7 @@ CompareReport run_compare(CompareRequest request) {
                      InputLocation::for_key("workload.decode_requests"));
   }
   if (request.prompts.empty()) request.prompts = study_scenarios();
+  require_scenario_count(request.prompts.size());
   CompareReport report;
   report.row_count = compare_row_count(request);
   report.reference = reference_layout(request);

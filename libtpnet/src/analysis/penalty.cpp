@@ -5,6 +5,7 @@
 
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/checked_math.hpp"
+#include "tpnet/limits.hpp"
 
 namespace tpnet {
 
@@ -79,10 +80,20 @@ ScenarioPenalty analyze_scenario(const ModelArch& model, const EngineConfig& eng
 
 }  // namespace
 
+void require_scenario_count(std::size_t count) {
+  if (count > kMaxScenarios) {
+    throw InputError(fmt::format("{} scenarios (prompts given, or a baseline's rows) are more than "
+                                 "one run takes; allowed at most {}",
+                                 count, kMaxScenarios),
+                     InputLocation::for_key("workload.prompts"));
+  }
+}
+
 PenaltyReport analyze_penalty(const ModelArch& model, const EngineConfig& engine, const Link& from,
                               const Link& to, const std::vector<PrefillScenario>& scenarios,
                               std::optional<Bytes> measured_per_token) {
   require_network_tp(engine);
+  require_scenario_count(scenarios.size());
   PenaltyReport report;
   report.from = from;
   report.to = to;

@@ -23,6 +23,11 @@ struct PrefillScenario {
   std::optional<Seconds> baseline_ttft;  ///< measured at the `from` link
 };
 
+/// Throws InputError at `workload.prompts` when a run is given more than
+/// kMaxScenarios scenarios (prompts, or a baseline's rows): what bounds the
+/// work and memory argv and files can ask of one run.
+void require_scenario_count(std::size_t count);
+
 /// The GLM-5.3 study's tests P1-P6: 1k, 8k, 32k, 4x8k, 64k, 4x16k.
 [[nodiscard]] std::vector<PrefillScenario> study_scenarios();
 
