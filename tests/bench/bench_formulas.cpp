@@ -99,6 +99,39 @@ void BM_CompareGridCsvMillionRows(benchmark::State& state) {
 }
 BENCHMARK(BM_CompareGridCsvMillionRows)->Unit(benchmark::kMillisecond);
 
+/// A step's time as a cost model would price it: fixed plus per token.
+double step_cost(const ScheduledStep& step) { return 0.02 + 1e-5 * double(step.tokens()); }
+
+// The scheduler alone (issue 13's target: well under 10 ms): four 64K prompts
+// at once with 1,024 outputs each, the GLM-5.3 study's engine settings.
+void BM_ScheduleFour64kPrompts(benchmark::State& state) {
+  SchedulerSettings settings;
+  settings.max_num_batched_tokens = 4096;
+  settings.long_prefill_token_threshold = 2048;
+  const std::vector<ScheduledRequest> requests(4, ScheduledRequest{0.0, 65536, 1024});
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(simulate_schedule(requests, settings, step_cost));
+  }
+}
+BENCHMARK(BM_ScheduleFour64kPrompts)->Unit(benchmark::kMillisecond);
+
+// A 10,000-request trace (target: under 1 s): a request every 50 ms, prompts
+// of 512 to 8,191 tokens and 64 to 575 outputs, deterministic.
+void BM_ScheduleTrace10k(benchmark::State& state) {
+  SchedulerSettings settings;
+  settings.max_num_batched_tokens = 8192;
+  settings.max_num_seqs = 256;
+  std::vector<ScheduledRequest> trace;
+  trace.reserve(10000);
+  for (int i = 0; i < 10000; ++i) {
+    trace.push_back(ScheduledRequest{0.05 * i, 512 + (i * 7919) % 7680, 64 + (i * 104729) % 512});
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(simulate_schedule(trace, settings, step_cost));
+  }
+}
+BENCHMARK(BM_ScheduleTrace10k)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();
