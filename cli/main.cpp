@@ -135,14 +135,14 @@ int main(int argc, char** argv) {
   try {
     exit_code = run(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "tpnet: internal error: " << e.what() << "\n";
+    tpnet::cli::report("internal error", e.what());
   } catch (...) {
-    std::cerr << "tpnet: internal error\n";
+    tpnet::cli::report("internal error", "an exception of unknown type");
   }
   // Output that never arrived (a full disk, a closed stdout) is bad input or
   // usage, exit 2: exit 0 or 1 would claim a result no one got.
   if (const auto why = out.finish()) {
-    std::cerr << "tpnet: error: could not write to standard output: " << *why << "\n";
+    tpnet::cli::report("error", "could not write to standard output: " + *why);
     if (exit_code < 2) exit_code = 2;
   }
   return exit_code;

@@ -2,6 +2,7 @@
 // Checks shared by the CLI tests: JSON of a successful run, the bad-input
 // contract (exit 2, one stderr line naming what is wrong), temporary inputs.
 
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -28,6 +29,16 @@ inline void expect_bad_input(const CliResult& r, const std::string& needle) {
   CHECK(r.out.empty());
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK_THAT(r.err, ContainsSubstring(needle));
+}
+
+/// A fresh, empty folder under the temporary directory, unique to this
+/// process and `name`.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("tpnet_test_" + std::to_string(::getpid()) + "_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 /// Writes `text` to a file of that name in the temporary folder.

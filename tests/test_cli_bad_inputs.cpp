@@ -14,9 +14,12 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "cli_checks.hpp"
 #include "cli_runner.hpp"
 
 using tpnet::test::CliResult;
+using tpnet::test::expect_bad_input;
+using tpnet::test::fresh_dir;
 using tpnet::test::run_program;
 using tpnet::test::run_tpnet;
 using tpnet::test::ShellSetup;
@@ -32,14 +35,10 @@ std::string example(const std::string& name) {
   return std::string(TPNET_SOURCE_DIR) + "/examples/" + name;
 }
 
-/// One error line on stderr, exit 2, nothing on stdout.
+/// The bad-input contract, from tpnet's error path (not a crash's message).
 void require_refusal(const CliResult& r, const std::string& says) {
-  INFO(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.empty());
+  expect_bad_input(r, says);
   CHECK_THAT(r.err, ContainsSubstring("tpnet: error: "));
-  CHECK_THAT(r.err, ContainsSubstring(says));
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
 
 const std::vector<std::string> kPenalty{"penalty", "--model", "glm-5.3", "--tp", "8",
@@ -50,22 +49,6 @@ std::vector<std::string> penalty_with(std::vector<std::string> more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() /
-           ("tpnet_bad_" + std::to_string(::getpid()) + "_" + std::to_string(++counter()));
-    std::filesystem::create_directories(path);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() { std::filesystem::remove_all(path); }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-};
 
 }  // namespace
 
@@ -80,8 +63,8 @@ TEST_CASE("bad input 2: no input is read past its size limit", "[bad-input][cli]
       run_program(TPNET_CLI_PATH, {"models"}, ShellSetup{"export TPNET_MAX_INPUT_BYTES=0x10", ""}),
       "TPNET_MAX_INPUT_BYTES: '0x10' is not an input limit");
   // A line of nothing but commas cannot take memory by the cell.
-  TempDir dir;
-  const auto commas = dir.path / "commas.csv";
+  const auto dir = fresh_dir("bad_inputs_limits");
+  const auto commas = dir / "commas.csv";
   std::ofstream(commas) << std::string(5000000, ',') << "\n";
   require_refusal(run_tpnet(penalty_with({"--baseline", commas.string()})),
                   "has more than 1024 cells; a header may have at most 1024 columns");
@@ -147,9 +130,9 @@ TEST_CASE("bad input 10: a UTF-8 byte-order mark is read past", "[bad-input][cli
 }
 
 TEST_CASE("bad input 12: messages name the real cause", "[bad-input][cli]") {
-  TempDir dir;
-  const auto loop_a = dir.path / "a";
-  const auto loop_b = dir.path / "b";
+  const auto dir = fresh_dir("bad_inputs_messages");
+  const auto loop_a = dir / "a";
+  const auto loop_b = dir / "b";
   std::filesystem::create_symlink(loop_b, loop_a);
   std::filesystem::create_symlink(loop_a, loop_b);
   require_refusal(run_tpnet({"models", "show", loop_a.string()}),
@@ -163,7 +146,7 @@ TEST_CASE("bad input 12: messages name the real cause", "[bad-input][cli]") {
       "--fleet: '0' is out of range; allowed 1 to 100000");
   require_refusal(run_tpnet(penalty_with({"--chunk", "0"})),
                   "--chunk: '0' must be a whole number of tokens from 1 to 128M");
-  const auto broken = dir.path / "bench.json";
+  const auto broken = dir / "bench.json";
   std::ofstream(broken) << R"({"config": "TP2", )";
   require_refusal(run_tpnet({"capacity", "--sweep", "TP2=" + broken.string()}),
                   "is not valid JSON");
@@ -199,9 +182,9 @@ TEST_CASE("bad input 13: calibration.yaml's latency and curve must be physical",
           "[bad-input][cli]") {
   const std::string good = slurp(example("calibration/calibration_glm53_tp8_200g_synthetic.yaml"));
   REQUIRE_FALSE(good.empty());
-  TempDir dir;
+  const auto dir = fresh_dir("bad_inputs_calibration");
   auto penalty_on = [&](const std::string& name, const std::string& text) {
-    const auto path = dir.path / name;
+    const auto path = dir / name;
     std::ofstream(path) << text;
     return run_tpnet(penalty_with({"--calibration", path.string()}));
   };

@@ -19,6 +19,7 @@
 
 using tpnet::test::CliResult;
 using tpnet::test::expect_bad_input;
+using tpnet::test::fresh_dir;
 using tpnet::test::run_program;
 using tpnet::test::run_tpnet;
 using tpnet::test::ShellSetup;
@@ -35,15 +36,6 @@ const std::string kSamples = kSource + "/examples/traffic/counters_synthetic.csv
 /// full disk fail with ENOSPC; SIGXFSZ ignored so the write returns the error.
 /// Works as root too, where an unwritable folder would not stop anything.
 const ShellSetup kSmallFiles{"trap '' XFSZ; ulimit -f 1", ">/dev/null"};
-
-/// A fresh, empty folder under the temporary directory.
-fs::path fresh_dir(const std::string& name) {
-  fs::path dir =
-      fs::temp_directory_path() / ("tpnet_outputs_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);

@@ -2,9 +2,6 @@
 // Runs tpnet-calibrate, tpnet or mpirun as a user would, through
 // cli_runner.hpp's run_program, and captures the result.
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -21,15 +18,6 @@ inline CliResult run_program(const std::vector<std::string>& argv) {
 inline CliResult run_calibrate(std::vector<std::string> args) {
   args.insert(args.begin(), TPNET_CALIBRATE_PATH);
   return run_program(args);
-}
-
-/// A fresh, empty folder under the temporary directory.
-inline std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("tpnet_calibrate_" + std::to_string(::getpid()) + "_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 }  // namespace tpnet::test

@@ -70,15 +70,6 @@ void validate(const std::vector<ScheduledRequest>& requests) {
 
 }  // namespace
 
-SchedulerSettings scheduler_settings(const EngineConfig& engine) {
-  SchedulerSettings s;
-  s.max_num_batched_tokens = engine.max_num_batched_tokens;
-  s.long_prefill_token_threshold = engine.long_prefill_token_threshold;
-  s.max_num_seqs = engine.max_num_seqs;
-  s.num_speculative_tokens = engine.num_speculative_tokens;
-  return s;
-}
-
 TokenCount ScheduledStep::tokens() const {
   TokenCount sum = 0;
   for (const StepWork& w : work) sum += w.prefill_tokens + w.decode_tokens;

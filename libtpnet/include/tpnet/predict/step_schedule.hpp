@@ -7,7 +7,6 @@
 #include <functional>
 #include <vector>
 
-#include "tpnet/model/engine.hpp"
 #include "tpnet/units.hpp"
 
 namespace tpnet {
@@ -30,9 +29,6 @@ struct SchedulerSettings {
   /// acceptance): 1 without drafts, up to 1 + num_speculative_tokens.
   double accepted_tokens_per_decode = 1.0;
 };
-
-/// The scheduler's settings an engine config implies (acceptance 1).
-[[nodiscard]] SchedulerSettings scheduler_settings(const EngineConfig& engine);
 
 /// What one request does in one step.
 struct StepWork {
