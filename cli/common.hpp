@@ -162,5 +162,6 @@ Command setup_switch(CLI::App& app);
 Command setup_doctor(CLI::App& app);
 Command setup_traffic(CLI::App& app);
 Command setup_calibration(CLI::App& app);
+Command setup_predict(CLI::App& app);
 
 }  // namespace tpnet::cli

@@ -55,6 +55,18 @@ Field texts(std::string key, std::string label, std::vector<std::string> values)
   return f;
 }
 
+Field numbers(std::string key, std::string label, std::vector<double> values, DisplayUnit unit,
+              int decimals) {
+  Field f;
+  f.key = std::move(key);
+  f.label = std::move(label);
+  f.kind = Field::Kind::numbers;
+  f.numbers = std::move(values);
+  f.unit = unit;
+  f.decimals = decimals;
+  return f;
+}
+
 Field record(std::string key, std::string label, Record fields) {
   Field f;
   f.key = std::move(key);

@@ -35,7 +35,7 @@ struct Field;
 using Record = std::vector<Field>;
 
 struct Field {
-  enum class Kind { number, text, flag, texts, record, records };
+  enum class Kind { number, numbers, text, flag, texts, record, records };
 
   std::string key;    ///< JSON key, unit-suffixed: per_token_bytes, extra_ttft_bound_s
   std::string label;  ///< table header or line label
@@ -47,6 +47,7 @@ struct Field {
   std::string text;
   bool flag = false;
   std::vector<std::string> texts;
+  std::vector<double> numbers;  ///< kind numbers: a JSON array, one unit and rounding for all
   std::vector<Record> records;  ///< one element for kind record
   bool json_only = false;       ///< left out of tables (kept in JSON/CSV)
   bool table_only = false;      ///< a summary line for people, left out of JSON/CSV
@@ -59,6 +60,9 @@ Field integer(std::string key, std::string label, double value);
 Field text(std::string key, std::string label, std::string value);
 Field flag(std::string key, std::string label, bool value);
 Field texts(std::string key, std::string label, std::vector<std::string> values);
+/// A list of numbers in one unit: a JSON array, "1.20, 3.40" in tables.
+Field numbers(std::string key, std::string label, std::vector<double> values, DisplayUnit unit,
+              int decimals);
 Field record(std::string key, std::string label, Record fields);
 Field records(std::string key, std::string label, std::vector<Record> rows);
 Field json_only(Field field);

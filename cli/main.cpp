@@ -35,11 +35,11 @@ int run(int argc, char** argv) {
       "tpnet"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tpnet 0.1.0");
-  std::vector<Command> commands{setup_bytes(app),  setup_penalty(app),    setup_decode(app),
-                                setup_link(app),   setup_models(app),     setup_compare(app),
-                                setup_check(app),  setup_capacity(app),   setup_plan(app),
-                                setup_memory(app), setup_switch(app),     setup_traffic(app),
-                                setup_doctor(app), setup_calibration(app)};
+  std::vector<Command> commands{setup_bytes(app),  setup_penalty(app),     setup_decode(app),
+                                setup_link(app),   setup_models(app),      setup_compare(app),
+                                setup_check(app),  setup_capacity(app),    setup_plan(app),
+                                setup_memory(app), setup_switch(app),      setup_traffic(app),
+                                setup_doctor(app), setup_calibration(app), setup_predict(app)};
   document_exit_codes(app);
   require_decimal_integers(app);
   if (argc > 1 && argv[1][0] != '-') {

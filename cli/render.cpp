@@ -39,6 +39,16 @@ std::string display_value(const Field& f) {
       return f.text;
     case Field::Kind::flag:
       return f.flag ? "yes" : "no";
+    case Field::Kind::numbers: {
+      std::string joined;
+      for (const double v : f.numbers) {
+        Field one = f;
+        one.kind = Field::Kind::number;
+        one.number = v;
+        joined += (joined.empty() ? "" : ", ") + display_number(one);
+      }
+      return joined;
+    }
     case Field::Kind::texts: {
       std::string joined;
       for (const auto& t : f.texts) joined += (joined.empty() ? "" : "; ") + t;
@@ -51,9 +61,14 @@ std::string display_value(const Field& f) {
   return "";
 }
 
+bool has_unit(const Field& f) {
+  return (f.kind == Field::Kind::number || f.kind == Field::Kind::numbers) &&
+         !f.unit.suffix.empty();
+}
+
 bool is_scalar(const Field& f) {
-  return f.kind == Field::Kind::number || f.kind == Field::Kind::text ||
-         f.kind == Field::Kind::flag;
+  return f.kind == Field::Kind::number || f.kind == Field::Kind::numbers ||
+         f.kind == Field::Kind::text || f.kind == Field::Kind::flag;
 }
 
 // ---------------------------------------------------------------- JSON
@@ -66,6 +81,14 @@ void write_json_value(std::string& out, const Field& f, int depth) {
     case Field::Kind::number:
       out += json_number(f);
       break;
+    case Field::Kind::numbers: {
+      out += "[";
+      for (std::size_t i = 0; i < f.numbers.size(); ++i) {
+        out += (i == 0 ? "" : ", ") + format_number(f.numbers[i], f.key);
+      }
+      out += "]";
+      break;
+    }
     case Field::Kind::text:
       out += json_string(f.text);
       break;
@@ -139,7 +162,7 @@ Grid make_grid(const Field& list) {
   for (const auto& f : list.records.front()) {
     if (!is_scalar(f) || f.json_only) continue;
     g.header.push_back(f.label);
-    g.units.emplace_back(f.kind == Field::Kind::number ? f.unit.suffix : "");
+    g.units.emplace_back(has_unit(f) ? f.unit.suffix : "");
     g.numeric.push_back(f.kind == Field::Kind::number);
   }
   for (const auto& row : list.records) {
@@ -203,7 +226,7 @@ void render_text_record(std::string& out, const Record& record, int depth) {
     if (f.json_only) continue;
     if (is_scalar(f)) {
       std::string value = display_value(f);
-      if (f.kind == Field::Kind::number && !f.unit.suffix.empty()) {
+      if (has_unit(f)) {
         value += f.unit.suffix == "%" || f.unit.suffix == "x" ? std::string(f.unit.suffix)
                                                               : " " + std::string(f.unit.suffix);
       }
@@ -245,7 +268,7 @@ void render_md_record(std::string& out, const Record& record, int depth) {
     if (f.json_only) continue;
     if (is_scalar(f)) {
       std::string value = display_value(f);
-      if (f.kind == Field::Kind::number && !f.unit.suffix.empty()) {
+      if (has_unit(f)) {
         value += " " + std::string(f.unit.suffix);
       }
       out += indent + "- **" + f.label + "**: " + md_escape(value) + "\n";

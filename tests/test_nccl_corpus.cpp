@@ -46,6 +46,8 @@ const std::map<std::string, Expected> kExpected = {
      {NcclCollective::all_gather, 2, 1, FabricState::below_expectation, "2.28.3"}},
     {"gb10-2spark-all_gather-16G-nccl2.28.9.txt",
      {NcclCollective::all_gather, 2, 1, FabricState::healthy, "2.28.9"}},
+    {"gb10-2spark-all_gather-mergenics-512M-16G-nccl2.28.9.txt",
+     {NcclCollective::all_gather, 2, 1, FabricState::healthy, "2.28.9"}},
     {"gb10-2spark-all_gather-direct-degraded-2.8GBps.txt",
      {NcclCollective::all_gather, 2, 1, FabricState::degraded_nic, "2.28.9"}},
     {"gb10-2spark-all_gather-qsfp-switch-nccl2.28.9.txt",

@@ -16,5 +16,6 @@ struct EmbeddedText {
 std::span<const EmbeddedText> builtin_model_texts();   // models/*.yaml
 std::span<const EmbeddedText> builtin_switch_texts();  // models/switches/*.yaml
 std::span<const EmbeddedText> builtin_node_texts();    // models/nodes/*.yaml
+std::span<const EmbeddedText> builtin_fabric_texts();  // models/fabrics/*.yaml
 
 }  // namespace tpnet::detail

@@ -4,6 +4,7 @@
 
 #include "csv_table.hpp"
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/limits.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet {
@@ -14,6 +15,8 @@ std::vector<PrefillScenario> parse_baseline_csv(std::string_view text, const std
   const auto requests_column = table.require_column("requests");
   const auto tokens_column = table.require_column("prompt_tokens_each");
   const auto ttft_column = table.require_column("ttft_s");
+  const auto output_column = table.column("output_tokens");
+  const auto decode_column = table.column("decode_tok_s_per_request");
 
   std::vector<PrefillScenario> scenarios;
   for (const auto& row : table.rows()) {
@@ -36,6 +39,24 @@ std::vector<PrefillScenario> parse_baseline_csv(std::string_view text, const std
                        at(ttft_column));
     }
     s.baseline_ttft = Seconds(ttft);
+    if (output_column) {
+      const long long outputs = table.integer(row, *output_column);
+      if (outputs < 1 || outputs > kMaxTokens) {
+        throw InputError(fmt::format("is {}; allowed 1 to {} output tokens", outputs, kMaxTokens),
+                         InputLocation::in_file(origin, row.line, "column output_tokens"));
+      }
+      s.output_tokens = outputs;
+    }
+    if (decode_column) {
+      const double rate = table.number(row, *decode_column);
+      if (!(rate >= kMinTokensPerSecond && rate <= kMaxTokensPerSecond)) {
+        throw InputError(
+            fmt::format("is {:g}; allowed {:g} to {:g} tokens/s", rate, kMinTokensPerSecond,
+                        kMaxTokensPerSecond),
+            InputLocation::in_file(origin, row.line, "column decode_tok_s_per_request"));
+      }
+      s.decode_tokens_per_s = rate;
+    }
     s.name = name_column ? table.text(row, *name_column) : "row " + std::to_string(row.line);
     scenarios.push_back(std::move(s));
   }

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -184,6 +186,33 @@ std::vector<RequestTiming> parse_requests_csv(std::string_view text, const std::
 
 std::vector<RequestTiming> load_requests_csv(const std::string& path) {
   return parse_requests_csv(read_text_file(path), path);
+}
+
+std::string counters_csv_text(const CounterSeries& series) {
+  std::string out = "time_s,device,port,port_xmit_data,port_rcv_data\n";
+  std::size_t reads = 0;
+  for (const auto& d : series.devices) reads = std::max(reads, d.samples.size());
+  auto words = [](Bytes b) {
+    return static_cast<unsigned long long>(std::floor(std::max(0.0, b.count()) / 4.0));
+  };
+  for (std::size_t i = 0; i < reads; ++i) {
+    for (const auto& d : series.devices) {
+      if (i >= d.samples.size()) continue;
+      const CounterSample& s = d.samples[i];
+      out += fmt::format("{:.6f},{},{},{},{}\n", s.time.value(), d.device, d.port, words(s.xmit),
+                         words(s.rcv));
+    }
+  }
+  return out;
+}
+
+std::string requests_csv_text(const std::vector<RequestTiming>& requests) {
+  std::string out = "request_id,start_s,first_token_s,end_s\n";
+  for (const auto& r : requests) {
+    out += fmt::format("{},{:.6f},{:.6f},{:.6f}\n", r.id, r.start.value(), r.first_token.value(),
+                       r.end.value());
+  }
+  return out;
 }
 
 }  // namespace tpnet

@@ -21,6 +21,10 @@ struct PrefillScenario {
   std::string name;  ///< "P2", or the prompt text "8k"
   PromptSpec prompt;
   std::optional<Seconds> baseline_ttft;  ///< measured at the `from` link
+  /// From a baseline's optional columns: output tokens per request and the
+  /// measured decode speed per request at `from` (predict uses them).
+  std::optional<TokenCount> output_tokens = std::nullopt;
+  std::optional<double> decode_tokens_per_s = std::nullopt;
 };
 
 /// Throws InputError at `workload.prompts` when a run is given more than

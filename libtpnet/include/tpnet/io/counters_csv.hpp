@@ -25,4 +25,12 @@ CounterSeries load_counters_csv(const std::string& path);
 std::vector<RequestTiming> parse_requests_csv(std::string_view text, const std::string& origin);
 std::vector<RequestTiming> load_requests_csv(const std::string& path);
 
+/// The counters as the file parse_counters_csv reads: a header, then every
+/// read of every device, time by time, bytes as the kernel's 4-byte words
+/// (rounded down).
+[[nodiscard]] std::string counters_csv_text(const CounterSeries& series);
+
+/// `request_id,start_s,first_token_s,end_s`, one row per request.
+[[nodiscard]] std::string requests_csv_text(const std::vector<RequestTiming>& requests);
+
 }  // namespace tpnet

@@ -1,0 +1,483 @@
+// tpnet predict: what users will see at each link, step by step through vLLM's scheduler.
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "calibration_flags.hpp"
+#include "common.hpp"
+#include "tpnet/analysis/decode.hpp"
+#include "tpnet/io/baseline_csv.hpp"
+#include "tpnet/io/calibration_yaml.hpp"
+#include "tpnet/io/counters_csv.hpp"
+#include "tpnet/io/output_file.hpp"
+#include "tpnet/io/trace_csv.hpp"
+#include "tpnet/limits.hpp"
+#include "tpnet/predict/predict.hpp"
+#include "tpnet/quantity.hpp"
+
+namespace tpnet::cli {
+namespace {
+
+struct PredictOptions {
+  EngineOptions engine;
+  std::vector<std::string> links{"200G", "100G"};
+  std::vector<std::string> fabrics;
+  std::string node = std::string(kDefaultNodeName);
+  std::vector<std::string> prompts;
+  std::string trace;
+  std::string output = "1024";
+  std::string baseline;
+  std::vector<std::string> decode_itl;
+  double accepted_tokens = 0.0;
+  CLI::Option* accepted_option = nullptr;
+  double overlap = 0.0;
+  std::string step_overhead;
+  double gemm_tflops = 0.0;
+  double mixer_tflops = 0.0;
+  CalibrationFlags calibration;
+  std::string timeline;
+  std::string traffic;
+  std::string requests;
+  std::string format = "table";
+};
+
+InputLocation flag(const char* name) { return InputLocation::for_key(name); }
+
+TokenCount parse_tokens(const std::string& text, const char* name) {
+  const PromptSpec spec = parse_prompt(text, flag(name));
+  if (spec.requests != 1) {
+    throw InputError("'" + text + "' is a count of tokens, not a mix of requests", flag(name));
+  }
+  return spec.tokens_each;
+}
+
+/// `1=77.97ms`: the TP and the inter-token latency measured there.
+DecodeMeasurement parse_decode_itl(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError("'" + text + "' is not TP=ITL (e.g. 1=77.97ms)", flag("--decode-itl"));
+  }
+  const std::string tp_text = text.substr(0, eq);
+  int tp = 0;
+  for (const char c : tp_text) {
+    if (c < '0' || c > '9' || tp > kMaxTp) {
+      throw InputError("'" + tp_text + "' is not a TP size (1 to " + std::to_string(kMaxTp) + ")",
+                       flag("--decode-itl"));
+    }
+    tp = tp * 10 + (c - '0');
+  }
+  if (tp < 1 || tp > kMaxTp) {
+    throw InputError("'" + tp_text + "' is not a TP size (1 to " + std::to_string(kMaxTp) + ")",
+                     flag("--decode-itl"));
+  }
+  return DecodeMeasurement{tp, parse_duration(text.substr(eq + 1), flag("--decode-itl")),
+                           "--decode-itl " + text};
+}
+
+std::vector<PredictScenario> scenarios_from(const PredictOptions& o, TokenCount output,
+                                            const std::vector<PrefillScenario>& baseline) {
+  std::vector<PredictScenario> out;
+  if (!o.trace.empty()) {
+    if (!o.prompts.empty()) {
+      throw InputError("use either --prompt or --trace, not both", flag("--trace"));
+    }
+    out.push_back(PredictScenario{o.trace, load_trace_csv(o.trace)});
+    return out;
+  }
+  auto add = [&](const std::string& name, const PromptSpec& spec, TokenCount outputs) {
+    PredictScenario s;
+    s.name = name;
+    for (long long i = 0; i < spec.requests; ++i) {
+      s.requests.push_back(ScheduledRequest{0.0, spec.tokens_each, outputs});
+    }
+    out.push_back(std::move(s));
+  };
+  if (o.prompts.empty() && !baseline.empty()) {
+    // The baseline's own rows, each with its output tokens when it says them.
+    for (const auto& b : baseline) add(b.name, b.prompt, b.output_tokens.value_or(output));
+    return out;
+  }
+  if (o.prompts.empty()) {
+    throw InputError("give prompt scenarios (--prompt 1k,8k,4x16k), a --trace or a --baseline",
+                     flag("--prompt"));
+  }
+  for (const auto& text : o.prompts) add(text, parse_prompt(text, flag("--prompt")), output);
+  return out;
+}
+
+std::optional<GivenCompute> given_compute(const PredictOptions& o, const ModelArch& model,
+                                          const std::optional<CalibrationInput>& calibration) {
+  for (const auto& [value, name] :
+       {std::pair{o.gemm_tflops, "--gemm-tflops"}, std::pair{o.mixer_tflops, "--mixer-tflops"}}) {
+    if (!(value >= 0.0 && value <= 1e6)) {
+      throw InputError(
+          fmt::format("{:g} is out of range; allowed above 0 to 1000000 TFLOP/s", value),
+          flag(name));
+    }
+  }
+  if (o.gemm_tflops > 0.0) {
+    GivenCompute g;
+    g.model.seconds_per_gemm_flop = 1.0 / (o.gemm_tflops * 1e12);
+    if (o.mixer_tflops > 0.0) g.model.seconds_per_mixer_flop = 1.0 / (o.mixer_tflops * 1e12);
+    if (!o.step_overhead.empty()) {
+      g.model.per_step = parse_duration(o.step_overhead, flag("--step-overhead"));
+    }
+    g.source = fmt::format(
+        "given: --gemm-tflops {}{}{}", o.gemm_tflops,
+        o.mixer_tflops > 0.0 ? fmt::format(" --mixer-tflops {}", o.mixer_tflops) : std::string(),
+        o.step_overhead.empty() ? "" : " --step-overhead " + o.step_overhead);
+    if (o.mixer_tflops <= 0.0) {
+      g.warnings.emplace_back("no --mixer-tflops: token mixing (attention) is not priced");
+    }
+    return g;
+  }
+  if (o.mixer_tflops > 0.0 || !o.step_overhead.empty()) {
+    throw InputError("needs --gemm-tflops: the GEMM rate is the coefficient every step uses",
+                     flag("--gemm-tflops"));
+  }
+  if (calibration && calibration->file->compute) {
+    const ComputeCalibration& c = *calibration->file->compute;
+    GivenCompute g;
+    // Seconds per FLOP of the timed GEMMs at their TP; a FLOP costs the same
+    // at another TP on the same GPU.
+    const double timed_flops = gemm_flops_per_token(model, c.tp);
+    g.model.seconds_per_gemm_flop = c.per_prompt_token.value() / timed_flops;
+    g.source = fmt::format("calibration {} (GEMM timings of {} at TP{}, {})",
+                           calibration->file->origin, c.model, c.tp, c.precision);
+    g.warnings.emplace_back(
+        "prefill compute from GEMM timings alone: attention and fixed step costs are not in "
+        "them, so TTFTs come out short (a baseline fits them)");
+    if (c.model != model.name) {
+      g.warnings.push_back(
+          fmt::format("the calibration's GEMMs are {}'s, not {}'s", c.model, model.name));
+    }
+    return g;
+  }
+  return std::nullopt;
+}
+
+Record link_result(const PredictLink& l) {
+  std::vector<double> firsts;
+  for (const Seconds s : l.first_token) firsts.push_back(s.value());
+  return Record{
+      text("link", "link", l.link.name),
+      text("fabric", "fabric", l.fabric.name),
+      number("last_first_token_s", "last first token", l.last_first_token.value(), kSeconds, 2),
+      number("mean_ttft_s", "mean TTFT", l.mean_ttft.value(), kSeconds, 2),
+      numbers("first_token_s", "TTFT each", firsts, kSeconds, 2),
+      number("decode_tokens_per_s", "decode/request", l.decode_tokens_per_s, kCount, 1),
+      number("network_share_pct", "net share", l.network_share * 100.0, kPercent, 1),
+      json_only(number("communication_s", "communication", l.communication.value(), kSeconds, 3)),
+      json_only(
+          number("sent_bytes_per_node", "sent per node", l.sent_per_node.count(), kBytesGB, 2)),
+      json_only(integer("steps", "steps", l.schedule.step_count)),
+      json_only(integer("mixed_steps", "mixed steps", l.schedule.mixed_steps)),
+      json_only(number("finished_s", "last token", l.finished.value(), kSeconds, 2)),
+  };
+}
+
+Record scenario_record(const PredictScenarioResult& s) {
+  std::vector<Record> links;
+  for (const auto& l : s.links) links.push_back(link_result(l));
+  Record rec{
+      text("name", "scenario", s.name),
+      integer("requests", "requests", s.requests),
+      integer("prompt_tokens_each", "tokens each", static_cast<double>(s.prompt_tokens_each)),
+      json_only(
+          integer("output_tokens_each", "outputs each", static_cast<double>(s.output_tokens_each))),
+      json_only(integer("prompt_tokens", "prompt tokens", static_cast<double>(s.prompt_tokens))),
+  };
+  if (s.extra_last_first_token) {
+    rec.push_back(signed_number("extra_last_first_token_s", "extra last first token",
+                                s.extra_last_first_token->value(), kSeconds, 2));
+    rec.push_back(signed_number("increase_last_first_token_pct", "increase",
+                                *s.increase_last_first_token * 100.0, kPercent, 1));
+    rec.push_back(signed_number("extra_mean_ttft_s", "extra mean TTFT", s.extra_mean_ttft->value(),
+                                kSeconds, 2));
+    rec.push_back(signed_number("increase_mean_ttft_pct", "mean increase",
+                                *s.increase_mean_ttft * 100.0, kPercent, 1));
+  }
+  if (s.bound_extra) {
+    rec.push_back(signed_number("bound_extra_s", "bound", s.bound_extra->value(), kSeconds, 2));
+  }
+  rec.push_back(json_only(
+      integer("most_prefills_in_a_step", "prompts sharing a step", s.most_prefills_in_a_step)));
+  rec.push_back(texts("why", "why", s.why));
+  rec.push_back(json_only(records("links", "links", std::move(links))));
+  return rec;
+}
+
+/// One table per link: each scenario's numbers at that link.
+Field per_link_table(const PredictReport& r, std::size_t link) {
+  std::vector<Record> rows;
+  for (const auto& s : r.scenarios) {
+    Record row{text("name", "scenario", s.name)};
+    for (auto& f : link_result(s.links[link])) {
+      if (f.key == "link" || f.key == "fabric") continue;
+      row.push_back(std::move(f));
+    }
+    rows.push_back(std::move(row));
+  }
+  const PredictLink& first = r.scenarios.front().links[link];
+  return table_only(records("at_" + first.link.name,
+                            "at " + first.link.name + " (" + describe(first.fabric) + ")",
+                            std::move(rows)));
+}
+
+Field fit_record(const PredictReport& r) {
+  const PrefillComputeModel& m = r.fit.model;
+  std::vector<Record> rows;
+  for (const auto& row : r.fit.rows) {
+    rows.push_back(Record{
+        text("name", "row", row.name),
+        integer("prompt_tokens", "prompt tokens", static_cast<double>(row.prompt_tokens)),
+        number("measured_ttft_s", "measured TTFT", row.measured.value(), kSeconds, 2),
+        number("communication_s", "communication", row.communication.value(), kSeconds, 2),
+        number("predicted_ttft_s", "fitted TTFT", row.predicted.value(), kSeconds, 2),
+        signed_number("residual_pct", "residual", row.residual_pct, kPercent, 1),
+    });
+  }
+  return record("fit", "prefill compute",
+                Record{text("source", "from", r.fit.source),
+                       number("per_step_s", "per step", m.per_step.value(), kMilliseconds, 1),
+                       number("gemm_s_per_pflop", "GEMMs, seconds per PFLOP",
+                              m.seconds_per_gemm_flop * 1e15, kSeconds, 3),
+                       number("mixer_s_per_pflop", "token mixing, seconds per PFLOP",
+                              m.seconds_per_mixer_flop * 1e15, kSeconds, 3),
+                       json_only(number("gemm_flops_per_token", "GEMM FLOPs per token",
+                                        r.cost.flops_per_token, kGigaflops, 2)),
+                       texts("coefficients_fitted", "fitted", r.fit.coefficients_fitted),
+                       records("rows", "fit to the baseline", std::move(rows))});
+}
+
+Field decode_record(const PredictReport& r) {
+  std::vector<Record> points;
+  for (const auto& p : r.decode.points) {
+    points.push_back(Record{
+        integer("tp", "TP", p.measured.tp),
+        number("measured_itl_s", "measured ITL", p.measured.itl.value(), kMilliseconds, 2),
+        number("weight_read_floor_s", "weight-read floor", p.weight_read_floor.value(),
+               kMilliseconds, 2),
+        number("communication_s", "communication", p.communication.value(), kMilliseconds, 2),
+        number("predicted_itl_s", "fitted ITL", p.predicted.value(), kMilliseconds, 2),
+        signed_number("residual_pct", "residual", p.residual_pct, kPercent, 1),
+    });
+  }
+  return record(
+      "decode", "decode forwards",
+      Record{text("source", "efficiency from",
+                  r.decode.source.empty() ? "none (the weight-read floor)" : r.decode.source),
+             number("efficiency", "memory bandwidth achieved", r.decode.efficiency, kCount, 3),
+             number("weight_read_floor_s", "weight-read floor at this TP",
+                    r.decode_model.weight_read_floor.value(), kMilliseconds, 2),
+             number("accepted_tokens_per_decode", "accepted tokens per forward", r.accepted_tokens,
+                    kCount, 2),
+             records("points", "fit to the measured ITL", std::move(points))});
+}
+
+Field fabric_records(const PredictRequest& req) {
+  std::vector<Record> rows;
+  for (std::size_t i = 0; i < req.links.size(); ++i) {
+    const FabricProfile& f = req.fabrics[i];
+    Record row{text("link", "link", req.links[i].name), text("fabric", "fabric", f.name),
+               text("source", "source", std::string(to_string(f.source))),
+               number("rate_bps", "bulk rate", fabric_rate(f).bits_per_second(), kGbps, 1)};
+    row.push_back(texts("provenance", "provenance", f.provenance));
+    rows.push_back(std::move(row));
+  }
+  return records("fabrics", "fabric profiles", std::move(rows));
+}
+
+std::string timeline_csv(const PredictReport& r) {
+  std::string out =
+      "scenario,link,step,start_s,end_s,request,prefill_tokens,decode_tokens,context_tokens,"
+      "compute_s,communication_s\n";
+  for (const auto& s : r.scenarios) {
+    for (const auto& l : s.links) {
+      for (std::size_t i = 0; i < l.steps.size(); ++i) {
+        const PricedStep& p = l.steps[i];
+        for (const StepWork& w : p.step.work) {
+          out += fmt::format("{},{},{},{:.6f},{:.6f},{},{},{},{},{:.6f},{:.6f}\n", s.name,
+                             l.link.name, i + 1, p.step.start_s, p.step.end_s, w.request + 1,
+                             w.prefill_tokens, w.decode_tokens, w.context_tokens, p.compute.value(),
+                             p.communication.value());
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Outcome run_predict(const PredictOptions& o) {
+  for (const auto* path : {&o.timeline, &o.traffic, &o.requests}) {
+    if (!path->empty()) {
+      check_output_path(*path, path == &o.timeline  ? "--timeline"
+                               : path == &o.traffic ? "--traffic"
+                                                    : "--requests");
+    }
+  }
+  if (!o.requests.empty() && o.traffic.empty()) {
+    throw InputError("writes the request timings that go with --traffic; give --traffic too",
+                     flag("--requests"));
+  }
+  PredictRequest req;
+  req.model = load_model(o.engine);
+  req.engine = to_engine(o.engine);
+  const NodeSpec node = load_node(o.node);
+  req.memory_bandwidth = node.memory_bandwidth;
+  const auto calibration = load_calibration(o.calibration);
+  if (o.links.empty()) throw InputError("give at least one link", flag("--links"));
+  if (!o.fabrics.empty() && o.fabrics.size() != 1 && o.fabrics.size() != o.links.size()) {
+    throw InputError(fmt::format("{} profiles for {} links; give one for all, or one per link",
+                                 o.fabrics.size(), o.links.size()),
+                     flag("--fabric"));
+  }
+  for (std::size_t i = 0; i < o.links.size(); ++i) {
+    req.links.push_back(to_link(o.links[i], "--links", o.engine));
+    const std::string spec = o.fabrics.empty()       ? "auto"
+                             : o.fabrics.size() == 1 ? o.fabrics[0]
+                                                     : o.fabrics[i];
+    std::shared_ptr<const Calibration> file;
+    if (spec != "auto" && spec != "nominal" &&
+        (spec.find('/') != std::string::npos || spec.ends_with(".yaml") ||
+         spec.ends_with(".yml"))) {
+      file = std::make_shared<const Calibration>(load_calibration_yaml(spec));
+    }
+    req.fabrics.push_back(resolve_fabric(spec, req.links.back(), node.name, file));
+  }
+  const TokenCount output = parse_tokens(o.output, "--output");
+  if (!o.baseline.empty()) {
+    req.baseline = load_baseline_csv(o.baseline);
+    req.baseline_origin = o.baseline;
+  }
+  req.scenarios = scenarios_from(o, output, req.baseline);
+  req.compute = given_compute(o, req.model, calibration);
+  if (req.compute && !req.baseline.empty()) {
+    throw InputError(
+        "prefill compute comes from the --baseline fit; drop --gemm-tflops (or the "
+        "baseline)",
+        flag("--gemm-tflops"));
+  }
+  for (const auto& text : o.decode_itl) req.decode_measurements.push_back(parse_decode_itl(text));
+  if (req.decode_measurements.empty()) {
+    // The baseline's decode speed of its shortest single-request row.
+    const PrefillScenario* best = nullptr;
+    for (const auto& b : req.baseline) {
+      if (b.prompt.requests == 1 && b.decode_tokens_per_s &&
+          (!best || b.prompt.tokens_each < best->prompt.tokens_each)) {
+        best = &b;
+      }
+    }
+    if (best) {
+      req.decode_measurements.push_back(DecodeMeasurement{
+          req.engine.tensor_parallel_size, Seconds(1.0 / *best->decode_tokens_per_s),
+          fmt::format("{} row {} ({:g} tokens/s a request)", o.baseline, best->name,
+                      *best->decode_tokens_per_s)});
+    }
+  }
+  if (o.accepted_option != nullptr && o.accepted_option->count() > 0) {
+    req.accepted_tokens = o.accepted_tokens;
+  }
+  req.overlap = o.overlap;
+  req.keep_steps = !o.timeline.empty() || !o.traffic.empty();
+  const PredictReport r = tpnet::run_predict(req);
+
+  Document doc;
+  doc.title = fmt::format("tpnet predict: {}; vLLM's scheduler step by step at {}",
+                          describe(req.model, req.engine), fmt::join(o.links, ", "));
+  std::vector<Record> rows;
+  for (const auto& s : r.scenarios) rows.push_back(scenario_record(s));
+  doc.fields = {
+      text("model", "model", req.model.name),
+      integer("tp", "tensor-parallel size", req.engine.tensor_parallel_size),
+      integer("chunk_tokens", "step budget (max_num_batched_tokens)",
+              static_cast<double>(req.engine.max_num_batched_tokens)),
+      integer("long_prefill_token_threshold", "long_prefill_token_threshold",
+              static_cast<double>(req.engine.long_prefill_token_threshold)),
+      integer("max_num_seqs", "max_num_seqs", req.engine.max_num_seqs),
+      integer("spec_tokens", "speculative tokens", req.engine.num_speculative_tokens),
+      number("overlap_pct", "communication overlapped", req.overlap * 100.0, kPercent, 0),
+      fabric_records(req),
+      fit_record(r),
+      decode_record(r),
+  };
+  for (std::size_t i = 0; i < req.links.size(); ++i) doc.fields.push_back(per_link_table(r, i));
+  doc.fields.push_back(records("scenarios", "between the first two links", std::move(rows)));
+  doc.fields.push_back(texts("notes", "note", r.notes));
+  doc.warnings = r.warnings;
+
+  if (!o.timeline.empty()) {
+    write_file_atomically(o.timeline, timeline_csv(r), "--timeline");
+    doc.fields.push_back(text("timeline", "timeline written to", o.timeline));
+  }
+  if (!o.traffic.empty()) {
+    const PredictLink& run = r.scenarios.front().links.front();
+    const CounterSeries series = predicted_counters(run, Seconds::milliseconds(1.0), req.overlap);
+    write_file_atomically(o.traffic, counters_csv_text(series), "--traffic");
+    doc.fields.push_back(
+        text("traffic", "traffic written to",
+             fmt::format("{} ({} at {})", o.traffic, r.scenarios.front().name, run.link.name)));
+    if (!o.requests.empty()) {
+      std::vector<RequestTiming> timings;
+      for (std::size_t i = 0; i < run.schedule.requests.size(); ++i) {
+        const RequestTimeline& t = run.schedule.requests[i];
+        timings.push_back(RequestTiming{fmt::format("r{}", i + 1), Seconds(t.arrival_s),
+                                        Seconds(t.first_token_s), Seconds(t.finished_s)});
+      }
+      write_file_atomically(o.requests, requests_csv_text(timings), "--requests");
+      doc.fields.push_back(text("requests_file", "request timings written to", o.requests));
+    }
+  }
+  return Outcome{std::move(doc), {}, 0};
+}
+
+}  // namespace
+
+Command setup_predict(CLI::App& app) {
+  auto o = std::make_shared<PredictOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "predict",
+      "Predict TTFT and decode speed at each link: vLLM's scheduler simulated step by step");
+  add_engine_options(sub, o->engine);
+  sub->add_option("--links", o->links, "Links to predict at, the baseline's first")
+      ->delimiter(',')
+      ->default_str("200G,100G");
+  sub->add_option("--fabric", o->fabrics,
+                  "Fabric profile: auto (the node's measured profile of each link preset), "
+                  "nominal, a built-in name, or a calibration.yaml; one, or one per link")
+      ->delimiter(',');
+  add_node_option(sub, o->node);
+  sub->add_option("--prompt", o->prompts, "Prompt scenarios, all arriving at once: 1k,8k,4x16k")
+      ->delimiter(',');
+  sub->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens");
+  sub->add_option("--output", o->output, "Output tokens per request")->default_str("1024");
+  sub->add_option("--baseline", o->baseline,
+                  "CSV of measured TTFT at the first link: single-request rows fit prefill "
+                  "compute (columns requests, prompt_tokens_each, ttft_s)");
+  sub->add_option("--decode-itl", o->decode_itl,
+                  "Measured inter-token latency at concurrency 1, TP=ITL (e.g. 1=77.97ms)")
+      ->delimiter(',');
+  o->accepted_option =
+      sub->add_option("--accepted-tokens", o->accepted_tokens,
+                      "Output tokens a decode forward yields per request (1 to 1 + drafts)");
+  sub->add_option("--overlap", o->overlap,
+                  "Share of communication hidden under compute, 0 to below 1")
+      ->default_str("0");
+  sub->add_option("--gemm-tflops", o->gemm_tflops,
+                  "Given compute: achieved GEMM TFLOP/s per node (instead of a baseline)");
+  sub->add_option("--mixer-tflops", o->mixer_tflops,
+                  "Given compute: achieved attention TFLOP/s per node");
+  sub->add_option("--step-overhead", o->step_overhead, "Given compute: fixed time per step");
+  add_calibration_options(sub, o->calibration);
+  sub->add_option("--timeline", o->timeline, "Write every step to this CSV");
+  sub->add_option("--traffic", o->traffic,
+                  "Write one node's predicted RDMA counters at 1 ms (tpnet traffic --samples)");
+  sub->add_option("--requests", o->requests,
+                  "With --traffic: write the request timings (tpnet traffic --requests)");
+  add_format_option(sub, o->format);
+  return Command{sub, [o] { return run_predict(*o); },
+                 std::shared_ptr<const std::string>(o, &o->format)};
+}
+
+}  // namespace tpnet::cli

@@ -1,0 +1,109 @@
+#pragma once
+/// What one all-reduce achieves on a fabric, as a function of its size and
+/// ranks: measured (a calibration.yaml), built in from public measurements
+/// between known nodes (models/fabrics/*.yaml), or NCCL's tuner model at the
+/// nominal rate. Every estimated time of a collective goes through here; the
+/// bounds keep nominal rates (docs/formulas.md s.22).
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/measured/calibration.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/units.hpp"
+
+namespace tpnet {
+
+enum class FabricSource {
+  calibration,  ///< a calibration.yaml's measured sweep (the best)
+  builtin,      ///< a built-in profile from public measurements
+  nominal,      ///< NCCL's tuner model at the link's nominal rate
+};
+
+[[nodiscard]] std::string_view to_string(FabricSource source);
+
+/// One measured all-reduce time at a small size.
+struct SmallAllReducePoint {
+  Bytes size;
+  Seconds time;
+};
+
+/// Small all-reduces measured on `ranks` ranks.
+struct SmallAllReduceTable {
+  int ranks = 0;
+  std::string source;
+  std::vector<SmallAllReducePoint> points;  ///< sizes strictly increasing
+};
+
+struct FabricProfile {
+  std::string name;  ///< "dgx-spark-200g-switch", "nominal", or the calibration file
+  FabricSource source = FabricSource::nominal;
+  std::string description;
+  /// Where each number comes from, one line each, with the arithmetic.
+  std::vector<std::string> provenance;
+  /// The link it prices: its rate and (nominal) NCCL latency model.
+  Link link;
+  // Built-in profiles:
+  std::string node;          ///< the node it was measured on
+  std::string for_link;      ///< the link preset it describes
+  bool is_default = false;   ///< the profile `for_link` gets on `node` unless told otherwise
+  BitRate bus_bandwidth;     ///< NCCL's large-message bus bandwidth on the path
+  Bytes bus_bandwidth_size;  ///< the all-reduce size it was measured at
+  int rdma_devices = 0;      ///< RDMA devices the traffic is spread over
+  std::vector<SmallAllReduceTable> small;
+  // Calibration profiles:
+  std::shared_ptr<const Calibration> calibration;
+};
+
+/// One all-reduce on a profile.
+struct FabricAllReduce {
+  Seconds time;
+  Seconds latency;   ///< the part that does not move bytes
+  Seconds transfer;  ///< sent bytes at the achieved bus bandwidth
+};
+
+/// Time of one all-reduce of `block` bytes on `ranks` ranks (0 for one rank).
+/// calibration: calibrated_allreduce_time at the link's rate (s.19); nominal:
+/// allreduce_time over the link (s.5, s.20); built-in: the measured small-size
+/// latency, moved to `ranks` by the algorithm's step count, plus the sent
+/// bytes at the measured bus bandwidth (s.22). Throws InputError for a
+/// negative block or ranks < 1.
+[[nodiscard]] FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int ranks,
+                                               CollectiveAlgorithm algorithm);
+
+/// A ring all-gather in which each rank sends `sent_per_node` bytes
+/// ((N-1)/N of the gathered result): N-1 steps.
+[[nodiscard]] Seconds fabric_allgather(const FabricProfile& profile, Bytes sent_per_node,
+                                       int ranks);
+
+/// The rate the fabric moves bulk bytes at: the built-in bus bandwidth, the
+/// calibration's beta at the link, or the link's nominal rate.
+[[nodiscard]] BitRate fabric_rate(const FabricProfile& profile);
+
+/// The built-in profiles, every node's, in catalog order.
+[[nodiscard]] const std::vector<FabricProfile>& builtin_fabric_profiles();
+[[nodiscard]] std::vector<std::string> builtin_fabric_names();
+
+/// The profile a link gets when nothing is asked: the built-in profile of
+/// `node` for the link's preset name, or nominal when there is none.
+[[nodiscard]] FabricProfile default_fabric(const Link& link, std::string_view node);
+
+/// NCCL's model at the link's nominal rate.
+[[nodiscard]] FabricProfile nominal_fabric(const Link& link);
+
+/// `auto` (default_fabric), `nominal`, a built-in profile name, or a
+/// calibration.yaml path (`calibration`: the file already read). Throws
+/// InputError naming `fabric` for an unknown name, a built-in profile whose
+/// path runs at another rate than the link, or a calibration without an
+/// all-reduce sweep.
+[[nodiscard]] FabricProfile resolve_fabric(std::string_view spec, const Link& link,
+                                           std::string_view node,
+                                           std::shared_ptr<const Calibration> calibration = {});
+
+/// "dgx-spark-200g-switch (built-in, measured)": how reports name a profile.
+[[nodiscard]] std::string describe(const FabricProfile& profile);
+
+}  // namespace tpnet

@@ -1,0 +1,83 @@
+#pragma once
+/// What one scheduled forward pass costs: compute from its tokens and the
+/// context they attend to, plus every collective of its block priced on a
+/// fabric profile (docs/formulas.md s.23).
+
+#include <vector>
+
+#include "tpnet/fabric/fabric_profile.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/model.hpp"
+#include "tpnet/predict/step_schedule.hpp"
+#include "tpnet/units.hpp"
+
+namespace tpnet {
+
+/// Coefficients of a forward that carries prompt tokens (mixed steps too):
+///   compute = per_step + gemm_flops x seconds_per_gemm_flop
+///           + mixer_flops x seconds_per_mixer_flop
+struct PrefillComputeModel {
+  Seconds per_step;                     ///< fixed: weights read once a forward, launches
+  double seconds_per_gemm_flop = 0.0;   ///< the weight GEMMs (1 / achieved FLOP/s)
+  double seconds_per_mixer_flop = 0.0;  ///< attention and the other token mixers
+};
+
+/// A forward of decodes only: the weight-read floor at an achieved share of
+/// the memory bandwidth.
+struct DecodeComputeModel {
+  Seconds weight_read_floor;  ///< active weights per node / memory bandwidth
+  double efficiency = 1.0;    ///< (0, 1]
+};
+
+/// What a step's compute is made of.
+struct StepFeatures {
+  double gemm_flops = 0.0;   ///< weight GEMMs over every token of the step
+  double mixer_flops = 0.0;  ///< token mixing, by each request's context
+  bool has_prefill = false;
+};
+
+/// One node's GEMM FLOPs per token (prefill_gemm_shapes over a full chunk).
+[[nodiscard]] double gemm_flops_per_token(const ModelArch& model, int tp);
+
+/// The step's compute work on one node at TP `tp`.
+[[nodiscard]] StepFeatures step_features(const ModelArch& model, int tp, double flops_per_token,
+                                         const ScheduledStep& step);
+
+/// The step's collectives on one node.
+struct StepCommunication {
+  Seconds time;         ///< all of them, one after another
+  Bytes sent_per_node;  ///< what each node transmits (and receives)
+  int collectives = 0;
+  /// Each collective's bytes and time, in the order a forward runs them.
+  std::vector<std::pair<Bytes, Seconds>> each;
+};
+
+/// The all-reduces of the step's block (allreduces_per_forward of S(tokens))
+/// and the vocab-parallel logits all-gather of the tokens sampled (each
+/// decode's tokens and each completed prompt's last token), on `fabric`.
+[[nodiscard]] StepCommunication step_communication(const ModelArch& model,
+                                                   const EngineConfig& engine,
+                                                   const FabricProfile& fabric,
+                                                   const ScheduledStep& step,
+                                                   bool keep_each = false);
+
+struct StepCostModel {
+  PrefillComputeModel prefill;
+  DecodeComputeModel decode;
+  double flops_per_token = 0.0;  ///< gemm_flops_per_token at the engine's TP
+  double overlap = 0.0;          ///< share of communication hidden under compute, [0, 1)
+};
+
+struct StepCost {
+  Seconds compute;
+  Seconds communication;  ///< after overlap
+  Seconds total;
+};
+
+[[nodiscard]] Seconds compute_seconds(const StepCostModel& cost, const StepFeatures& features);
+
+/// compute + communication x (1 - overlap).
+[[nodiscard]] StepCost price_step(const StepCostModel& cost, const StepFeatures& features,
+                                  const StepCommunication& comm);
+
+}  // namespace tpnet

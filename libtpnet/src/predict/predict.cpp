@@ -1,0 +1,280 @@
+#include "tpnet/predict/predict.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tpnet/analysis/decode.hpp"
+#include "tpnet/error.hpp"
+
+namespace tpnet {
+namespace {
+
+void require(bool ok, const char* field, const std::string& why) {
+  if (!ok) throw InputError(why, InputLocation::for_key(field));
+}
+
+struct StepTimes {
+  double start = 0.0;
+  double end = 0.0;
+  double communication = 0.0;
+};
+
+PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
+                     const SchedulerSettings& scheduler, const PredictScenario& scenario,
+                     std::size_t link_index) {
+  PredictLink out;
+  out.link = r.links[link_index];
+  out.fabric = r.fabrics[link_index];
+  const int tp = r.engine.tensor_parallel_size;
+  std::vector<StepTimes> times;
+  double sent = 0.0;
+  const StepSeconds price = [&](const ScheduledStep& step) {
+    const StepFeatures f = step_features(r.model, tp, cost.flops_per_token, step);
+    StepCommunication comm = step_communication(r.model, r.engine, out.fabric, step, r.keep_steps);
+    const StepCost c = price_step(cost, f, comm);
+    times.push_back(
+        StepTimes{step.start_s, step.start_s + c.total.value(), c.communication.value()});
+    sent += comm.sent_per_node.count();
+    if (r.keep_steps) {
+      PricedStep kept{step, c.compute, c.communication, comm.sent_per_node, std::move(comm.each)};
+      kept.step.end_s = step.start_s + c.total.value();
+      out.steps.push_back(std::move(kept));
+    }
+    return c.total.value();
+  };
+  out.schedule = simulate_schedule(scenario.requests, scheduler, price, false);
+  out.sent_per_node = Bytes(sent);
+  double first_arrival = scenario.requests.front().arrival_s;
+  double last_first = 0.0;
+  double ttft_sum = 0.0;
+  double rate_sum = 0.0;
+  int rated = 0;
+  for (std::size_t i = 0; i < out.schedule.requests.size(); ++i) {
+    const RequestTimeline& t = out.schedule.requests[i];
+    first_arrival = std::min(first_arrival, t.arrival_s);
+    last_first = std::max(last_first, t.first_token_s);
+    out.first_token.push_back(Seconds(t.ttft_s()));
+    ttft_sum += t.ttft_s();
+    const TokenCount outputs = scenario.requests[i].output_tokens;
+    if (outputs > 1 && t.finished_s > t.first_token_s) {
+      rate_sum += static_cast<double>(outputs - 1) / (t.finished_s - t.first_token_s);
+      ++rated;
+    }
+  }
+  out.last_first_token = Seconds(last_first - first_arrival);
+  out.mean_ttft = Seconds(ttft_sum / static_cast<double>(out.schedule.requests.size()));
+  out.decode_tokens_per_s = rated > 0 ? rate_sum / rated : 0.0;
+  double comm = 0.0;
+  double busy = 0.0;
+  for (const StepTimes& s : times) {
+    if (s.start >= last_first) break;
+    comm += s.communication;
+    busy += s.end - s.start;
+  }
+  out.communication = Seconds(comm);
+  out.network_share = busy > 0.0 ? comm / busy : 0.0;
+  out.finished = Seconds(times.empty() ? 0.0 : times.back().end);
+  return out;
+}
+
+std::vector<std::string> why_lines(const PredictScenarioResult& s, const PredictLink& first,
+                                   const SchedulerSettings& scheduler) {
+  std::vector<std::string> why;
+  const int steps = first.schedule.step_count;
+  if (s.requests > 1) {
+    why.push_back(fmt::format(
+        "up to {} prompt(s) shared a step: each step has {} tokens{}", s.most_prefills_in_a_step,
+        scheduler.max_num_batched_tokens,
+        scheduler.long_prefill_token_threshold > 0
+            ? fmt::format(", at most {} of them for one request (long_prefill_token_threshold)",
+                          scheduler.long_prefill_token_threshold)
+            : std::string()));
+  } else if (scheduler.long_prefill_token_threshold > 0 &&
+             scheduler.long_prefill_token_threshold < scheduler.max_num_batched_tokens) {
+    why.push_back(
+        fmt::format("one prompt takes at most {} tokens a step of the {}-token budget "
+                    "(long_prefill_token_threshold)",
+                    scheduler.long_prefill_token_threshold, scheduler.max_num_batched_tokens));
+  }
+  why.push_back(
+      fmt::format("{} step(s) in all; {} mixed prefill with decode (the earlier "
+                  "requests decode inside the later ones' prefill)",
+                  steps, first.schedule.mixed_steps));
+  return why;
+}
+
+}  // namespace
+
+SchedulerSettings scheduler_settings(const EngineConfig& engine, double accepted_tokens) {
+  SchedulerSettings s;
+  s.max_num_batched_tokens = engine.max_num_batched_tokens;
+  s.long_prefill_token_threshold = engine.long_prefill_token_threshold;
+  s.max_num_seqs = engine.max_num_seqs;
+  s.num_speculative_tokens = engine.num_speculative_tokens;
+  s.accepted_tokens_per_decode = accepted_tokens;
+  return s;
+}
+
+PredictReport run_predict(const PredictRequest& r) {
+  require(!r.links.empty(), "predict.links", "give at least one link");
+  require(r.fabrics.size() == r.links.size(), "fabric",
+          fmt::format("{} fabric profiles for {} links; give one, or one per link",
+                      r.fabrics.size(), r.links.size()));
+  require(!r.scenarios.empty(), "workload.prompts", "give at least one prompt scenario or a trace");
+  require_scenario_count(r.scenarios.size());
+  require(
+      std::isfinite(r.overlap) && r.overlap >= 0.0 && r.overlap < 1.0, "predict.overlap",
+      fmt::format("{} is out of range; allowed 0 (no overlap) up to, not including, 1", r.overlap));
+  validate(r.engine);
+
+  PredictReport report;
+  const int drafts = r.engine.num_speculative_tokens;
+  report.accepted_tokens = r.accepted_tokens.value_or(1.0 + drafts);
+  if (!r.accepted_tokens && drafts > 0) {
+    report.warnings.push_back(fmt::format(
+        "accepted tokens per decode forward not given: assumed 1 + {} drafts = {} (every draft "
+        "accepted); decode speeds and the decode work inside prefill scale with it",
+        drafts, report.accepted_tokens));
+  }
+  const SchedulerSettings scheduler = scheduler_settings(r.engine, report.accepted_tokens);
+  const int tp = r.engine.tensor_parallel_size;
+
+  StepCostModel& cost = report.cost;
+  cost.overlap = r.overlap;
+  cost.flops_per_token = gemm_flops_per_token(r.model, tp);
+  if (!r.baseline.empty()) {
+    report.fit = fit_prefill_compute(r.model, r.engine, scheduler, r.fabrics.front(), r.overlap,
+                                     r.baseline, r.baseline_origin);
+  } else if (r.compute) {
+    report.fit.model = r.compute->model;
+    report.fit.source = r.compute->source;
+    report.fit.warnings = r.compute->warnings;
+  } else {
+    throw InputError(
+        "prefill compute is needed: a measured baseline (single-request TTFTs), a calibration "
+        "with GEMM timings, or given coefficients",
+        InputLocation::for_key("workload.baseline"));
+  }
+  cost.prefill = report.fit.model;
+  for (const auto& w : report.fit.warnings) report.warnings.push_back(w);
+
+  report.decode_model.weight_read_floor = weight_read_floor(r.model, tp, r.memory_bandwidth);
+  report.decode = fit_decode_efficiency(r.model, r.engine, r.fabrics.front(), r.memory_bandwidth,
+                                        report.accepted_tokens, r.decode_measurements);
+  if (r.decode_measurements.empty()) {
+    report.warnings.push_back(
+        "no measured decode latency (a decode ITL or a baseline decode rate): decode forwards "
+        "read the weights at the full memory bandwidth, the fastest they can be");
+  }
+  report.decode_model.efficiency = report.decode.efficiency;
+  cost.decode = report.decode_model;
+
+  for (const PredictScenario& scenario : r.scenarios) {
+    PredictScenarioResult s;
+    s.name = scenario.name;
+    s.requests = static_cast<int>(scenario.requests.size());
+    s.prompt_tokens_each = scenario.requests.front().prompt_tokens;
+    s.output_tokens_each = scenario.requests.front().output_tokens;
+    for (const auto& q : scenario.requests) {
+      if (q.prompt_tokens != s.prompt_tokens_each) s.prompt_tokens_each = 0;
+      if (q.output_tokens != s.output_tokens_each) s.output_tokens_each = 0;
+      s.prompt_tokens += q.prompt_tokens;
+    }
+    for (std::size_t i = 0; i < r.links.size(); ++i) {
+      s.links.push_back(run_link(r, cost, scheduler, scenario, i));
+    }
+    // Most prompts in one step, from a replay at the first link (the order
+    // of work does not depend on step times when every request arrives at 0).
+    const ScheduleResult order = simulate_schedule(
+        scenario.requests, scheduler, [](const ScheduledStep&) { return 1.0; }, true);
+    for (const ScheduledStep& step : order.steps) {
+      int prefills = 0;
+      for (const StepWork& w : step.work) prefills += w.prefill_tokens > 0 ? 1 : 0;
+      s.most_prefills_in_a_step = std::max(s.most_prefills_in_a_step, prefills);
+    }
+    if (s.links.size() >= 2) {
+      const PredictLink& a = s.links[0];
+      const PredictLink& b = s.links[1];
+      s.extra_last_first_token = b.last_first_token - a.last_first_token;
+      s.extra_mean_ttft = b.mean_ttft - a.mean_ttft;
+      s.increase_last_first_token = *s.extra_last_first_token / a.last_first_token;
+      s.increase_mean_ttft = *s.extra_mean_ttft / a.mean_ttft;
+      if (tp >= 2) {
+        const PenaltyReport bound =
+            analyze_penalty(r.model, r.engine, r.links[0], r.links[1],
+                            {PrefillScenario{s.name, PromptSpec{1, s.prompt_tokens}, {}}});
+        s.bound_extra = bound.scenarios.front().extra_ttft_bound;
+      }
+    }
+    s.why = why_lines(s, s.links.front(), scheduler);
+    report.scenarios.push_back(std::move(s));
+  }
+  report.notes.push_back(
+      r.overlap > 0.0
+          ? fmt::format("communication overlaps compute by {:.0f}% (given)", r.overlap * 100.0)
+          : "no overlap: every collective waits for its compute and the next compute for it");
+  report.notes.push_back(
+      "decode-only forwards read the active weights; steps with prompt tokens cost the fitted "
+      "prefill model, their decode tokens counted as more GEMM rows");
+  return report;
+}
+
+CounterSeries predicted_counters(const PredictLink& run, Seconds interval, double overlap) {
+  require(interval.value() > 0.0, "predict.traffic_interval", "the interval must be positive");
+  const double end = run.finished.value();
+  const double samples = std::floor(end / interval.value()) + 2.0;
+  require(samples <= 1e7, "predict.traffic",
+          fmt::format("{:.0f} samples at {} s; at most 10,000,000 (predict a shorter workload or "
+                      "a longer interval)",
+                      samples, interval.value()));
+  struct Burst {
+    double start;
+    double end;
+    double bytes;
+  };
+  std::vector<Burst> bursts;
+  for (const PricedStep& p : run.steps) {
+    const std::size_t n = p.collectives.size();
+    if (n == 0) continue;
+    const double slice = p.compute.value() / static_cast<double>(n);
+    double t = p.step.start_s;
+    for (const auto& [bytes, time] : p.collectives) {
+      t += slice;
+      const double duration = std::max(time.value(), 1e-9);
+      bursts.push_back(Burst{t, t + duration, bytes.count()});
+      t += duration * (1.0 - overlap);
+    }
+  }
+  const int devices = std::max(1, run.fabric.rdma_devices);
+  CounterSeries series;
+  for (int d = 0; d < devices; ++d) {
+    series.devices.push_back(DeviceSeries{fmt::format("rdma{}", d), "1", {}});
+  }
+  std::size_t done = 0;  // bursts wholly before the sample time
+  double done_bytes = 0.0;
+  const auto count = static_cast<long long>(samples);
+  for (long long i = 0; i < count; ++i) {
+    const double t = std::min(static_cast<double>(i) * interval.value(), end);
+    // Reads print to the microsecond; a last read closer than that to the
+    // one before would not be later.
+    if (i > 0 && t - series.devices.front().samples.back().time.value() < 1e-6) break;
+    while (done < bursts.size() && bursts[done].end <= t) done_bytes += bursts[done++].bytes;
+    double partial = 0.0;
+    for (std::size_t j = done; j < bursts.size() && bursts[j].start < t; ++j) {
+      partial += bursts[j].bytes *
+                 std::clamp((t - bursts[j].start) / (bursts[j].end - bursts[j].start), 0.0, 1.0);
+    }
+    const double per_device = (done_bytes + partial) / devices;
+    for (auto& dev : series.devices) {
+      dev.samples.push_back(CounterSample{Seconds(t), Bytes(per_device), Bytes(per_device)});
+    }
+    ++series.reads;
+    if (t >= end) break;
+  }
+  series.reads *= devices;
+  return series;
+}
+
+}  // namespace tpnet
