@@ -194,10 +194,10 @@ FabricProfile nominal_fabric(const Link& link) {
   p.source = FabricSource::nominal;
   p.link = link;
   p.description = "NCCL's tuner model at the link's nominal rate";
-  p.provenance.push_back(link.latency.override
-                             ? "latency: the user's alpha-beta override; bytes at the nominal rate"
-                             : "latency: NCCL 2.28.3's tuning model (src/graph/tuning.cc); bytes "
-                               "at the nominal rate");
+  p.provenance.emplace_back(
+      link.latency.override ? "latency: the user's alpha-beta override; bytes at the nominal rate"
+                            : "latency: NCCL 2.28.3's tuning model (src/graph/tuning.cc); bytes "
+                              "at the nominal rate");
   return p;
 }
 

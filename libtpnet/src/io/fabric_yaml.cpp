@@ -74,7 +74,7 @@ std::map<std::string, Path> parse_paths(const YAML::Node& map, const std::string
   }
   std::map<std::string, Path> out;
   for (const auto& entry : node) {
-    const std::string name = entry.first.as<std::string>();
+    const auto name = entry.first.as<std::string>();
     out.emplace(name, yaml::with_key_prefix(std::string(key) + "." + name + ".",
                                             [&] { return read(entry.second); }));
   }

@@ -46,7 +46,8 @@ RowSums prefill_sums(const ModelArch& model, const EngineConfig& engine,
 
 std::vector<double> nonnegative_least_squares(const std::vector<double>& a, int rows, int cols,
                                               const std::vector<double>& b) {
-  if (cols < 1 || cols > 8 || rows < 1 || a.size() != static_cast<std::size_t>(rows * cols) ||
+  if (cols < 1 || cols > 8 || rows < 1 ||
+      a.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) ||
       b.size() != static_cast<std::size_t>(rows)) {
     throw InputError("a least-squares problem needs 1 to 8 unknowns and matching sizes",
                      InputLocation::for_key("fit"));
@@ -132,7 +133,7 @@ PrefillFit fit_prefill_compute(const ModelArch& model, const EngineConfig& engin
   }
   const int rows = static_cast<int>(sums.size());
   const int cols = static_cast<int>(columns.size());
-  std::vector<double> a(static_cast<std::size_t>(rows * cols));
+  std::vector<double> a(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
   std::vector<double> scale(static_cast<std::size_t>(cols), 0.0);
   auto feature = [&](const RowSums& r, int which) {
     return which == 0 ? r.steps : which == 1 ? r.gemm : r.mixer;
@@ -144,7 +145,8 @@ PrefillFit fit_prefill_compute(const ModelArch& model, const EngineConfig& engin
     for (int j = 0; j < cols; ++j) {
       const double v =
           feature(sums[static_cast<std::size_t>(i)], columns[static_cast<std::size_t>(j)]) / y;
-      a[static_cast<std::size_t>(i * cols + j)] = v;
+      a[static_cast<std::size_t>(i) * static_cast<std::size_t>(cols) +
+        static_cast<std::size_t>(j)] = v;
       scale[static_cast<std::size_t>(j)] =
           std::max(scale[static_cast<std::size_t>(j)], std::abs(v));
     }
@@ -152,7 +154,8 @@ PrefillFit fit_prefill_compute(const ModelArch& model, const EngineConfig& engin
   for (int i = 0; i < rows; ++i) {
     for (int j = 0; j < cols; ++j) {
       if (scale[static_cast<std::size_t>(j)] > 0.0) {
-        a[static_cast<std::size_t>(i * cols + j)] /= scale[static_cast<std::size_t>(j)];
+        a[static_cast<std::size_t>(i) * static_cast<std::size_t>(cols) +
+          static_cast<std::size_t>(j)] /= scale[static_cast<std::size_t>(j)];
       }
     }
   }

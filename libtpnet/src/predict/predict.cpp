@@ -55,7 +55,7 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
     const RequestTimeline& t = out.schedule.requests[i];
     first_arrival = std::min(first_arrival, t.arrival_s);
     last_first = std::max(last_first, t.first_token_s);
-    out.first_token.push_back(Seconds(t.ttft_s()));
+    out.first_token.emplace_back(t.ttft_s());
     ttft_sum += t.ttft_s();
     const TokenCount outputs = scenario.requests[i].output_tokens;
     if (outputs > 1 && t.finished_s > t.first_token_s) {
@@ -164,7 +164,7 @@ PredictReport run_predict(const PredictRequest& r) {
   report.decode = fit_decode_efficiency(r.model, r.engine, r.fabrics.front(), r.memory_bandwidth,
                                         report.accepted_tokens, r.decode_measurements);
   if (r.decode_measurements.empty()) {
-    report.warnings.push_back(
+    report.warnings.emplace_back(
         "no measured decode latency (a decode ITL or a baseline decode rate): decode forwards "
         "read the weights at the full memory bandwidth, the fastest they can be");
   }
@@ -215,7 +215,7 @@ PredictReport run_predict(const PredictRequest& r) {
       r.overlap > 0.0
           ? fmt::format("communication overlaps compute by {:.0f}% (given)", r.overlap * 100.0)
           : "no overlap: every collective waits for its compute and the next compute for it");
-  report.notes.push_back(
+  report.notes.emplace_back(
       "decode-only forwards read the active weights; steps with prompt tokens cost the fitted "
       "prefill model, their decode tokens counted as more GEMM rows");
   return report;
