@@ -202,3 +202,35 @@ TEST_CASE("bad input 13: calibration.yaml's latency and curve must be physical",
   falling.replace(last + 8, end - last - 8, "1e-06");
   require_refusal(penalty_on("falling.yaml", falling), "is under half of the");
 }
+
+TEST_CASE("predict: bad flags are refused in one line naming the flag", "[bad-input][cli]") {
+  const std::vector<std::string> base{"predict",
+                                      "--model",
+                                      example("../calibration/models/glm-5.3-shapes.yaml"),
+                                      "--tp",
+                                      "8",
+                                      "--baseline",
+                                      example("data/glm53_tp8_200g.csv"),
+                                      "--prompt",
+                                      "4x8k"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_tpnet(args);
+  };
+  require_refusal(with({"--decode-itl", "8:44ms"}), "--decode-itl: '8:44ms' is not TP=ITL");
+  require_refusal(with({"--fabric", "dgx-spark-200g-swich"}),
+                  "--fabric: unknown fabric profile 'dgx-spark-200g-swich'; did you mean");
+  require_refusal(with({"--fabric", "dgx-spark-200g-switch"}),
+                  "--fabric: profile dgx-spark-200g-switch describes 200G links");
+  require_refusal(with({"--overlap", "1"}), "--overlap: 1 is out of range");
+  require_refusal(with({"--overlap", "nan"}), "--overlap: nan is out of range");
+  require_refusal(with({"--accepted-tokens", "9"}), "--accepted-tokens: 9 is out of range");
+  require_refusal(with({"--requests", "/tmp/r.csv"}), "--requests: writes the request timings");
+  require_refusal(with({"--gemm-tflops", "100"}), "--gemm-tflops: prefill compute comes from");
+  require_refusal(with({"--decode-itl", "8=1ms"}), "--decode-itl: --decode-itl 8=1ms");
+  const CliResult ok = with({"--format", "json"});
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find(": nan") == std::string::npos);
+  CHECK(ok.out.find("inf,") == std::string::npos);
+}
