@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Predict the GLM-5.3 study's six tests at 200G and at an emulated 100G link
+# (docs/prediction.md): vLLM's scheduler step by step, prefill compute fitted
+# to the four single-request rows, decode to P1's speed, each link priced on
+# the DGX Spark fabric profile of its preset. P4 and P6 (four requests at
+# once) are predicted, not fitted: measured 23.00 s and 45.82 s.
+# Usage: examples/glm53-predict.sh [path/to/tpnet]
+# expect: P4 +23\.37 +17\.34 +11\.50, 11\.50, 23\.00, 23\.37
+# expect: P6 +47\.11 +35\.12 +23\.34, 23\.34, 46\.68, 47\.11
+# expect: P6 +4 +16384 +\+8\.86 +\+18\.8 +\+6\.65 +\+18\.9 +\+7\.39
+set -euo pipefail
+tpnet=${1:-tpnet}
+"$tpnet" predict --model calibration/models/glm-5.3-shapes.yaml --tp 8 \
+  --links 200G,emulated-100G --spec-tokens 4 --accepted-tokens 2.5 \
+  --long-prefill-token-threshold 2048 --max-num-seqs 8 \
+  --baseline examples/data/glm53_tp8_200g.csv
