@@ -20,6 +20,7 @@ struct DecodeOptions {
   std::string node = std::string(kDefaultNodeName);
   std::string memory_bandwidth;  ///< empty: the node's
   CalibrationFlags calibration;
+  std::vector<std::string> fabrics;
   std::string format = "table";
 };
 
@@ -84,6 +85,13 @@ Document run_decode(const DecodeOptions& o) {
         parse_bit_rate(o.memory_bandwidth, InputLocation::for_key("--mem-bw"));
   }
   request.calibration = load_calibration(o.calibration);
+  const std::vector<FabricProfile> fabrics =
+      to_fabrics(o.fabrics, {request.from, request.to}, request.node.name,
+                 request.calibration && request.calibration->file->allreduce && o.fabrics.empty()
+                     ? o.calibration.file
+                     : "auto");
+  request.from_fabric = fabrics[0];
+  request.to_fabric = fabrics[1];
   const DecodeReport r = tpnet::run_decode(request);
   const ModelArch& model = request.model;
   const EngineConfig& engine = request.engine;
@@ -164,6 +172,24 @@ Document run_decode(const DecodeOptions& o) {
   };
   doc.fields.insert(doc.fields.end(), rest.begin(), rest.end());
   if (r.point) append_point_fields(doc.fields, r, from, to);
+  if (r.fabric) {
+    const DecodeReport::FabricForward& f = *r.fabric;
+    doc.fields.push_back(
+        number("fabric_forward_comm_from_s",
+               "communication per forward at " + from.name + " (" + fabrics[0].name + ")",
+               f.comm_from.value(), kMilliseconds, 2));
+    doc.fields.push_back(
+        number("fabric_forward_comm_to_s",
+               "communication per forward at " + to.name + " (" + fabrics[1].name + ")",
+               f.comm_to.value(), kMilliseconds, 2));
+    doc.fields.push_back(signed_number("fabric_added_per_forward_s",
+                                       "on the fabric profiles " + to.name + " adds per forward",
+                                       f.added.value(), kMilliseconds, 2));
+    doc.fields.push_back(signed_number("fabric_added_pct_of_floor", "as a share of the floor",
+                                       f.added_share * 100.0, kPercent, 2));
+    doc.fields.push_back(records("fabrics", "fabric profiles",
+                                 {fabric_fields(from, fabrics[0]), fabric_fields(to, fabrics[1])}));
+  }
   doc.warnings = r.warnings;
   return doc;
 }
@@ -184,6 +210,11 @@ Command setup_decode(CLI::App& app) {
                   "Memory bandwidth each node reads weights at (default: the node's "
                   "memory_bandwidth)");
   add_calibration_options(sub, options->calibration);
+  sub->add_option("--fabric", options->fabrics,
+                  "Fabric profiles of --from and --to: auto (the node's measured profile of each "
+                  "preset; the --calibration file when one is given), nominal, a built-in name "
+                  "or a calibration.yaml; one, or two")
+      ->delimiter(',');
   add_format_option(sub, options->format);
   return Command{sub,
                  [options] {

@@ -24,6 +24,8 @@ struct LinkOptions {
   std::string nccl_algo = "auto";
   std::string nccl_proto = "auto";
   int nccl_channels = NcclSetup{}.channels;
+  std::string fabric = "auto";
+  std::string node = std::string(kDefaultNodeName);
   std::string format = "table";
 };
 
@@ -41,13 +43,26 @@ Document run_nccl(const LinkOptions& o) {
   const NcclChoice choice = choose_nccl_allreduce(size, setup);
   const NcclCost& c = choice.chosen;
   const int nodes = o.nodes == 0 ? o.tp : o.nodes;
+  // The built-in profiles are measured with one GPU a node.
+  const FabricProfile fabric = nodes != o.tp && o.fabric == "auto"
+                                   ? nominal_fabric(link)
+                                   : to_fabric(o.fabric, link, o.node);
+  const FabricAllReduce estimate = fabric_allreduce(fabric, size, o.tp, CollectiveAlgorithm::ring);
 
   Document doc;
   doc.title = fmt::format(
-      "tpnet link: NCCL's pick for a {:.0f} B all-reduce over {} ranks on {} "
-      "node(s) at {}",
-      size.count(), o.tp, nodes, link.name);
+      "tpnet link: one {:.0f} B all-reduce over {} ranks on {} node(s) at {}: {:.1f} us on {}; "
+      "NCCL's own model below",
+      size.count(), o.tp, nodes, link.name, estimate.time.value() * 1e6, describe(fabric));
+  Record fabric_record = fabric_fields(link, fabric);
+  fabric_record.push_back(
+      number("time_s", "time of the all-reduce", estimate.time.value(), kMicroseconds, 1));
+  fabric_record.push_back(
+      number("latency_s", "of which fixed", estimate.latency.value(), kMicroseconds, 1));
+  fabric_record.push_back(
+      number("transfer_s", "of which bytes", estimate.transfer.value(), kMicroseconds, 1));
   doc.fields = {
+      record("estimate", "on the fabric profile", std::move(fabric_record)),
       text("link", "link", link.name),
       number("link_bps", "rate (channels x per-channel bandwidth)", link.rate.bits_per_second(),
              kGbps, 2),
@@ -161,6 +176,12 @@ Command setup_link(CLI::App& app) {
                   "two PCIe halves)")
       ->group(nccl)
       ->default_str(std::to_string(NcclSetup{}.channels));
+  sub->add_option("--fabric", options->fabric,
+                  "Profile the estimate uses: auto (the node's measured profile of the link "
+                  "preset, else NCCL's model), nominal, a built-in name or a calibration.yaml")
+      ->group(nccl)
+      ->default_str("auto");
+  add_node_option(sub, options->node);
   add_format_option(sub, options->format);
   return Command{sub,
                  [options] {

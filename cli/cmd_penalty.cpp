@@ -23,6 +23,9 @@ struct PenaltyOptions {
   std::string measured_bytes;
   BudgetOptions budgets;
   CalibrationFlags calibration;
+  std::vector<std::string> fabrics;
+  std::string node = std::string(kDefaultNodeName);
+  double accepted_tokens = 0.0;
   std::string format = "table";
 };
 
@@ -80,6 +83,18 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
                     2),
   };
   if (s.point) append_point_fields(rec, s, from, to);
+  if (s.predicted_extra) {
+    rec.push_back(json_only(number("predicted_comm_from_s", "predicted comm at " + from.name,
+                                   s.predicted_comm_from->value(), kSeconds, 2)));
+    rec.push_back(json_only(number("predicted_comm_to_s", "predicted comm at " + to.name,
+                                   s.predicted_comm_to->value(), kSeconds, 2)));
+    rec.push_back(signed_number("predicted_extra_ttft_s", "predicted extra",
+                                s.predicted_extra->value(), kSeconds, 2));
+    if (s.predicted_ttft_at_to) {
+      rec.push_back(number("predicted_ttft_s", "predicted TTFT at " + to.name,
+                           s.predicted_ttft_at_to->value(), kSeconds, 2));
+    }
+  }
   if (s.scenario.baseline_ttft) {
     rec.push_back(
         number("baseline_ttft_s", "baseline TTFT", s.scenario.baseline_ttft->value(), kSeconds, 2));
@@ -106,6 +121,20 @@ Outcome run_penalty(const PenaltyOptions& o) {
   request.scenarios = scenarios_from(o);
   request.budgets = to_budgets(o.budgets);
   request.calibration = load_calibration(o.calibration);
+  // A calibration is the best profile there is; otherwise each preset's built-in one.
+  const std::vector<FabricProfile> fabrics =
+      to_fabrics(o.fabrics, {request.from, request.to}, load_node(o.node).name,
+                 request.calibration && request.calibration->file->allreduce && o.fabrics.empty()
+                     ? o.calibration.file
+                     : "auto");
+  request.from_fabric = fabrics[0];
+  request.to_fabric = fabrics[1];
+  if (!(o.accepted_tokens == 0.0 || (o.accepted_tokens >= 1.0 && o.accepted_tokens <= 65.0))) {
+    throw InputError(fmt::format("{:g} is out of range; allowed 1 to 1 + the speculative tokens",
+                                 o.accepted_tokens),
+                     InputLocation::for_key("--accepted-tokens"));
+  }
+  request.accepted_tokens = o.accepted_tokens;
   const PenaltyReport r = tpnet::run_penalty(request);
   const ModelArch& model = request.model;
   const EngineConfig& engine = request.engine;
@@ -116,10 +145,11 @@ Outcome run_penalty(const PenaltyOptions& o) {
   for (const auto& s : r.scenarios) rows.push_back(scenario_record(s, from, to));
 
   Document doc;
-  doc.title =
-      fmt::format("tpnet penalty: {}, {} -> {}; upper bounds (no overlap, full rate){}",
-                  describe(model, engine), from.name, to.name,
-                  r.calibration ? "; point estimates from " + r.calibration->file->origin : "");
+  doc.title = fmt::format(
+      "tpnet penalty: {}, {} -> {}; upper bounds (no overlap, full rate), predicted "
+      "on {} and {}{}",
+      describe(model, engine), from.name, to.name, fabrics[0].name, fabrics[1].name,
+      r.calibration ? "; point estimates from " + r.calibration->file->origin : "");
   doc.fields = {
       text("model", "model", model.name),
       integer("tp", "tensor-parallel size", engine.tensor_parallel_size),
@@ -136,6 +166,8 @@ Outcome run_penalty(const PenaltyOptions& o) {
       signed_number("extra_s_per_1k_tokens", "extra time per 1,000 prompt tokens",
                     r.extra_per_1k_tokens.value(), kSeconds, 3),
       records("scenarios", "scenarios", std::move(rows)),
+      records("fabrics", "fabric profiles (the predicted column)",
+              {fabric_fields(from, fabrics[0]), fabric_fields(to, fabrics[1])}),
   };
   doc.warnings = r.warnings;
   if (r.calibration) doc.fields.push_back(calibration_record(*r.calibration));
@@ -168,6 +200,14 @@ Command setup_penalty(CLI::App& app) {
   add_budget_options(sub, options->budgets, false);
   set_gate_exit_codes(sub, "a budget is exceeded");
   add_calibration_options(sub, options->calibration);
+  sub->add_option("--fabric", options->fabrics,
+                  "Fabric profiles of --from and --to for the predicted column: auto (the "
+                  "node's measured profile of each preset; the --calibration file when one is "
+                  "given), nominal, a built-in name or a calibration.yaml; one, or two")
+      ->delimiter(',');
+  add_node_option(sub, options->node);
+  sub->add_option("--accepted-tokens", options->accepted_tokens,
+                  "Output tokens a decode forward yields per request (default 1 + drafts)");
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_penalty(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

@@ -8,7 +8,6 @@
 #include "common.hpp"
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/io/baseline_csv.hpp"
-#include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/output_file.hpp"
 #include "tpnet/io/trace_csv.hpp"
@@ -279,12 +278,7 @@ Field decode_record(const PredictReport& r) {
 Field fabric_records(const PredictRequest& req) {
   std::vector<Record> rows;
   for (std::size_t i = 0; i < req.links.size(); ++i) {
-    const FabricProfile& f = req.fabrics[i];
-    Record row{text("link", "link", req.links[i].name), text("fabric", "fabric", f.name),
-               text("source", "source", std::string(to_string(f.source))),
-               number("rate_bps", "bulk rate", fabric_rate(f).bits_per_second(), kGbps, 1)};
-    row.push_back(texts("provenance", "provenance", f.provenance));
-    rows.push_back(std::move(row));
+    rows.push_back(fabric_fields(req.links[i], req.fabrics[i], true));
   }
   return records("fabrics", "fabric profiles", std::move(rows));
 }
@@ -328,24 +322,8 @@ Outcome run_predict(const PredictOptions& o) {
   req.memory_bandwidth = node.memory_bandwidth;
   const auto calibration = load_calibration(o.calibration);
   if (o.links.empty()) throw InputError("give at least one link", flag("--links"));
-  if (!o.fabrics.empty() && o.fabrics.size() != 1 && o.fabrics.size() != o.links.size()) {
-    throw InputError(fmt::format("{} profiles for {} links; give one for all, or one per link",
-                                 o.fabrics.size(), o.links.size()),
-                     flag("--fabric"));
-  }
-  for (std::size_t i = 0; i < o.links.size(); ++i) {
-    req.links.push_back(to_link(o.links[i], "--links", o.engine));
-    const std::string spec = o.fabrics.empty()       ? "auto"
-                             : o.fabrics.size() == 1 ? o.fabrics[0]
-                                                     : o.fabrics[i];
-    std::shared_ptr<const Calibration> file;
-    if (spec != "auto" && spec != "nominal" &&
-        (spec.find('/') != std::string::npos || spec.ends_with(".yaml") ||
-         spec.ends_with(".yml"))) {
-      file = std::make_shared<const Calibration>(load_calibration_yaml(spec));
-    }
-    req.fabrics.push_back(resolve_fabric(spec, req.links.back(), node.name, file));
-  }
+  for (const auto& text : o.links) req.links.push_back(to_link(text, "--links", o.engine));
+  req.fabrics = to_fabrics(o.fabrics, req.links, node.name);
   const TokenCount output = parse_tokens(o.output, "--output");
   if (!o.baseline.empty()) {
     req.baseline = load_baseline_csv(o.baseline);

@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include "tpnet/io/calibration_yaml.hpp"
+
 #include <fmt/format.h>
 
 #include "integer_flags.hpp"
@@ -399,6 +401,40 @@ Field nccl_candidate_records(std::string key, std::string label, const NcclChoic
          number("time_s", "time", c.time.value(), kMicroseconds, 1)});
   }
   return records(std::move(key), std::move(label), std::move(rows));
+}
+
+FabricProfile to_fabric(const std::string& spec, const Link& link, const std::string& node) {
+  std::shared_ptr<const Calibration> file;
+  if (spec != "auto" && spec != "nominal" &&
+      (spec.find('/') != std::string::npos || spec.ends_with(".yaml") || spec.ends_with(".yml"))) {
+    file = std::make_shared<const Calibration>(load_calibration_yaml(spec));
+  }
+  return resolve_fabric(spec, link, node, file);
+}
+
+std::vector<FabricProfile> to_fabrics(const std::vector<std::string>& specs,
+                                      const std::vector<Link>& links, const std::string& node,
+                                      const std::string& fallback) {
+  if (specs.size() > 1 && specs.size() != links.size()) {
+    throw InputError(fmt::format("{} profiles for {} links; give one for all, or one per link",
+                                 specs.size(), links.size()),
+                     InputLocation::for_key("--fabric"));
+  }
+  std::vector<FabricProfile> out;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const std::string& spec = specs.empty() ? fallback : specs.size() == 1 ? specs[0] : specs[i];
+    out.push_back(to_fabric(spec, links[i], node));
+  }
+  return out;
+}
+
+Record fabric_fields(const Link& link, const FabricProfile& profile, bool show_provenance) {
+  Field provenance = texts("provenance", "provenance", profile.provenance);
+  if (!show_provenance) provenance = json_only(std::move(provenance));
+  return Record{text("link", "link", link.name), text("fabric", "fabric", profile.name),
+                text("source", "source", std::string(to_string(profile.source))),
+                number("rate_bps", "bulk rate", fabric_rate(profile).bits_per_second(), kGbps, 1),
+                std::move(provenance)};
 }
 
 }  // namespace tpnet::cli

@@ -14,6 +14,7 @@
 #include "tpnet/analysis/budgets.hpp"
 #include "tpnet/analysis/memory.hpp"
 #include "tpnet/fabric/collective.hpp"
+#include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/model/engine.hpp"
@@ -127,6 +128,23 @@ struct MemoryOptions {
 /// --kv-cache-dtype, --kv-bytes-per-token and --max-model-len, in a "Memory fit" group.
 void add_memory_options(CLI::App* app, MemoryOptions& options);
 [[nodiscard]] MemorySettings to_memory_settings(const MemoryOptions& options);
+
+/// --fabric's value for one link: auto (the node's built-in profile of the
+/// link preset, else nominal), nominal, a built-in profile name, or a
+/// calibration.yaml path (read here).
+[[nodiscard]] FabricProfile to_fabric(const std::string& spec, const Link& link,
+                                      const std::string& node);
+
+/// One value for every link, or one per link; empty: `fallback` for all.
+[[nodiscard]] std::vector<FabricProfile> to_fabrics(const std::vector<std::string>& specs,
+                                                    const std::vector<Link>& links,
+                                                    const std::string& node,
+                                                    const std::string& fallback = "auto");
+
+/// A profile as a record: link, fabric, source, rate_bps, provenance (in
+/// tables only when `show_provenance`; always in JSON).
+[[nodiscard]] Record fabric_fields(const Link& link, const FabricProfile& profile,
+                                   bool show_provenance = false);
 
 /// "glm-5.3 at TP8 (ring all-reduce)"
 [[nodiscard]] std::string describe(const ModelArch& model, const EngineConfig& engine);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
@@ -240,4 +242,23 @@ TEST_CASE("AtomicFile gives a new file 0666 less the umask", "[outputs]") {
   tpnet::write_file_atomically((dir / "new.txt").string(), "x", "--out");
   ::umask(old);
   CHECK(mode_of(dir / "new.txt") == 0640U);
+}
+
+TEST_CASE("tpnet link --allreduce-size 10KiB --tp 2 answers with what Sparks measure") {
+  const auto r = tpnet::test::run_tpnet(
+      {"link", "--allreduce-size", "10KiB", "--tp", "2", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const YAML::Node doc = YAML::Load(r.out);
+  CHECK(doc["estimate"]["fabric"].as<std::string>() == "dgx-spark-200g-switch");
+  const double us = doc["estimate"]["time_s"].as<double>() * 1e6;
+  // Measured: 35.15 us at 8 KiB, 31.67 us at 16 KiB; NCCL's tuner says about 17 us.
+  CHECK(us > 31.67);
+  CHECK(us < 35.15);
+  CHECK(doc["time_s"].as<double>() * 1e6 < 20.0);
+  const auto nominal = tpnet::test::run_tpnet({"link", "--allreduce-size", "10KiB", "--tp", "2",
+                                               "--fabric", "nominal", "--format", "json"});
+  REQUIRE(nominal.exit_code == 0);
+  const YAML::Node n = YAML::Load(nominal.out);
+  CHECK(n["estimate"]["source"].as<std::string>() == "nominal");
+  CHECK(n["estimate"]["time_s"].as<double>() * 1e6 < 20.0);
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/fabric/collective.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
@@ -318,4 +319,59 @@ TEST_CASE("a trace CSV gives the requests in its rows, and bad cells are named")
                     ContainsSubstring("t.csv:2: column arrival_s"));
   CHECK_THROWS_WITH(parse_trace_csv("arrival_s,prompt_tokens\n0,10\n", "t.csv"),
                     ContainsSubstring("output_tokens"));
+}
+
+TEST_CASE("penalty's predicted extra is predict's extra last first token, one answer") {
+  const ModelArch model = glm_shapes();
+  const EngineConfig engine = glm_engine();
+  const Link from = preset("200G");
+  const Link to = preset("emulated-100G");
+  PenaltyRequest p;
+  p.model = model;
+  p.engine = engine;
+  p.from = from;
+  p.to = to;
+  p.scenarios = {PrefillScenario{"4x16k", PromptSpec{4, 16384}, {}, 1024}};
+  p.from_fabric = default_fabric(from, "dgx-spark");
+  p.to_fabric = default_fabric(to, "dgx-spark");
+  p.accepted_tokens = 2.5;
+  const PenaltyReport pr = run_penalty(p);
+  REQUIRE(pr.scenarios[0].predicted_extra);
+
+  PredictRequest q;
+  q.model = model;
+  q.engine = engine;
+  q.links = {from, to};
+  q.fabrics = {*p.from_fabric, *p.to_fabric};
+  q.compute = GivenCompute{PrefillComputeModel{Seconds(0.2), 3e-14, 5e-15}, "given", {}};
+  q.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
+  q.accepted_tokens = 2.5;
+  q.scenarios = {all_at_once("4x16k", 4, 16384, 1024)};
+  const PredictReport r = run_predict(q);
+  CHECK_THAT(pr.scenarios[0].predicted_extra->value(),
+             WithinRel(r.scenarios[0].extra_last_first_token->value(), 1e-9));
+  // On measured rates the slower link costs more than the nominal bound.
+  CHECK(pr.scenarios[0].predicted_extra->value() > pr.scenarios[0].extra_ttft_bound.value());
+}
+
+TEST_CASE("decode's fabric estimate prices one forward as predict prices a decode step") {
+  DecodeRequest d;
+  d.model = glm_shapes();
+  d.engine = glm_engine();
+  d.from = preset("200G");
+  d.to = preset("100G");
+  d.requests = 2;
+  d.node = builtin_node("dgx-spark");
+  d.from_fabric = default_fabric(d.from, "dgx-spark");
+  d.to_fabric = default_fabric(d.to, "dgx-spark");
+  const DecodeReport r = run_decode(d);
+  REQUIRE(r.fabric);
+  const Bytes block = activation_block(d.model, d.engine, 10);
+  const int n = allreduces_per_forward(d.model, d.engine);
+  const double expected =
+      fabric_allreduce(*d.from_fabric, block, 8, CollectiveAlgorithm::ring).time.value() * n +
+      fabric_allgather(*d.from_fabric, logits_gather_bytes(d.model, d.engine, 8, 10), 8).value();
+  CHECK_THAT(r.fabric->comm_from.value(), WithinRel(expected, 1e-12));
+  CHECK(r.fabric->added.value() > 0.0);
+  CHECK(r.fabric->added_share < 0.1);  // decode barely changes
 }

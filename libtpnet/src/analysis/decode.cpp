@@ -1,5 +1,7 @@
 #include "tpnet/analysis/decode.hpp"
 
+#include "tpnet/predict/step_cost.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -106,6 +108,19 @@ DecodeReport run_decode(const DecodeRequest& request) {
                            r.tokens_per_forward, r.logits_sent, request.from.rate, request.to.rate);
     r.point_added_share = r.point->added_per_forward / r.weight_read_floor;
     for (const auto& w : r.calibration->warnings) r.warnings.push_back(w);
+  }
+  if (request.from_fabric && request.to_fabric) {
+    ScheduledStep step;
+    for (int i = 0; i < request.requests; ++i) {
+      step.work.push_back(StepWork{i, 0, 0, 1 + request.engine.num_speculative_tokens, false});
+    }
+    DecodeReport::FabricForward f;
+    f.comm_from =
+        step_communication(request.model, request.engine, *request.from_fabric, step).time;
+    f.comm_to = step_communication(request.model, request.engine, *request.to_fabric, step).time;
+    f.added = f.comm_to - f.comm_from;
+    f.added_share = f.added / r.weight_read_floor;
+    r.fabric = f;
   }
   return r;
 }

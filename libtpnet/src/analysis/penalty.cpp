@@ -6,6 +6,7 @@
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/checked_math.hpp"
 #include "tpnet/limits.hpp"
+#include "tpnet/predict/predict.hpp"
 
 namespace tpnet {
 
@@ -129,6 +130,22 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
                               s.scenario.prompt, request.from.rate, request.to.rate, compute);
     }
     for (const auto& w : r.calibration->warnings) r.warnings.push_back(w);
+  }
+  if (request.from_fabric && request.to_fabric) {
+    const double accepted = request.accepted_tokens > 0.0
+                                ? request.accepted_tokens
+                                : 1.0 + request.engine.num_speculative_tokens;
+    for (auto& s : r.scenarios) {
+      // Decodes only share prefill steps of several requests; 1,024 outputs
+      // (the studies') unless the baseline row says.
+      const PrefillCommunication c = prefill_communication(
+          request.model, request.engine, *request.from_fabric, *request.to_fabric,
+          s.scenario.prompt, s.scenario.output_tokens.value_or(1024), accepted);
+      s.predicted_comm_from = c.from;
+      s.predicted_comm_to = c.to;
+      s.predicted_extra = c.extra;
+      if (s.scenario.baseline_ttft) s.predicted_ttft_at_to = *s.scenario.baseline_ttft + c.extra;
+    }
   }
   const Budgets& budgets = request.budgets;
   r.gated = budgets.any();

@@ -7,6 +7,7 @@
 
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/limits.hpp"
 
 namespace tpnet {
 namespace {
@@ -219,6 +220,32 @@ PredictReport run_predict(const PredictRequest& r) {
       "decode-only forwards read the active weights; steps with prompt tokens cost the fitted "
       "prefill model, their decode tokens counted as more GEMM rows");
   return report;
+}
+
+PrefillCommunication prefill_communication(const ModelArch& model, const EngineConfig& engine,
+                                           const FabricProfile& from, const FabricProfile& to,
+                                           const PromptSpec& prompt, TokenCount output_tokens,
+                                           double accepted_tokens) {
+  require(prompt.requests >= 1 && prompt.requests <= kMaxPromptRequests, "workload.prompts",
+          fmt::format("{} requests; allowed 1 to {}", prompt.requests, kMaxPromptRequests));
+  std::vector<ScheduledRequest> requests(static_cast<std::size_t>(prompt.requests),
+                                         ScheduledRequest{0.0, prompt.tokens_each, output_tokens});
+  // With every request arriving at once the steps' contents do not depend on
+  // their times, so one schedule serves both links.
+  const ScheduleResult schedule = simulate_schedule(
+      requests, scheduler_settings(engine, accepted_tokens),
+      [](const ScheduledStep&) { return 1.0; }, true);
+  double last = 0.0;
+  for (const auto& t : schedule.requests) last = std::max(last, t.first_token_s);
+  PrefillCommunication c;
+  for (const ScheduledStep& step : schedule.steps) {
+    if (step.start_s >= last) break;
+    c.from = c.from + step_communication(model, engine, from, step).time;
+    c.to = c.to + step_communication(model, engine, to, step).time;
+    ++c.steps;
+  }
+  c.extra = c.to - c.from;
+  return c;
 }
 
 CounterSeries predicted_counters(const PredictLink& run, Seconds interval, double overlap) {

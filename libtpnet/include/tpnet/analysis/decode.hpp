@@ -9,6 +9,7 @@
 
 #include "tpnet/analysis/point_estimate.hpp"
 #include "tpnet/fabric/collective.hpp"
+#include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
 #include "tpnet/fabric/node.hpp"
@@ -63,6 +64,16 @@ struct DecodeReport {
   /// what the slower link adds as a share of the weight-read floor.
   std::optional<DecodePoint> point;
   std::optional<double> point_added_share;
+  /// With fabric profiles: one forward's collectives (the all-reduces and the
+  /// logits all-gather) priced on each link's profile, as tpnet predict
+  /// prices a decode step (docs/formulas.md s.23).
+  struct FabricForward {
+    Seconds comm_from;
+    Seconds comm_to;
+    Seconds added;             ///< comm_to - comm_from
+    double added_share = 0.0;  ///< of the weight-read floor
+  };
+  std::optional<FabricForward> fabric;
   std::optional<CalibrationUse> calibration;
   std::vector<std::string> warnings;
 };
@@ -83,6 +94,9 @@ struct DecodeRequest {
   NodeSpec node;     ///< its memory bandwidth, unless memory_bandwidth is set
   std::optional<BitRate> memory_bandwidth;  ///< memory.memory_bandwidth
   std::optional<CalibrationInput> calibration;
+  /// The profiles of `from` and `to` (`fabric`); unset: no fabric estimate.
+  std::optional<FabricProfile> from_fabric;
+  std::optional<FabricProfile> to_fabric;
 };
 
 /// analyze_decode with the node's bandwidth, plus the point estimate from a

@@ -9,6 +9,7 @@
 
 #include "tpnet/analysis/budgets.hpp"
 #include "tpnet/analysis/point_estimate.hpp"
+#include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
@@ -56,6 +57,13 @@ struct ScenarioPenalty {
   std::optional<double> ttft_increase_bound;  ///< network_share x (from/to - 1)
   std::optional<Seconds> ttft_bound_at_to;    ///< baseline + extra bound
   std::optional<PrefillPoint> point;          ///< with a calibration: priced from the curve
+  // With fabric profiles: the scenario's steps through vLLM's scheduler until
+  // its last first token, communication priced on each link's profile
+  // (docs/formulas.md s.25; the same number as tpnet predict's extra).
+  std::optional<Seconds> predicted_comm_from;
+  std::optional<Seconds> predicted_comm_to;
+  std::optional<Seconds> predicted_extra;
+  std::optional<Seconds> predicted_ttft_at_to;  ///< with a baseline TTFT
   std::vector<std::string> notes;
 };
 
@@ -93,6 +101,13 @@ struct PenaltyRequest {
   std::optional<Bytes> measured_per_token;  ///< bytes_per_token: replaces the formula's
   Budgets budgets;
   std::optional<CalibrationInput> calibration;
+  /// The profiles of `from` and `to` (`fabric`): each scenario's predicted
+  /// extra time through the scheduler. Unset: none.
+  std::optional<FabricProfile> from_fabric;
+  std::optional<FabricProfile> to_fabric;
+  /// Output tokens a decode forward yields per request, for the decodes
+  /// that share prefill steps; 0: 1 + drafts.
+  double accepted_tokens = 0.0;
 };
 
 /// The bounds, the point estimates of a calibration, and the budget verdicts:

@@ -116,6 +116,26 @@ struct PredictReport {
 [[nodiscard]] SchedulerSettings scheduler_settings(const EngineConfig& engine,
                                                    double accepted_tokens);
 
+/// A prompt scenario's communication at two links, step by step through the
+/// scheduler until its last first token. Compute is the same at both links
+/// (the same steps carry the same tokens), so `extra` is what the second
+/// link adds to the last first token: predict's extra_last_first_token
+/// without overlap, and penalty's predicted column.
+struct PrefillCommunication {
+  Seconds from;
+  Seconds to;
+  Seconds extra;  ///< to - from
+  int steps = 0;  ///< steps until the last first token
+};
+
+/// All `prompt.requests` arrive at once with `output_tokens` each; decodes
+/// of requests that finished their prompts share the steps (1 + drafts
+/// tokens, `accepted_tokens` yielded each).
+[[nodiscard]] PrefillCommunication prefill_communication(
+    const ModelArch& model, const EngineConfig& engine, const FabricProfile& from,
+    const FabricProfile& to, const PromptSpec& prompt, TokenCount output_tokens,
+    double accepted_tokens);
+
 /// Predicted RDMA counter samples of one node every `interval` over a priced
 /// run (kept steps): each step's collectives as bursts at their priced rate,
 /// spread between equal slices of its compute, split evenly over the
