@@ -256,8 +256,8 @@ Field decode_record(const PredictReport& r) {
     points.push_back(Record{
         integer("tp", "TP", p.measured.tp),
         number("measured_itl_s", "measured ITL", p.measured.itl.value(), kMilliseconds, 2),
-        number("weight_read_floor_s", "weight-read floor", p.weight_read_floor.value(),
-               kMilliseconds, 2),
+        number("weight_read_floor_s", "weight reads", p.weight_read_floor.value(), kMilliseconds,
+               2),
         number("communication_s", "communication", p.communication.value(), kMilliseconds, 2),
         number("predicted_itl_s", "fitted ITL", p.predicted.value(), kMilliseconds, 2),
         signed_number("residual_pct", "residual", p.residual_pct, kPercent, 1),
@@ -265,14 +265,15 @@ Field decode_record(const PredictReport& r) {
   }
   return record(
       "decode", "decode forwards",
-      Record{text("source", "efficiency from",
-                  r.decode.source.empty() ? "none (the weight-read floor)" : r.decode.source),
-             number("efficiency", "memory bandwidth achieved", r.decode.efficiency, kCount, 3),
-             number("weight_read_floor_s", "weight-read floor at this TP",
-                    r.decode_model.weight_read_floor.value(), kMilliseconds, 2),
-             number("accepted_tokens_per_decode", "accepted tokens per forward", r.accepted_tokens,
-                    kCount, 2),
-             records("points", "fit to the measured ITL", std::move(points))});
+      Record{
+          text("source", "efficiency from",
+               r.decode.source.empty() ? "none (the weight-read floor)" : r.decode.source),
+          number("efficiency", "memory bandwidth achieved", r.decode.efficiency, kCount, 3),
+          number("weight_read_floor_s", "weight reads of one request's forward at this TP",
+                 r.decode_model.weight_read(1 + r.decode_model_drafts).value(), kMilliseconds, 2),
+          number("accepted_tokens_per_decode", "accepted tokens per forward", r.accepted_tokens,
+                 kCount, 2),
+          records("points", "fit to the measured ITL", std::move(points))});
 }
 
 Field fabric_records(const PredictRequest& req) {

@@ -8,6 +8,7 @@
 #include "catch.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/decode.hpp"
+#include "tpnet/analysis/weights.hpp"
 #include "tpnet/fabric/collective.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/io/baseline_csv.hpp"
@@ -374,4 +375,24 @@ TEST_CASE("decode's fabric estimate prices one forward as predict prices a decod
   CHECK_THAT(r.fabric->comm_from.value(), WithinRel(expected, 1e-12));
   CHECK(r.fabric->added.value() > 0.0);
   CHECK(r.fabric->added_share < 0.1);  // decode barely changes
+}
+
+TEST_CASE("a decode forward reads the routed experts its tokens touch") {
+  const DecodeWeightReads glm = decode_weight_reads(glm_shapes());
+  REQUIRE(glm.experts == 256);
+  REQUIRE(glm.experts_per_token == 8);
+  CHECK(glm.routed.count() > 0.5 * glm.active.count());
+  CHECK(decode_weight_bytes(glm, 1).count() == glm.active.count());
+  // Five tokens touch 256 x (1 - (248/256)^5) = 37.6 experts a layer, not 8.
+  const double touched = 256.0 * (1.0 - std::pow(248.0 / 256.0, 5.0));
+  CHECK_THAT(decode_weight_bytes(glm, 5).count(),
+             WithinRel(glm.active.count() + glm.routed.count() * (touched / 8.0 - 1.0), 1e-12));
+  // Never more than every expert.
+  CHECK(decode_weight_bytes(glm, 100000).count() <
+        glm.active.count() + glm.routed.count() * (256.0 / 8.0 - 1.0) + 1.0);
+  // A dense model reads the same weights however many tokens.
+  const DecodeWeightReads qwen =
+      decode_weight_reads(load_hf_config(kSource + "/tests/data/hf/nvidia__Qwen3.6-27B-NVFP4"));
+  CHECK(qwen.routed.count() == 0.0);
+  CHECK(decode_weight_bytes(qwen, 64).count() == qwen.active.count());
 }

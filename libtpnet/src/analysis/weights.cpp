@@ -1,5 +1,7 @@
 #include "tpnet/analysis/weights.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <map>
 
@@ -155,6 +157,30 @@ Bytes active_weight_bytes(const ModelArch& m) {
   double bits = 0.0;
   for (const WeightPart part : kWeightParts) bits += estimate.active.of(part) * m.bits_of(part);
   return Bytes(m.active_params * bits / estimate.active_params() / 8.0);
+}
+
+DecodeWeightReads decode_weight_reads(const ModelArch& m) {
+  DecodeWeightReads r;
+  r.active = active_weight_bytes(m);
+  if (!m.moe || m.moe->routed_experts <= 0 || m.moe->experts_per_token <= 0) return r;
+  const ParamEstimate estimate = estimate_params(m);
+  if (!estimate.complete() || !(estimate.active_params() > 0.0)) return r;
+  double bits = 0.0;
+  for (const WeightPart part : kWeightParts) bits += estimate.active.of(part) * m.bits_of(part);
+  if (!(bits > 0.0)) return r;
+  const double routed_bits = estimate.active.routed_experts * m.bits_of(WeightPart::routed_experts);
+  r.routed = r.active * (routed_bits / bits);
+  r.experts = m.moe->routed_experts;
+  r.experts_per_token = std::min(m.moe->experts_per_token, m.moe->routed_experts);
+  return r;
+}
+
+Bytes decode_weight_bytes(const DecodeWeightReads& r, TokenCount tokens) {
+  if (r.experts <= 0 || tokens <= 1) return r.active;
+  const double e = r.experts;
+  const double k = r.experts_per_token;
+  const double touched = e * (1.0 - std::pow(1.0 - k / e, static_cast<double>(tokens)));
+  return r.active + r.routed * (touched / k - 1.0);
 }
 
 }  // namespace tpnet

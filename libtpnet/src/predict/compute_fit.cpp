@@ -201,7 +201,11 @@ DecodeFit fit_decode_efficiency(const ModelArch& model, const EngineConfig& engi
     at_tp.tensor_parallel_size = m.tp;
     DecodeFit::Point p;
     p.measured = m;
-    p.weight_read_floor = weight_read_floor(model, m.tp, memory_bandwidth);
+    DecodeComputeModel reads;
+    reads.reads = decode_weight_reads(model);
+    reads.tp = m.tp;
+    reads.memory_bandwidth = memory_bandwidth;
+    p.weight_read_floor = reads.weight_read(1 + engine.num_speculative_tokens);
     ScheduledStep step;
     step.work.push_back(StepWork{0, 0, 0, 1 + engine.num_speculative_tokens, false});
     p.communication = step_communication(model, at_tp, fabric, step).time;

@@ -161,7 +161,10 @@ PredictReport run_predict(const PredictRequest& r) {
   cost.prefill = report.fit.model;
   for (const auto& w : report.fit.warnings) report.warnings.push_back(w);
 
-  report.decode_model.weight_read_floor = weight_read_floor(r.model, tp, r.memory_bandwidth);
+  report.decode_model.reads = decode_weight_reads(r.model);
+  report.decode_model.tp = tp;
+  report.decode_model_drafts = drafts;
+  report.decode_model.memory_bandwidth = r.memory_bandwidth;
   report.decode = fit_decode_efficiency(r.model, r.engine, r.fabrics.front(), r.memory_bandwidth,
                                         report.accepted_tokens, r.decode_measurements);
   if (r.decode_measurements.empty()) {
@@ -217,8 +220,9 @@ PredictReport run_predict(const PredictRequest& r) {
           ? fmt::format("communication overlaps compute by {:.0f}% (given)", r.overlap * 100.0)
           : "no overlap: every collective waits for its compute and the next compute for it");
   report.notes.emplace_back(
-      "decode-only forwards read the active weights; steps with prompt tokens cost the fitted "
-      "prefill model, their decode tokens counted as more GEMM rows");
+      "decode-only forwards read the active weights, the routed experts by the distinct experts "
+      "their tokens touch; steps with prompt tokens cost the fitted prefill model, their decode "
+      "tokens counted as more GEMM rows");
   return report;
 }
 

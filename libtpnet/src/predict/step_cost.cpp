@@ -7,6 +7,11 @@
 
 namespace tpnet {
 
+Seconds DecodeComputeModel::weight_read(TokenCount tokens) const {
+  const Bytes per_node = decode_weight_bytes(reads, tokens) / static_cast<double>(tp);
+  return Seconds(per_node.count() / memory_bandwidth.bytes_per_second());
+}
+
 double gemm_flops_per_token(const ModelArch& model, int tp) {
   // Every GEMM's FLOPs are linear in the tokens (routed experts by their
   // exact average rows), so one full chunk gives the rate per token.
@@ -17,7 +22,8 @@ double gemm_flops_per_token(const ModelArch& model, int tp) {
 StepFeatures step_features(const ModelArch& model, int tp, double flops_per_token,
                            const ScheduledStep& step) {
   StepFeatures f;
-  f.gemm_flops = flops_per_token * static_cast<double>(step.tokens());
+  f.tokens = step.tokens();
+  f.gemm_flops = flops_per_token * static_cast<double>(f.tokens);
   for (const StepWork& w : step.work) {
     if (w.prefill_tokens > 0) {
       f.has_prefill = true;
@@ -60,7 +66,7 @@ StepCommunication step_communication(const ModelArch& model, const EngineConfig&
 }
 
 Seconds compute_seconds(const StepCostModel& cost, const StepFeatures& f) {
-  if (!f.has_prefill) return cost.decode.weight_read_floor / cost.decode.efficiency;
+  if (!f.has_prefill) return cost.decode.weight_read(f.tokens) / cost.decode.efficiency;
   return cost.prefill.per_step + Seconds(f.gemm_flops * cost.prefill.seconds_per_gemm_flop +
                                          f.mixer_flops * cost.prefill.seconds_per_mixer_flop);
 }

@@ -54,6 +54,23 @@ struct WeightMemory {
 /// each part's bits.
 [[nodiscard]] Bytes active_weight_bytes(const ModelArch& model);
 
+/// What a decode forward reads as its tokens grow: the active weights, of
+/// which `routed` are the routed experts one token reads (k of E per MoE
+/// layer). Without the shapes or experts, routed is 0 (docs/formulas.md s.23).
+struct DecodeWeightReads {
+  Bytes active;  ///< active_weight_bytes
+  Bytes routed;  ///< the routed experts' part of it
+  int experts = 0;
+  int experts_per_token = 0;
+};
+[[nodiscard]] DecodeWeightReads decode_weight_reads(const ModelArch& model);
+
+/// The weights a forward of `tokens` tokens reads: the routed experts by the
+/// distinct experts the tokens touch, E x (1 - (1 - k/E)^tokens) per layer
+/// (each token routed independently and uniformly) instead of k; the active
+/// weights for one token.
+[[nodiscard]] Bytes decode_weight_bytes(const DecodeWeightReads& reads, TokenCount tokens);
+
 /// The weights of one node of `layout`: a pipeline stage holds its layers'
 /// share (1/pp, the layers spread evenly); within it, dense parts split over
 /// tp, routed experts over ep (over tp without EP), and the parts vLLM keeps

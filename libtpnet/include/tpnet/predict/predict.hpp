@@ -100,6 +100,7 @@ struct PredictReport {
   PrefillFit fit;  ///< or the given/calibrated compute, rows empty
   DecodeFit decode;
   DecodeComputeModel decode_model;
+  int decode_model_drafts = 0;  ///< draft tokens a decode forward carries per request
   double accepted_tokens = 1.0;
   StepCostModel cost;
   std::vector<PredictScenarioResult> scenarios;

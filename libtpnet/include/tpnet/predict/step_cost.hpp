@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "tpnet/analysis/weights.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
@@ -22,11 +23,17 @@ struct PrefillComputeModel {
   double seconds_per_mixer_flop = 0.0;  ///< attention and the other token mixers
 };
 
-/// A forward of decodes only: the weight-read floor at an achieved share of
-/// the memory bandwidth.
+/// A forward of decodes only: the weights its tokens read (routed experts by
+/// the distinct experts they touch) per node, at an achieved share of the
+/// memory bandwidth.
 struct DecodeComputeModel {
-  Seconds weight_read_floor;  ///< active weights per node / memory bandwidth
-  double efficiency = 1.0;    ///< (0, 1]
+  DecodeWeightReads reads;
+  int tp = 1;
+  BitRate memory_bandwidth;
+  double efficiency = 1.0;  ///< (0, 1]
+  /// Reading a forward's weights at the full bandwidth: the time at
+  /// efficiency 1.
+  [[nodiscard]] Seconds weight_read(TokenCount tokens) const;
 };
 
 /// What a step's compute is made of.
@@ -34,6 +41,7 @@ struct StepFeatures {
   double gemm_flops = 0.0;   ///< weight GEMMs over every token of the step
   double mixer_flops = 0.0;  ///< token mixing, by each request's context
   bool has_prefill = false;
+  TokenCount tokens = 0;  ///< every token of the step
 };
 
 /// One node's GEMM FLOPs per token (prefill_gemm_shapes over a full chunk).
