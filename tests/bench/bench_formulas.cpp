@@ -132,6 +132,48 @@ void BM_ScheduleTrace10k(benchmark::State& state) {
 }
 BENCHMARK(BM_ScheduleTrace10k)->Unit(benchmark::kMillisecond);
 
+// tpnet predict end to end at one link, compute given: four 64K prompts with
+// 1,024 outputs each, every step priced (GEMM and mixer FLOPs, the fabric
+// profile's collectives) through the GLM-5.3 study's scheduler settings.
+PredictRequest glm53_predict(std::vector<PredictScenario> scenarios) {
+  PredictRequest r;
+  r.model = resolve_model("glm-5.3");
+  r.model.intermediate_size = 12288;  // the GLM-5 family's widths (calibration/models)
+  r.model.moe->expert_intermediate_size = 2048;
+  r.model.moe->first_dense_layers = 3;
+  r.engine.tensor_parallel_size = 8;
+  r.engine.long_prefill_token_threshold = 2048;
+  r.engine.num_speculative_tokens = 4;
+  r.links = {parse_link("200G", InputLocation::for_key("link"))};
+  r.fabrics = {default_fabric(r.links[0], "dgx-spark")};
+  r.compute = GivenCompute{PrefillComputeModel{Seconds(0.245), 3.24e-14, 3.8e-15}, "given", {}};
+  r.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
+  r.accepted_tokens = 2.5;
+  r.scenarios = std::move(scenarios);
+  return r;
+}
+
+void BM_PredictFour64kPrompts(benchmark::State& state) {
+  const PredictRequest request = glm53_predict(
+      {PredictScenario{"4x64k", std::vector<ScheduledRequest>(4, {0.0, 65536, 1024})}});
+  for (auto _ : state) benchmark::DoNotOptimize(run_predict(request));
+}
+BENCHMARK(BM_PredictFour64kPrompts)->Unit(benchmark::kMillisecond);
+
+// The same model on a 10,000-request trace (as BM_ScheduleTrace10k's).
+void BM_PredictTrace10k(benchmark::State& state) {
+  std::vector<ScheduledRequest> trace;
+  trace.reserve(10000);
+  for (int i = 0; i < 10000; ++i) {
+    trace.push_back(ScheduledRequest{0.05 * i, 512 + (i * 7919) % 7680, 64 + (i * 104729) % 512});
+  }
+  PredictRequest request = glm53_predict({PredictScenario{"trace", trace}});
+  request.engine.max_num_batched_tokens = 8192;
+  request.engine.long_prefill_token_threshold = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(run_predict(request));
+}
+BENCHMARK(BM_PredictTrace10k)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

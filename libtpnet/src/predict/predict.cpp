@@ -32,6 +32,9 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
   std::vector<StepTimes> times;
   double sent = 0.0;
   const StepSeconds price = [&](const ScheduledStep& step) {
+    int prefills = 0;
+    for (const StepWork& w : step.work) prefills += w.prefill_tokens > 0 ? 1 : 0;
+    out.most_prefills_in_a_step = std::max(out.most_prefills_in_a_step, prefills);
     const StepFeatures f = step_features(r.model, tp, cost.flops_per_token, step);
     StepCommunication comm = step_communication(r.model, r.engine, out.fabric, step, r.keep_steps);
     const StepCost c = price_step(cost, f, comm);
@@ -189,15 +192,7 @@ PredictReport run_predict(const PredictRequest& r) {
     for (std::size_t i = 0; i < r.links.size(); ++i) {
       s.links.push_back(run_link(r, cost, scheduler, scenario, i));
     }
-    // Most prompts in one step, from a replay at the first link (the order
-    // of work does not depend on step times when every request arrives at 0).
-    const ScheduleResult order = simulate_schedule(
-        scenario.requests, scheduler, [](const ScheduledStep&) { return 1.0; }, true);
-    for (const ScheduledStep& step : order.steps) {
-      int prefills = 0;
-      for (const StepWork& w : step.work) prefills += w.prefill_tokens > 0 ? 1 : 0;
-      s.most_prefills_in_a_step = std::max(s.most_prefills_in_a_step, prefills);
-    }
+    s.most_prefills_in_a_step = s.links.front().most_prefills_in_a_step;
     if (s.links.size() >= 2) {
       const PredictLink& a = s.links[0];
       const PredictLink& b = s.links[1];

@@ -75,6 +75,7 @@ struct PredictLink {
   Seconds communication;             ///< in the steps until the last first token
   Bytes sent_per_node;               ///< every step's, whole run
   Seconds finished;                  ///< end of the last step
+  int most_prefills_in_a_step = 0;   ///< the most prompts one step carried
   std::vector<PricedStep> steps;     ///< when kept
 };
 
