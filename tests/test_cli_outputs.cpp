@@ -262,3 +262,56 @@ TEST_CASE("tpnet link --allreduce-size 10KiB --tp 2 answers with what Sparks mea
   CHECK(n["estimate"]["source"].as<std::string>() == "nominal");
   CHECK(n["estimate"]["time_s"].as<double>() * 1e6 < 20.0);
 }
+
+TEST_CASE("predict --traffic and --requests read back through tpnet traffic with every byte") {
+  const fs::path dir = fresh_dir("predict_traffic");
+  const std::string source = TPNET_SOURCE_DIR;
+  const auto p = tpnet::test::run_tpnet({"predict",
+                                         "--model",
+                                         source + "/calibration/models/glm-5.3-shapes.yaml",
+                                         "--tp",
+                                         "8",
+                                         "--links",
+                                         "200G",
+                                         "--prompt",
+                                         "2x8k",
+                                         "--output",
+                                         "32",
+                                         "--spec-tokens",
+                                         "4",
+                                         "--accepted-tokens",
+                                         "2.5",
+                                         "--long-prefill-token-threshold",
+                                         "2048",
+                                         "--baseline",
+                                         source + "/examples/data/glm53_tp8_200g.csv",
+                                         "--traffic",
+                                         (dir / "tx.csv").string(),
+                                         "--requests",
+                                         (dir / "rq.csv").string(),
+                                         "--format",
+                                         "json"});
+  REQUIRE(p.exit_code == 0);
+  const YAML::Node predicted = YAML::Load(p.out);
+  const YAML::Node run = predicted["scenarios"][0]["links"][0];
+  const auto t =
+      tpnet::test::run_tpnet({"traffic", "--samples", (dir / "tx.csv").string(), "--requests",
+                              (dir / "rq.csv").string(), "--format", "json"});
+  REQUIRE(t.exit_code == 0);
+  const YAML::Node traffic = YAML::Load(t.out);
+  // Two devices, each rounding down to 4-byte words.
+  CHECK_THAT(traffic["xmit_bytes"].as<double>(),
+             WithinAbs(run["sent_bytes_per_node"].as<double>(), 8.0));
+  CHECK(traffic["requests"].as<int>() == 2);
+  // Most bytes are prefill's: they fall between each request's start and first token.
+  double prefill = 0.0;
+  for (const auto& phase : traffic["phases"]) {
+    if (phase["phase"].as<std::string>() == "prefill" &&
+        phase["direction"].as<std::string>() == "transmit" &&
+        phase["window_s"].as<double>() == 0.001) {
+      prefill = phase["bytes"].as<double>();
+    }
+  }
+  CHECK(prefill > 0.9 * traffic["xmit_bytes"].as<double>());
+  fs::remove_all(dir);
+}
