@@ -40,6 +40,8 @@ struct CompareOptions {
   std::string memory_bandwidth;  ///< empty: the node's
   BudgetOptions budgets;
   CalibrationFlags calibration;
+  std::string fabric;  ///< empty: no predicted column
+  double accepted_tokens = 0.0;
   std::string format = "table";
 };
 
@@ -94,6 +96,17 @@ CompareRequest to_request(const CompareOptions& o) {
   request.decode_requests = o.requests;
   request.budgets = to_budgets(o.budgets);
   request.calibration = load_calibration(o.calibration);
+  if (!o.fabric.empty()) {
+    const std::string node = request.node.name;
+    request.from_fabrics = to_fabrics({o.fabric}, request.from, node);
+    request.to_fabrics = to_fabrics({o.fabric}, request.to, node);
+    if (!(o.accepted_tokens == 0.0 || (o.accepted_tokens >= 1.0 && o.accepted_tokens <= 65.0))) {
+      throw InputError(fmt::format("{:g} is out of range; allowed 1 to 1 + the speculative tokens",
+                                   o.accepted_tokens),
+                       InputLocation::for_key("--accepted-tokens"));
+    }
+    request.accepted_tokens = o.accepted_tokens;
+  }
   return request;
 }
 
@@ -131,6 +144,12 @@ Record table_row(const CompareRow& r, const CompareReport& report) {
       rec.push_back(signed_number("point_ttft_increase_pct", "point TTFT increase",
                                   p.ttft_increase.value_or(0.0) * 100.0, kPercent, 1));
     }
+  }
+  if (r.predicted_extra) {
+    rec.push_back(signed_number("predicted_extra_ttft_s", "predicted extra",
+                                r.predicted_extra->value(), kSeconds, 2));
+  } else if (!report.request.from_fabrics.empty()) {
+    rec.push_back(text("predicted_extra_ttft_s", "predicted extra", "-"));  // PP, EP: not predicted
   }
   rec.push_back(
       number("weights_per_node_bytes", "weights/node", s.weights_per_node().count(), kBytesGB, 1));
@@ -264,6 +283,13 @@ Command setup_compare(CLI::App& app) {
   add_budget_options(sub, options->budgets, true);
   set_gate_exit_codes(sub, "a row exceeds a budget");
   add_calibration_options(sub, options->calibration);
+  sub->add_option("--fabric", options->fabric,
+                  "Add each TP row's predicted extra TTFT through the scheduler on the links' "
+                  "fabric profiles: auto (the node's measured profile of each preset), nominal, "
+                  "a built-in name or a calibration.yaml (one for every link; about 20 us a row)");
+  sub->add_option("--accepted-tokens", options->accepted_tokens,
+                  "With --fabric: output tokens a decode forward yields per request (default 1 + "
+                  "drafts)");
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_compare(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

@@ -62,6 +62,7 @@ enum class Tail {
   point_extra,
   point_share,
   point_increase,
+  predicted_extra,
   ttft_increase,
   ttft_source,
   within_budget
@@ -83,6 +84,9 @@ std::vector<TailKey> tail_keys(const CompareReport& report) {
       keys.push_back({"point_network_share_pct", Tail::point_share});
       keys.push_back({"point_ttft_increase_pct", Tail::point_increase});
     }
+  }
+  if (!report.request.from_fabrics.empty()) {
+    keys.push_back({"predicted_extra_ttft_s", Tail::predicted_extra});
   }
   if (report.projected()) {
     keys.push_back({"ttft_increase_pct", Tail::ttft_increase});
@@ -119,6 +123,14 @@ void append_row_tail(std::string& out, const CompareRow& r, const std::vector<Ta
         break;
       case Tail::point_increase:
         append_number(out, point->ttft_increase.value_or(0.0) * 100.0, key);
+        break;
+      case Tail::predicted_extra:
+        // PP and EP layouts are not predicted: null (JSON) or empty (CSV).
+        if (r.predicted_extra) {
+          append_number(out, r.predicted_extra->value(), key);
+        } else if (!csv) {
+          out += "null";
+        }
         break;
       case Tail::ttft_increase:
         append_number(out, r.ttft_increase.value_or(0.0) * 100.0, key);

@@ -7,6 +7,7 @@
 
 #include "catch.hpp"
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/analysis/compare.hpp"
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/analysis/weights.hpp"
 #include "tpnet/fabric/collective.hpp"
@@ -395,4 +396,41 @@ TEST_CASE("a decode forward reads the routed experts its tokens touch") {
       decode_weight_reads(load_hf_config(kSource + "/tests/data/hf/nvidia__Qwen3.6-27B-NVFP4"));
   CHECK(qwen.routed.count() == 0.0);
   CHECK(decode_weight_bytes(qwen, 64).count() == qwen.active.count());
+}
+
+TEST_CASE("compare's predicted extra for a TP row is penalty's for the same scenario") {
+  const ModelArch model = glm_shapes();
+  EngineConfig engine = glm_engine();
+  const Link from = preset("200G");
+  const Link to = preset("100G");
+  const FabricProfile f = default_fabric(from, "dgx-spark");
+  const FabricProfile t = default_fabric(to, "dgx-spark");
+  CompareRequest c;
+  c.model = model;
+  c.engine = engine;
+  c.layouts = {ParallelLayout{8, 1, 1}, ParallelLayout{8, 2, 1}};
+  c.from = {from};
+  c.to = {to};
+  c.prompts = {PrefillScenario{"4x16k", PromptSpec{4, 16384}, {}}};
+  c.node = builtin_node("dgx-spark");
+  c.from_fabrics = {f};
+  c.to_fabrics = {t};
+  const CompareReport report = run_compare(c);
+  std::vector<std::optional<Seconds>> predicted;
+  for_each_compare_row(report,
+                       [&](const CompareRow& row) { predicted.push_back(row.predicted_extra); });
+  REQUIRE(predicted.size() == 2);
+  REQUIRE(predicted[0]);
+  CHECK_FALSE(predicted[1]);  // PP2 is not predicted
+
+  PenaltyRequest p;
+  p.model = model;
+  p.engine = engine;
+  p.from = from;
+  p.to = to;
+  p.scenarios = c.prompts;
+  p.from_fabric = f;
+  p.to_fabric = t;
+  const PenaltyReport pr = run_penalty(p);
+  CHECK_THAT(predicted[0]->value(), WithinRel(pr.scenarios[0].predicted_extra->value(), 1e-12));
 }

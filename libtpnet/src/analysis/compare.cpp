@@ -8,6 +8,7 @@
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/checked_math.hpp"
 #include "tpnet/fabric/collective.hpp"
+#include "tpnet/predict/predict.hpp"
 
 namespace tpnet {
 
@@ -184,11 +185,20 @@ void for_each_compare_row(const CompareReport& report,
   const CompareRequest& request = report.request;
   const CalibrationUse* calibration = report.calibration ? &*report.calibration : nullptr;
   CompareRow row;
+  const bool predict = !request.from_fabrics.empty() && !request.to_fabrics.empty();
+  const double accepted = request.accepted_tokens > 0.0
+                              ? request.accepted_tokens
+                              : 1.0 + request.engine.num_speculative_tokens;
   for (const auto& layout : report.layouts) {
     row.layout = &layout;
-    for (const auto& from : request.from) {
+    EngineConfig at_tp = request.engine;
+    at_tp.tensor_parallel_size = layout.layout.tp;
+    const bool tp_only = layout.layout.pp == 1 && layout.layout.ep == 1;
+    for (std::size_t f = 0; f < request.from.size(); ++f) {
+      const Link& from = request.from[f];
       row.from = &from;
-      for (const auto& to : request.to) {
+      for (std::size_t t = 0; t < request.to.size(); ++t) {
+        const Link& to = request.to[t];
         row.to = &to;
         row.extra_per_1k = extra_transfer_time(layout.per_token_bytes * 1000.0, from.rate, to.rate);
         row.comm_per_1k = layout.per_token_bytes * 1000.0 / from.rate;
@@ -218,6 +228,14 @@ void for_each_compare_row(const CompareReport& report,
             }
             row.point = point_prefill(*calibration->allreduce, request.model, request.engine,
                                       layout.layout, prompt.prompt, from.rate, to.rate, per_token);
+          }
+          row.predicted_extra.reset();
+          if (predict && tp_only) {
+            row.predicted_extra =
+                prefill_communication(request.model, at_tp, request.from_fabrics[f],
+                                      request.to_fabrics[t], prompt.prompt,
+                                      prompt.output_tokens.value_or(1024), accepted)
+                    .extra;
           }
           row.within_budget =
               within_budgets(request.budgets, BudgetValues{row.extra_bound, row.ttft_increase,

@@ -16,6 +16,7 @@
 #include "tpnet/analysis/memory.hpp"
 #include "tpnet/analysis/penalty.hpp"
 #include "tpnet/analysis/point_estimate.hpp"
+#include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/limits.hpp"
@@ -59,6 +60,11 @@ struct CompareRequest {
   int decode_requests = 1;                  ///< workload.decode_requests
   Budgets budgets;
   std::optional<CalibrationInput> calibration;
+  /// With profiles (one per `from` and per `to` link): each TP-only row's
+  /// predicted extra time through the scheduler (docs/formulas.md s.25).
+  std::vector<FabricProfile> from_fabrics;
+  std::vector<FabricProfile> to_fabrics;
+  double accepted_tokens = 0.0;  ///< for decodes sharing prefill steps; 0: 1 + drafts
 };
 
 /// The layout ratios are taken against: the request's reference, else the
@@ -101,6 +107,9 @@ struct CompareRow {
   std::optional<double> ttft_increase;
   bool ttft_measured = false;         ///< ttft_increase comes from the prompt's own TTFT
   std::optional<PrefillPoint> point;  ///< with a calibration
+  /// With fabric profiles, TP-only layouts: what `to` adds to the last first
+  /// token through the scheduler (PP and EP layouts: unset).
+  std::optional<Seconds> predicted_extra;
   bool within_budget = true;
 };
 
