@@ -229,6 +229,12 @@ TEST_CASE("predict: bad flags are refused in one line naming the flag", "[bad-in
   require_refusal(with({"--requests", "/tmp/r.csv"}), "--requests: writes the request timings");
   require_refusal(with({"--gemm-tflops", "100"}), "--gemm-tflops: prefill compute comes from");
   require_refusal(with({"--decode-itl", "8=1ms"}), "--decode-itl: --decode-itl 8=1ms");
+  // A run that would simulate too many steps is refused before it starts.
+  require_refusal(run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--chunk", "16",
+                             "--prompt", "1000x128k"}),
+                  "--prompt: would simulate about 8.19e+06 scheduler steps; at most 2000000");
+  // 16-token steps: the baseline's own rows could not have been that fast.
+  require_refusal(with({"--chunk", "16"}), "row P1: its predicted communication alone");
   const CliResult ok = with({"--format", "json"});
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find(": nan") == std::string::npos);

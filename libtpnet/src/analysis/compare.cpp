@@ -189,6 +189,17 @@ void for_each_compare_row(const CompareReport& report,
   const double accepted = request.accepted_tokens > 0.0
                               ? request.accepted_tokens
                               : 1.0 + request.engine.num_speculative_tokens;
+  if (predict) {
+    double steps = 0.0;
+    for (const auto& layout : report.layouts) {
+      if (layout.layout.pp != 1 || layout.layout.ep != 1) continue;
+      for (const auto& prompt : request.prompts) {
+        steps += estimated_steps(request.engine, prompt.prompt, 1, accepted, false);
+      }
+    }
+    require_simulated_steps(steps * static_cast<double>(request.from.size() * request.to.size()),
+                            "fabric");
+  }
   for (const auto& layout : report.layouts) {
     row.layout = &layout;
     EngineConfig at_tp = request.engine;

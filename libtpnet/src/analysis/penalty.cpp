@@ -135,6 +135,11 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
     const double accepted = request.accepted_tokens > 0.0
                                 ? request.accepted_tokens
                                 : 1.0 + request.engine.num_speculative_tokens;
+    double steps = 0.0;
+    for (const auto& s : r.scenarios) {
+      steps += estimated_steps(request.engine, s.scenario.prompt, 1, accepted, false);
+    }
+    require_simulated_steps(steps, "workload.prompts");
     for (auto& s : r.scenarios) {
       // Decodes only share prefill steps of several requests; 1,024 outputs
       // (the studies') unless the baseline row says.

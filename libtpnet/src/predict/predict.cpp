@@ -144,6 +144,17 @@ PredictReport run_predict(const PredictRequest& r) {
   }
   const SchedulerSettings scheduler = scheduler_settings(r.engine, report.accepted_tokens);
   const int tp = r.engine.tensor_parallel_size;
+  double steps = 0.0;
+  for (const PredictScenario& scenario : r.scenarios) {
+    for (const ScheduledRequest& q : scenario.requests) {
+      steps += estimated_steps(r.engine, PromptSpec{1, q.prompt_tokens}, q.output_tokens,
+                               report.accepted_tokens, true) /
+               std::max(1, std::min<int>(r.engine.max_num_seqs,
+                                         static_cast<int>(scenario.requests.size())));
+    }
+  }
+  require_simulated_steps(steps * static_cast<double>(r.links.size()), "workload.prompts",
+                          kMaxPredictedSteps);
 
   StepCostModel& cost = report.cost;
   cost.overlap = r.overlap;
@@ -221,6 +232,29 @@ PredictReport run_predict(const PredictRequest& r) {
   return report;
 }
 
+double estimated_steps(const EngineConfig& engine, const PromptSpec& prompt,
+                       TokenCount output_tokens, double accepted_tokens, bool with_decode) {
+  const double tokens =
+      static_cast<double>(prompt.requests) * static_cast<double>(prompt.tokens_each);
+  const double budget =
+      static_cast<double>(std::max<TokenCount>(1, prefill_step_budget(engine, prompt)));
+  double steps = std::ceil(tokens / budget);
+  if (with_decode) {
+    const double batches =
+        std::ceil(static_cast<double>(prompt.requests) / std::max(1, engine.max_num_seqs));
+    steps +=
+        batches * std::ceil(static_cast<double>(output_tokens) / std::max(1.0, accepted_tokens));
+  }
+  return steps;
+}
+
+void require_simulated_steps(double steps, const char* field, double limit) {
+  require(steps <= limit, field,
+          fmt::format("would simulate about {:.3g} scheduler steps; at most {:.0f} in one run "
+                      "(fewer or shorter prompts, fewer outputs, or a larger step budget)",
+                      steps, limit));
+}
+
 PrefillCommunication prefill_communication(const ModelArch& model, const EngineConfig& engine,
                                            const FabricProfile& from, const FabricProfile& to,
                                            const PromptSpec& prompt, TokenCount output_tokens,
@@ -230,19 +264,17 @@ PrefillCommunication prefill_communication(const ModelArch& model, const EngineC
   std::vector<ScheduledRequest> requests(static_cast<std::size_t>(prompt.requests),
                                          ScheduledRequest{0.0, prompt.tokens_each, output_tokens});
   // With every request arriving at once the steps' contents do not depend on
-  // their times, so one schedule serves both links.
-  const ScheduleResult schedule = simulate_schedule(
-      requests, scheduler_settings(engine, accepted_tokens),
-      [](const ScheduledStep&) { return 1.0; }, true);
-  double last = 0.0;
-  for (const auto& t : schedule.requests) last = std::max(last, t.first_token_s);
+  // their times, so one schedule serves both links; it stops at the last
+  // first token, which the steps it ran all precede.
   PrefillCommunication c;
-  for (const ScheduledStep& step : schedule.steps) {
-    if (step.start_s >= last) break;
+  const StepSeconds price = [&](const ScheduledStep& step) {
     c.from = c.from + step_communication(model, engine, from, step).time;
     c.to = c.to + step_communication(model, engine, to, step).time;
     ++c.steps;
-  }
+    return 1.0;
+  };
+  (void)simulate_schedule(requests, scheduler_settings(engine, accepted_tokens), price, false,
+                          ScheduleUntil::first_tokens);
   c.extra = c.to - c.from;
   return c;
 }

@@ -1,5 +1,7 @@
 #include "tpnet/predict/step_cost.hpp"
 
+#include <algorithm>
+
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/model/mixer_compute.hpp"
@@ -24,9 +26,13 @@ StepFeatures step_features(const ModelArch& model, int tp, double flops_per_toke
   StepFeatures f;
   f.tokens = step.tokens();
   f.gemm_flops = flops_per_token * static_cast<double>(f.tokens);
+  f.has_prefill = std::any_of(step.work.begin(), step.work.end(),
+                              [](const StepWork& w) { return w.prefill_tokens > 0; });
+  // A step of decodes only costs its weight reads (compute_seconds): its
+  // mixing is not priced, so not counted.
+  if (!f.has_prefill) return f;
   for (const StepWork& w : step.work) {
     if (w.prefill_tokens > 0) {
-      f.has_prefill = true;
       f.mixer_flops += prefill_mixer_flops(model, tp, w.context_tokens, w.prefill_tokens).total();
     } else if (w.decode_tokens > 0) {
       f.mixer_flops += decode_mixer_flops(model, tp, w.context_tokens).total() * w.decode_tokens;

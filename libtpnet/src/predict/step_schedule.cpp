@@ -86,7 +86,7 @@ bool ScheduledStep::mixes_prefill_and_decode() const {
 
 ScheduleResult simulate_schedule(const std::vector<ScheduledRequest>& requests,
                                  const SchedulerSettings& settings, const StepSeconds& step_seconds,
-                                 bool keep_steps) {
+                                 bool keep_steps, ScheduleUntil until) {
   validate(settings);
   validate(requests);
   const std::size_t n = requests.size();
@@ -112,7 +112,8 @@ ScheduleResult simulate_schedule(const std::vector<ScheduledRequest>& requests,
   double clock = 0.0;
   ScheduledStep step;
 
-  while (done < n) {
+  std::size_t first_tokens = 0;
+  while (done < n && (until == ScheduleUntil::all_outputs || first_tokens < n)) {
     step.work.clear();
     step.start_s = clock;
     TokenCount budget = settings.max_num_batched_tokens;
@@ -168,6 +169,7 @@ ScheduleResult simulate_schedule(const std::vector<ScheduledRequest>& requests,
         ++t.prefill_steps;
         if (!w.completes_prompt) continue;
         t.first_token_s = step.end_s;
+        ++first_tokens;
         s.produced = 1.0;
         s.phase = Phase::decode;
       } else {

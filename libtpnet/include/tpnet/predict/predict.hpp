@@ -118,6 +118,25 @@ struct PredictReport {
 [[nodiscard]] SchedulerSettings scheduler_settings(const EngineConfig& engine,
                                                    double accepted_tokens);
 
+/// The most scheduler steps a column beside the bounds simulates
+/// (prefill_communication over every penalty scenario or compare row): about
+/// 2 us a step, so a few seconds at most.
+inline constexpr double kMaxSimulatedSteps = 2e6;
+/// The most steps tpnet predict simulates, every link together (each step
+/// also prices its compute): a day of traffic at a few requests a second.
+inline constexpr double kMaxPredictedSteps = 2e7;
+
+/// About how many steps simulating `prompt` takes: ceil(prompt tokens /
+/// prefill_step_budget) for the prefill, plus with `with_decode` batches of
+/// max_num_seqs requests x ceil(outputs / accepted) decode steps.
+[[nodiscard]] double estimated_steps(const EngineConfig& engine, const PromptSpec& prompt,
+                                     TokenCount output_tokens, double accepted_tokens,
+                                     bool with_decode);
+
+/// Throws InputError naming `field` when `steps` exceed `limit`, saying what
+/// to give instead.
+void require_simulated_steps(double steps, const char* field, double limit = kMaxSimulatedSteps);
+
 /// A prompt scenario's communication at two links, step by step through the
 /// scheduler until its last first token. Compute is the same at both links
 /// (the same steps carry the same tokens), so `extra` is what the second

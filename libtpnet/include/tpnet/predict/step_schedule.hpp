@@ -66,6 +66,12 @@ struct ScheduleResult {
   int mixed_steps = 0;  ///< steps that carried prefill and decode work together
 };
 
+/// When a simulation may stop.
+enum class ScheduleUntil {
+  all_outputs,   ///< every request has all its output tokens
+  first_tokens,  ///< every request has its first token (decodes after it are not run)
+};
+
 /// Seconds a step takes; must be positive and finite.
 using StepSeconds = std::function<double(const ScheduledStep& step)>;
 
@@ -75,12 +81,15 @@ using StepSeconds = std::function<double(const ScheduledStep& step)>;
 /// then waiting requests that have arrived, in arrival order, while fewer
 /// than max_num_seqs run; each prefill takes min(what is left of its prompt,
 /// long_prefill_token_threshold, the budget left). When nothing can run the
-/// clock moves to the next arrival. Deterministic.
+/// clock moves to the next arrival. Deterministic. With `first_tokens` it
+/// stops once every request has its first token (finished_s stays 0 for
+/// requests still decoding).
 /// Throws InputError naming the field for settings or requests out of range,
 /// and for a step time that is not positive and finite.
 [[nodiscard]] ScheduleResult simulate_schedule(const std::vector<ScheduledRequest>& requests,
                                                const SchedulerSettings& settings,
                                                const StepSeconds& step_seconds,
-                                               bool keep_steps = false);
+                                               bool keep_steps = false,
+                                               ScheduleUntil until = ScheduleUntil::all_outputs);
 
 }  // namespace tpnet
