@@ -109,9 +109,9 @@ std::optional<GivenCompute> given_compute(const PredictOptions& o, const ModelAr
                                           const std::optional<CalibrationInput>& calibration) {
   for (const auto& [value, name] :
        {std::pair{o.gemm_tflops, "--gemm-tflops"}, std::pair{o.mixer_tflops, "--mixer-tflops"}}) {
-    if (!(value >= 0.0 && value <= 1e6)) {
+    if (!(value == 0.0 || (value >= 1e-6 && value <= 1e6))) {
       throw InputError(
-          fmt::format("{:g} is out of range; allowed above 0 to 1000000 TFLOP/s", value),
+          fmt::format("{:g} is out of range; allowed 0.000001 to 1000000 TFLOP/s", value),
           flag(name));
     }
   }
@@ -159,13 +159,16 @@ std::optional<GivenCompute> given_compute(const PredictOptions& o, const ModelAr
 Record link_result(const PredictLink& l) {
   std::vector<double> firsts;
   for (const Seconds s : l.first_token) firsts.push_back(s.value());
+  // Tables list each request's TTFT for a handful of requests; JSON always.
+  Field each = numbers("first_token_s", "TTFT each", firsts, kSeconds, 2);
+  if (firsts.size() > 8) each = json_only(std::move(each));
   return Record{
       text("link", "link", l.link.name),
       text("fabric", "fabric", l.fabric.name),
       number("last_first_token_s", "last first token", l.last_first_token.value(), kSeconds, 2),
       number("mean_ttft_s", "mean TTFT", l.mean_ttft.value(), kSeconds, 2),
-      numbers("first_token_s", "TTFT each", firsts, kSeconds, 2),
-      number("decode_tokens_per_s", "decode/request", l.decode_tokens_per_s, kCount, 1),
+      std::move(each),
+      number("decode_tokens_per_s", "decode tokens/s a request", l.decode_tokens_per_s, kCount, 1),
       number("network_share_pct", "net share", l.network_share * 100.0, kPercent, 1),
       json_only(number("communication_s", "communication", l.communication.value(), kSeconds, 3)),
       json_only(
