@@ -327,7 +327,10 @@ Outcome run_predict(const PredictOptions& o) {
   const auto calibration = load_calibration(o.calibration);
   if (o.links.empty()) throw InputError("give at least one link", flag("--links"));
   for (const auto& text : o.links) req.links.push_back(to_link(text, "--links", o.engine));
-  req.fabrics = to_fabrics(o.fabrics, req.links, node.name);
+  // As penalty and decode: a calibration's sweep is the best profile there is.
+  req.fabrics =
+      to_fabrics(o.fabrics, req.links, node.name,
+                 calibration && calibration->file->allreduce ? o.calibration.file : "auto");
   const TokenCount output = parse_tokens(o.output, "--output");
   if (!o.baseline.empty()) {
     req.baseline = load_baseline_csv(o.baseline);
