@@ -16,12 +16,6 @@ void require(bool ok, const char* field, const std::string& why) {
   if (!ok) throw InputError(why, InputLocation::for_key(field));
 }
 
-struct StepTimes {
-  double start = 0.0;
-  double end = 0.0;
-  double communication = 0.0;
-};
-
 PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
                      const SchedulerSettings& scheduler, const PredictScenario& scenario,
                      std::size_t link_index) {
@@ -29,8 +23,15 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
   out.link = r.links[link_index];
   out.fabric = r.fabrics[link_index];
   const int tp = r.engine.tensor_parallel_size;
-  std::vector<StepTimes> times;
+  // Sums over the steps so far, and as they stood after the latest step that
+  // completed a prompt: steps run in time order, so at the end that is the
+  // last first token's, without keeping a record per step.
   double sent = 0.0;
+  double comm_sum = 0.0;
+  double busy_sum = 0.0;
+  double comm_at_first = 0.0;
+  double busy_at_first = 0.0;
+  double last_end = 0.0;
   const StepSeconds price = [&](const ScheduledStep& step) {
     int prefills = 0;
     for (const StepWork& w : step.work) prefills += w.prefill_tokens > 0 ? 1 : 0;
@@ -38,9 +39,15 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
     const StepFeatures f = step_features(r.model, tp, cost.flops_per_token, step);
     StepCommunication comm = step_communication(r.model, r.engine, out.fabric, step, r.keep_steps);
     const StepCost c = price_step(cost, f, comm);
-    times.push_back(
-        StepTimes{step.start_s, step.start_s + c.total.value(), c.communication.value()});
     sent += comm.sent_per_node.count();
+    comm_sum += c.communication.value();
+    busy_sum += c.total.value();
+    last_end = step.start_s + c.total.value();
+    if (std::any_of(step.work.begin(), step.work.end(),
+                    [](const StepWork& w) { return w.completes_prompt; })) {
+      comm_at_first = comm_sum;
+      busy_at_first = busy_sum;
+    }
     if (r.keep_steps) {
       PricedStep kept{step, c.compute, c.communication, comm.sent_per_node, std::move(comm.each)};
       kept.step.end_s = step.start_s + c.total.value();
@@ -70,16 +77,9 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
   out.last_first_token = Seconds(last_first - first_arrival);
   out.mean_ttft = Seconds(ttft_sum / static_cast<double>(out.schedule.requests.size()));
   out.decode_tokens_per_s = rated > 0 ? rate_sum / rated : 0.0;
-  double comm = 0.0;
-  double busy = 0.0;
-  for (const StepTimes& s : times) {
-    if (s.start >= last_first) break;
-    comm += s.communication;
-    busy += s.end - s.start;
-  }
-  out.communication = Seconds(comm);
-  out.network_share = busy > 0.0 ? comm / busy : 0.0;
-  out.finished = Seconds(times.empty() ? 0.0 : times.back().end);
+  out.communication = Seconds(comm_at_first);
+  out.network_share = busy_at_first > 0.0 ? comm_at_first / busy_at_first : 0.0;
+  out.finished = Seconds(last_end);
   return out;
 }
 
