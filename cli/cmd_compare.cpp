@@ -41,7 +41,7 @@ struct CompareOptions {
   BudgetOptions budgets;
   CalibrationFlags calibration;
   std::string fabric;  ///< empty: no predicted column
-  double accepted_tokens = 0.0;
+  AcceptedTokensFlag accepted_tokens;
   std::string format = "table";
 };
 
@@ -100,12 +100,7 @@ CompareRequest to_request(const CompareOptions& o) {
     const std::string node = request.node.name;
     request.from_fabrics = to_fabrics({o.fabric}, request.from, node);
     request.to_fabrics = to_fabrics({o.fabric}, request.to, node);
-    if (!(o.accepted_tokens == 0.0 || (o.accepted_tokens >= 1.0 && o.accepted_tokens <= 65.0))) {
-      throw InputError(fmt::format("{:g} is out of range; allowed 1 to 1 + the speculative tokens",
-                                   o.accepted_tokens),
-                       InputLocation::for_key("--accepted-tokens"));
-    }
-    request.accepted_tokens = o.accepted_tokens;
+    request.accepted_tokens = o.accepted_tokens.given();
   }
   return request;
 }
@@ -287,9 +282,9 @@ Command setup_compare(CLI::App& app) {
                   "Add each TP row's predicted extra TTFT through the scheduler on the links' "
                   "fabric profiles: auto (the node's measured profile of each preset), nominal, "
                   "a built-in name or a calibration.yaml (one for every link; about 20 us a row)");
-  sub->add_option("--accepted-tokens", options->accepted_tokens,
-                  "With --fabric: output tokens a decode forward yields per request (default 1 + "
-                  "drafts)");
+  add_accepted_tokens_option(sub, options->accepted_tokens,
+                             "With --fabric: output tokens a decode forward yields per request "
+                             "(default 1 + drafts)");
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_compare(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

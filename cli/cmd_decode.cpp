@@ -86,10 +86,7 @@ Document run_decode(const DecodeOptions& o) {
   }
   request.calibration = load_calibration(o.calibration);
   const std::vector<FabricProfile> fabrics =
-      to_fabrics(o.fabrics, {request.from, request.to}, request.node.name,
-                 request.calibration && request.calibration->file->allreduce && o.fabrics.empty()
-                     ? o.calibration.file
-                     : "auto");
+      to_fabrics(o.fabrics, {request.from, request.to}, request.node.name, request.calibration);
   request.from_fabric = fabrics[0];
   request.to_fabric = fabrics[1];
   const DecodeReport r = tpnet::run_decode(request);

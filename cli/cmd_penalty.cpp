@@ -25,7 +25,7 @@ struct PenaltyOptions {
   CalibrationFlags calibration;
   std::vector<std::string> fabrics;
   std::string node = std::string(kDefaultNodeName);
-  double accepted_tokens = 0.0;
+  AcceptedTokensFlag accepted_tokens;
   std::string format = "table";
 };
 
@@ -121,20 +121,11 @@ Outcome run_penalty(const PenaltyOptions& o) {
   request.scenarios = scenarios_from(o);
   request.budgets = to_budgets(o.budgets);
   request.calibration = load_calibration(o.calibration);
-  // A calibration is the best profile there is; otherwise each preset's built-in one.
-  const std::vector<FabricProfile> fabrics =
-      to_fabrics(o.fabrics, {request.from, request.to}, load_node(o.node).name,
-                 request.calibration && request.calibration->file->allreduce && o.fabrics.empty()
-                     ? o.calibration.file
-                     : "auto");
+  const std::vector<FabricProfile> fabrics = to_fabrics(
+      o.fabrics, {request.from, request.to}, load_node(o.node).name, request.calibration);
   request.from_fabric = fabrics[0];
   request.to_fabric = fabrics[1];
-  if (!(o.accepted_tokens == 0.0 || (o.accepted_tokens >= 1.0 && o.accepted_tokens <= 65.0))) {
-    throw InputError(fmt::format("{:g} is out of range; allowed 1 to 1 + the speculative tokens",
-                                 o.accepted_tokens),
-                     InputLocation::for_key("--accepted-tokens"));
-  }
-  request.accepted_tokens = o.accepted_tokens;
+  request.accepted_tokens = o.accepted_tokens.given();
   const PenaltyReport r = tpnet::run_penalty(request);
   const ModelArch& model = request.model;
   const EngineConfig& engine = request.engine;
@@ -206,8 +197,9 @@ Command setup_penalty(CLI::App& app) {
                   "given), nominal, a built-in name or a calibration.yaml; one, or two")
       ->delimiter(',');
   add_node_option(sub, options->node);
-  sub->add_option("--accepted-tokens", options->accepted_tokens,
-                  "Output tokens a decode forward yields per request (default 1 + drafts)");
+  add_accepted_tokens_option(sub, options->accepted_tokens,
+                             "Output tokens a decode forward yields per request (default 1 + "
+                             "drafts)");
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_penalty(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

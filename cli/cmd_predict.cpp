@@ -28,8 +28,7 @@ struct PredictOptions {
   std::string output = "1024";
   std::string baseline;
   std::vector<std::string> decode_itl;
-  double accepted_tokens = 0.0;
-  CLI::Option* accepted_option = nullptr;
+  AcceptedTokensFlag accepted_tokens;
   double overlap = 0.0;
   std::string step_overhead;
   double gemm_tflops = 0.0;
@@ -138,10 +137,7 @@ std::optional<GivenCompute> given_compute(const PredictOptions& o, const ModelAr
   if (calibration && calibration->file->compute) {
     const ComputeCalibration& c = *calibration->file->compute;
     GivenCompute g;
-    // Seconds per FLOP of the timed GEMMs at their TP; a FLOP costs the same
-    // at another TP on the same GPU.
-    const double timed_flops = gemm_flops_per_token(model, c.tp);
-    g.model.seconds_per_gemm_flop = c.per_prompt_token.value() / timed_flops;
+    g.model = prefill_compute_from_gemms(c, model);
     g.source = fmt::format("calibration {} (GEMM timings of {} at TP{}, {})",
                            calibration->file->origin, c.model, c.tp, c.precision);
     g.warnings.emplace_back(
@@ -327,10 +323,7 @@ Outcome run_predict(const PredictOptions& o) {
   const auto calibration = load_calibration(o.calibration);
   if (o.links.empty()) throw InputError("give at least one link", flag("--links"));
   for (const auto& text : o.links) req.links.push_back(to_link(text, "--links", o.engine));
-  // As penalty and decode: a calibration's sweep is the best profile there is.
-  req.fabrics =
-      to_fabrics(o.fabrics, req.links, node.name,
-                 calibration && calibration->file->allreduce ? o.calibration.file : "auto");
+  req.fabrics = to_fabrics(o.fabrics, req.links, node.name, calibration);
   const TokenCount output = parse_tokens(o.output, "--output");
   if (!o.baseline.empty()) {
     req.baseline = load_baseline_csv(o.baseline);
@@ -346,24 +339,12 @@ Outcome run_predict(const PredictOptions& o) {
   }
   for (const auto& text : o.decode_itl) req.decode_measurements.push_back(parse_decode_itl(text));
   if (req.decode_measurements.empty()) {
-    // The baseline's decode speed of its shortest single-request row.
-    const PrefillScenario* best = nullptr;
-    for (const auto& b : req.baseline) {
-      if (b.prompt.requests == 1 && b.decode_tokens_per_s &&
-          (!best || b.prompt.tokens_each < best->prompt.tokens_each)) {
-        best = &b;
-      }
-    }
-    if (best) {
-      req.decode_measurements.push_back(DecodeMeasurement{
-          req.engine.tensor_parallel_size, Seconds(1.0 / *best->decode_tokens_per_s),
-          fmt::format("{} row {} ({:g} tokens/s a request)", o.baseline, best->name,
-                      *best->decode_tokens_per_s)});
+    if (auto m = baseline_decode_measurement(req.baseline, req.engine.tensor_parallel_size,
+                                             o.baseline)) {
+      req.decode_measurements.push_back(std::move(*m));
     }
   }
-  if (o.accepted_option != nullptr && o.accepted_option->count() > 0) {
-    req.accepted_tokens = o.accepted_tokens;
-  }
+  req.accepted_tokens = o.accepted_tokens.given();
   req.overlap = o.overlap;
   req.keep_steps = !o.timeline.empty() || !o.traffic.empty();
   const PredictReport r = tpnet::run_predict(req);
@@ -443,9 +424,9 @@ Command setup_predict(CLI::App& app) {
   sub->add_option("--decode-itl", o->decode_itl,
                   "Measured inter-token latency at concurrency 1, TP=ITL (e.g. 1=77.97ms)")
       ->delimiter(',');
-  o->accepted_option =
-      sub->add_option("--accepted-tokens", o->accepted_tokens,
-                      "Output tokens a decode forward yields per request (1 to 1 + drafts)");
+  add_accepted_tokens_option(
+      sub, o->accepted_tokens,
+      "Output tokens a decode forward yields per request (1 to 1 + drafts; default 1 + drafts)");
   sub->add_option("--overlap", o->overlap,
                   "Share of communication hidden under compute, 0 to below 1")
       ->default_str("0");

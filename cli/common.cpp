@@ -414,7 +414,7 @@ FabricProfile to_fabric(const std::string& spec, const Link& link, const std::st
 
 std::vector<FabricProfile> to_fabrics(const std::vector<std::string>& specs,
                                       const std::vector<Link>& links, const std::string& node,
-                                      const std::string& fallback) {
+                                      const std::optional<CalibrationInput>& calibration) {
   if (specs.size() > 1 && specs.size() != links.size()) {
     throw InputError(fmt::format("{} profiles for {} links; give one for all, or one per link",
                                  specs.size(), links.size()),
@@ -422,10 +422,25 @@ std::vector<FabricProfile> to_fabrics(const std::vector<std::string>& specs,
   }
   std::vector<FabricProfile> out;
   for (std::size_t i = 0; i < links.size(); ++i) {
-    const std::string& spec = specs.empty() ? fallback : specs.size() == 1 ? specs[0] : specs[i];
-    out.push_back(to_fabric(spec, links[i], node));
+    if (specs.empty() && calibration && calibration->file->allreduce) {
+      out.push_back(resolve_fabric(calibration->file->origin, links[i], node, calibration->file));
+    } else {
+      out.push_back(to_fabric(specs.empty()       ? "auto"
+                              : specs.size() == 1 ? specs[0]
+                                                  : specs[i],
+                              links[i], node));
+    }
   }
   return out;
+}
+
+std::optional<double> AcceptedTokensFlag::given() const {
+  if (option == nullptr || option->count() == 0) return std::nullopt;
+  return value;
+}
+
+void add_accepted_tokens_option(CLI::App* app, AcceptedTokensFlag& flag, const std::string& help) {
+  flag.option = app->add_option("--accepted-tokens", flag.value, help);
 }
 
 Record fabric_fields(const Link& link, const FabricProfile& profile, bool show_provenance) {

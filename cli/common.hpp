@@ -13,6 +13,7 @@
 #include "field_flags.hpp"
 #include "tpnet/analysis/budgets.hpp"
 #include "tpnet/analysis/memory.hpp"
+#include "tpnet/analysis/point_estimate.hpp"
 #include "tpnet/fabric/collective.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
@@ -135,11 +136,20 @@ void add_memory_options(CLI::App* app, MemoryOptions& options);
 [[nodiscard]] FabricProfile to_fabric(const std::string& spec, const Link& link,
                                       const std::string& node);
 
-/// One value for every link, or one per link; empty: `fallback` for all.
-[[nodiscard]] std::vector<FabricProfile> to_fabrics(const std::vector<std::string>& specs,
-                                                    const std::vector<Link>& links,
-                                                    const std::string& node,
-                                                    const std::string& fallback = "auto");
+/// One value for every link, or one per link. None given: the calibration's
+/// sweep when it has one (the best profile there is, already read), else auto.
+[[nodiscard]] std::vector<FabricProfile> to_fabrics(
+    const std::vector<std::string>& specs, const std::vector<Link>& links, const std::string& node,
+    const std::optional<CalibrationInput>& calibration = {});
+
+/// --accepted-tokens: output tokens a decode forward yields per request.
+struct AcceptedTokensFlag {
+  double value = 0.0;
+  CLI::Option* option = nullptr;
+  /// Unset when the flag was not given.
+  [[nodiscard]] std::optional<double> given() const;
+};
+void add_accepted_tokens_option(CLI::App* app, AcceptedTokensFlag& flag, const std::string& help);
 
 /// A profile as a record: link, fabric, source, rate_bps, provenance (in
 /// tables only when `show_provenance`; always in JSON).

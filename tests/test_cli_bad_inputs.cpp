@@ -229,6 +229,13 @@ TEST_CASE("predict: bad flags are refused in one line naming the flag", "[bad-in
   require_refusal(with({"--requests", "/tmp/r.csv"}), "--requests: writes the request timings");
   require_refusal(with({"--gemm-tflops", "100"}), "--gemm-tflops: prefill compute comes from");
   require_refusal(with({"--decode-itl", "8=1ms"}), "--decode-itl: --decode-itl 8=1ms");
+  // The same acceptance rule in penalty and compare.
+  require_refusal(
+      run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--accepted-tokens", "9"}),
+      "--accepted-tokens: 9 is out of range; a decode forward yields 1 to 1 tokens");
+  require_refusal(run_tpnet({"compare", "--model", "glm-5.3", "--tp", "8", "--fabric", "auto",
+                             "--accepted-tokens", "0.5"}),
+                  "--accepted-tokens: 0.5 is out of range");
   // A run that would simulate too many steps is refused before it starts.
   require_refusal(run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--chunk", "16",
                              "--prompt", "1000x128k"}),

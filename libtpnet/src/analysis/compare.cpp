@@ -186,9 +186,7 @@ void for_each_compare_row(const CompareReport& report,
   const CalibrationUse* calibration = report.calibration ? &*report.calibration : nullptr;
   CompareRow row;
   const bool predict = !request.from_fabrics.empty() && !request.to_fabrics.empty();
-  const double accepted = request.accepted_tokens > 0.0
-                              ? request.accepted_tokens
-                              : 1.0 + request.engine.num_speculative_tokens;
+  const double accepted = accepted_tokens_per_decode(request.engine, request.accepted_tokens);
   if (predict) {
     double steps = 0.0;
     for (const auto& layout : report.layouts) {

@@ -132,9 +132,7 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
     for (const auto& w : r.calibration->warnings) r.warnings.push_back(w);
   }
   if (request.from_fabric && request.to_fabric) {
-    const double accepted = request.accepted_tokens > 0.0
-                                ? request.accepted_tokens
-                                : 1.0 + request.engine.num_speculative_tokens;
+    const double accepted = accepted_tokens_per_decode(request.engine, request.accepted_tokens);
     double steps = 0.0;
     for (const auto& s : r.scenarios) {
       steps += estimated_steps(request.engine, s.scenario.prompt, 1, accepted, false);

@@ -188,6 +188,28 @@ PrefillFit fit_prefill_compute(const ModelArch& model, const EngineConfig& engin
   return fit;
 }
 
+PrefillComputeModel prefill_compute_from_gemms(const ComputeCalibration& gemms,
+                                               const ModelArch& model) {
+  PrefillComputeModel m;
+  m.seconds_per_gemm_flop = gemms.per_prompt_token.value() / gemm_flops_per_token(model, gemms.tp);
+  return m;
+}
+
+std::optional<DecodeMeasurement> baseline_decode_measurement(
+    const std::vector<PrefillScenario>& baseline, int tp, const std::string& origin) {
+  const PrefillScenario* best = nullptr;
+  for (const auto& b : baseline) {
+    if (b.prompt.requests == 1 && b.decode_tokens_per_s &&
+        (best == nullptr || b.prompt.tokens_each < best->prompt.tokens_each)) {
+      best = &b;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return DecodeMeasurement{tp, Seconds(1.0 / *best->decode_tokens_per_s),
+                           fmt::format("{} row {} ({:g} tokens/s a request)", origin, best->name,
+                                       *best->decode_tokens_per_s)};
+}
+
 DecodeFit fit_decode_efficiency(const ModelArch& model, const EngineConfig& engine,
                                 const FabricProfile& fabric, BitRate memory_bandwidth,
                                 double accepted_tokens,

@@ -111,6 +111,17 @@ std::vector<std::string> why_lines(const PredictScenarioResult& s, const Predict
 
 }  // namespace
 
+double accepted_tokens_per_decode(const EngineConfig& engine, std::optional<double> given) {
+  const double all = 1.0 + engine.num_speculative_tokens;
+  if (!given) return all;
+  require(std::isfinite(*given) && *given >= 1.0 && *given <= all,
+          "engine.accepted_tokens_per_decode",
+          fmt::format("{:g} is out of range; a decode forward yields 1 to {:g} tokens (1 + the "
+                      "speculative tokens)",
+                      *given, all));
+  return *given;
+}
+
 SchedulerSettings scheduler_settings(const EngineConfig& engine, double accepted_tokens) {
   SchedulerSettings s;
   s.max_num_batched_tokens = engine.max_num_batched_tokens;
@@ -135,7 +146,7 @@ PredictReport run_predict(const PredictRequest& r) {
 
   PredictReport report;
   const int drafts = r.engine.num_speculative_tokens;
-  report.accepted_tokens = r.accepted_tokens.value_or(1.0 + drafts);
+  report.accepted_tokens = accepted_tokens_per_decode(r.engine, r.accepted_tokens);
   if (!r.accepted_tokens && drafts > 0) {
     report.warnings.push_back(fmt::format(
         "accepted tokens per decode forward not given: assumed 1 + {} drafts = {} (every draft "

@@ -64,7 +64,7 @@ struct CompareRequest {
   /// predicted extra time through the scheduler (docs/formulas.md s.25).
   std::vector<FabricProfile> from_fabrics;
   std::vector<FabricProfile> to_fabrics;
-  double accepted_tokens = 0.0;  ///< for decodes sharing prefill steps; 0: 1 + drafts
+  std::optional<double> accepted_tokens;  ///< for decodes sharing prefill steps; unset: 1 + drafts
 };
 
 /// The layout ratios are taken against: the request's reference, else the

@@ -106,8 +106,8 @@ struct PenaltyRequest {
   std::optional<FabricProfile> from_fabric;
   std::optional<FabricProfile> to_fabric;
   /// Output tokens a decode forward yields per request, for the decodes
-  /// that share prefill steps; 0: 1 + drafts.
-  double accepted_tokens = 0.0;
+  /// that share prefill steps; unset: 1 + drafts.
+  std::optional<double> accepted_tokens;
 };
 
 /// The bounds, the point estimates of a calibration, and the budget verdicts:

@@ -10,6 +10,7 @@
 
 #include "tpnet/analysis/penalty.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
+#include "tpnet/measured/calibration.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/predict/step_cost.hpp"
@@ -57,12 +58,23 @@ struct PrefillFit {
                                              const std::vector<PrefillScenario>& baseline,
                                              const std::string& origin);
 
+/// Prefill compute from a calibration's timed GEMMs: seconds per FLOP of
+/// the GEMMs at their TP (a FLOP costs the same at another TP on the same
+/// GPU); no fixed step cost and no mixing (they are not in the timings).
+[[nodiscard]] PrefillComputeModel prefill_compute_from_gemms(const ComputeCalibration& gemms,
+                                                             const ModelArch& model);
+
 /// A measured inter-token latency at one TP and concurrency 1.
 struct DecodeMeasurement {
   int tp = 1;
   Seconds itl;
   std::string source;  ///< "--decode-itl 1=77.97ms", "baseline P1"
 };
+
+/// The decode rate of a baseline's shortest single-request row that states
+/// one, as an ITL (1 / rate) at `tp`; nullopt when no row does.
+[[nodiscard]] std::optional<DecodeMeasurement> baseline_decode_measurement(
+    const std::vector<PrefillScenario>& baseline, int tp, const std::string& origin);
 
 struct DecodeFit {
   double efficiency = 1.0;

@@ -114,6 +114,12 @@ struct PredictReport {
 /// (`predict.overlap`), and whatever the fit and the scheduler refuse.
 [[nodiscard]] PredictReport run_predict(const PredictRequest& request);
 
+/// Output tokens a decode forward yields per request: `given` (1 to 1 +
+/// drafts; InputError naming `engine.accepted_tokens_per_decode` otherwise),
+/// else 1 + drafts (every draft accepted).
+[[nodiscard]] double accepted_tokens_per_decode(const EngineConfig& engine,
+                                                std::optional<double> given);
+
 /// The scheduler settings of an engine (its vLLM flags) with an acceptance.
 [[nodiscard]] SchedulerSettings scheduler_settings(const EngineConfig& engine,
                                                    double accepted_tokens);
