@@ -90,3 +90,21 @@ TEST_CASE("golden output: compare over PP and EP layouts of DeepSeek-V3 with tun
                   "--prompt", "8k", "--nccl-tuned", "--format", format});
   }
 }
+
+TEST_CASE("golden output: predict the GLM-5.3 study's tests at 200G and emulated 100G",
+          "[golden-output]") {
+  for (const auto& format : kFormats) {
+    check_golden("predict-glm53-study." + format,
+                 {"predict", "--model", "calibration/models/glm-5.3-shapes.yaml", "--tp", "8",
+                  "--links", "200G,emulated-100G", "--spec-tokens", "4", "--accepted-tokens", "2.5",
+                  "--long-prefill-token-threshold", "2048", "--max-num-seqs", "8", "--baseline",
+                  "examples/data/glm53_tp8_200g.csv", "--format", format});
+  }
+}
+
+TEST_CASE("golden output: link prices one all-reduce on the measured profile", "[golden-output]") {
+  for (const auto& format : kFormats) {
+    check_golden("link-allreduce-10kib-tp2." + format,
+                 {"link", "--allreduce-size", "10KiB", "--tp", "2", "--format", format});
+  }
+}
