@@ -350,7 +350,7 @@ Outcome run_predict(const PredictOptions& o) {
   const PredictReport r = tpnet::run_predict(req);
 
   Document doc;
-  doc.csv = CsvLayout::sections;  // settings, then the fabrics, the fit, each link and the scenarios
+  doc.csv = CsvLayout::sections;  // the settings, then the fabrics and the scenarios
   doc.title = fmt::format("tpnet predict: {}; vLLM's scheduler step by step at {}",
                           describe(req.model, req.engine), fmt::join(o.links, ", "));
   std::vector<Record> rows;
