@@ -7,8 +7,10 @@
 #include <functional>
 #include <memory>
 
+#include "charts.hpp"
 #include "common.hpp"
 #include "integer_flags.hpp"
+#include "svg_output.hpp"
 #include "tpnet/analysis/capacity.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/limits.hpp"
@@ -40,10 +42,12 @@ struct CapacityCliOptions {
   std::vector<std::string> think_values;
   std::vector<std::string> ttft_values;
   std::vector<std::string> tps_values;
+  std::string svg;
   std::string format = "table";
 };
 
-/// `PATH` or `NAME=PATH`; a path that exists is never split.
+}  // namespace
+
 SweepSet load_sweep_argument(const std::string& value, const BenchNaming& naming) {
   std::error_code ec;
   const auto eq = value.find('=');
@@ -52,6 +56,8 @@ SweepSet load_sweep_argument(const std::string& value, const BenchNaming& naming
   }
   return load_sweeps(value.substr(eq + 1), value.substr(0, eq), naming);
 }
+
+namespace {
 
 std::string users_text(const std::optional<double>& users) {
   return users ? fmt::format("{:.1f}", *users) : "n/a";
@@ -279,6 +285,7 @@ Record scaling_record(const ScalingRow& s, LoadAxis axis) {
 }
 
 Outcome run_capacity(const CapacityCliOptions& o) {
+  check_svg_path(o.svg);
   SloSpec slo;
   slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
   slo.tps = parse_token_rate(o.tps_slo, InputLocation::for_key("--tps-slo"));
@@ -405,6 +412,7 @@ Outcome run_capacity(const CapacityCliOptions& o) {
       records("points", "measured points", std::move(points)),
   };
   doc.warnings = r.warnings;
+  write_svg(o.svg, capacity_figure(r), doc);
   return Outcome{std::move(doc), {}, 0};
 }
 
@@ -457,6 +465,8 @@ Command setup_capacity(CLI::App& app) {
                   "TPS thresholds to tabulate (default 10,12,15,18,20)")
       ->delimiter(',')
       ->group(sensitivity);
+  add_svg_option(sub, options->svg,
+                 "TPS and TTFT against load per config, with the SLOs and C_max");
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_capacity(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

@@ -8,9 +8,11 @@
 #include <ostream>
 
 #include "calibration_flags.hpp"
+#include "charts.hpp"
 #include "common.hpp"
 #include "compare_writer.hpp"
 #include "exit_codes.hpp"
+#include "svg_output.hpp"
 #include "tpnet/analysis/compare.hpp"
 #include "tpnet/quantity.hpp"
 
@@ -42,6 +44,7 @@ struct CompareOptions {
   CalibrationFlags calibration;
   std::string fabric;  ///< empty: no predicted column
   AcceptedTokensFlag accepted_tokens;
+  std::string svg;
   std::string format = "table";
 };
 
@@ -165,6 +168,7 @@ Record table_row(const CompareRow& r, const CompareReport& report) {
 
 Outcome run_compare(const CompareOptions& o) {
   const Format format = parse_format(o.format);
+  check_svg_path(o.svg);
   auto report = std::make_shared<const CompareReport>(tpnet::run_compare(to_request(o)));
   const CompareRequest& request = report->request;
 
@@ -186,6 +190,8 @@ Outcome run_compare(const CompareOptions& o) {
   if (report->calibration) doc.fields.push_back(calibration_record(*report->calibration));
   for (const auto& w : report->warnings) doc.warnings.push_back(name_fields(w, FieldNames::flags));
 
+  // Drawn before the rows stream: the chart is a second pass over the grid.
+  write_svg(o.svg, compare_figure(*report), doc);
   Outcome outcome;
   if (format == Format::csv || format == Format::json) {
     outcome.doc = doc;
@@ -285,6 +291,7 @@ Command setup_compare(CLI::App& app) {
   add_accepted_tokens_option(sub, options->accepted_tokens,
                              "With --fabric: output tokens a decode forward yields per request "
                              "(default 1 + drafts)");
+  add_svg_option(sub, options->svg, "bytes per node and the TTFT cost by layout");
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_compare(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

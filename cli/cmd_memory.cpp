@@ -3,10 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
+#include "charts.hpp"
 #include "common.hpp"
+#include "svg_output.hpp"
 #include "tpnet/analysis/memory.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model_catalog.hpp"
@@ -32,6 +35,7 @@ struct MemoryCommandOptions {
   int activation_bytes = EngineConfig{}.activation_bytes;
   int max_num_seqs = EngineConfig{}.max_num_seqs;
   std::string vllm_args;  ///< expanded into the flags above before parsing
+  std::string svg;
   std::string format = "table";
   CLI::Option* tp_option = nullptr;  ///< to tell an absent --tp from --tp 0
 };
@@ -172,13 +176,12 @@ Record tried_row(const MemoryReport& r) {
   return row;
 }
 
-Document run_memory(const MemoryCommandOptions& o) {
+Document memory_answer(const MemoryCommandOptions& o, const ModelArch& model,
+                       const MemoryRequest& request) {
   if (!o.min_tp && o.tp_option->count() == 0) {
     throw InputError("give a tensor-parallel size, or --min-tp for the smallest that fits",
                      InputLocation::for_key("--tp"));
   }
-  const ModelArch model = load_model(o.model, o.quantization, o.bits_per_weight);
-  const MemoryRequest request = to_request(o);
   Document doc;
   if (!o.min_tp) {
     if (request.layout.pp > 1 || request.layout.ep > 1) validate_layout(request.layout, model);
@@ -217,6 +220,29 @@ Document run_memory(const MemoryCommandOptions& o) {
   doc.fields.insert(doc.fields.begin() + 1, integer("min_tp", "smallest TP that fits", r.tp));
   doc.fields.push_back(records("tried", "TP sizes tried", std::move(tried)));
   doc.warnings = r.warnings;
+  return doc;
+}
+
+/// The TP sizes the chart compares: powers of two to 16 and the one asked for.
+std::vector<int> chart_tps(int asked) {
+  std::vector<int> tps{1, 2, 4, 8, 16};
+  if (asked > 0 && std::find(tps.begin(), tps.end(), asked) == tps.end()) tps.push_back(asked);
+  std::sort(tps.begin(), tps.end());
+  return tps;
+}
+
+Document run_memory(const MemoryCommandOptions& o) {
+  if (!o.min_tp && o.tp_option->count() == 0) {
+    throw InputError("give a tensor-parallel size, or --min-tp for the smallest that fits",
+                     InputLocation::for_key("--tp"));
+  }
+  check_svg_path(o.svg);
+  const ModelArch model = load_model(o.model, o.quantization, o.bits_per_weight);
+  const MemoryRequest request = to_request(o);
+  Document doc = memory_answer(o, model, request);
+  if (!o.svg.empty()) {
+    write_svg(o.svg, memory_figure(memory_by_tp(model, request, chart_tps(o.tp)), model.name), doc);
+  }
   return doc;
 }
 
@@ -259,6 +285,7 @@ Command setup_memory(CLI::App& app) {
                   "Bytes per activation value (2 = BF16)")
       ->group(engine)
       ->default_str(std::to_string(EngineConfig{}.activation_bytes));
+  add_svg_option(sub, o->svg, "a stacked bar per TP size (1 to 16 and --tp) against the budget");
   add_format_option(sub, o->format);
   return Command{sub,
                  [o] {

@@ -5,8 +5,10 @@
 #include <memory>
 
 #include "calibration_flags.hpp"
+#include "charts.hpp"
 #include "common.hpp"
 #include "exit_codes.hpp"
+#include "svg_output.hpp"
 #include "tpnet/analysis/penalty.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/quantity.hpp"
@@ -26,6 +28,7 @@ struct PenaltyOptions {
   std::vector<std::string> fabrics;
   std::string node = std::string(kDefaultNodeName);
   AcceptedTokensFlag accepted_tokens;
+  std::string svg;
   std::string format = "table";
 };
 
@@ -109,6 +112,7 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
 }
 
 Outcome run_penalty(const PenaltyOptions& o) {
+  check_svg_path(o.svg);
   PenaltyRequest request;
   request.model = load_model(o.engine);
   request.engine = to_engine(o.engine);
@@ -162,6 +166,7 @@ Outcome run_penalty(const PenaltyOptions& o) {
   };
   doc.warnings = r.warnings;
   if (r.calibration) doc.fields.push_back(calibration_record(*r.calibration));
+  write_svg(o.svg, penalty_figure(r, from, to, describe(model, engine)), doc);
   Outcome out{std::move(doc), {}, 0};
   if (r.gated) {
     out.doc.fields.push_back(verdict_records(r.verdicts));
@@ -200,6 +205,7 @@ Command setup_penalty(CLI::App& app) {
   add_accepted_tokens_option(sub, options->accepted_tokens,
                              "Output tokens a decode forward yields per request (default 1 + "
                              "drafts)");
+  add_svg_option(sub, options->svg, "the extra TTFT per scenario (bound and prediction)");
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_penalty(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

@@ -26,16 +26,6 @@ struct PlanOptions {
   std::string format = "table";
 };
 
-std::vector<SwitchSpec> chosen_switches(const std::vector<std::string>& names) {
-  std::vector<SwitchSpec> out;
-  if (names.size() == 1 && names.front() == "all") {
-    for (const auto& name : builtin_switch_names()) out.push_back(builtin_switch(name));
-    return out;
-  }
-  for (const auto& name : names) out.push_back(resolve_switch(name));
-  return out;
-}
-
 PlanSearchRequest to_request(const PlanOptions& o) {
   PlanSearchRequest in;
   in.model = load_model(o.engine);

@@ -5,7 +5,9 @@
 #include <memory>
 
 #include "calibration_flags.hpp"
+#include "charts.hpp"
 #include "common.hpp"
+#include "svg_output.hpp"
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/counters_csv.hpp"
@@ -35,6 +37,7 @@ struct PredictOptions {
   double mixer_tflops = 0.0;
   CalibrationFlags calibration;
   std::string timeline;
+  std::string svg;
   std::string traffic;
   std::string requests;
   std::string format = "table";
@@ -83,25 +86,16 @@ std::vector<PredictScenario> scenarios_from(const PredictOptions& o, TokenCount 
     out.push_back(PredictScenario{o.trace, load_trace_csv(o.trace)});
     return out;
   }
-  auto add = [&](const std::string& name, const PromptSpec& spec, TokenCount outputs) {
-    PredictScenario s;
-    s.name = name;
-    for (long long i = 0; i < spec.requests; ++i) {
-      s.requests.push_back(ScheduledRequest{0.0, spec.tokens_each, outputs});
-    }
-    out.push_back(std::move(s));
-  };
-  if (o.prompts.empty() && !baseline.empty()) {
-    // The baseline's own rows, each with its output tokens when it says them.
-    for (const auto& b : baseline) add(b.name, b.prompt, b.output_tokens.value_or(output));
-    return out;
-  }
+  if (o.prompts.empty() && !baseline.empty()) return scenarios_from_baseline(baseline, output);
   if (o.prompts.empty()) {
     throw InputError("give prompt scenarios (--prompt 1k,8k,4x16k), a --trace or a --baseline",
                      flag("--prompt"));
   }
-  for (const auto& text : o.prompts) add(text, parse_prompt(text, flag("--prompt")), output);
-  return out;
+  std::vector<PrefillScenario> given;
+  for (const auto& text : o.prompts) {
+    given.push_back(PrefillScenario{text, parse_prompt(text, flag("--prompt")), {}});
+  }
+  return scenarios_from_baseline(given, output);
 }
 
 std::optional<GivenCompute> given_compute(const PredictOptions& o, const ModelArch& model,
@@ -311,6 +305,7 @@ Outcome run_predict(const PredictOptions& o) {
                                                     : "--requests");
     }
   }
+  check_svg_path(o.svg);
   if (!o.requests.empty() && o.traffic.empty()) {
     throw InputError("writes the request timings that go with --traffic; give --traffic too",
                      flag("--requests"));
@@ -346,7 +341,7 @@ Outcome run_predict(const PredictOptions& o) {
   }
   req.accepted_tokens = o.accepted_tokens.given();
   req.overlap = o.overlap;
-  req.keep_steps = !o.timeline.empty() || !o.traffic.empty();
+  req.keep_steps = !o.timeline.empty() || !o.traffic.empty() || !o.svg.empty();
   const PredictReport r = tpnet::run_predict(req);
 
   Document doc;
@@ -374,6 +369,7 @@ Outcome run_predict(const PredictOptions& o) {
   doc.fields.push_back(texts("notes", "note", r.notes));
   doc.warnings = r.warnings;
 
+  write_svg(o.svg, predict_figure(r), doc);
   if (!o.timeline.empty()) {
     write_file_atomically(o.timeline, timeline_csv(r), "--timeline");
     doc.fields.push_back(text("timeline", "timeline written to", o.timeline));
@@ -442,6 +438,8 @@ Command setup_predict(CLI::App& app) {
                   "Write one node's predicted RDMA counters at 1 ms (tpnet traffic --samples)");
   sub->add_option("--requests", o->requests,
                   "With --traffic: write the request timings (tpnet traffic --requests)");
+  add_svg_option(sub, o->svg,
+                 "each request's steps (waiting, prefill, decode, first token) at each link");
   add_format_option(sub, o->format);
   return Command{sub, [o] { return run_predict(*o); },
                  std::shared_ptr<const std::string>(o, &o->format)};

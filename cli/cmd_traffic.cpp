@@ -1,6 +1,6 @@
 // tpnet traffic: RDMA port counter samples as rates in averaging windows
 // (docs/background.md s.6, docs/traffic.md), optionally split into prefill and decode,
-// with an SVG plot of the finest and coarsest windows.
+// with an SVG chart of the finest and coarsest windows.
 
 #include <fmt/format.h>
 
@@ -10,17 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "charts.hpp"
 #include "common.hpp"
+#include "svg_output.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/output_file.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
 #include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {
-
-/// The SVG text of two panels (finest and coarsest window), transmit and
-/// receive rates in Gb/s over time since the first read. Pure: no file access.
-std::string traffic_svg(const TrafficWindows& t, const std::string& title);
 
 namespace {
 
@@ -82,7 +80,7 @@ Outcome run_traffic(const TrafficOptions& o) {
   TrafficRequest request;
   request.windows = parse_windows(o.windows);
   // A plot that could not replace its target is refused before the work.
-  if (!o.svg.empty()) check_output_path(o.svg, "--svg");
+  check_svg_path(o.svg);
   request.samples = load_counters_csv(o.samples);
   if (!o.requests.empty()) request.requests = load_requests_csv(o.requests);
   const TrafficReport r = analyze_traffic(request);
@@ -134,106 +132,11 @@ Outcome run_traffic(const TrafficOptions& o) {
                                  "first token to end)",
                                  std::move(rows)));
   }
-  if (!o.svg.empty()) {
-    const std::string svg = traffic_svg(t, o.samples);
-    write_file_atomically(o.svg, svg, "--svg");
-    doc.fields.push_back(text("svg", "plot written to", o.svg));
-  }
+  write_svg(o.svg, traffic_figure(t, o.samples), doc);
   return Outcome{std::move(doc), {}, 0};
 }
 
-std::string xml_escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string polyline(const std::vector<BitRate>& rates, double window_s, double span_s,
-                     double max_bps, double x0, double y0, double width, double height) {
-  std::string points;
-  for (std::size_t i = 0; i < rates.size(); ++i) {
-    const double y = y0 + height - height * rates[i].bits_per_second() / max_bps;
-    for (int edge = 0; edge < 2; ++edge) {  // steps: each window is flat
-      const double t = std::min(span_s, (static_cast<double>(i) + edge) * window_s);
-      points += fmt::format("{:.1f},{:.1f} ", x0 + width * t / span_s, y);
-    }
-  }
-  return points;
-}
-
 }  // namespace
-
-std::string traffic_svg(const TrafficWindows& t, const std::string& title) {
-  constexpr double kWidth = 900;
-  constexpr double kPanel = 220;
-  constexpr double kLeft = 70;
-  constexpr double kTop = 40;
-  const double span = std::max(t.span().value(), 1e-12);
-  std::vector<const WindowRates*> panels;
-  if (!t.windows.empty()) {
-    auto [finest, coarsest] = std::minmax_element(
-        t.windows.begin(), t.windows.end(),
-        [](const WindowRates& a, const WindowRates& b) { return a.window < b.window; });
-    panels.push_back(&*finest);
-    if (coarsest != finest) panels.push_back(&*coarsest);
-  }
-  double max_bps = 1.0;
-  for (const auto* w : panels) {
-    max_bps = std::max({max_bps, w->xmit.peak.bits_per_second(), w->rcv.peak.bits_per_second()});
-  }
-  const double plot_w = kWidth - kLeft - 20;
-  const double height = kTop + static_cast<double>(panels.size()) * (kPanel + 50) + 10;
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{:.0f}\" y=\"20\" font-size=\"14\">RDMA traffic, {} (transmit blue, receive "
-      "orange)</text>\n",
-      kWidth, height, kLeft, title.empty() ? "samples" : xml_escaped(title));
-  for (std::size_t p = 0; p < panels.size(); ++p) {
-    const WindowRates& w = *panels[p];
-    const double y0 = kTop + static_cast<double>(p) * (kPanel + 50);
-    svg += fmt::format(
-        "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"none\" "
-        "stroke=\"#888\"/>\n",
-        kLeft, y0, plot_w, kPanel);
-    svg += fmt::format(
-        "<text x=\"{:.0f}\" y=\"{:.0f}\">{:g} ms windows: peak {:.1f} Gb/s transmit, {:.1f} Gb/s "
-        "receive; mean {:.1f} / {:.1f} Gb/s</text>\n",
-        kLeft, y0 - 5, w.window.value() * 1e3, w.xmit.peak.bits_per_second() / 1e9,
-        w.rcv.peak.bits_per_second() / 1e9, w.xmit.mean.bits_per_second() / 1e9,
-        w.rcv.mean.bits_per_second() / 1e9);
-    svg += fmt::format("<text x=\"5\" y=\"{:.0f}\">{:.0f} Gb/s</text>\n", y0 + 12, max_bps / 1e9);
-    svg += fmt::format("<text x=\"5\" y=\"{:.0f}\">0</text>\n", y0 + kPanel);
-    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">{:.3f} s</text>\n", kLeft + plot_w - 50,
-                       y0 + kPanel + 15, span);
-    svg += fmt::format(
-        "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1\" points=\"{}\"/>\n",
-        polyline(w.xmit_series, w.window.value(), span, max_bps, kLeft, y0, plot_w, kPanel));
-    svg += fmt::format(
-        "<polyline fill=\"none\" stroke=\"#ff7f0e\" stroke-width=\"1\" points=\"{}\"/>\n",
-        polyline(w.rcv_series, w.window.value(), span, max_bps, kLeft, y0, plot_w, kPanel));
-  }
-  svg += "</svg>\n";
-  return svg;
-}
 
 Command setup_traffic(CLI::App& app) {
   auto options = std::make_shared<TrafficOptions>();
@@ -247,7 +150,7 @@ Command setup_traffic(CLI::App& app) {
       ->default_val("1ms,5ms,100ms,1s");
   sub->add_option("--requests", options->requests,
                   "Request timing CSV (request_id,start_s,first_token_s,end_s): split by phase");
-  sub->add_option("--svg", options->svg, "Write a plot of the finest and coarsest windows here");
+  add_svg_option(sub, options->svg, "the finest and coarsest windows' rates over time");
   sub->add_flag("--series", options->series,
                 "Also give every window's rate in JSON (series[]; one row per window)");
   add_format_option(sub, options->format);

@@ -96,6 +96,21 @@ void add_precision_options(CLI::App* app, std::string& quantization, std::string
   q->excludes(b);
 }
 
+std::vector<SwitchSpec> chosen_switches(const std::vector<std::string>& names) {
+  std::vector<SwitchSpec> out;
+  if (names.size() == 1 && names.front() == "all") {
+    for (const auto& name : builtin_switch_names()) out.push_back(builtin_switch(name));
+    return out;
+  }
+  for (const auto& name : names) out.push_back(resolve_switch(name));
+  return out;
+}
+
+std::vector<std::string>& command_line() {
+  static std::vector<std::string> words;
+  return words;
+}
+
 std::vector<std::string>& model_warnings() {
   static std::vector<std::string> warnings;
   return warnings;

@@ -18,6 +18,8 @@
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
+#include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/io/sweep_io.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 
@@ -142,6 +144,16 @@ void add_memory_options(CLI::App* app, MemoryOptions& options);
     const std::vector<std::string>& specs, const std::vector<Link>& links, const std::string& node,
     const std::optional<CalibrationInput>& calibration = {});
 
+/// --switch's values: switch names or files, or `all` for the built-in catalog.
+[[nodiscard]] std::vector<SwitchSpec> chosen_switches(const std::vector<std::string>& names);
+
+/// A --sweep value: `PATH` or `NAME=PATH` (a path that exists is never split).
+[[nodiscard]] SweepSet load_sweep_argument(const std::string& value, const BenchNaming& naming);
+
+/// The command line as given (main sets it), for outputs that say how to
+/// reproduce them.
+[[nodiscard]] std::vector<std::string>& command_line();
+
 /// --accepted-tokens: output tokens a decode forward yields per request.
 struct AcceptedTokensFlag {
   double value = 0.0;
@@ -191,5 +203,6 @@ Command setup_doctor(CLI::App& app);
 Command setup_traffic(CLI::App& app);
 Command setup_calibration(CLI::App& app);
 Command setup_predict(CLI::App& app);
+Command setup_report(CLI::App& app);
 
 }  // namespace tpnet::cli

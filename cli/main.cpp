@@ -34,12 +34,12 @@ int run(int argc, char** argv) {
       "Exit codes: 0 ok, 1 a CI gate failed, 2 bad input or usage, 3 internal error.",
       "tpnet"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "tpnet 0.1.0");
-  std::vector<Command> commands{setup_bytes(app),  setup_penalty(app),     setup_decode(app),
-                                setup_link(app),   setup_models(app),      setup_compare(app),
-                                setup_check(app),  setup_capacity(app),    setup_plan(app),
-                                setup_memory(app), setup_switch(app),      setup_traffic(app),
-                                setup_doctor(app), setup_calibration(app), setup_predict(app)};
+  app.set_version_flag("--version", "tpnet " TPNET_VERSION);
+  std::vector<Command> commands{
+      setup_bytes(app),  setup_penalty(app),     setup_decode(app),  setup_link(app),
+      setup_models(app), setup_compare(app),     setup_check(app),   setup_capacity(app),
+      setup_plan(app),   setup_memory(app),      setup_switch(app),  setup_traffic(app),
+      setup_doctor(app), setup_calibration(app), setup_predict(app), setup_report(app)};
   document_exit_codes(app);
   require_decimal_integers(app);
   if (argc > 1 && argv[1][0] != '-') {
@@ -57,6 +57,7 @@ int run(int argc, char** argv) {
   }
   // CLI11 takes a vector last word first.
   std::vector<std::string> args(argv + 1, argv + argc);
+  command_line() = args;
   if (!args.empty()) {
     for (const auto& command : commands) {
       if (command.app->get_name() != args.front() ||

@@ -13,7 +13,7 @@
 # expect: 5 +transmit +1862\.0 +140\.96 +49\.65 +2\.8
 # expect: 1000 +transmit +1862\.0 +49\.65 +49\.65 +1\.0
 # expect: prefill +1 +transmit +1762\.1 +200\.00
-# expect: plot written to +.*traffic\.svg
+# expect: chart written to +.*traffic\.svg
 set -euo pipefail
 tpnet=${1:-tpnet}
 out=$(mktemp -d)

@@ -11,6 +11,7 @@ packages=(
   clang-format                # the format check run by ctest
   clang-14 libclang-rt-14-dev # make fuzz: clang++-14 and its libFuzzer/ASan/UBSan runtimes
   openmpi-bin libopenmpi-dev  # tpnet-calibrate: multi-node launch and the MPI all-reduce backend
+  chromium libxml2-utils zlib1g-dev  # the browser test: render charts, parse SVG, read PNGs
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

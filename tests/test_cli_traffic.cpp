@@ -86,7 +86,7 @@ TEST_CASE("tpnet traffic --svg writes a plot of the finest and coarsest windows"
   svg << in.rdbuf();
   CHECK_THAT(svg.str(), ContainsSubstring("<svg"));
   CHECK_THAT(svg.str(), ContainsSubstring("1 ms windows"));
-  CHECK_THAT(svg.str(), ContainsSubstring("1000 ms windows"));
+  CHECK_THAT(svg.str(), ContainsSubstring("1 s windows"));
   CHECK_THAT(svg.str(), ContainsSubstring("</svg>"));
 
   // The title is the samples path, escaped for XML.

@@ -132,6 +132,21 @@ SchedulerSettings scheduler_settings(const EngineConfig& engine, double accepted
   return s;
 }
 
+std::vector<PredictScenario> scenarios_from_baseline(const std::vector<PrefillScenario>& baseline,
+                                                     TokenCount output) {
+  std::vector<PredictScenario> out;
+  for (const auto& b : baseline) {
+    PredictScenario s;
+    s.name = b.name;
+    const TokenCount outputs = b.output_tokens.value_or(output);
+    for (long long i = 0; i < b.prompt.requests; ++i) {
+      s.requests.push_back(ScheduledRequest{0.0, b.prompt.tokens_each, outputs});
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 PredictReport run_predict(const PredictRequest& r) {
   require(!r.links.empty(), "predict.links", "give at least one link");
   require(r.fabrics.size() == r.links.size(), "fabric",

@@ -109,6 +109,11 @@ struct PredictReport {
   std::vector<std::string> notes;
 };
 
+/// One scenario per baseline row, all its requests arriving at once, each
+/// with the row's output tokens or `output` where the row states none.
+[[nodiscard]] std::vector<PredictScenario> scenarios_from_baseline(
+    const std::vector<PrefillScenario>& baseline, TokenCount output);
+
 /// Throws InputError naming the field: no links, fabrics not one per link,
 /// no scenario, no compute (`workload.baseline`), an overlap outside [0, 1)
 /// (`predict.overlap`), and whatever the fit and the scheduler refuse.

@@ -1,0 +1,54 @@
+#pragma once
+// The figures the commands draw (`--svg`) and `tpnet report` inlines: each
+// built from the report libtpnet already computed, so a chart never shows a
+// number its command's table does not (docs/charts.md).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chart.hpp"
+#include "tpnet/analysis/capacity.hpp"
+#include "tpnet/analysis/compare.hpp"
+#include "tpnet/analysis/memory.hpp"
+#include "tpnet/analysis/penalty.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/measured/traffic_windows.hpp"
+#include "tpnet/predict/predict.hpp"
+
+namespace tpnet::cli {
+
+/// Extra TTFT per scenario from `from` to `to`: the bound and, where there is
+/// one, the prediction; with a baseline, the TTFTs at both links.
+[[nodiscard]] chart::Figure penalty_figure(const PenaltyReport& report, const Link& from,
+                                           const Link& to, const std::string& subject);
+
+/// Bytes per prompt token per node by layout, and by layout and link pair the
+/// worst projected TTFT increase over the prompts (without a projection: the
+/// extra TTFT bound per 1,000 prompt tokens).
+[[nodiscard]] chart::Figure compare_figure(const CompareReport& report);
+
+/// TPS and TTFT against the load level per config, with the SLO lines and
+/// each config's C_max marked.
+[[nodiscard]] chart::Figure capacity_figure(const CapacityReport& report);
+
+/// A stacked bar per TP size: weights, NCCL buffers, CUDA graphs, the
+/// activation peak and the KV cache left, against vLLM's budget.
+[[nodiscard]] chart::Figure memory_figure(const std::vector<MemoryReport>& by_tp,
+                                          const std::string& model);
+
+/// The memory reports of `tps` (those the model can be split into; others
+/// are left out), plus `required` which must work.
+[[nodiscard]] std::vector<MemoryReport> memory_by_tp(const ModelArch& model,
+                                                     const MemoryRequest& request,
+                                                     const std::vector<int>& tps);
+
+/// Per scenario and link, each request's steps as a timeline: waiting,
+/// prefill steps, decode steps and the first token. Rows beyond `max_rows`
+/// per panel are left out and the caption says so.
+[[nodiscard]] chart::Figure predict_figure(const PredictReport& report, std::size_t max_rows = 24);
+
+/// Transmit and receive rates over time in the finest and coarsest windows.
+[[nodiscard]] chart::Figure traffic_figure(const TrafficWindows& windows, const std::string& title);
+
+}  // namespace tpnet::cli

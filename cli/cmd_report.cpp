@@ -1,0 +1,706 @@
+// tpnet report: one self-contained HTML file (or Markdown with its SVGs
+// beside it) for a cluster decision: a verdict in plain words, the charts
+// with a sentence under each, the switch drawn, the memory fit, the traps
+// and checklist, and the inputs to reproduce it (docs/report.md).
+//
+// Every number comes from the same libtpnet calls the other commands make
+// (plan, penalty, decode, compare, memory, capacity, predict), and every
+// chart from charts.hpp, so the report never disagrees with them.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "calibration_flags.hpp"
+#include "chart.hpp"
+#include "charts.hpp"
+#include "common.hpp"
+#include "switch_drawing.hpp"
+#include "tpnet/analysis/decode.hpp"
+#include "tpnet/analysis/plan_search.hpp"
+#include "tpnet/error.hpp"
+#include "tpnet/io/baseline_csv.hpp"
+#include "tpnet/io/output_file.hpp"
+#include "tpnet/predict/compute_fit.hpp"
+#include "tpnet/quantity.hpp"
+
+namespace tpnet::cli {
+namespace {
+
+struct ReportOptions {
+  EngineOptions engine;
+  int nodes = 0;
+  std::vector<std::string> speeds{"100G", "200G"};
+  std::string workload = "rag";
+  std::string ttft_budget;
+  std::string node = std::string(kDefaultNodeName);
+  std::vector<std::string> switches{"all"};
+  std::string baseline;
+  std::vector<std::string> sweeps;
+  std::string config_key = "config";
+  std::string ttft_slo = "1000ms";
+  std::string tps_slo = "15";
+  CalibrationFlags calibration;
+  MemoryOptions memory;
+  std::string out;
+  std::string kind = "html";
+  std::string summary_format = "table";
+  CLI::Option* tp_option = nullptr;
+};
+
+// ---- the report as data, rendered to HTML or Markdown -------------------
+
+struct ReportFigure {
+  std::string name;  ///< file stem in Markdown: report-<name>.svg
+  std::string svg;
+  std::string sentence;  ///< what it shows, under it
+};
+
+struct ReportTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+struct ReportSection {
+  std::string heading;
+  std::vector<std::string> paragraphs;
+  std::vector<ReportFigure> figures;
+  std::vector<ReportTable> tables;
+  std::vector<std::string> items;  ///< a bulleted list
+  bool code = false;               ///< items are one command line each
+};
+
+struct Report {
+  std::string title;
+  std::vector<std::string> verdict;
+  std::vector<ReportSection> sections;
+};
+
+/// tpnet predict's --output default: what a row without output_tokens decodes.
+constexpr TokenCount kDefaultOutputTokens = 1024;
+
+std::string seconds(double s) { return chart::format_quantity(s, "s", 3); }
+std::string bytes(double b) { return chart::format_quantity(b, "B", 3); }
+std::string signed_seconds(double s) { return (s >= 0 ? "+" : "") + seconds(s); }
+
+std::string html_escaped(const std::string& s) { return chart::xml_escaped(s); }
+
+std::string markdown_cell(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+constexpr const char* kStyle =
+    "body{font-family:DejaVu Sans,Verdana,Arial,sans-serif;color:#222;max-width:820px;"
+    "margin:24px auto;padding:0 16px;line-height:1.45}"
+    "h1{font-size:24px}h2{font-size:19px;border-bottom:1px solid #ccc;padding-bottom:4px;"
+    "margin-top:32px}"
+    ".verdict{background:#eef4f9;border-left:4px solid #0072B2;padding:8px 16px}"
+    "figure{margin:16px 0}figcaption{color:#444;font-size:14px}"
+    "svg{max-width:100%;height:auto}"
+    "table{border-collapse:collapse;font-size:13px;margin:8px 0}"
+    "th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
+    "th{background:#f2f2f2}code,pre{background:#f6f6f6;font-size:13px}"
+    "pre{padding:8px;white-space:pre-wrap;word-break:break-all}";
+
+std::string render_html(const Report& r) {
+  std::string out =
+      "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+      "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width\"/>\n";
+  out += "<title>" + html_escaped(r.title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n";
+  out += "<body>\n<h1>" + html_escaped(r.title) + "</h1>\n<div class=\"verdict\">\n";
+  for (const auto& p : r.verdict) out += "<p>" + html_escaped(p) + "</p>\n";
+  out += "</div>\n";
+  for (const auto& s : r.sections) {
+    out += "<h2>" + html_escaped(s.heading) + "</h2>\n";
+    for (const auto& p : s.paragraphs) out += "<p>" + html_escaped(p) + "</p>\n";
+    for (const auto& f : s.figures) {
+      out += "<figure>\n" + f.svg + "<figcaption>" + html_escaped(f.sentence) +
+             "</figcaption>\n</figure>\n";
+    }
+    for (const auto& t : s.tables) {
+      out += "<table>\n<tr>";
+      for (const auto& h : t.header) out += "<th>" + html_escaped(h) + "</th>";
+      out += "</tr>\n";
+      for (const auto& row : t.rows) {
+        out += "<tr>";
+        for (const auto& c : row) out += "<td>" + html_escaped(c) + "</td>";
+        out += "</tr>\n";
+      }
+      out += "</table>\n";
+    }
+    if (!s.items.empty()) {
+      if (s.code) {
+        out += "<pre>";
+        for (const auto& i : s.items) out += html_escaped(i) + "\n";
+        out += "</pre>\n";
+      } else {
+        out += "<ul>\n";
+        for (const auto& i : s.items) out += "<li>" + html_escaped(i) + "</li>\n";
+        out += "</ul>\n";
+      }
+    }
+  }
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+std::string render_markdown(const Report& r, const std::string& stem) {
+  std::string out = "# " + r.title + "\n\n";
+  for (const auto& p : r.verdict) out += "> " + p + "\n>\n";
+  if (!r.verdict.empty()) out.resize(out.size() - 2);
+  out += "\n";
+  for (const auto& s : r.sections) {
+    out += "## " + s.heading + "\n\n";
+    for (const auto& p : s.paragraphs) out += p + "\n\n";
+    for (const auto& f : s.figures) {
+      out += fmt::format("![{}]({}-{}.svg)\n\n{}\n\n", f.sentence, stem, f.name, f.sentence);
+    }
+    for (const auto& t : s.tables) {
+      out += "|";
+      for (const auto& h : t.header) out += " " + markdown_cell(h) + " |";
+      out += "\n|";
+      for (std::size_t i = 0; i < t.header.size(); ++i) out += " --- |";
+      out += "\n";
+      for (const auto& row : t.rows) {
+        out += "|";
+        for (const auto& c : row) out += " " + markdown_cell(c) + " |";
+        out += "\n";
+      }
+      out += "\n";
+    }
+    if (!s.items.empty()) {
+      if (s.code) {
+        out += "```\n";
+        for (const auto& i : s.items) out += i + "\n";
+        out += "```\n\n";
+      } else {
+        for (const auto& i : s.items) out += "- " + i + "\n";
+        out += "\n";
+      }
+    }
+  }
+  return out;
+}
+
+// ---- what goes in it ------------------------------------------------------
+
+std::string quoted_word(const std::string& w) {
+  if (!w.empty() && w.find_first_of(" \t\"'$\\*?;&|<>()") == std::string::npos) return w;
+  std::string out = "'";
+  for (const char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+const Link& fastest(const std::vector<Link>& links) {
+  return *std::max_element(links.begin(), links.end(), [](const Link& a, const Link& b) {
+    return a.rate.bits_per_second() < b.rate.bits_per_second();
+  });
+}
+
+const Link& slowest(const std::vector<Link>& links) {
+  return *std::min_element(links.begin(), links.end(), [](const Link& a, const Link& b) {
+    return a.rate.bits_per_second() < b.rate.bits_per_second();
+  });
+}
+
+struct Gathered {
+  ModelArch model;
+  EngineConfig engine;
+  PlanSearchRequest plan_request;
+  PlanSearchReport plan;
+  int tp = 0;
+  bool tp_given = false;
+  Link from;
+  Link to;
+  std::vector<PrefillScenario> scenarios;
+  PenaltyReport penalty;
+  std::vector<FabricProfile> fabrics;
+  DecodeReport decode;
+  std::shared_ptr<CompareReport> compare;
+  std::vector<MemoryReport> memory;
+  std::optional<CapacityReport> capacity;
+  std::optional<PredictReport> predict;
+  std::string predict_refused;
+  std::vector<std::string> warnings;
+};
+
+std::vector<PrefillScenario> workload_scenarios(const Workload& w) {
+  std::vector<PrefillScenario> out;
+  for (const auto& p : w.prompts) out.push_back(PrefillScenario{p.name, p.prompt, {}});
+  return out;
+}
+
+Gathered gather(const ReportOptions& o) {
+  Gathered g;
+  g.model = load_model(o.engine);
+  PlanSearchRequest& in = g.plan_request;
+  in.model = g.model;
+  in.nodes = o.nodes;
+  for (const auto& s : o.speeds) in.speeds.push_back(to_link(s, "--speeds", o.engine));
+  if (in.speeds.empty())
+    throw InputError("give at least one speed", InputLocation::for_key("--speeds"));
+  in.workload = resolve_workload(o.workload);
+  if (!o.ttft_budget.empty()) {
+    in.ttft_budget = parse_duration(o.ttft_budget, InputLocation::for_key("--ttft-budget"));
+  }
+  EngineOptions engine = o.engine;
+  engine.tp = 2;  // set per layout
+  in.engine = to_engine(engine);
+  in.node = load_node(o.node);
+  in.switches = chosen_switches(o.switches);
+  in.memory = to_memory_settings(o.memory);
+  g.plan = search_plans(in);
+  for (const auto& w : g.plan.warnings) g.warnings.push_back(w);
+
+  // The TP the penalty, decode and timeline charts are drawn at.
+  g.tp_given = o.tp_option->count() > 0;
+  if (g.tp_given) {
+    g.tp = o.engine.tp;
+  } else if (!g.plan.options.empty()) {
+    g.tp = g.plan.options.front().tp;
+  } else {
+    throw InputError("no layout to report on; give --tp", InputLocation::for_key("--tp"));
+  }
+  EngineOptions at_tp = o.engine;
+  at_tp.tp = g.tp;
+  g.engine = to_engine(at_tp);
+  g.from = fastest(in.speeds);
+  g.to = slowest(in.speeds);
+  if (!o.baseline.empty()) {
+    g.scenarios = load_baseline_csv(o.baseline);
+    if (!g.tp_given) {
+      g.warnings.push_back(fmt::format(
+          "--baseline {} taken as measured at TP{} on {} (the recommended layout and the fastest "
+          "speed); give --tp if it was measured at another size",
+          o.baseline, g.tp, g.from.name));
+    }
+  } else {
+    g.scenarios = workload_scenarios(in.workload);
+  }
+  const auto calibration = load_calibration(o.calibration);
+  g.fabrics = to_fabrics({}, {g.from, g.to}, in.node.name, calibration);
+
+  PenaltyRequest pr;
+  pr.model = g.model;
+  pr.engine = g.engine;
+  pr.from = g.from;
+  pr.to = g.to;
+  pr.scenarios = g.scenarios;
+  pr.calibration = calibration;
+  pr.from_fabric = g.fabrics[0];
+  pr.to_fabric = g.fabrics[1];
+  g.penalty = tpnet::run_penalty(pr);
+  for (const auto& w : g.penalty.warnings) g.warnings.push_back(w);
+
+  DecodeRequest dr;
+  dr.model = g.model;
+  dr.engine = g.engine;
+  dr.from = g.from;
+  dr.to = g.to;
+  dr.node = in.node;
+  dr.calibration = calibration;
+  dr.from_fabric = g.fabrics[0];
+  dr.to_fabric = g.fabrics[1];
+  g.decode = run_decode(dr);
+
+  CompareRequest cr;
+  cr.model = g.model;
+  cr.engine = g.engine;
+  for (const int tp : g.plan.layouts_tried) {
+    if (tp >= 2) cr.layouts.push_back(ParallelLayout{tp, 1, 1});  // one node sends nothing
+  }
+  cr.from = {g.from};
+  for (const auto& s : in.speeds) {
+    if (s.rate.bits_per_second() < g.from.rate.bits_per_second()) cr.to.push_back(s);
+  }
+  if (cr.to.empty()) cr.to = {g.from};
+  cr.prompts = g.scenarios;
+  cr.measured_layout = ParallelLayout{g.tp, 1, 1};
+  cr.node = in.node;
+  cr.memory = in.memory;
+  if (!cr.layouts.empty()) {
+    g.compare = std::make_shared<CompareReport>(tpnet::run_compare(cr));
+    for (const auto& w : g.compare->warnings) g.warnings.push_back(w);
+  }
+
+  MemoryRequest mr;
+  mr.layout = ParallelLayout{g.tp, 1, 1};
+  mr.engine = g.engine;
+  mr.node = in.node;
+  mr.settings = in.memory;
+  std::vector<int> tps = g.plan.layouts_tried;
+  if (std::find(tps.begin(), tps.end(), g.tp) == tps.end()) tps.push_back(g.tp);
+  std::sort(tps.begin(), tps.end());
+  g.memory = memory_by_tp(g.model, mr, tps);
+
+  if (!o.sweeps.empty()) {
+    SloSpec slo;
+    slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
+    slo.tps = parse_token_rate(o.tps_slo, InputLocation::for_key("--tps-slo"));
+    BenchNaming naming;
+    naming.config_key = o.config_key;
+    std::vector<SweepSet> sets;
+    for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s, naming));
+    SweepSet all = merge_sweep_sets(sets);
+    g.capacity = tpnet::run_capacity(
+        CapacityRequest{std::move(all.sweeps), std::move(all.warnings), slo, CapacityOptions{}});
+    for (const auto& w : g.capacity->warnings) g.warnings.push_back(w);
+  }
+
+  // The step timeline needs compute from the baseline's single requests; a
+  // model or a baseline that cannot give it leaves the chart out, saying why.
+  if (!o.baseline.empty()) {
+    PredictRequest req;
+    req.model = g.model;
+    req.engine = g.engine;
+    req.memory_bandwidth = in.node.memory_bandwidth;
+    req.links = {g.from, g.to};
+    req.fabrics = g.fabrics;
+    req.baseline = g.scenarios;
+    req.baseline_origin = o.baseline;
+    req.scenarios = scenarios_from_baseline(g.scenarios, kDefaultOutputTokens);
+    if (auto m = baseline_decode_measurement(g.scenarios, g.tp, o.baseline)) {
+      req.decode_measurements.push_back(std::move(*m));
+    }
+    req.keep_steps = true;
+    try {
+      g.predict = tpnet::run_predict(req);
+    } catch (const InputError& e) {
+      g.predict_refused = e.what();
+    }
+  }
+  return g;
+}
+
+std::string longest_name(const PenaltyReport& p) {
+  const auto it = std::max_element(p.scenarios.begin(), p.scenarios.end(),
+                                   [](const ScenarioPenalty& a, const ScenarioPenalty& b) {
+                                     return a.extra_ttft_bound.value() < b.extra_ttft_bound.value();
+                                   });
+  return it == p.scenarios.end() ? std::string() : it->scenario.name;
+}
+
+std::vector<std::string> verdict_lines(const Gathered& g) {
+  std::vector<std::string> out;
+  const PlanOption* best = nullptr;
+  for (const auto& o : g.plan.options) {
+    if (o.usable) {
+      best = &o;
+      break;
+    }
+  }
+  if (best != nullptr) {
+    std::string buy = fmt::format("Buy {} and run {} x TP{} at {} per node.",
+                                  best->fabric ? best->fabric->description : "no switch",
+                                  best->instances, best->tp, best->speed.name);
+    if (best->fabric && best->fabric->plan) {
+      std::vector<std::string> cables;
+      for (const auto& c : best->fabric->plan->cables) cables.push_back(c.text());
+      if (!cables.empty()) buy += fmt::format(" Cables: {}.", fmt::join(cables, "; "));
+    }
+    out.push_back(buy + " Why: " + best->reason);
+  } else if (!g.plan.options.empty()) {
+    out.push_back("No layout of these nodes is usable as asked: " + g.plan.options.front().reason);
+  }
+  const auto worst =
+      std::max_element(g.penalty.scenarios.begin(), g.penalty.scenarios.end(),
+                       [](const ScenarioPenalty& a, const ScenarioPenalty& b) {
+                         return a.extra_ttft_bound.value() < b.extra_ttft_bound.value();
+                       });
+  if (worst != g.penalty.scenarios.end() && g.from.name != g.to.name) {
+    std::string cost = fmt::format(
+        "What {} instead of {} costs at TP{}: at most {} on the longest test ({}, {} prompt "
+        "tokens) at the nominal rates",
+        g.to.name, g.from.name, g.tp, signed_seconds(worst->extra_ttft_bound.value()),
+        worst->scenario.name, worst->total_tokens);
+    if (worst->predicted_extra) {
+      cost += fmt::format(", predicted {} on the fabric profiles",
+                          signed_seconds(worst->predicted_extra->value()));
+      if (worst->predicted_extra->value() > worst->extra_ttft_bound.value()) {
+        cost += fmt::format(
+            " (above the bound: the profiles' measured all-reduce times ({}, {}) are slower than "
+            "the nominal rates)",
+            g.fabrics[0].name, g.fabrics[1].name);
+      }
+    }
+    if (worst->ttft_increase_bound) {
+      cost += fmt::format(", at most {:.1f}% of its measured {} TTFT",
+                          *worst->ttft_increase_bound * 100.0,
+                          seconds(worst->scenario.baseline_ttft->value()));
+    }
+    cost += fmt::format("; {} per 1,000 prompt tokens in all.",
+                        signed_seconds(g.penalty.extra_per_1k_tokens.value()));
+    out.push_back(cost);
+    std::string decode = fmt::format(
+        "What does not change: decode. A decode forward sends {} per node in {} small "
+        "all-reduces, latency-bound; {} adds at most {} to it ({:.1f}% of its {} weight-read "
+        "floor)",
+        bytes(g.decode.forward_sent.count()), g.decode.allreduces_per_forward, g.to.name,
+        seconds(g.decode.max_added_per_forward.value()), g.decode.max_added_share * 100.0,
+        seconds(g.decode.weight_read_floor.value()));
+    if (g.decode.fabric) {
+      decode += fmt::format("; the fabric profiles give {}",
+                            signed_seconds(g.decode.fabric->added.value()));
+    }
+    out.push_back(decode + ".");
+  }
+  return out;
+}
+
+std::vector<std::string> plan_row(const PlanOption& r) {
+  return {std::to_string(r.rank),
+          fmt::format("{} x TP{}", r.instances, r.tp),
+          r.speed.name,
+          r.fabric ? r.fabric->description : "none carries it",
+          r.fits_memory ? "yes" : "NO",
+          bytes(r.memory.kv_cache_bytes.count()),
+          signed_seconds(r.worst_extra_ttft.value()),
+          r.usable ? "yes" : "no",
+          r.reason};
+}
+
+Report build_report(const ReportOptions& o, const Gathered& g) {
+  Report r;
+  r.title = fmt::format("{} on {} x {}: network decision ({})", g.model.name, o.nodes,
+                        g.plan_request.node.name, fmt::join(o.speeds, " vs "));
+  r.verdict = verdict_lines(g);
+  const std::string subject = describe(g.model, g.engine);
+
+  ReportSection cost;
+  cost.heading = fmt::format("TTFT cost of {} instead of {}", g.to.name, g.from.name);
+  cost.figures.push_back(
+      {"penalty", chart::render_svg([&] {
+         auto f = penalty_figure(g.penalty, g.from, g.to, subject);
+         f.id = "penalty";
+         return f;
+       }()),
+       fmt::format("Extra time to first token per test at TP{}: the bound (every prefill byte at "
+                   "{}, nothing overlapped) and the scheduler's prediction on the fabric "
+                   "profiles. The largest is {}.",
+                   g.tp, g.to.name, longest_name(g.penalty))});
+  cost.paragraphs.push_back(fmt::format(
+      "Prefill sends {} per prompt token per node at TP{}; the predicted column uses the fabric "
+      "profiles {} and {}.",
+      bytes(g.penalty.per_token_bytes.count()), g.tp, g.fabrics[0].name, g.fabrics[1].name));
+  r.sections.push_back(std::move(cost));
+
+  if (g.compare) {
+    ReportSection layouts;
+    layouts.heading = "Layouts compared";
+    auto f = compare_figure(*g.compare);
+    f.id = "compare";
+    layouts.figures.push_back(
+        {"compare", chart::render_svg(f),
+         g.compare->projected()
+             ? "Bytes per prompt token per node by TP size, and the worst projected TTFT "
+               "increase on the slower link from the measured TTFTs."
+             : "Bytes per prompt token per node by TP size, and the extra TTFT bound per 1,000 "
+               "prompt tokens on the slower link."});
+    r.sections.push_back(std::move(layouts));
+  }
+
+  ReportSection steps;
+  steps.heading = "Predicted steps";
+  if (g.predict) {
+    auto f = predict_figure(*g.predict, 8);
+    f.id = "predict";
+    steps.figures.push_back(
+        {"predict", chart::render_svg(f),
+         "Each test's requests through vLLM's scheduler at both speeds: prefill steps, decode "
+         "steps, and the first token (black tick). The slower link stretches prefill only."});
+  } else if (!g.predict_refused.empty()) {
+    steps.paragraphs.push_back("No step timeline: tpnet predict refuses these inputs: " +
+                               g.predict_refused);
+  } else {
+    steps.paragraphs.emplace_back(
+        "No step timeline: it needs measured single-request TTFTs to fit the prefill compute "
+        "(--baseline).");
+  }
+  r.sections.push_back(std::move(steps));
+
+  if (g.capacity) {
+    ReportSection cap;
+    cap.heading = "Capacity under the SLOs";
+    auto f = capacity_figure(*g.capacity);
+    f.id = "capacity";
+    cap.figures.push_back({"capacity", chart::render_svg(f),
+                           "Measured decode speed and TTFT against load per configuration, the "
+                           "SLO lines, and each configuration's C_max ringed."});
+    r.sections.push_back(std::move(cap));
+  }
+
+  ReportSection sw;
+  sw.heading = "Switch port plan";
+  const PlanOption* drawn = nullptr;
+  for (const auto& opt : g.plan.options) {
+    if (opt.usable && opt.fabric && opt.fabric->plan) {
+      drawn = &opt;
+      break;
+    }
+  }
+  if (drawn != nullptr) {
+    const SwitchPlan& plan = *drawn->fabric->plan;
+    sw.figures.push_back(
+        {"switch", switch_plan_svg(plan, "switch"),
+         fmt::format("The recommended {} at {}: each cage in its breakout mode, its cable fanned "
+                     "out to the sub-ports, and which node sits on which.",
+                     drawn->fabric->description, drawn->speed.name)});
+    for (const auto& alt : drawn->fabric->alternatives) {
+      sw.items.push_back("Also does it with as few switches: " + alt);
+    }
+    ReportSection traps;
+    traps.heading = "Traps and checklist";
+    for (const auto& t : plan.traps) traps.items.push_back(t.text + " (" + t.source + ")");
+    ReportTable checks{{"check", "the catalog says", "ok", "verify on the hardware"}, {}};
+    for (const auto& c : plan.checklist) {
+      checks.rows.push_back({c.check, c.catalog, c.catalog_ok ? "yes" : "NO", c.verify});
+    }
+    if (!checks.rows.empty()) traps.tables.push_back(std::move(checks));
+    if (traps.items.empty() && traps.tables.empty()) {
+      traps.paragraphs.emplace_back("The catalog lists no traps for this plan.");
+    }
+    r.sections.push_back(std::move(sw));
+    r.sections.push_back(std::move(traps));
+  } else {
+    sw.paragraphs.emplace_back("No usable layout has a switch plan to draw.");
+    r.sections.push_back(std::move(sw));
+  }
+
+  ReportSection mem;
+  mem.heading = "Memory fit";
+  auto mf = memory_figure(g.memory, g.model.name);
+  mf.id = "memory";
+  mem.figures.push_back({"memory", chart::render_svg(mf),
+                         "What each node holds at each TP size; the KV cache gets what vLLM's "
+                         "budget leaves."});
+  for (const auto& m : g.memory) {
+    if (m.tp == g.tp) mem.paragraphs.push_back(fmt::format("At TP{}: {}", m.tp, m.fit_summary));
+  }
+  r.sections.push_back(std::move(mem));
+
+  ReportSection options;
+  options.heading = "Every layout ranked";
+  ReportTable t{{"rank", "layout", "speed", "switches", "fits", "KV cache/node", "worst extra TTFT",
+                 "usable", "why"},
+                {}};
+  for (const auto& opt : g.plan.options) t.rows.push_back(plan_row(opt));
+  options.tables.push_back(std::move(t));
+  options.paragraphs.push_back(fmt::format("Extra TTFT against {}, for the {} workload.",
+                                           g.plan.reference.name, g.plan_request.workload.name));
+  r.sections.push_back(std::move(options));
+
+  if (!g.warnings.empty()) {
+    ReportSection w;
+    w.heading = "Warnings";
+    for (const auto& text : g.warnings) w.items.push_back(name_fields(text, FieldNames::flags));
+    r.sections.push_back(std::move(w));
+  }
+
+  ReportSection inputs;
+  inputs.heading = "Inputs";
+  std::string line = "tpnet";
+  for (const auto& w : command_line()) line += " " + quoted_word(w);
+  inputs.paragraphs.push_back(fmt::format("Made by tpnet {} with this command:", TPNET_VERSION));
+  inputs.items.push_back(line);
+  inputs.code = true;
+  r.sections.push_back(std::move(inputs));
+  return r;
+}
+
+Outcome run_report(const ReportOptions& o) {
+  if (o.out.empty()) throw InputError("give the file to write", InputLocation::for_key("--out"));
+  check_output_path(o.out, "--out");
+  const bool markdown = o.kind == "markdown";
+  const std::filesystem::path out(o.out);
+  const std::string stem = out.stem().string();
+  const Gathered g = gather(o);
+  const Report report = build_report(o, g);
+
+  Outcome outcome;
+  Document& doc = outcome.doc;
+  doc.title = fmt::format("tpnet report: {} written", o.out);
+  doc.fields.push_back(text("out", "report written to", o.out));
+  std::vector<std::string> svgs;
+  if (markdown) {
+    for (const auto& s : report.sections) {
+      for (const auto& f : s.figures) {
+        const std::string path = (out.parent_path() / (stem + "-" + f.name + ".svg")).string();
+        check_output_path(path, "--out");
+        write_file_atomically(path, f.svg, "--out");
+        svgs.push_back(path);
+      }
+    }
+    write_file_atomically(o.out, render_markdown(report, stem), "--out");
+    doc.fields.push_back(texts("svgs", "charts written beside it", svgs));
+  } else {
+    write_file_atomically(o.out, render_html(report), "--out");
+  }
+  doc.fields.push_back(texts("verdict", "verdict", report.verdict));
+  doc.warnings = g.warnings;
+  return outcome;
+}
+
+}  // namespace
+
+Command setup_report(CLI::App& app) {
+  auto o = std::make_shared<ReportOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "report",
+      "A self-contained HTML design review (or Markdown with SVGs): verdict, charts, switch "
+      "plan, memory fit, traps, inputs");
+  add_engine_options(sub, o->engine, false);
+  o->tp_option = sub->add_option("--tp,--tensor-parallel-size", o->engine.tp,
+                                 "TP of the penalty, decode and timeline sections and of the "
+                                 "--baseline's measurements (default: the recommended layout's)");
+  sub->add_option("--nodes", o->nodes, "Nodes in the cluster, e.g. 8 or 16")->required();
+  sub->add_option("--speeds", o->speeds, "Per-node link speeds to consider")
+      ->delimiter(',')
+      ->default_str("100G,200G");
+  sub->add_option("--workload", o->workload, "chat, rag, long-docs, or a workload YAML file")
+      ->default_str("rag");
+  sub->add_option("--ttft-budget", o->ttft_budget, "Most extra TTFT a request may gain, e.g. 2s");
+  add_node_option(sub, o->node);
+  sub->add_option("--switch", o->switches, "Switches to consider (names, or all)")
+      ->delimiter(',')
+      ->default_str("all");
+  sub->add_option("--baseline", o->baseline,
+                  "CSV of measured TTFT at the fastest speed (columns requests, "
+                  "prompt_tokens_each, ttft_s), as tpnet penalty reads it");
+  const std::string capacity = "Capacity (measured sweeps, as tpnet capacity reads them)";
+  sub->add_option("--sweep", o->sweeps, "A sweep CSV, a vllm bench serve result, or a folder")
+      ->group(capacity);
+  sub->add_option("--config-key", o->config_key, "The vLLM result key that names each config")
+      ->group(capacity)
+      ->default_str("config");
+  sub->add_option("--ttft-slo", o->ttft_slo, "Most time to first token")
+      ->group(capacity)
+      ->default_str("1000ms");
+  sub->add_option("--tps-slo", o->tps_slo, "Least decode rate per request in tokens/s")
+      ->group(capacity)
+      ->default_str("15");
+  add_calibration_options(sub, o->calibration);
+  add_memory_options(sub, o->memory);
+  sub->add_option("--out", o->out, "The file to write (report.html, or report.md)")->required();
+  sub->add_option("--format", o->kind,
+                  "html: one self-contained file; markdown: the text, with each chart as an SVG "
+                  "beside it (<stem>-<chart>.svg)")
+      ->check(CLI::IsMember({"html", "markdown"}))
+      ->default_str("html");
+  return Command{sub, [o] { return run_report(*o); },
+                 std::shared_ptr<const std::string>(o, &o->summary_format)};
+}
+
+}  // namespace tpnet::cli

@@ -1,0 +1,193 @@
+// tpnet report and the --svg charts end to end: the files they write, that
+// their numbers are the commands' own, and the bad-input contract. The
+// browser test (tests/browser) renders the same files in Chromium.
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "catch.hpp"
+#include "chart.hpp"
+#include "cli_checks.hpp"
+#include "cli_runner.hpp"
+
+using tpnet::cli::chart::format_quantity;
+using tpnet::test::CliResult;
+using tpnet::test::expect_bad_input;
+using tpnet::test::json_of;
+using tpnet::test::run_tpnet;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kBaseline = std::string(TPNET_SOURCE_DIR) + "/examples/data/glm53_tp8_200g.csv";
+
+fs::path fresh(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("tpnet_report_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int count_of(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+std::vector<std::string> issue_command(const fs::path& out) {
+  return {"report",    "--model",    "glm-5.3", "--nodes", "16",        "--speeds",
+          "100G,200G", "--baseline", kBaseline, "--out",   out.string()};
+}
+
+}  // namespace
+
+TEST_CASE("tpnet report writes one self-contained HTML page with the verdict and its charts",
+          "[cli][report]") {
+  const fs::path dir = fresh("html");
+  const CliResult r = run_tpnet(issue_command(dir / "report.html"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("report written to"));
+  const std::string html = slurp(dir / "report.html");
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK_THAT(html, ContainsSubstring("<style>"));
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("src=") == std::string::npos);
+  CHECK(html.find("<link") == std::string::npos);
+  // Penalty, compare, switch and memory; the timeline is refused for the
+  // built-in glm-5.3 (no FFN widths) and the page says why.
+  CHECK(count_of(html, "<svg ") == 4);
+  CHECK_THAT(html, ContainsSubstring("No step timeline: tpnet predict refuses these inputs"));
+  CHECK_THAT(html, ContainsSubstring("moe.expert_intermediate_size"));
+  for (const char* heading :
+       {"TTFT cost of 100G instead of 200G", "Layouts compared", "Switch port plan",
+        "Traps and checklist", "Memory fit", "Every layout ranked", "Inputs"}) {
+    CHECK_THAT(html, ContainsSubstring(std::string("<h2>") + heading + "</h2>"));
+  }
+  CHECK_THAT(html, ContainsSubstring("Buy 1 x crs804 and run 2 x TP8 at 100G per node."));
+  CHECK_THAT(html, ContainsSubstring("What does not change: decode."));
+  CHECK_THAT(html, ContainsSubstring("tpnet report --model glm-5.3 --nodes 16"));
+  // The baseline carries no TP: the report says which it assumed.
+  CHECK_THAT(r.err, ContainsSubstring("taken as measured at TP8"));
+}
+
+TEST_CASE("the report's numbers are the ones tpnet penalty and tpnet plan print", "[cli][report]") {
+  const fs::path dir = fresh("numbers");
+  REQUIRE(run_tpnet(issue_command(dir / "report.html")).exit_code == 0);
+  const std::string html = slurp(dir / "report.html");
+  const YAML::Node penalty =
+      json_of(run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--from", "200G", "--to",
+                         "100G", "--baseline", kBaseline, "--format", "json"}));
+  const YAML::Node p5 = penalty["scenarios"][4];
+  REQUIRE(p5["name"].as<std::string>() == "P5");
+  // As people read them: three significant digits, "8.85 s".
+  const std::string bound = format_quantity(p5["extra_ttft_bound_s"].as<double>(), "s", 3);
+  const std::string predicted = format_quantity(p5["predicted_extra_ttft_s"].as<double>(), "s", 3);
+  CHECK(bound == "8.85 s");
+  CHECK_THAT(html, ContainsSubstring("+" + bound + " on the longest test (P5"));
+  CHECK_THAT(html, ContainsSubstring("predicted +" + predicted));
+  CHECK_THAT(html, ContainsSubstring("P5: bound +" + bound));  // the chart's hover
+  const YAML::Node plan = json_of(run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "16",
+                                             "--speeds", "100G,200G", "--format", "json"}));
+  CHECK_THAT(html, ContainsSubstring(plan["options"][0]["reason"].as<std::string>()));
+}
+
+TEST_CASE("tpnet report --format markdown writes the text with each chart beside it",
+          "[cli][report]") {
+  const fs::path dir = fresh("markdown");
+  std::vector<std::string> args = issue_command(dir / "review.md");
+  args.insert(args.end(), {"--format", "markdown"});
+  const CliResult r = run_tpnet(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string md = slurp(dir / "review.md");
+  CHECK(md.rfind("# glm-5.3 on 16 x dgx-spark", 0) == 0);
+  for (const char* chart : {"penalty", "compare", "switch", "memory"}) {
+    const std::string file = std::string("review-") + chart + ".svg";
+    CHECK_THAT(md, ContainsSubstring("](" + file + ")"));
+    REQUIRE(fs::exists(dir / file));
+    CHECK(slurp(dir / file).rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  }
+  CHECK_THAT(md, ContainsSubstring("| rank | layout | speed |"));
+  CHECK(md.find("<svg") == std::string::npos);
+}
+
+TEST_CASE("tpnet report refuses bad input with exit 2 and one line", "[cli][report]") {
+  const fs::path dir = fresh("bad");
+  expect_bad_input(run_tpnet({"report", "--model", "glm-5.3", "--nodes", "16"}), "--out");
+  std::vector<std::string> args = issue_command(dir / "r.html");
+  args.insert(args.end(), {"--format", "pdf"});
+  expect_bad_input(run_tpnet(args), "--format");
+  expect_bad_input(run_tpnet(issue_command(dir)), "--out " + dir.string() + ": is a directory");
+  std::vector<std::string> one = issue_command(dir / "r.html");
+  one[4] = "1";
+  expect_bad_input(run_tpnet(one), "--nodes");
+  CHECK_FALSE(fs::exists(dir / "r.html"));
+}
+
+TEST_CASE("an --svg flag on penalty and compare and capacity and memory and predict writes a chart",
+          "[cli][report]") {
+  const fs::path dir = fresh("svg");
+  const std::string shapes =
+      std::string(TPNET_SOURCE_DIR) + "/calibration/models/glm-5.3-shapes.yaml";
+  const std::vector<std::vector<std::string>> runs{
+      {"penalty", "--model", "glm-5.3", "--tp", "8", "--baseline", kBaseline},
+      {"compare", "--model", "glm-5.3", "--tp", "8,16"},
+      {"capacity", "--sweep",
+       std::string(TPNET_SOURCE_DIR) + "/examples/data/qwen36_27b_sweep.csv"},
+      {"memory", "--model", "glm-5.3", "--tp", "8"},
+      {"predict", "--model", shapes, "--tp", "8", "--links", "200G,emulated-100G", "--prompt",
+       "8k,4x8k", "--gemm-tflops", "200", "--mixer-tflops", "100", "--step-overhead", "10ms"},
+  };
+  for (auto args : runs) {
+    const fs::path svg = dir / (args.front() + ".svg");
+    args.insert(args.end(), {"--svg", svg.string(), "--format", "json"});
+    INFO(args.front());
+    const CliResult r = run_tpnet(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(json_of(r)["svg"].as<std::string>() == svg.string());
+    const std::string text = slurp(svg);
+    CHECK(text.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+    CHECK(count_of(text, "<title>") > 3);
+    CHECK_THAT(text, ContainsSubstring("</svg>"));
+  }
+  // The memory chart's KV cache at TP8 is memory's own number.
+  const YAML::Node memory =
+      json_of(run_tpnet({"memory", "--model", "glm-5.3", "--tp", "8", "--format", "json"}));
+  const std::string kv = format_quantity(memory["kv_cache_bytes"].as<double>(), "B");
+  CHECK_THAT(slurp(dir / "memory.svg"), ContainsSubstring("TP8: KV cache left " + kv));
+}
+
+TEST_CASE("a --svg path that cannot be written is refused before the work", "[cli][report]") {
+  const fs::path dir = fresh("unwritable");
+  expect_bad_input(run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--svg", dir.string()}),
+                   "--svg " + dir.string() + ": is a directory");
+  expect_bad_input(
+      run_tpnet({"memory", "--model", "glm-5.3", "--tp", "8", "--svg", "/nonexistent/dir/m.svg"}),
+      "--svg");
+}
+
+TEST_CASE("the README's chart is what its documented command draws today", "[cli][report]") {
+  const fs::path dir = fresh("readme");
+  const fs::path svg = dir / "penalty-chart.svg";
+  REQUIRE(run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--from", "200G", "--to", "100G",
+                     "--baseline", kBaseline, "--svg", svg.string()})
+              .exit_code == 0);
+  INFO("regenerate it with the command in README.md");
+  CHECK(slurp(svg) == slurp(fs::path(TPNET_SOURCE_DIR) / "docs" / "penalty-chart.svg"));
+}
