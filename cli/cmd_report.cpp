@@ -269,10 +269,20 @@ Gathered gather(const ReportOptions& o) {
   g.tp_given = o.tp_option->count() > 0;
   if (g.tp_given) {
     g.tp = o.engine.tp;
-  } else if (!g.plan.options.empty()) {
-    g.tp = g.plan.options.front().tp;
   } else {
-    throw InputError("no layout to report on; give --tp", InputLocation::for_key("--tp"));
+    // The best layout that uses the network: usable first, then any.
+    for (const bool need_usable : {true, false}) {
+      for (const auto& opt : g.plan.options) {
+        if (g.tp == 0 && opt.tp >= 2 && (opt.usable || !need_usable)) g.tp = opt.tp;
+      }
+    }
+    if (g.tp == 0) {
+      throw InputError(fmt::format("no layout of {} nodes spreads an instance over two or more "
+                                   "(every one is TP1), so there is no network to report on; "
+                                   "give --tp",
+                                   o.nodes),
+                       InputLocation::for_key("--tp"));
+    }
   }
   EngineOptions at_tp = o.engine;
   at_tp.tp = g.tp;

@@ -136,6 +136,8 @@ TEST_CASE("tpnet report refuses bad input with exit 2 and one line", "[cli][repo
   std::vector<std::string> one = issue_command(dir / "r.html");
   one[4] = "1";
   expect_bad_input(run_tpnet(one), "--nodes");
+  one[4] = "3";  // tpnet plan has only 3 x TP1 layouts of glm-5.3 on 3 nodes
+  expect_bad_input(run_tpnet(one), "no network to report on; give --tp");
   CHECK_FALSE(fs::exists(dir / "r.html"));
 }
 
