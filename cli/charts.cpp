@@ -21,6 +21,8 @@ using chart::Panel;
 using chart::Point;
 
 std::string seconds(double s) { return chart::format_quantity(s, "s", 3); }
+/// "+1.11 s", "-0.5 s": a difference (a faster --to link gives a negative one).
+std::string signed_seconds(double s) { return (s >= 0 ? "+" : "") + seconds(s); }
 
 }  // namespace
 
@@ -40,13 +42,13 @@ Figure penalty_figure(const PenaltyReport& report, const Link& from, const Link&
   for (const auto& s : report.scenarios) {
     extra.categories.push_back(s.scenario.name);
     bound.values.emplace_back(s.extra_ttft_bound.value());
-    bound.hovers.push_back(fmt::format("{}: bound +{} ({} prompt tokens)", s.scenario.name,
-                                       seconds(s.extra_ttft_bound.value()), s.total_tokens));
+    bound.hovers.push_back(fmt::format("{}: bound {} ({} prompt tokens)", s.scenario.name,
+                                       signed_seconds(s.extra_ttft_bound.value()), s.total_tokens));
     if (s.predicted_extra) {
       any_prediction = true;
       predicted.values.emplace_back(s.predicted_extra->value());
-      predicted.hovers.push_back(
-          fmt::format("{}: predicted +{}", s.scenario.name, seconds(s.predicted_extra->value())));
+      predicted.hovers.push_back(fmt::format("{}: predicted {}", s.scenario.name,
+                                             signed_seconds(s.predicted_extra->value())));
     } else {
       predicted.values.emplace_back();
       predicted.hovers.emplace_back();
