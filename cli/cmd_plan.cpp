@@ -13,34 +13,15 @@ namespace {
 
 struct PlanOptions {
   EngineOptions engine;
-  int nodes = 0;
-  std::vector<std::string> speeds{"100G", "200G"};
-  std::string workload = "rag";
-  std::string ttft_budget;
-  std::string node = std::string(kDefaultNodeName);
-  std::vector<std::string> switches{"all"};
+  ClusterOptions cluster;
   int baseline_tp = 0;
   std::string baseline_ttft;
   std::string baseline_prompt;
-  MemoryOptions memory;
   std::string format = "table";
 };
 
 PlanSearchRequest to_request(const PlanOptions& o) {
-  PlanSearchRequest in;
-  in.model = load_model(o.engine);
-  in.nodes = o.nodes;
-  for (const auto& s : o.speeds) in.speeds.push_back(to_link(s, "--speeds", o.engine));
-  in.workload = resolve_workload(o.workload);
-  if (!o.ttft_budget.empty()) {
-    in.ttft_budget = parse_duration(o.ttft_budget, InputLocation::for_key("--ttft-budget"));
-  }
-  EngineOptions engine = o.engine;
-  engine.tp = 2;  // set per layout
-  in.engine = to_engine(engine);
-  in.node = load_node(o.node);
-  in.switches = chosen_switches(o.switches);
-  in.memory = to_memory_settings(o.memory);
+  PlanSearchRequest in = to_plan_request(o.engine, o.cluster);
   const bool any_baseline =
       o.baseline_tp != 0 || !o.baseline_ttft.empty() || !o.baseline_prompt.empty();
   if (any_baseline) {
@@ -117,23 +98,13 @@ Command setup_plan(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "plan", "Rank cluster layouts (instances x TP) with switch plans, memory fit and TTFT cost");
   add_engine_options(sub, o->engine, false);
-  sub->add_option("--nodes", o->nodes, "Nodes in the cluster, e.g. 8 or 16")->required();
-  sub->add_option("--speeds", o->speeds, "Per-node link speeds to consider")
-      ->delimiter(',')
-      ->default_str("100G,200G");
-  sub->add_option("--workload", o->workload, "chat, rag, long-docs, or a workload YAML file")
-      ->default_str("rag");
-  sub->add_option("--ttft-budget", o->ttft_budget, "Most extra TTFT a request may gain, e.g. 2s");
-  add_node_option(sub, o->node);
-  sub->add_option("--switch", o->switches, "Switches to consider (names, or all)")
-      ->delimiter(',')
-      ->default_str("all");
+  add_cluster_options(sub, o->cluster);
   const std::string baseline = "Measured baseline (projects TTFT shares)";
   sub->add_option("--baseline-tp", o->baseline_tp, "TP the TTFT was measured at")->group(baseline);
   sub->add_option("--baseline-ttft", o->baseline_ttft, "Measured TTFT at the fastest speed")
       ->group(baseline);
   sub->add_option("--baseline-prompt", o->baseline_prompt, "Its prompt, e.g. 8k")->group(baseline);
-  add_memory_options(sub, o->memory);
+  add_memory_options(sub, o->cluster.memory);
   add_format_option(sub, o->format);
   return Command{sub, [o] { return run_plan(*o); },
                  std::shared_ptr<const std::string>(o, &o->format)};

@@ -32,19 +32,13 @@ namespace {
 
 struct ReportOptions {
   EngineOptions engine;
-  int nodes = 0;
-  std::vector<std::string> speeds{"100G", "200G"};
-  std::string workload = "rag";
-  std::string ttft_budget;
-  std::string node = std::string(kDefaultNodeName);
-  std::vector<std::string> switches{"all"};
+  ClusterOptions cluster;
   std::string baseline;
   std::vector<std::string> sweeps;
   std::string config_key = "config";
   std::string ttft_slo = "1000ms";
   std::string tps_slo = "15";
   CalibrationFlags calibration;
-  MemoryOptions memory;
   std::string out;
   std::string kind = "html";
   std::string summary_format = "table";
@@ -245,23 +239,9 @@ std::vector<PrefillScenario> workload_scenarios(const Workload& w) {
 
 Gathered gather(const ReportOptions& o) {
   Gathered g;
-  g.model = load_model(o.engine);
-  PlanSearchRequest& in = g.plan_request;
-  in.model = g.model;
-  in.nodes = o.nodes;
-  for (const auto& s : o.speeds) in.speeds.push_back(to_link(s, "--speeds", o.engine));
-  if (in.speeds.empty())
-    throw InputError("give at least one speed", InputLocation::for_key("--speeds"));
-  in.workload = resolve_workload(o.workload);
-  if (!o.ttft_budget.empty()) {
-    in.ttft_budget = parse_duration(o.ttft_budget, InputLocation::for_key("--ttft-budget"));
-  }
-  EngineOptions engine = o.engine;
-  engine.tp = 2;  // set per layout
-  in.engine = to_engine(engine);
-  in.node = load_node(o.node);
-  in.switches = chosen_switches(o.switches);
-  in.memory = to_memory_settings(o.memory);
+  g.plan_request = to_plan_request(o.engine, o.cluster);
+  const PlanSearchRequest& in = g.plan_request;
+  g.model = in.model;
   g.plan = search_plans(in);
   for (const auto& w : g.plan.warnings) g.warnings.push_back(w);
 
@@ -280,7 +260,7 @@ Gathered gather(const ReportOptions& o) {
       throw InputError(fmt::format("no layout of {} nodes spreads an instance over two or more "
                                    "(every one is TP1), so there is no network to report on; "
                                    "give --tp",
-                                   o.nodes),
+                                   o.cluster.nodes),
                        InputLocation::for_key("--tp"));
     }
   }
@@ -484,8 +464,8 @@ std::vector<std::string> plan_row(const PlanOption& r) {
 
 Report build_report(const ReportOptions& o, const Gathered& g) {
   Report r;
-  r.title = fmt::format("{} on {} x {}: network decision ({})", g.model.name, o.nodes,
-                        g.plan_request.node.name, fmt::join(o.speeds, " vs "));
+  r.title = fmt::format("{} on {} x {}: network decision ({})", g.model.name, o.cluster.nodes,
+                        g.plan_request.node.name, fmt::join(o.cluster.speeds, " vs "));
   r.verdict = verdict_lines(g);
   const std::string subject = describe(g.model, g.engine);
 
@@ -675,17 +655,7 @@ Command setup_report(CLI::App& app) {
   o->tp_option = sub->add_option("--tp,--tensor-parallel-size", o->engine.tp,
                                  "TP of the penalty, decode and timeline sections and of the "
                                  "--baseline's measurements (default: the recommended layout's)");
-  sub->add_option("--nodes", o->nodes, "Nodes in the cluster, e.g. 8 or 16")->required();
-  sub->add_option("--speeds", o->speeds, "Per-node link speeds to consider")
-      ->delimiter(',')
-      ->default_str("100G,200G");
-  sub->add_option("--workload", o->workload, "chat, rag, long-docs, or a workload YAML file")
-      ->default_str("rag");
-  sub->add_option("--ttft-budget", o->ttft_budget, "Most extra TTFT a request may gain, e.g. 2s");
-  add_node_option(sub, o->node);
-  sub->add_option("--switch", o->switches, "Switches to consider (names, or all)")
-      ->delimiter(',')
-      ->default_str("all");
+  add_cluster_options(sub, o->cluster);
   sub->add_option("--baseline", o->baseline,
                   "CSV of measured TTFT at the fastest speed (columns requests, "
                   "prompt_tokens_each, ttft_s), as tpnet penalty reads it");
@@ -702,7 +672,7 @@ Command setup_report(CLI::App& app) {
       ->group(capacity)
       ->default_str("15");
   add_calibration_options(sub, o->calibration);
-  add_memory_options(sub, o->memory);
+  add_memory_options(sub, o->cluster.memory);
   sub->add_option("--out", o->out, "The file to write (report.html, or report.md)")->required();
   sub->add_option("--format", o->kind,
                   "html: one self-contained file; markdown: the text, with each chart as an SVG "

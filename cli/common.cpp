@@ -96,6 +96,38 @@ void add_precision_options(CLI::App* app, std::string& quantization, std::string
   q->excludes(b);
 }
 
+void add_cluster_options(CLI::App* app, ClusterOptions& o) {
+  app->add_option("--nodes", o.nodes, "Nodes in the cluster, e.g. 8 or 16")->required();
+  app->add_option("--speeds", o.speeds, "Per-node link speeds to consider")
+      ->delimiter(',')
+      ->default_str("100G,200G");
+  app->add_option("--workload", o.workload, "chat, rag, long-docs, or a workload YAML file")
+      ->default_str("rag");
+  app->add_option("--ttft-budget", o.ttft_budget, "Most extra TTFT a request may gain, e.g. 2s");
+  add_node_option(app, o.node);
+  app->add_option("--switch", o.switches, "Switches to consider (names, or all)")
+      ->delimiter(',')
+      ->default_str("all");
+}
+
+PlanSearchRequest to_plan_request(const EngineOptions& engine, const ClusterOptions& o) {
+  PlanSearchRequest in;
+  in.model = load_model(engine);
+  in.nodes = o.nodes;
+  for (const auto& s : o.speeds) in.speeds.push_back(to_link(s, "--speeds", engine));
+  in.workload = resolve_workload(o.workload);
+  if (!o.ttft_budget.empty()) {
+    in.ttft_budget = parse_duration(o.ttft_budget, InputLocation::for_key("--ttft-budget"));
+  }
+  EngineOptions per_layout = engine;
+  per_layout.tp = 2;  // set per layout
+  in.engine = to_engine(per_layout);
+  in.node = load_node(o.node);
+  in.switches = chosen_switches(o.switches);
+  in.memory = to_memory_settings(o.memory);
+  return in;
+}
+
 std::vector<SwitchSpec> chosen_switches(const std::vector<std::string>& names) {
   std::vector<SwitchSpec> out;
   if (names.size() == 1 && names.front() == "all") {

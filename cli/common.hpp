@@ -13,6 +13,7 @@
 #include "field_flags.hpp"
 #include "tpnet/analysis/budgets.hpp"
 #include "tpnet/analysis/memory.hpp"
+#include "tpnet/analysis/plan_search.hpp"
 #include "tpnet/analysis/point_estimate.hpp"
 #include "tpnet/fabric/collective.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
@@ -143,6 +144,26 @@ void add_memory_options(CLI::App* app, MemoryOptions& options);
 [[nodiscard]] std::vector<FabricProfile> to_fabrics(
     const std::vector<std::string>& specs, const std::vector<Link>& links, const std::string& node,
     const std::optional<CalibrationInput>& calibration = {});
+
+/// The cluster `plan` and `report` search: nodes, speeds, workload, budget,
+/// node, switches and the memory fit.
+struct ClusterOptions {
+  int nodes = 0;
+  std::vector<std::string> speeds{"100G", "200G"};
+  std::string workload = "rag";
+  std::string ttft_budget;
+  std::string node = std::string(kDefaultNodeName);
+  std::vector<std::string> switches{"all"};
+  MemoryOptions memory;
+};
+
+/// --nodes, --speeds, --workload, --ttft-budget, --node and --switch (the
+/// memory flags are added apart, with add_memory_options).
+void add_cluster_options(CLI::App* app, ClusterOptions& options);
+
+/// The plan search those flags ask for, without a measured baseline.
+[[nodiscard]] PlanSearchRequest to_plan_request(const EngineOptions& engine,
+                                                const ClusterOptions& cluster);
 
 /// --switch's values: switch names or files, or `all` for the built-in catalog.
 [[nodiscard]] std::vector<SwitchSpec> chosen_switches(const std::vector<std::string>& names);

@@ -15,6 +15,16 @@
 
 namespace tpnet::test {
 
+/// How often `needle` occurs in `text` (SVG elements, report sections).
+inline int count_of(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
 /// The run's stdout parsed as JSON; the run must have succeeded.
 inline YAML::Node json_of(const CliResult& r) {
   INFO(r.err);

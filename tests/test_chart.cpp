@@ -7,20 +7,13 @@
 
 #include "catch.hpp"
 #include "chart.hpp"
+#include "cli_checks.hpp"
 #include "tpnet/error.hpp"
 
 using namespace tpnet::cli::chart;
+using tpnet::test::count_of;
 
 namespace {
-
-int count_of(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + needle.size())) {
-    ++n;
-  }
-  return n;
-}
 
 Figure bars_figure(std::vector<std::string> categories, std::vector<double> values) {
   Figure f;

@@ -15,6 +15,7 @@
 
 using tpnet::cli::chart::format_quantity;
 using tpnet::test::CliResult;
+using tpnet::test::count_of;
 using tpnet::test::expect_bad_input;
 using tpnet::test::json_of;
 using tpnet::test::run_tpnet;
@@ -37,15 +38,6 @@ std::string slurp(const fs::path& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-int count_of(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + needle.size())) {
-    ++n;
-  }
-  return n;
 }
 
 std::vector<std::string> issue_command(const fs::path& out) {
