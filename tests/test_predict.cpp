@@ -15,6 +15,7 @@
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
+#include "tpnet/io/fabric_yaml.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/model_yaml.hpp"
 #include "tpnet/io/trace_csv.hpp"
@@ -146,6 +147,63 @@ TEST_CASE("a built-in profile gives back its measured all-reduce times") {
       previous = t;
     }
   }
+}
+
+TEST_CASE("a slower built-in profile never makes an all-reduce faster") {
+  // The small-size tables were measured on 200G ports: their bytes come out
+  // at that fabric's bus bandwidth, so every profile shares one fixed cost
+  // and a slower profile adds only byte time. Taken out at each profile's own
+  // rate, the 100G breakout priced GLM-5.3's 12 KiB decode all-reduce on 8
+  // ranks below the 200G switch's, and decode got faster on a slower link.
+  const FabricProfile& fast = builtin("dgx-spark-200g-switch");
+  const double fast_bus = fast.bus_bandwidth.bits_per_second();
+  for (const auto& slow : builtin_fabric_profiles()) {
+    INFO(slow.name);
+    for (const auto& table : slow.small) {
+      CHECK(table.measured_on == "switch-both-halves");
+      CHECK(table.measured_bus_bandwidth.bits_per_second() == fast_bus);
+    }
+    if (!(slow.bus_bandwidth.bits_per_second() < fast_bus)) continue;
+    for (const int ranks : {2, 4, 8, 16}) {
+      for (double size = 1024.0; size < 4e9; size *= 1.5) {
+        INFO(ranks << " ranks, " << size << " B");
+        const auto f = fabric_allreduce(fast, Bytes(size), ranks, CollectiveAlgorithm::ring);
+        const auto s = fabric_allreduce(slow, Bytes(size), ranks, CollectiveAlgorithm::ring);
+        CHECK(s.latency.value() == f.latency.value());  // one fixed cost
+        CHECK(s.time.value() > f.time.value());
+      }
+    }
+  }
+  // At a measured size and rank count the slower profile is the measurement
+  // plus the extra byte time: 12 KiB is not measured, 8 KiB on 2 ranks is.
+  const FabricProfile& breakout = builtin("dgx-spark-100g-breakout");
+  const double extra_us =
+      8192.0 * 8.0 * (1.0 / breakout.bus_bandwidth.bits_per_second() - 1.0 / fast_bus) * 1e6;
+  CHECK_THAT(
+      fabric_allreduce(breakout, Bytes(8192), 2, CollectiveAlgorithm::ring).time.value() * 1e6,
+      WithinRel(35.15 + extra_us, 1e-9));
+}
+
+TEST_CASE("a fabric catalog's small-size table must name the path it was measured on") {
+  const std::string head = R"(node: n
+small_allreduce:
+  - ranks: 2
+    source: s
+)";
+  const std::string tail = R"(    points: [{size: 8192, time: 30us}]
+rdma:
+  p: {rate: 190G, line_rate: 200G, source: s}
+nccl:
+  p: {bus_bandwidth: 19GB/s, size: 1GiB, source: s}
+profiles:
+  - {name: x, link: 200G, description: d, path: p, rdma_devices: 2}
+)";
+  CHECK_THROWS_WITH(parse_fabric_catalog(head + tail, "f.yaml"), ContainsSubstring("measured_on"));
+  CHECK_THROWS_WITH(parse_fabric_catalog(head + "    measured_on: q\n" + tail, "f.yaml"),
+                    ContainsSubstring("'q' is not a path of the nccl section; use p"));
+  const auto profiles = parse_fabric_catalog(head + "    measured_on: p\n" + tail, "f.yaml");
+  REQUIRE(profiles.size() == 1);
+  CHECK(profiles[0].small.at(0).measured_bus_bandwidth.bytes_per_second() == 19e9);
 }
 
 TEST_CASE("a nominal profile is the link's NCCL model, a calibration its measured curve") {
@@ -374,8 +432,14 @@ TEST_CASE("decode's fabric estimate prices one forward as predict prices a decod
       fabric_allreduce(*d.from_fabric, block, 8, CollectiveAlgorithm::ring).time.value() * n +
       fabric_allgather(*d.from_fabric, logits_gather_bytes(d.model, d.engine, 8, 10), 8).value();
   CHECK_THAT(r.fabric->comm_from.value(), WithinRel(expected, 1e-12));
-  CHECK(r.fabric->added.value() > 0.0);
-  CHECK(r.fabric->added_share < 0.1);  // decode barely changes
+  // The profiles share one fixed cost, so what 100G adds is byte time alone,
+  // at the profiles' rates (157.84 and 78.92 Gb/s) instead of the nominal 200
+  // and 100: more than the nominal bound, never a saving.
+  const double profile_rates = 1.0 / 78.92e9 - 1.0 / 157.84e9;
+  const double nominal_rates = 1.0 / 100e9 - 1.0 / 200e9;
+  CHECK(r.fabric->added.value() > r.max_added_per_forward.value());
+  CHECK_THAT(r.fabric->added.value(),
+             WithinRel(r.max_added_per_forward.value() * profile_rates / nominal_rates, 0.02));
 }
 
 TEST_CASE("a decode forward reads the routed experts its tokens touch") {

@@ -16,11 +16,17 @@ namespace {
 
 InputLocation fabric_key() { return InputLocation::for_key("fabric"); }
 
-/// A table's measured time less its bytes at the bus bandwidth, at `block`:
-/// linear between measured sizes, the smallest's below them, and above them
-/// falling, linearly in log(size), to 0 at the size the bus bandwidth was
-/// measured at (where, by that measurement, nothing is left over).
-double table_excess(const SmallAllReduceTable& t, BitRate bus, Bytes bus_size, Bytes block) {
+/// A table's measured time less its bytes at the bus bandwidth of the fabric
+/// it was measured on, at `block`: linear between measured sizes, the
+/// smallest's below them, and above them falling, linearly in log(size), to 0
+/// at the size that bus bandwidth was measured at (where, by that
+/// measurement, nothing is left over). Taking the bytes out at the measured
+/// fabric's rate, not the priced profile's, keeps the fixed cost a property of
+/// the measurement: a slower profile then only adds byte time, never removes
+/// latency.
+double table_excess(const SmallAllReduceTable& t, Bytes block) {
+  const BitRate bus = t.measured_bus_bandwidth;
+  const Bytes bus_size = t.measured_bus_bandwidth_size;
   const double factor = allreduce_sent_factor(t.ranks, CollectiveAlgorithm::ring);
   auto excess = [&](const SmallAllReducePoint& p) {
     return std::max(0.0, (p.time - p.size * factor / bus).value());
@@ -56,9 +62,7 @@ Seconds builtin_latency(const FabricProfile& p, Bytes block, int ranks) {
   for (const auto& t : p.small) tables.push_back(&t);
   std::sort(tables.begin(), tables.end(),
             [](const auto* a, const auto* b) { return a->ranks < b->ranks; });
-  auto excess = [&](const SmallAllReduceTable& t, Bytes size) {
-    return table_excess(t, p.bus_bandwidth, p.bus_bandwidth_size, size);
-  };
+  auto excess = [](const SmallAllReduceTable& t, Bytes size) { return table_excess(t, size); };
   for (const auto* t : tables) {
     if (t->ranks == ranks) return Seconds(excess(*t, block));
   }

@@ -25,21 +25,42 @@ struct NcclPath {
   std::string source;
 };
 
-std::vector<SmallAllReduceTable> parse_small(const YAML::Node& list, const std::string& origin) {
+template <typename Path>
+const Path& named_path(const std::map<std::string, Path>& paths, const YAML::Node& map,
+                       const std::string& origin, std::string_view key, std::string_view what) {
+  const std::string name = yaml::required_string(map, origin, key);
+  const auto it = paths.find(name);
+  if (it == paths.end()) {
+    std::string known;
+    for (const auto& [n, p] : paths) known += (known.empty() ? "" : ", ") + n;
+    throw InputError(fmt::format("'{}' is not a path of the {} section; use {}", name, what, known),
+                     yaml::where(map[std::string(key)], origin, key));
+  }
+  return it->second;
+}
+
+std::string gbps(BitRate rate) { return fmt::format("{:.2f} Gb/s", rate.bits_per_second() / 1e9); }
+
+std::vector<SmallAllReduceTable> parse_small(const YAML::Node& list, const std::string& origin,
+                                             const std::map<std::string, NcclPath>& nccl) {
   if (!list.IsDefined() || list.IsNull()) {
     throw InputError("required key is missing", yaml::where(list, origin, "small_allreduce"));
   }
   if (!list.IsSequence() || list.size() == 0) {
-    throw InputError("expected a list of {ranks, source, points}",
+    throw InputError("expected a list of {ranks, source, measured_on, points}",
                      yaml::where(list, origin, "small_allreduce"));
   }
   std::vector<SmallAllReduceTable> out;
   for (const auto& item : list) {
-    yaml::require_map(item, origin, "small_allreduce entry (ranks, source, points)");
-    yaml::reject_unknown_keys(item, origin, {"ranks", "source", "points"});
+    yaml::require_map(item, origin, "small_allreduce entry (ranks, source, measured_on, points)");
+    yaml::reject_unknown_keys(item, origin, {"ranks", "source", "measured_on", "points"});
     SmallAllReduceTable t;
     t.ranks = static_cast<int>(yaml::required_integer(item, origin, "ranks", 2, 4096));
     t.source = yaml::required_string(item, origin, "source");
+    const NcclPath& measured = named_path(nccl, item, origin, "measured_on", "nccl");
+    t.measured_on = yaml::required_string(item, origin, "measured_on");
+    t.measured_bus_bandwidth = measured.bus_bandwidth;
+    t.measured_bus_bandwidth_size = measured.size;
     const YAML::Node points = item["points"];
     if (!points.IsSequence() || points.size() == 0) {
       throw InputError("expected a list of {size, time}", yaml::where(item, origin, "points"));
@@ -81,22 +102,6 @@ std::map<std::string, Path> parse_paths(const YAML::Node& map, const std::string
   return out;
 }
 
-template <typename Path>
-const Path& named_path(const std::map<std::string, Path>& paths, const YAML::Node& map,
-                       const std::string& origin, std::string_view key, std::string_view what) {
-  const std::string name = yaml::required_string(map, origin, key);
-  const auto it = paths.find(name);
-  if (it == paths.end()) {
-    std::string known;
-    for (const auto& [n, p] : paths) known += (known.empty() ? "" : ", ") + n;
-    throw InputError(fmt::format("'{}' is not a path of the {} section; use {}", name, what, known),
-                     yaml::where(map[std::string(key)], origin, key));
-  }
-  return it->second;
-}
-
-std::string gbps(BitRate rate) { return fmt::format("{:.2f} Gb/s", rate.bits_per_second() / 1e9); }
-
 }  // namespace
 
 std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std::string& origin) {
@@ -104,7 +109,6 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
   yaml::require_map(root, origin, "a fabric catalog");
   yaml::reject_unknown_keys(root, origin, {"node", "small_allreduce", "rdma", "nccl", "profiles"});
   const std::string node = yaml::required_string(root, origin, "node");
-  const auto small = parse_small(root["small_allreduce"], origin);
   const auto rdma = parse_paths<RdmaPath>(root, origin, "rdma", [&](const YAML::Node& m) {
     yaml::require_map(m, origin, "rdma path (rate, line_rate, source)");
     yaml::reject_unknown_keys(m, origin, {"rate", "line_rate", "source"});
@@ -123,12 +127,16 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
                     catalog_yaml::required_bytes(m, origin, "size"),
                     yaml::required_string(m, origin, "source")};
   });
+  const auto small = parse_small(root["small_allreduce"], origin, nccl);
 
   std::string latency_line;
   for (const auto& t : small) {
-    latency_line += (latency_line.empty() ? "" : "; ") +
-                    fmt::format("small all-reduces on {} ranks ({} sizes): {}", t.ranks,
-                                t.points.size(), t.source);
+    latency_line +=
+        (latency_line.empty() ? "" : "; ") +
+        fmt::format(
+            "small all-reduces on {} ranks ({} sizes, bytes taken out at "
+            "{}'s {}): {}",
+            t.ranks, t.points.size(), t.measured_on, gbps(t.measured_bus_bandwidth), t.source);
   }
 
   const YAML::Node list = root["profiles"];

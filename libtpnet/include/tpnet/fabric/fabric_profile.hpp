@@ -31,11 +31,16 @@ struct SmallAllReducePoint {
   Seconds time;
 };
 
-/// Small all-reduces measured on `ranks` ranks.
+/// Small all-reduces measured on `ranks` ranks, on one fabric: the bytes of
+/// each point at that fabric's bus bandwidth are what is taken out to leave
+/// the fixed cost every profile then shares (docs/formulas.md s.22).
 struct SmallAllReduceTable {
   int ranks = 0;
   std::string source;
   std::vector<SmallAllReducePoint> points;  ///< sizes strictly increasing
+  std::string measured_on;                  ///< the nccl path it was measured on
+  BitRate measured_bus_bandwidth;           ///< that path's bus bandwidth
+  Bytes measured_bus_bandwidth_size;        ///< the size it was measured at
 };
 
 struct FabricProfile {
