@@ -79,6 +79,7 @@ constexpr TokenCount kDefaultOutputTokens = 1024;
 std::string seconds(double s) { return chart::format_quantity(s, "s", 3); }
 std::string bytes(double b) { return chart::format_quantity(b, "B", 3); }
 std::string signed_seconds(double s) { return (s >= 0 ? "+" : "") + seconds(s); }
+std::string rate(BitRate r) { return chart::format_quantity(r.bits_per_second(), "b/s", 4); }
 
 std::string html_escaped(const std::string& s) { return chart::xml_escaped(s); }
 
@@ -442,8 +443,16 @@ std::vector<std::string> verdict_lines(const Gathered& g) {
         seconds(g.decode.max_added_per_forward.value()), g.decode.max_added_share * 100.0,
         seconds(g.decode.weight_read_floor.value()));
     if (g.decode.fabric) {
-      decode += fmt::format("; the fabric profiles give {}",
-                            signed_seconds(g.decode.fabric->added.value()));
+      decode += fmt::format("; the fabric profiles give {} ({:.1f}%)",
+                            signed_seconds(g.decode.fabric->added.value()),
+                            g.decode.fabric->added_share * 100.0);
+      if (g.decode.fabric->added.value() > g.decode.max_added_per_forward.value()) {
+        decode += fmt::format(
+            ", above the bound since the profiles' rates ({} for {}, {} for {}) are below the "
+            "nominal ones",
+            rate(fabric_rate(g.fabrics[0])), g.from.name, rate(fabric_rate(g.fabrics[1])),
+            g.to.name);
+      }
     }
     out.push_back(decode + ".");
   }
