@@ -2,7 +2,7 @@
 #   make run   installs what is missing, builds, prints the GLM-5.3 TP8 200G -> 100G table
 #   make test  the same set-up, then the whole test suite through ctest
 
-.PHONY: all deps build quiet-build run test dev clang asan fuzz fuzz-build fuzz-ci format lint bench clean
+.PHONY: all deps build quiet-build run test dev clang asan fuzz fuzz-build fuzz-ci format lint bench device-bundle clean
 
 MAKEFLAGS += --no-print-directory
 
@@ -56,6 +56,11 @@ lint: dev
 
 bench: build
 	./build/tests/bench/tpnet_bench
+
+# The binaries calibration/scripts/device-check.sh runs on a GPU machine that
+# lacks the build dependencies (docs/calibration.md, "Device check").
+device-bundle: deps
+	calibration/scripts/device-bundle.sh
 
 clean:
 	rm -rf build build-dev build-clang build-asan build-fuzz build.log

@@ -34,7 +34,7 @@ std::vector<std::string> mpirun(int ranks) {
           "--mca",
           "btl_vader_single_copy_mechanism",
           "none",
-          TPNET_CALIBRATE_PATH};
+          tpnet::test::calibrate_program()};
 }
 
 std::vector<std::string> joined(std::vector<std::string> head,
@@ -110,8 +110,8 @@ TEST_CASE("mpirun -np 4 allreduce --backend mpi writes a sweep tpnet reads with 
   CHECK(sweep.complete);
 
   // The fabric check reads it too (loopback is no 200G link: healthy or not, never bad input).
-  const CliResult doctor = run_program(
-      {TPNET_CLI_PATH, "doctor", "--nccl-tests", out.string(), "--ranks", "4", "--format", "json"});
+  const CliResult doctor = run_program({tpnet::test::tpnet_program(), "doctor", "--nccl-tests",
+                                        out.string(), "--ranks", "4", "--format", "json"});
   INFO(doctor.err);
   CHECK((doctor.exit_code == 0 || doctor.exit_code == 1));
   CHECK_THAT(doctor.out, ContainsSubstring("\"ranks\": 4"));

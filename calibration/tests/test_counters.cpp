@@ -79,7 +79,7 @@ std::size_t data_rows(const std::string& csv) {
 
 /// Starts tpnet-calibrate without a shell, so the test can signal it.
 pid_t spawn_calibrate(const std::vector<std::string>& args, const fs::path& err) {
-  std::vector<std::string> argv{TPNET_CALIBRATE_PATH};
+  std::vector<std::string> argv{tpnet::test::calibrate_program()};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> pointers;
   pointers.reserve(argv.size() + 1);
@@ -161,8 +161,8 @@ TEST_CASE("counters samples two devices while they move and tpnet traffic reads 
   CHECK_THAT(csv, ContainsSubstring(",roceP2p1s0f0,1,"));
   CHECK(data_rows(csv) >= 4);
 
-  const CliResult traffic = run_program({TPNET_CLI_PATH, "traffic", "--samples", out.string(),
-                                         "--windows", "10ms", "--format", "json"});
+  const CliResult traffic = run_program({tpnet::test::tpnet_program(), "traffic", "--samples",
+                                         out.string(), "--windows", "10ms", "--format", "json"});
   INFO(traffic.err);
   REQUIRE(traffic.exit_code == 0);
   const YAML::Node j = YAML::Load(traffic.out);
@@ -307,7 +307,7 @@ TEST_CASE("counters: a failed command's exit code wins over a CSV that could not
   }
   // Writes past 512 bytes fail with EFBIG, as on a full disk.
   const tpnet::test::ShellSetup small_files{"trap '' XFSZ; ulimit -f 1", ""};
-  const CliResult failed = run_program(TPNET_CALIBRATE_PATH,
+  const CliResult failed = run_program(tpnet::test::calibrate_program(),
                                        {"counters", "--sysfs-root", root.string(), "--out",
                                         out.string(), "--", "sh", "-c", "sleep 0.3; exit 3"},
                                        small_files);
@@ -320,7 +320,7 @@ TEST_CASE("counters: a failed command's exit code wins over a CSV that could not
   CHECK(slurp(out) == "old\n");
   CHECK(partial_files(out).empty());
   // The command succeeded: the lost CSV is exit 2.
-  const CliResult ok = run_program(TPNET_CALIBRATE_PATH,
+  const CliResult ok = run_program(tpnet::test::calibrate_program(),
                                    {"counters", "--sysfs-root", root.string(), "--out",
                                     out.string(), "--", "sh", "-c", "sleep 0.3"},
                                    small_files);
@@ -356,9 +356,10 @@ TEST_CASE("counters with -- and no command after it is a usage error",
   const fs::path root = fake_sysfs("empty-command");
   const fs::path out = root.parent_path() / "c.csv";
   // timeout: the old sampler took an empty -- as "sample until Ctrl-C".
-  expect_bad_input(run_program({"timeout", "-s", "INT", "5", TPNET_CALIBRATE_PATH, "counters",
-                                "--sysfs-root", root.string(), "--out", out.string(), "--"}),
-                   "--: needs a command after it");
+  expect_bad_input(
+      run_program({"timeout", "-s", "INT", "5", tpnet::test::calibrate_program(), "counters",
+                   "--sysfs-root", root.string(), "--out", out.string(), "--"}),
+      "--: needs a command after it");
   CHECK_FALSE(fs::exists(out));
   CHECK(partial_files(out).empty());
 }
@@ -367,17 +368,19 @@ TEST_CASE("tpnet-calibrate exits 2 when its standard output cannot be written",
           "[calibrate][counters][outputs]") {
   const fs::path root = fake_sysfs("full-stdout");
   const CliResult csv = run_program(
-      TPNET_CALIBRATE_PATH, {"counters", "--sysfs-root", root.string(), "--duration", "50ms"},
-      {"", ">/dev/full"});
+      tpnet::test::calibrate_program(),
+      {"counters", "--sysfs-root", root.string(), "--duration", "50ms"}, {"", ">/dev/full"});
   INFO(csv.err);
   CHECK(csv.exit_code == 2);
   CHECK_THAT(csv.err, ContainsSubstring("tpnet-calibrate: error: could not write to standard "
                                         "output: No space left on device\n"));
-  const CliResult help = run_program(TPNET_CALIBRATE_PATH, {"--help"}, {"", ">/dev/full"});
+  const CliResult help =
+      run_program(tpnet::test::calibrate_program(), {"--help"}, {"", ">/dev/full"});
   CHECK(help.exit_code == 2);
   CHECK(help.err ==
         "tpnet-calibrate: error: could not write to standard output: No space left on device\n");
-  const CliResult closed = run_program(TPNET_CALIBRATE_PATH, {"counters", "--help"}, {"", ">&-"});
+  const CliResult closed =
+      run_program(tpnet::test::calibrate_program(), {"counters", "--help"}, {"", ">&-"});
   CHECK(closed.exit_code == 2);
   CHECK_THAT(closed.err, ContainsSubstring("Bad file descriptor"));
 }

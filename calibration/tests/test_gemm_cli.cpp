@@ -16,7 +16,7 @@ using tpnet::test::run_calibrate;
 namespace {
 
 const std::string kGlmShapes =
-    std::string(TPNET_SOURCE_DIR) + "/calibration/models/glm-5.3-shapes.yaml";
+    tpnet::test::source_dir() + "/calibration/models/glm-5.3-shapes.yaml";
 
 }  // namespace
 
