@@ -18,6 +18,8 @@
 #   BUNDLE      default build-device/bundle (device-bundle.sh's output)
 #   OUTPUT_DIR  default $OUT when set (the device tool's), else BUNDLE/../device-check
 #   CUDA_HOME, NCCL_HOME  where to look first for libcublasLt.so.13 and libnccl.so.2
+#   DEVICE_CHECK_BUDGET_S  seconds for all steps together (default 480): a step
+#                          gets at most what is left, one with under 15 s is not run
 # The device tool's call (from the repo root, carry ["build-device/bundle"]):
 #   calibration/scripts/device-check.sh build-device/bundle "$OUT"
 # At most 8 files come back from $OUT: summary.txt, device-check.log, the two
@@ -34,6 +36,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 logs=$(mktemp -d "${TMPDIR:-/tmp}/device-check.XXXXXX")
 started=$(date +%s)
+budget=${DEVICE_CHECK_BUDGET_S:-480}
 
 main() {
 say() { printf 'device-check [%4d s]: %s\n' "$(( $(date +%s) - started ))" "$*"; }
@@ -104,9 +107,18 @@ order=()
 # step NAME TIMEOUT_S EXPECTED_EXIT COMMAND...: runs it with its output in
 # logs/NAME.txt (stdout) and logs/NAME.err (stderr), echoed to the log.
 step() {
-  local name=$1 limit=$2 expected=$3 rc
+  local name=$1 limit=$2 expected=$3 rc left
   shift 3
   order+=("$name")
+  # Within the whole run's budget, so that a hang leaves time to bring back
+  # what was written (the device tool stops a command at 600 s).
+  left=$(( budget - ($(date +%s) - started) ))
+  if (( left < 15 )); then
+    result[$name]="FAILED (not run: the ${budget} s budget is spent)"
+    say "$name: ${result[$name]}"
+    return
+  fi
+  (( limit > left )) && limit=$left
   say "$name: $*"
   timeout "$limit" "$@" >"$logs/$name.txt" 2>"$logs/$name.err"
   rc=$?
