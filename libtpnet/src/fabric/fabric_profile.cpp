@@ -62,24 +62,23 @@ Seconds builtin_latency(const FabricProfile& p, Bytes block, int ranks) {
   for (const auto& t : p.small) tables.push_back(&t);
   std::sort(tables.begin(), tables.end(),
             [](const auto* a, const auto* b) { return a->ranks < b->ranks; });
-  auto excess = [](const SmallAllReduceTable& t, Bytes size) { return table_excess(t, size); };
   for (const auto* t : tables) {
-    if (t->ranks == ranks) return Seconds(excess(*t, block));
+    if (t->ranks == ranks) return Seconds(table_excess(*t, block));
   }
   std::size_t base = 0;
   while (base + 1 < tables.size() && tables[base + 1]->ranks <= ranks) ++base;
   const SmallAllReduceTable& from = *tables[base];
   const double steps = ring_steps(ranks) - ring_steps(from.ranks);
   if (tables.size() == 1) {
-    return Seconds(excess(from, block) * ring_steps(ranks) / ring_steps(from.ranks));
+    return Seconds(table_excess(from, block) * ring_steps(ranks) / ring_steps(from.ranks));
   }
   const std::size_t other = base + 1 < tables.size() ? base + 1 : base - 1;
   const SmallAllReduceTable& a = *tables[std::min(base, other)];
   const SmallAllReduceTable& b = *tables[std::max(base, other)];
   const Bytes smallest = std::max(a.points.front().size, b.points.front().size);
-  const double per_step = std::max(0.0, (excess(b, smallest) - excess(a, smallest)) /
+  const double per_step = std::max(0.0, (table_excess(b, smallest) - table_excess(a, smallest)) /
                                             (ring_steps(b.ranks) - ring_steps(a.ranks)));
-  return Seconds(std::max(0.0, excess(from, block) + per_step * steps));
+  return Seconds(std::max(0.0, table_excess(from, block) + per_step * steps));
 }
 
 void require_collective(Bytes bytes, int ranks) {
