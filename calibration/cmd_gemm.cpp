@@ -161,15 +161,7 @@ int run_gemm(const GemmOptions& o) {
   const std::optional<GemmPrecision> asked = requested_precision(o.precision);
   const ModelArch model = resolve_model(o.model);
   const TokenCount chunk = parse_tokens(o.chunk, InputLocation::for_key("--chunk"));
-  std::vector<GemmShape> shapes;
-  try {
-    shapes = prefill_gemm_shapes(model, o.tp, chunk);
-  } catch (const InputError& e) {
-    // The built-in glm-5.3 states totals only; the repo ships its shapes.
-    if (o.model != "glm-5.3" || e.where().key.empty()) throw;
-    throw InputError(
-        e.detail() + "; calibration/models/glm-5.3-shapes.yaml states them for GLM-5.3", e.where());
-  }
+  const std::vector<GemmShape> shapes = prefill_gemm_shapes(model, o.tp, chunk);
   // A missing folder or a target that is not a file is refused before measuring.
   if (!o.out.empty()) check_output_path(o.out, "--out");
 

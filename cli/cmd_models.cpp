@@ -29,6 +29,7 @@ Document run_models() {
     const ModelArch m = builtin_model(name);
     std::vector<std::string> assumed;
     for (const auto& [key, why] : m.assumptions) assumed.push_back(key);
+    const auto missing = prefill_compute_missing(m);
     rows.push_back({
         text("name", "name", m.name),
         integer("hidden_size", "hidden", static_cast<double>(m.hidden_size)),
@@ -43,6 +44,8 @@ Document run_models() {
         json_only(text("source", "source", m.source)),
         integer("assumed_values", "assumed values", static_cast<double>(assumed.size())),
         json_only(texts("assumed_keys", "assumed", assumed)),
+        text("predict", "predict", missing ? "needs " + missing->key : "yes"),
+        json_only(text("predict_missing", "predict needs", missing ? missing->reason : "")),
     });
   }
   Document doc;

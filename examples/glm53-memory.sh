@@ -7,7 +7,7 @@
 # Usage: examples/glm53-memory.sh [path/to/tpnet]
 # expect: the smallest TP that fits glm-5.3 is 8
 # expect: TP4 +106\.78 +21\.66 +130\.05 +108\.90 +0\.00 +0 +no
-# expect: TP8 +53\.98 +37\.00 +92\.59 +108\.90 +16\.31 +162868 +yes
+# expect: TP8 +53\.98 +37\.00 +92\.59 +108\.90 +16\.31 +162891 +yes
 # expect: NCCL buffers +11\.00 GB
 # expect: left for the KV cache +42\.31 GB
 # expect: KV cache per token per node +100\.2 KB

@@ -10,7 +10,7 @@
 # expect: P6 +4 +16384 +\+8\.94 +\+19\.0 +\+6\.70 +\+19\.1 +\+7\.39
 set -euo pipefail
 tpnet=${1:-tpnet}
-"$tpnet" predict --model calibration/models/glm-5.3-shapes.yaml --tp 8 \
+"$tpnet" predict --model glm-5.3 --tp 8 \
   --links 200G,emulated-100G --spec-tokens 4 --accepted-tokens 2.5 \
   --long-prefill-token-threshold 2048 --max-num-seqs 8 \
   --baseline examples/data/glm53_tp8_200g.csv

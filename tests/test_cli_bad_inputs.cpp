@@ -206,7 +206,7 @@ TEST_CASE("bad input 13: calibration.yaml's latency and curve must be physical",
 TEST_CASE("predict: bad flags are refused in one line naming the flag", "[bad-input][cli]") {
   const std::vector<std::string> base{"predict",
                                       "--model",
-                                      example("../calibration/models/glm-5.3-shapes.yaml"),
+                                      "glm-5.3",
                                       "--tp",
                                       "8",
                                       "--baseline",

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -103,16 +104,49 @@ TEST_CASE("tpnet models show prints shapes, the estimate, weights per node and b
 }
 
 TEST_CASE("tpnet models show names a model's assumptions and a missing estimate", "[cli]") {
-  const YAML::Node j = json_of(run_tpnet({"models", "show", "glm-5.3", "--format", "json"}));
+  // The DeepSeek-V4.1-Flash report states totals, not the attention or expert shapes.
+  const YAML::Node j =
+      json_of(run_tpnet({"models", "show", "deepseek-v4.1-flash", "--format", "json"}));
   CHECK_FALSE(j["param_estimate"]["complete"].as<bool>());
-  CHECK(j["param_estimate"]["missing_keys"][0].as<std::string>() == "moe.expert_intermediate_size");
+  CHECK(j["param_estimate"]["missing_keys"][0].as<std::string>() == "mla");
+  CHECK(j["param_estimate"]["missing_keys"][1].as<std::string>() == "moe.expert_intermediate_size");
+  CHECK(j["assumptions"]["vocab_size"].IsDefined());
+  const CliResult table = run_tpnet({"models", "show", "deepseek-v4.1-flash"});
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, ContainsSubstring("needs mla, moe.expert_intermediate_size"));
+  CHECK_THAT(table.out, ContainsSubstring("assumed: vocab_size"));
+}
+
+TEST_CASE("the built-in GLM-5.3 states every shape: its estimate matches the stated counts",
+          "[cli]") {
+  const YAML::Node j = json_of(run_tpnet({"models", "show", "glm-5.3", "--format", "json"}));
+  CHECK(j["param_estimate"]["complete"].as<bool>());
+  CHECK(j["total_params"].as<double>() == 753e9);
+  CHECK(std::abs(j["param_estimate"]["total_vs_stated_pct"].as<double>()) < 2.0);
   CHECK(j["assumptions"]["vocab_size"].as<std::string>().find("docs/background.md") !=
         std::string::npos);
   CHECK(j["per_tp"][3]["per_token_bytes"].as<double>() == 3376128.0);
-  const CliResult table = run_tpnet({"models", "show", "glm-5.3"});
-  REQUIRE(table.exit_code == 0);
-  CHECK_THAT(table.out, ContainsSubstring("needs moe.expert_intermediate_size"));
-  CHECK_THAT(table.out, ContainsSubstring("assumed: vocab_size"));
+}
+
+TEST_CASE("tpnet models says which built-in models predict can price, and why not", "[cli]") {
+  const YAML::Node j = json_of(run_tpnet({"models", "--format", "json"}));
+  int predictable = 0;
+  for (const auto& m : j["models"]) {
+    const auto name = m["name"].as<std::string>();
+    INFO(name);
+    const bool yes = m["predict"].as<std::string>() == "yes";
+    predictable += yes ? 1 : 0;
+    // Either predict can price it, or the reason names what the model lacks.
+    CHECK(yes == m["predict_missing"].as<std::string>().empty());
+    if (name == "glm-5.3") CHECK(yes);
+    if (name == "deepseek-v4.1-flash") {
+      CHECK(m["predict"].as<std::string>() == "needs mla");
+      CHECK_THAT(m["predict_missing"].as<std::string>(), ContainsSubstring("not stated"));
+    }
+  }
+  CHECK(predictable >= 14);
+  const CliResult table = run_tpnet({"models"});
+  CHECK_THAT(table.out, ContainsSubstring("needs intermediate_size"));
 }
 
 TEST_CASE("tpnet models show takes a config.json folder and prints the estimate as the total",

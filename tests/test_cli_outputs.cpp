@@ -268,7 +268,7 @@ TEST_CASE("predict --traffic and --requests read back through tpnet traffic with
   const std::string source = TPNET_SOURCE_DIR;
   const auto p = tpnet::test::run_tpnet({"predict",
                                          "--model",
-                                         source + "/calibration/models/glm-5.3-shapes.yaml",
+                                         "glm-5.3",
                                          "--tp",
                                          "8",
                                          "--links",

@@ -95,8 +95,8 @@ TEST_CASE("golden output: predict the GLM-5.3 study's tests at 200G and emulated
           "[golden-output]") {
   for (const auto& format : kFormats) {
     check_golden("predict-glm53-study." + format,
-                 {"predict", "--model", "calibration/models/glm-5.3-shapes.yaml", "--tp", "8",
-                  "--links", "200G,emulated-100G", "--spec-tokens", "4", "--accepted-tokens", "2.5",
+                 {"predict", "--model", "glm-5.3", "--tp", "8", "--links", "200G,emulated-100G",
+                  "--spec-tokens", "4", "--accepted-tokens", "2.5",
                   "--long-prefill-token-threshold", "2048", "--max-num-seqs", "8", "--baseline",
                   "examples/data/glm53_tp8_200g.csv", "--format", format});
   }

@@ -111,7 +111,9 @@ TEST_CASE("GLM-5.3 needs about 106 GB of weights per node at TP4, so its smalles
   CHECK((tp4.budget - tp4.weights_bytes).count() < nccl_footprint(spark_nccl()).fixed.count());
   CHECK_FALSE(tp4.fixed_fits);
   CHECK_FALSE(tp4.fits);
-  CHECK(analyze_memory(m, at_tp(8)).fits);
+  const MemoryReport tp8 = analyze_memory(m, at_tp(8));
+  CHECK(tp8.fits);
+  CHECK(prints_as(tp8.weights_bytes.count() / 1e9, 53.98, 2));
   CHECK(min_tp(m, at_tp(8)) == 8);
   CHECK(min_tp(m, tuned_nccl(1)) == 8);
   const MinTpReport found = find_min_tp(m, at_tp(8));
@@ -209,6 +211,8 @@ TEST_CASE("weights: router gates, MLA down-projections and the DSA indexer are h
              WithinRel((671e9 - router - down) / 8 + router + down, 1e-12));
   const MemoryReport glm = analyze_memory(builtin_model("glm-5.3"), at_tp(8));
   REQUIRE(glm.weights.replicated.size() == 3);
+  // Routers only in the 75 MoE layers: the first 3 are dense.
+  CHECK(glm.weights.replicated[0].params == 75.0 * 6144 * 256);
   CHECK(glm.weights.replicated[2].name == "sparse_indexer");
   // wq_b from the 2,048 q latent to 32 x 128, wk 6,144 -> 128, weights_proj 6,144 -> 32.
   CHECK(glm.weights.replicated[2].params == 78.0 * (2048 * 32 * 128 + 6144 * 128 + 6144 * 32));

@@ -20,6 +20,7 @@
 #include "tpnet/io/model_yaml.hpp"
 #include "tpnet/io/trace_csv.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
+#include "tpnet/model/model_catalog.hpp"
 #include "tpnet/predict/predict.hpp"
 
 using namespace tpnet;
@@ -38,9 +39,7 @@ const FabricProfile& builtin(const std::string& name) {
   throw;
 }
 
-ModelArch glm_shapes() {
-  return load_model_file(kSource + "/calibration/models/glm-5.3-shapes.yaml");
-}
+ModelArch glm53() { return resolve_model("glm-5.3"); }
 
 EngineConfig glm_engine() {
   EngineConfig e;
@@ -240,7 +239,7 @@ TEST_CASE("non-negative least squares recovers a solution and clamps at zero") {
 }
 
 TEST_CASE("the prefill fit recovers coefficients from TTFTs made by the model itself") {
-  const ModelArch model = glm_shapes();
+  const ModelArch model = glm53();
   const EngineConfig engine = glm_engine();
   const FabricProfile fabric = default_fabric(preset("200G"), "dgx-spark");
   PrefillComputeModel truth;
@@ -285,7 +284,7 @@ TEST_CASE("the prefill fit recovers coefficients from TTFTs made by the model it
 
 TEST_CASE("GLM-5.3: the four-request last first tokens from the single-request rows, within 10%") {
   PredictRequest req;
-  req.model = glm_shapes();
+  req.model = glm53();
   req.engine = glm_engine();
   req.links = {preset("200G")};
   req.fabrics = {default_fabric(req.links[0], "dgx-spark")};
@@ -342,7 +341,7 @@ TEST_CASE("a measured ITL faster than reading the weights is refused") {
 
 TEST_CASE("the predicted traffic reads back through tpnet traffic's reader with every byte") {
   PredictRequest req;
-  req.model = glm_shapes();
+  req.model = glm53();
   req.engine = glm_engine();
   req.links = {preset("200G")};
   req.fabrics = {default_fabric(req.links[0], "dgx-spark")};
@@ -382,7 +381,7 @@ TEST_CASE("a trace CSV gives the requests in its rows, and bad cells are named")
 }
 
 TEST_CASE("penalty's predicted extra is predict's extra last first token, one answer") {
-  const ModelArch model = glm_shapes();
+  const ModelArch model = glm53();
   const EngineConfig engine = glm_engine();
   const Link from = preset("200G");
   const Link to = preset("emulated-100G");
@@ -416,7 +415,7 @@ TEST_CASE("penalty's predicted extra is predict's extra last first token, one an
 
 TEST_CASE("decode's fabric estimate prices one forward as predict prices a decode step") {
   DecodeRequest d;
-  d.model = glm_shapes();
+  d.model = glm53();
   d.engine = glm_engine();
   d.from = preset("200G");
   d.to = preset("100G");
@@ -443,7 +442,7 @@ TEST_CASE("decode's fabric estimate prices one forward as predict prices a decod
 }
 
 TEST_CASE("a decode forward reads the routed experts its tokens touch") {
-  const DecodeWeightReads glm = decode_weight_reads(glm_shapes());
+  const DecodeWeightReads glm = decode_weight_reads(glm53());
   REQUIRE(glm.experts == 256);
   REQUIRE(glm.experts_per_token == 8);
   CHECK(glm.routed.count() > 0.5 * glm.active.count());
@@ -463,7 +462,7 @@ TEST_CASE("a decode forward reads the routed experts its tokens touch") {
 }
 
 TEST_CASE("compare's predicted extra for a TP row is penalty's for the same scenario") {
-  const ModelArch model = glm_shapes();
+  const ModelArch model = glm53();
   EngineConfig engine = glm_engine();
   const Link from = preset("200G");
   const Link to = preset("100G");

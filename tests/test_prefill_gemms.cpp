@@ -65,9 +65,7 @@ double flops_per_token(const ModelArch& m, int tp, TokenCount chunk) {
   return total_flops(prefill_gemm_shapes(m, tp, chunk)) / double(chunk);
 }
 
-ModelArch glm53_with_shapes() {
-  return resolve_model(std::string(TPNET_SOURCE_DIR) + "/calibration/models/glm-5.3-shapes.yaml");
-}
+ModelArch glm53() { return resolve_model("glm-5.3"); }
 
 }  // namespace
 
@@ -181,23 +179,27 @@ TEST_CASE("prefill GEMM shapes refuse what TP does not divide and shapes a model
   CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 0, 32), ContainsSubstring("layout.tp"));
   CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 2, 0),
                     ContainsSubstring("engine.max_num_batched_tokens"));
-  // The built-in glm-5.3 states totals, not its FFN widths.
-  CHECK_THROWS_AS(prefill_gemm_shapes(builtin_model("glm-5.3"), 8, 4096), InputError);
-  CHECK_THROWS_WITH(prefill_gemm_shapes(builtin_model("glm-5.3"), 8, 4096),
-                    ContainsSubstring("moe.expert_intermediate_size"));
+  // The built-in deepseek-v4.1-flash states totals, not its attention or expert shapes.
+  CHECK_THROWS_AS(prefill_gemm_shapes(builtin_model("deepseek-v4.1-flash"), 8, 4096), InputError);
+  CHECK_THROWS_WITH(prefill_gemm_shapes(builtin_model("deepseek-v4.1-flash"), 8, 4096),
+                    ContainsSubstring("mla"));
 }
 
-TEST_CASE("GLM-5.3 with the GLM-5 widths is 753B with MTP and about 40B active",
-          "[prefill_gemms]") {
-  const ParamEstimate e = estimate_params(glm53_with_shapes());
+TEST_CASE("the built-in GLM-5.3's shapes give 753B with MTP and about 40B active",
+          "[prefill_gemms][golden]") {
+  const ModelArch m = glm53();
+  const ParamEstimate e = estimate_params(m);
   REQUIRE(e.complete());
   CHECK_THAT(e.total_with_mtp(), WithinRel(753e9, 0.005));
   CHECK_THAT(e.active_params() - e.active.lm_head, WithinRel(40e9, 0.01));
+  // The stated counts stay what memory and decode use: the shapes only place them.
+  CHECK(m.total_params == 753e9);
+  CHECK(m.active_params == 40e9);
 }
 
 TEST_CASE("GLM-5.3 TP8 chunk 4096: the MLA, indexer and expert shapes of one node",
           "[prefill_gemms]") {
-  const auto shapes = prefill_gemm_shapes(glm53_with_shapes(), 8, 4096);
+  const auto shapes = prefill_gemm_shapes(glm53(), 8, 4096);
   check_shape(find(shapes, "attn.qkv_a"), 4096, 2048 + 512 + 64, 6144, 78, GemmSplit::replicated);
   check_shape(find(shapes, "attn.q_b"), 4096, 8 * 256, 2048, 78, GemmSplit::column);
   check_shape(find(shapes, "attn.kv_b"), 4096, 8 * 448, 512, 78, GemmSplit::column);
@@ -216,7 +218,7 @@ TEST_CASE("GLM-5.3 TP8 chunk 4096: the MLA, indexer and expert shapes of one nod
 TEST_CASE("flops per token / 2 equal the active weights one node reads, less the LM head",
           "[prefill_gemms]") {
   SECTION("GLM-5.3 TP8: MLA, DSA indexer, dense layers and experts") {
-    const ModelArch m = glm53_with_shapes();
+    const ModelArch m = glm53();
     CHECK_THAT(flops_per_token(m, 8, 4096) / 2, WithinRel(covered_params_per_node(m, 8), 1e-9));
     // The chunk does not change the per-token work of weight GEMMs.
     CHECK_THAT(flops_per_token(m, 8, 1000), WithinRel(flops_per_token(m, 8, 4096), 1e-12));

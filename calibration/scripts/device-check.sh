@@ -43,7 +43,7 @@ say() { printf 'device-check [%4d s]: %s\n' "$(( $(date +%s) - started ))" "$*";
 calibrate=$bundle/bin/tpnet-calibrate
 tpnet=$bundle/bin/tpnet
 tests=$bundle/bin/tpnet_calibrate_tests
-shapes=$repo/calibration/models/glm-5.3-shapes.yaml
+shapes=glm-5.3
 say "bundle $bundle; outputs in $out; logs in $logs"
 [[ -f $bundle/MANIFEST ]] && sed -n '2,5p' "$bundle/MANIFEST"
 

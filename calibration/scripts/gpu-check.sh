@@ -83,7 +83,7 @@ fi
 cat "$logs/check.txt" "$logs/check.err" >&2
 
 say "2/3 GEMM timing at GLM-5.3 TP8 shapes, chunk 4096"
-if timeout 180 "$calibrate" gemm --model "$repo/calibration/models/glm-5.3-shapes.yaml" --tp 8 \
+if timeout 180 "$calibrate" gemm --model glm-5.3 --tp 8 \
      --chunk 4096 --warmup 3 --repeats 10 --device "$device" --out "$logs/gemm-glm53-tp8.csv" \
      >"$logs/timing.txt" 2>"$logs/timing.err"; then
   status[timing]=passed

@@ -15,8 +15,7 @@ using tpnet::test::run_calibrate;
 
 namespace {
 
-const std::string kGlmShapes =
-    tpnet::test::source_dir() + "/calibration/models/glm-5.3-shapes.yaml";
+const std::string kGlm53 = "glm-5.3";
 
 }  // namespace
 
@@ -26,19 +25,19 @@ TEST_CASE("gemm bad input exits 2 with one line naming the flag or key", "[calib
     return;
   }
   expect_bad_input(run_calibrate({"gemm", "--tp", "8"}), "--model: is required");
-  expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes}), "--tp: is required");
-  expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "6"}),
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlm53}), "--tp: is required");
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlm53, "--tp", "6"}),
                    "num_attention_heads: 64 heads do not split evenly over TP 6");
-  expect_bad_input(run_calibrate({"gemm", "--model", "glm-5.3", "--tp", "8"}),
-                   "glm-5.3-shapes.yaml states them");
-  expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--chunk", "0"}),
+  // deepseek-v4.1-flash states totals, not its attention or expert shapes.
+  expect_bad_input(run_calibrate({"gemm", "--model", "deepseek-v4.1-flash", "--tp", "8"}),
+                   "mla: not stated by the model");
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlm53, "--tp", "8", "--chunk", "0"}),
                    "--chunk");
-  expect_bad_input(
-      run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--precision", "fp4"}),
-      "--precision: 'fp4' is not a precision; allowed auto, nvfp4, fp8, bf16");
-  expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--repeats", "0"}),
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlm53, "--tp", "8", "--precision", "fp4"}),
+                   "--precision: 'fp4' is not a precision; allowed auto, nvfp4, fp8, bf16");
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlm53, "--tp", "8", "--repeats", "0"}),
                    "--repeats: 0 is out of range");
-  expect_bad_input(run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--out",
+  expect_bad_input(run_calibrate({"gemm", "--model", kGlm53, "--tp", "8", "--out",
                                   "/nonexistent-folder/gemm.csv"}),
                    "--out /nonexistent-folder/gemm.csv: folder /nonexistent-folder does not exist");
 }
@@ -67,7 +66,7 @@ TEST_CASE("gemm times GLM-5.3 TP8 shapes on a GPU and writes the CSV", "[calibra
     return;
   }
   const auto out = tpnet::test::fresh_dir("gemm") / "gemm.csv";
-  const CliResult r = run_calibrate({"gemm", "--model", kGlmShapes, "--tp", "8", "--warmup", "1",
+  const CliResult r = run_calibrate({"gemm", "--model", kGlm53, "--tp", "8", "--warmup", "1",
                                      "--repeats", "3", "--out", out.string()});
   if (r.exit_code == 4 && r.err.find("no CUDA device") != std::string::npos) {
     WARN("SKIPPED: no CUDA device: " << r.err);

@@ -33,7 +33,6 @@ run() {
   }
 }
 
-glm_shapes=calibration/models/glm-5.3-shapes.yaml
 baseline=examples/data/glm53_tp8_200g.csv
 run report --model glm-5.3 --nodes 16 --speeds 100G,200G --baseline "$baseline" \
   --out "$out/report.html"
@@ -45,7 +44,7 @@ run compare --model glm-5.3 --tp 8,16 --baseline-tp 8 --baseline-ttft 6.36s \
   --baseline-prompt 8k --svg "$out/compare.svg"
 run capacity --sweep examples/data/qwen36_27b_sweep.csv --fleet 4 --svg "$out/capacity.svg"
 run memory --model glm-5.3 --tp 8 --svg "$out/memory.svg"
-run predict --model "$glm_shapes" --tp 8 --links 200G,emulated-100G --spec-tokens 4 \
+run predict --model glm-5.3 --tp 8 --links 200G,emulated-100G --spec-tokens 4 \
   --accepted-tokens 2.5 --long-prefill-token-threshold 2048 --max-num-seqs 8 \
   --baseline "$baseline" --svg "$out/predict.svg"
 run traffic --samples examples/traffic/counters_synthetic.csv \

@@ -30,18 +30,27 @@ ModelSummary summarize_model(const ModelArch& model) {
                                   bytes_per_prompt_token(model, engine),
                                   tp_divides_heads(model, tp)});
   }
-  try {
+  if (const auto missing = prefill_compute_missing(model)) {
+    s.prefill_compute_missing = missing->reason;
+  } else {
     const double gemm_per_token = total_flops(prefill_gemm_shapes(model, 1, 1));
     for (TokenCount prompt : {TokenCount{4096}, TokenCount{32768}, TokenCount{131072}}) {
       const double mixer = prefill_mixer_flops(model, 1, 0, prompt).total();
       s.prefill_compute.push_back(
           PrefillComputeRow{prompt, gemm_per_token, mixer / static_cast<double>(prompt)});
     }
-  } catch (const InputError& e) {
-    s.prefill_compute.clear();
-    s.prefill_compute_missing = e.what();
   }
   return s;
+}
+
+std::optional<MissingShape> prefill_compute_missing(const ModelArch& model) {
+  try {
+    (void)prefill_gemm_shapes(model, 1, 1);
+    (void)prefill_mixer_flops(model, 1, 0, 1);
+  } catch (const InputError& e) {
+    return MissingShape{e.where().key, e.what()};
+  }
+  return std::nullopt;
 }
 
 }  // namespace tpnet

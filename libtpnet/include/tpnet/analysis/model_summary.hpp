@@ -3,6 +3,7 @@
 /// per TP size the weights each node holds (as the memory fit counts them),
 /// the bytes each node sends per prompt token, and whether vLLM accepts the TP.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,5 +54,15 @@ struct ModelSummary {
 };
 
 [[nodiscard]] ModelSummary summarize_model(const ModelArch& model);
+
+/// Why prefill compute (and so `tpnet predict`) cannot price `model`.
+struct MissingShape {
+  std::string key;     ///< the first model key it lacks ("mla")
+  std::string reason;  ///< the whole refusal, as predict gives it
+};
+
+/// The first shape prefill compute lacks; nullopt when every GEMM and
+/// token-mixing shape is stated.
+[[nodiscard]] std::optional<MissingShape> prefill_compute_missing(const ModelArch& model);
 
 }  // namespace tpnet
