@@ -318,6 +318,34 @@ TEST_CASE("failed requests in a vllm result are warned about", "[sweep-io][vllm]
   CHECK_THAT(r[0].warnings[0], ContainsSubstring("3 request(s) failed at max_concurrency 64"));
 }
 
+TEST_CASE("a vllm result from a ramp-up run or one that adds up wrong is refused naming the key",
+          "[sweep-io][vllm][bad-input]") {
+  // SYNTHETIC, with the keys vllm bench serve writes for --ramp-up-strategy
+  // (vllm/benchmarks/serve.py): request_rate stays "inf" while the rate ramps.
+  const std::string ramp =
+      R"({"config": "TP2", "tp": 2, "request_rate": "inf", "burstiness": 1.0, )"
+      R"("max_concurrency": null, "ramp_up_strategy": "linear", "ramp_up_start_rps": 1, )"
+      R"("ramp_up_end_rps": 20, "completed": 100, "failed": 0, "mean_ttft_ms": 120.0, )"
+      R"("mean_tpot_ms": 20.0})";
+  CHECK_THROWS_WITH(parse_vllm_bench_json(ramp, "ramp.json"),
+                    ContainsSubstring("ramp.json:1: ramp_up_strategy: is 'linear': the request "
+                                      "rate ramped from 1 to 20 requests/s"));
+  // SYNTHETIC: more requests completed and failed than were sent.
+  CHECK_THROWS_WITH(
+      parse_vllm_bench_json(R"({"config": "TP2", "tp": 2, "max_concurrency": 8, )"
+                            R"("num_prompts": 100, "completed": 97, "failed": 5, )"
+                            R"("mean_ttft_ms": 120.0, "mean_tpot_ms": 20.0})",
+                            "sum.json"),
+      ContainsSubstring("sum.json:1: failed: 97 completed and 5 failed add up to more than "
+                        "num_prompts 100"));
+  // SYNTHETIC: no cap and no rate; the observed peak is not read as either.
+  CHECK_THROWS_WITH(
+      parse_vllm_bench_json(R"({"config": "TP2", "tp": 2, "max_concurrent_requests": 12, )"
+                            R"("mean_ttft_ms": 120.0, "mean_tpot_ms": 20.0})",
+                            "peak.json"),
+      ContainsSubstring("max_concurrent_requests is the peak vLLM observed in flight"));
+}
+
 TEST_CASE("the example vllm bench folders import as the Qwen3.6-27B TP2 and TP4 sweeps",
           "[sweep-io][vllm]") {
   const SweepSet tp2 = load_sweeps(kBench + "qwen36-tp2");

@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -26,6 +27,10 @@ const std::string kSparkCapped = kDir + "spark-gb10-gpt-oss-20b-rate1.5-maxconc2
 const std::string kSparkSpec =
     kDir + "spark-gb10-nemotron-3-super-120b-nvfp4-rate1.5-maxconc25-specdecode.json";
 const std::string kLlmd = kDir + "l40s-4x-llama3.2-3b-llmd-rates-jsonlines.json";
+const std::string kOptCapped = kDir + "opt-125m-vllm0.25.1-maxconc2-peak8-sweep-run.json";
+const std::string kOptAllFailed = kDir + "opt-125m-vllm0.25.1-all-requests-failed.json";
+const std::string kSparkFailed =
+    kDir + "spark-gb10-nemotron-3-nano-omni-30b-fp8-rate1.5-maxconc25-102-failed.json";
 
 const SweepPoint& only_point(const SweepSet& set) {
   REQUIRE(set.sweeps.size() == 1);
@@ -205,4 +210,93 @@ TEST_CASE("tpnet capacity on real rate sweeps answers in requests/s", "[vllm][co
   const auto mixed = run_tpnet({"capacity", "--sweep", qwen, "--sweep", "TP1-spark=" + kSparkRate});
   CHECK(mixed.exit_code == 2);
   CHECK_THAT(mixed.err, ContainsSubstring("analyse them in separate runs"));
+}
+
+TEST_CASE("a vLLM 0.25.1 closed-loop run is a point at max_concurrency 2, not at its peak of 8",
+          "[vllm][corpus]") {
+  // New schema (endpoint_type, failed, max_concurrent_requests, rtfx); the
+  // file holds max_concurrency 2 and max_concurrent_requests 8, the peak vLLM
+  // counted in flight.
+  const SweepSet set = load_sweeps(kOptCapped, std::string("TP1-opt"));
+  const SweepPoint& p = only_point(set);
+  CHECK(set.sweeps[0].axis == LoadAxis::concurrency);
+  CHECK(set.sweeps[0].tp == 1);
+  CHECK(p.concurrency == 2);
+  CHECK_FALSE(p.request_rate);  // "inf" with a cap: a concurrency point
+  CHECK(p.completed == 8);
+  CHECK_THAT(p.ttft.value(), WithinRel(46.89306787258829e-3, 1e-12));
+  CHECK_THAT(p.tps.tokens_per_second(), WithinRel(1000.0 / 7.962668958377132, 1e-12));
+  REQUIRE(p.itl);
+  CHECK_THAT(p.itl->value(), WithinRel(7.962675899761962e-3, 1e-12));
+  REQUIRE(p.latency);
+  CHECK_THAT(p.latency->value(), WithinRel(166.33310224824527e-3, 1e-12));
+  CHECK_THAT(p.p99_latency->value(), WithinRel(189.18195631165872e-3, 1e-12));
+  CHECK_THAT(*p.achieved_rate, WithinRel(11.950037467159987, 1e-12));
+  CHECK_THAT(p.output_throughput->tokens_per_second(), WithinRel(191.2005994745598, 1e-12));
+  CHECK_THAT(p.duration->value(), WithinRel(0.6694539679883746, 1e-12));
+  CHECK(set.warnings.empty());  // failed 0
+}
+
+TEST_CASE("a vLLM run where every request failed is refused naming completed and failed",
+          "[vllm][corpus][bad-input]") {
+  // vLLM wrote completed 0, failed 8 and every mean as 0.0: read as numbers,
+  // the fastest run there is.
+  try {
+    (void)load_sweeps(kOptAllFailed, std::string("TP1"));
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), ContainsSubstring(kOptAllFailed + ":1: completed: is 0 and failed is 8"));
+    CHECK_THAT(e.what(), ContainsSubstring("every request failed"));
+  }
+}
+
+TEST_CASE("a DGX Spark run where 102 of 300 requests failed is read with a warning",
+          "[vllm][corpus]") {
+  const SweepSet set = load_sweeps(kSparkFailed, std::string("TP1-omni"));
+  const SweepPoint& p = only_point(set);
+  CHECK(set.sweeps[0].axis == LoadAxis::request_rate);
+  CHECK(*p.request_rate == 1.5);
+  CHECK(p.concurrency == 25);  // max_concurrency; max_concurrent_requests (28) is not read
+  CHECK(p.completed == 198);
+  CHECK_THAT(p.ttft.value(), WithinRel(1333.185407429354e-3, 1e-12));
+  CHECK_THAT(p.tps.tokens_per_second(), WithinRel(1000.0 / 175.02661734631218, 1e-12));
+  CHECK_THAT(p.latency->value(), WithinRel(60249.72193719695e-3, 1e-12));
+  CHECK_THAT(*p.achieved_rate, WithinRel(0.40745667323857665, 1e-12));
+  REQUIRE(set.warnings.size() == 1);
+  CHECK_THAT(set.warnings[0], ContainsSubstring(kSparkFailed));
+  CHECK_THAT(set.warnings[0],
+             ContainsSubstring("102 request(s) failed at request_rate 1.5 (102 of 300, 34.0%)"));
+  CHECK_THAT(set.warnings[0], ContainsSubstring("the means of the 198 that completed"));
+  // Completed 0.407 requests/s of 1.5: it did not keep up, failures or not.
+  const ConfigCapacity c = analyze_config(set.sweeps[0], SloSpec{Seconds(2.0), TokenRate(5.0)});
+  CHECK(c.points.at(0).sustained_judged);
+  CHECK_FALSE(c.points.at(0).sustained);
+  CHECK(c.c_max == 0.0);
+}
+
+TEST_CASE("tpnet capacity on newer-schema vLLM results: warns on failures, refuses all failed",
+          "[vllm][corpus][cli]") {
+  const auto capped = run_tpnet({"capacity", "--sweep", "TP1=" + kOptCapped, "--ttft-slo", "100ms",
+                                 "--tps-slo", "100", "--format", "json"});
+  REQUIRE(capped.exit_code == 0);
+  const auto j = json_of(capped);
+  CHECK(j["load_axis"].as<std::string>() == "concurrency");
+  REQUIRE(j["points"].size() == 1);
+  CHECK(j["points"][0]["concurrency"].as<int>() == 2);
+  CHECK_THAT(j["points"][0]["ttft_s"].as<double>(), WithinRel(0.04689306787258829, 1e-9));
+  CHECK(j["configs"][0]["c_max"].as<int>() == 2);  // 46.9 ms, 125.6 tokens/s
+
+  const auto failed = run_tpnet({"capacity", "--sweep", "TP1=" + kSparkFailed, "--format", "json"});
+  REQUIRE(failed.exit_code == 0);
+  const auto jf = json_of(failed);
+  REQUIRE(jf["warnings"].size() == 1);
+  CHECK_THAT(jf["warnings"][0].as<std::string>(), ContainsSubstring("102 request(s) failed"));
+  CHECK_THAT(failed.err, ContainsSubstring("tpnet: warning: "));
+  CHECK_THAT(failed.err, ContainsSubstring("(102 of 300, 34.0%)"));
+
+  const auto none = run_tpnet({"capacity", "--sweep", "TP1=" + kOptAllFailed});
+  CHECK(none.exit_code == 2);
+  CHECK(none.out.empty());
+  CHECK(std::count(none.err.begin(), none.err.end(), '\n') == 1);
+  CHECK_THAT(none.err, ContainsSubstring(kOptAllFailed + ":1: completed: is 0 and failed is 8"));
 }

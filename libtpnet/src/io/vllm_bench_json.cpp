@@ -56,6 +56,20 @@ bool is_infinite_text(const YAML::Node& node) {
 /// The load a run put on the server: request_rate (a number, or "inf" for
 /// every request at once) and max_concurrency (a cap, or null for none).
 void read_load(const YAML::Node& root, const std::string& origin, BenchResult& r) {
+  if (const YAML::Node ramp = root["ramp_up_strategy"]; !is_null(ramp)) {
+    // vLLM's --ramp-up-strategy: the rate climbs from ramp_up_start_rps to
+    // ramp_up_end_rps while request_rate stays "inf", so "inf" would read
+    // as every request sent at once.
+    const auto start = yaml::optional_number(root, origin, "ramp_up_start_rps", 0.0, kMaxRate);
+    const auto end = yaml::optional_number(root, origin, "ramp_up_end_rps", 0.0, kMaxRate);
+    throw InputError(
+        fmt::format("is '{}': the request rate ramped{} during the run, so it measured no one "
+                    "load level; tpnet reads runs at one --request-rate or --max-concurrency",
+                    ramp.IsScalar() ? ramp.Scalar() : std::string("set"),
+                    start && end ? fmt::format(" from {:g} to {:g} requests/s", *start, *end)
+                                 : std::string()),
+        yaml::where(ramp, origin, "ramp_up_strategy"));
+  }
   const YAML::Node rate = root["request_rate"];
   const YAML::Node cap = root["max_concurrency"];
   const bool unlimited_rate = !is_null(rate) && is_infinite_text(rate);
@@ -80,10 +94,17 @@ void read_load(const YAML::Node& root, const std::string& origin, BenchResult& r
     r.axis = LoadAxis::request_rate;  // the top of a rate sweep: every request at once
     return;
   }
+  // max_concurrent_requests (vLLM 0.10+) is the peak number of requests the
+  // client saw in flight, a measurement: it exceeds the cap in real files
+  // (28 under --max-concurrency 25), so it never stands in for the setting.
+  const bool has_peak = !is_null(root["max_concurrent_requests"]);
   throw InputError(
-      "is missing or null, and so is request_rate: the run measured neither a fixed "
-      "concurrency nor a request rate; rerun vllm bench serve with --max-concurrency N or "
-      "--request-rate R",
+      fmt::format("is missing or null, and so is request_rate: the run measured neither a fixed "
+                  "concurrency nor a request rate{}; rerun vllm bench serve with "
+                  "--max-concurrency N or --request-rate R",
+                  has_peak ? " (max_concurrent_requests is the peak vLLM observed in flight, "
+                             "not the concurrency it was run at)"
+                           : ""),
       yaml::where(is_null(cap) && cap ? cap : root, origin, "max_concurrency"));
 }
 
@@ -98,6 +119,27 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin,
   BenchResult r;
   r.point.source = yaml::where(root, origin, "");
   read_load(root, origin, r);
+
+  // Requests first: when every request failed vLLM still writes its means,
+  // as 0 (numpy's mean of nothing), which would read as the fastest run.
+  const auto completed = yaml::optional_integer(root, origin, "completed", 0, 1LL << 40);
+  const auto failed = yaml::optional_integer(root, origin, "failed", 0, 1LL << 40);
+  if (completed && *completed == 0) {
+    throw InputError(
+        failed && *failed > 0
+            ? fmt::format("is 0 and failed is {}: every request failed, so the means (written as "
+                          "0) measure nothing; see the errors vllm bench serve printed",
+                          *failed)
+            : std::string("is 0: no request completed, so the means measure nothing"),
+        yaml::where(root["completed"], origin, "completed"));
+  }
+  if (const auto sent = yaml::optional_integer(root, origin, "num_prompts", 0, 1LL << 40);
+      sent && completed && failed && *completed + *failed > *sent) {
+    throw InputError(fmt::format("{} completed and {} failed add up to more than num_prompts {}: "
+                                 "the file is not one vllm bench serve run",
+                                 *completed, *failed, *sent),
+                     yaml::where(root["failed"], origin, "failed"));
+  }
 
   const auto ttft_ms = positive(root, origin, "mean_ttft_ms");
   if (!ttft_ms) {
@@ -120,20 +162,21 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin,
                      yaml::where(root, origin, "mean_tpot_ms"));
   }
 
-  const auto completed = yaml::optional_integer(root, origin, "completed", 0, 1LL << 40);
-  if (completed && *completed == 0) {
-    throw InputError("is 0: no request completed, so the means measure nothing",
-                     yaml::where(root["completed"], origin, "completed"));
-  }
-  const auto failed = yaml::optional_integer(root, origin, "failed", 0, 1LL << 40);
   if (failed && *failed > 0) {
     const std::string level =
         r.axis == LoadAxis::concurrency ? fmt::format("max_concurrency {}", r.point.concurrency)
         : r.point.request_rate          ? fmt::format("request_rate {:g}", *r.point.request_rate)
                                         : std::string("request_rate inf");
-    r.warnings.push_back(
-        fmt::format("{}: {} request(s) failed at {}; the means cover only the completed ones",
-                    origin, *failed, level));
+    const std::string share =
+        completed ? fmt::format(" ({} of {}, {:.1f}%)", *failed, *completed + *failed,
+                                100.0 * static_cast<double>(*failed) /
+                                    static_cast<double>(*completed + *failed))
+                  : std::string();
+    r.warnings.push_back(fmt::format(
+        "{}: {} request(s) failed at {}{}; TTFT, TPS and latency are the means of the {} that "
+        "completed, and the server did not serve the others",
+        origin, *failed, level, share,
+        completed ? std::to_string(*completed) : std::string("requests")));
   }
   r.point.completed = completed;
   if (const auto duration = yaml::optional_number(root, origin, "duration", 0.0, 1e9)) {

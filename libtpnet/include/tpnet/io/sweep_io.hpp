@@ -53,9 +53,11 @@ struct BenchResult {
 /// Reads the keys `request_rate` (a number or "inf"), `max_concurrency`,
 /// `mean_ttft_ms`, `mean_tpot_ms` (else `mean_itl_ms`), `mean_itl_ms`,
 /// `mean_e2el_ms` (else `total_output_tokens` and `completed` to derive the
-/// latency), `failed`, `completed`, `duration`, `request_throughput`,
-/// `output_throughput`, `burstiness`, the config key and `tp`; other keys
-/// (percentiles, goodput under either spelling, metadata) are ignored. A
+/// latency), `failed`, `completed`, `num_prompts`, `duration`,
+/// `request_throughput`, `output_throughput`, `burstiness`, the config key and
+/// `tp`; other keys (percentiles, goodput under either spelling, metadata,
+/// `max_concurrent_requests`, which is an observed peak) are ignored. A run
+/// where every request failed, or one with `ramp_up_strategy`, is refused. A
 /// file may hold one object, or one object per line as `--append-result`
 /// writes them. Errors name the file, line and key.
 std::vector<BenchResult> parse_vllm_bench_json(std::string_view text, const std::string& origin,
