@@ -315,7 +315,37 @@ TEST_CASE("a missing tie_word_embeddings is taken as untied and marked", "[hf]")
   const ModelArch m = parse_hf_config(llama_with("\"tie_word_embeddings\": false,", ""), "t.json");
   CHECK_FALSE(m.tie_word_embeddings);
   CHECK(m.assumptions.count("tie_word_embeddings") == 1);
+  CHECK_THAT(m.assumptions.at("tie_word_embeddings"),
+             ContainsSubstring("the default of transformers' llama config"));
   CHECK(parse_hf_config(llama_with("false", "true"), "t.json").tie_word_embeddings);
+}
+
+TEST_CASE("a missing tie_word_embeddings takes transformers' default for the model_type", "[hf]") {
+  // SYNTHETIC: Llama-70B's shapes under other model_types.
+  auto typed = [](std::string text, const std::string& type) {
+    return text.replace(text.find("\"llama\""), 7, "\"" + type + "\"");
+  };
+  const std::string untied = llama_with("\"tie_word_embeddings\": false,", "");
+  // Gemma's config classes default to tied (GemmaConfig, Gemma2Config, Gemma3TextConfig).
+  for (const char* type : {"gemma", "gemma2", "gemma3_text"}) {
+    INFO(type);
+    const ModelArch m = parse_hf_config(typed(untied, type), "t.json");
+    CHECK(m.tie_word_embeddings);
+    CHECK_THAT(m.assumptions.at("tie_word_embeddings"),
+               ContainsSubstring(std::string("true (the LM head is the input embedding table), "
+                                             "the default of transformers' ") +
+                                 type + " config"));
+    CHECK(estimate_params(m).total.lm_head == 0.0);  // no LM head of its own
+  }
+  // A model_type with no default in tpnet's table stays untied, and says so.
+  const ModelArch other = parse_hf_config(typed(untied, "my_custom_lm"), "t.json");
+  CHECK_FALSE(other.tie_word_embeddings);
+  CHECK_THAT(other.assumptions.at("tie_word_embeddings"),
+             ContainsSubstring("no default for model_type 'my_custom_lm'"));
+  // The file's own value wins over the table.
+  const ModelArch stated = parse_hf_config(typed(kLlama70b, "gemma2"), "t.json");
+  CHECK_FALSE(stated.tie_word_embeddings);
+  CHECK(stated.assumptions.count("tie_word_embeddings") == 0);
 }
 
 TEST_CASE("bad config.json files give one error naming the file, line and key", "[hf][bad-input]") {

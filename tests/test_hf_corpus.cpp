@@ -126,6 +126,7 @@ const Published kPublished[] = {
     {"nvidia__Llama-3.1-70B-Instruct-FP8", 70, 0},
     {"zai-org__GLM-4.5", 355, 32},
     {"Qwen__Qwen3-Coder-480B-A35B-Instruct", 480, 35},
+    {"google__gemma-3-27b-it", 27, 0},
 };
 
 /// Gaps over 2% that come from what a card counts, not from the estimate,
@@ -164,6 +165,43 @@ TEST_CASE("parameter estimates come within 2% of the counts model cards state",
     check_count(std::string(p.folder) + " total", m.total_params, p.total_b);
     if (p.active_b > 0) check_count(std::string(p.folder) + " active", m.active_params, p.active_b);
   }
+}
+
+TEST_CASE(
+    "Gemma-3-27B is 27.0B from its text_config with the LM head tied, as transformers "
+    "defaults",
+    "[hf][corpus][golden]") {
+  // google/gemma-3-27b-it states neither tie_word_embeddings nor vocab_size:
+  // Gemma3TextConfig's defaults (true, 262208) fill them in.
+  const ModelArch m = load("google__gemma-3-27b-it");
+  CHECK(m.hidden_size == 5376);  // read from text_config
+  CHECK(m.num_layers == 62);
+  CHECK(m.num_attention_heads == 32);
+  CHECK(m.num_kv_heads == 16);
+  CHECK(m.head_dim == 128);
+  CHECK(m.intermediate_size == 21504);
+  CHECK(m.vocab_size == 262208);
+  CHECK(m.assumptions.count("vocab_size") == 1);
+  CHECK(m.tie_word_embeddings);
+  REQUIRE(m.assumptions.count("tie_word_embeddings") == 1);
+  CHECK_THAT(m.assumptions.at("tie_word_embeddings"),
+             ContainsSubstring("transformers' gemma3_text config"));
+
+  // By hand: one 262208 x 5376 table; per layer q and o 5376 x 4096, k and v
+  // 5376 x 2048, a gated FFN of 3 x 5376 x 21504 (norms left out).
+  const double embedding = 262208.0 * 5376.0;
+  const double layers = 62.0 * (2.0 * 5376 * 4096 + 2.0 * 5376 * 2048 + 3.0 * 5376 * 21504);
+  CHECK_THAT(m.total_params, WithinRel(embedding + layers, 1e-12));  // 27.008B
+  // Google's "27B" (PUBLISHED.md): +0.03%. With an untied head (tpnet's old
+  // default) it was 28.42B, +5.3%.
+  CHECK_THAT(m.total_params, WithinRel(27e9, 0.001));
+  // The technical report's table as restated (PUBLISHED.md, secondary):
+  // 25.6B language + 1.4B embeddings + 417M vision = 27.4B. tpnet counts no
+  // vision tower; the text parts match, and with the 417M added the total is
+  // 27.42B against 27.4B (+0.1%).
+  CHECK_THAT(layers, WithinRel(25.6e9, 0.001));
+  CHECK_THAT(embedding, WithinRel(1.4e9, 0.01));  // 1.41B; the source gives one decimal
+  CHECK_THAT(m.total_params + 0.417e9, WithinRel(27.4e9, 0.002));
 }
 
 TEST_CASE("Llama-4 layers: experts with a shared expert, dense layers of intermediate_size_mlp",

@@ -416,6 +416,24 @@ std::string model_type(const Scope& s, const Scope& top) {
   return "";
 }
 
+/// transformers' tie_word_embeddings default for the config class of a
+/// model_type; nullopt where tpnet's table has none. A config.json leaves
+/// the key out when it holds the default (save_pretrained writes the
+/// difference from the defaults), so Google's Gemma 3 files never state it.
+/// Read from transformers' configuration_<type>.py: GemmaConfig, Gemma2Config,
+/// Gemma3TextConfig true (Gemma3Config passes it on to PretrainedConfig,
+/// whose default is true); LlamaConfig, Llama4Config, Llama4TextConfig,
+/// Qwen2Config false (commits in docs/models.md).
+std::optional<bool> default_tie_word_embeddings(const std::string& type) {
+  if (type == "gemma" || type == "gemma2" || type == "gemma3" || type == "gemma3_text") {
+    return true;
+  }
+  if (type == "llama" || type == "llama4" || type == "llama4_text" || type == "qwen2") {
+    return false;
+  }
+  return std::nullopt;
+}
+
 /// transformers' vocab_size default where a family's configs leave it out
 /// (Google's Gemma configs do); 0 when tpnet knows none.
 long long default_vocab_size(const std::string& type) {
@@ -635,17 +653,27 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
     m.attention = m.num_kv_heads == m.num_attention_heads ? AttentionKind::mha : AttentionKind::gqa;
   }
 
-  // Embeddings: untied unless the config says otherwise, as the config classes
-  // of Llama, Qwen, DeepSeek and Mistral default (an assumption, marked).
+  // Embeddings: as the config says; absent, the default of transformers'
+  // config class for the model_type (an assumption, marked), else untied.
   if (auto tied = optional_bool(s, "tie_word_embeddings")) {
     m.tie_word_embeddings = *tied;
   } else if (auto tied_top = optional_bool(top, "tie_word_embeddings")) {
     m.tie_word_embeddings = *tied_top;
+  } else if (const auto tied_default = default_tie_word_embeddings(type)) {
+    m.tie_word_embeddings = *tied_default;
+    m.assumptions["tie_word_embeddings"] =
+        fmt::format("Not in config.json; {}, the default of transformers' {} config.",
+                    *tied_default ? "true (the LM head is the input embedding table)"
+                                  : "false (a separate LM head)",
+                    type);
   } else {
     m.tie_word_embeddings = false;
-    m.assumptions["tie_word_embeddings"] =
+    m.assumptions["tie_word_embeddings"] = fmt::format(
         "Not in config.json; taken as false (a separate LM head), the default of the Llama, "
-        "Qwen, DeepSeek and Mistral configs in transformers.";
+        "Llama 4 and Qwen2 configs in transformers. tpnet has no default for model_type '{}' "
+        "(transformers' PretrainedConfig defaults to true): state it if the checkpoint ties "
+        "its LM head to the embeddings.",
+        type.empty() ? std::string("(none)") : type);
   }
 
   // Names and provenance.
