@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "input_limit.hpp"
@@ -35,11 +36,7 @@ int run(int argc, char** argv) {
       "tpnet"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tpnet " TPNET_VERSION);
-  std::vector<Command> commands{
-      setup_bytes(app),  setup_penalty(app),     setup_decode(app),  setup_link(app),
-      setup_models(app), setup_compare(app),     setup_check(app),   setup_capacity(app),
-      setup_plan(app),   setup_memory(app),      setup_switch(app),  setup_traffic(app),
-      setup_doctor(app), setup_calibration(app), setup_predict(app), setup_report(app)};
+  const std::vector<Command> commands = setup_commands(app);
   document_exit_codes(app);
   require_decimal_integers(app);
   if (argc > 1 && argv[1][0] != '-') {

@@ -1,10 +1,17 @@
-// Every key a subcommand prints with --format json is documented in
-// docs/json.md, and every key documented there is printed by some run below:
-// CI pipelines read these keys, so neither side may drift.
+// Every key a subcommand prints with --format json is documented in that
+// command's section of docs/json.md, or in a shared table the section's
+// Includes: line links to; and every key documented there is printed by some
+// run below. CI pipelines read these keys, so neither side may drift. The
+// page's layout rule is docs/json.md's "Layout of this page".
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <CLI/CLI.hpp>
+
+#include <cctype>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -13,6 +20,7 @@
 
 #include "catch.hpp"
 #include "cli_runner.hpp"
+#include "commands.hpp"
 
 using tpnet::test::CliResult;
 using tpnet::test::run_tpnet;
@@ -23,32 +31,99 @@ namespace {
 const std::string kSource = TPNET_SOURCE_DIR;
 std::string ex(const std::string& path) { return kSource + "/examples/" + path; }
 
-/// Keys documented in docs/json.md: every backticked name in the first column
-/// of a table row; a dotted or `[]` path (`fit.alpha_s`, `curve[].size_bytes`)
+/// GitHub's anchor for a heading: lower case, punctuation but `-` and `_`
+/// dropped, spaces as `-` ("The `svg` key" -> "the-svg-key").
+std::string anchor_of(const std::string& heading) {
+  std::string out;
+  for (const char c : heading) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) != 0 || c == '-' || c == '_') {
+      out += static_cast<char>(std::tolower(u));
+    } else if (c == ' ') {
+      out += '-';
+    }
+  }
+  return out;
+}
+
+/// The keys a table row documents: every backticked name in its first
+/// column; a dotted or `[]` path (`fit.alpha_s`, `curve[].size_bytes`)
 /// documents each of its parts.
-std::set<std::string> documented_keys() {
+std::set<std::string> keys_of_row(const std::string& line) {
   std::set<std::string> keys;
-  std::istringstream in(slurp(kSource + "/docs/json.md"));
-  std::string line;
-  const std::regex code("`([^`]+)`");
-  while (std::getline(in, line)) {
-    if (line.rfind("| `", 0) != 0) continue;
-    const std::string first = line.substr(1, line.find('|', 1) - 1);
-    for (std::sregex_iterator it(first.begin(), first.end(), code), end; it != end; ++it) {
-      const std::string path = (*it)[1];
-      if (path.empty() || path[0] == '_') continue;  // unit suffixes in the rules' table
-      std::string part;
-      for (const char c : path + ".") {
-        if (c == '.' || c == '[' || c == ']') {
-          if (!part.empty()) keys.insert(part);
-          part.clear();
-        } else {
-          part += c;
-        }
+  const std::string first = line.substr(1, line.find('|', 1) - 1);
+  static const std::regex kCode("`([^`]+)`");
+  for (std::sregex_iterator it(first.begin(), first.end(), kCode), end; it != end; ++it) {
+    const std::string path = (*it)[1];
+    std::string part;
+    for (const char c : path + ".") {
+      if (c == '.' || c == '[' || c == ']') {
+        if (!part.empty()) keys.insert(part);
+        part.clear();
+      } else {
+        part += c;
       }
     }
   }
   return keys;
+}
+
+/// docs/json.md read by its layout rule: a `## `tpnet NAME`` section (with
+/// its subsections) documents command NAME; the `###` sections under `##
+/// Shared tables` are shared, each known by its anchor; a paragraph starting
+/// "Includes:" in a command's section links the shared tables it prints.
+/// Tables elsewhere (the rules' units and enums) document no keys.
+struct JsonPage {
+  std::map<std::string, std::set<std::string>> command_keys;
+  std::map<std::string, std::set<std::string>> includes;     ///< command -> anchors
+  std::map<std::string, std::set<std::string>> shared_keys;  ///< anchor -> keys
+};
+
+JsonPage read_json_page(const std::string& text) {
+  JsonPage page;
+  enum class In { other, command, shared } in = In::other;
+  std::string name;  // the command, or the shared table's anchor
+  bool in_includes = false;
+  std::istringstream lines(text);
+  std::string line;
+  static const std::regex kHeading(R"(^(#+) (.*)$)");
+  static const std::regex kCommand(R"(^`tpnet ([a-z]+)[ `])");
+  static const std::regex kLink(R"(\]\(#([^)]+)\))");
+  while (std::getline(lines, line)) {
+    if (line.empty()) in_includes = false;
+    std::smatch m;
+    if (std::regex_match(line, m, kHeading)) {
+      in_includes = false;
+      const auto level = m[1].length();
+      const std::string title = m[2];
+      std::smatch c;
+      if (level <= 2) {
+        in = In::other;
+        if (std::regex_search(title, c, kCommand)) {
+          in = In::command;
+          name = c[1];
+          page.command_keys[name];
+        } else if (title == "Shared tables") {
+          in = In::shared;
+          name.clear();
+        }
+      } else if (in == In::shared && level == 3) {
+        name = anchor_of(title);
+        page.shared_keys[name];
+      }
+      continue;
+    }
+    if (in == In::command && line.rfind("Includes:", 0) == 0) in_includes = true;
+    if (in_includes) {
+      for (std::sregex_iterator it(line.begin(), line.end(), kLink), end; it != end; ++it) {
+        page.includes[name].insert((*it)[1]);
+      }
+    }
+    if (line.rfind("| `", 0) != 0 || name.empty()) continue;
+    if (in == In::command) page.command_keys[name].merge(keys_of_row(line));
+    if (in == In::shared) page.shared_keys[name].merge(keys_of_row(line));
+  }
+  return page;
 }
 
 /// Maps whose keys are names from the input (a model's assumed keys, recorded
@@ -61,7 +136,7 @@ bool names_are_data(const std::string& parent) {
 void collect(const YAML::Node& node, const std::string& parent, std::set<std::string>& keys) {
   if (node.IsMap()) {
     for (const auto& item : node) {
-      const std::string key = item.first.as<std::string>();
+      const auto key = item.first.as<std::string>();
       if (!names_are_data(parent)) keys.insert(key);
       collect(item.second, key, keys);
     }
@@ -71,13 +146,13 @@ void collect(const YAML::Node& node, const std::string& parent, std::set<std::st
 }
 
 struct Run {
-  std::vector<std::string> args;
+  std::vector<std::string> args;  ///< the subcommand first
   int exit_code = 0;
 };
 
 /// Runs that between them print every documented key: each subcommand over
-/// the examples, with the options that add keys (baselines, budgets,
-/// calibration, overrides, none-fits).
+/// the examples and tests/data, with the options that add keys (baselines,
+/// budgets, calibration, overrides, none-fits, --svg, --fabric).
 std::vector<Run> runs(const std::string& tmp) {
   const std::string cal = ex("calibration/calibration_glm53_tp8_200g_synthetic.yaml");
   const std::string sweep = ex("nccl-tests/all_reduce_perf_8ranks_synthetic.txt");
@@ -85,13 +160,14 @@ std::vector<Run> runs(const std::string& tmp) {
       {{"bytes", "--model", "glm-5.3", "--tp", "8"}},
       {{"bytes", "--model", "glm-5.3", "--tp", "8", "--base-latency", "10us"}},
       {{"penalty", "--model", "glm-5.3", "--tp", "8", "--baseline", ex("data/glm53_tp8_200g.csv"),
-        "--calibration", cal, "--max-extra-ttft", "10s", "--max-ttft-increase", "25%"}},
+        "--calibration", cal, "--max-extra-ttft", "10s", "--max-ttft-increase", "25%", "--svg",
+        tmp + "/penalty.svg"}},
       {{"penalty", "--model", "glm-5.3", "--tp", "8", "--bytes-per-token", "3.57MB"}},
       {{"decode", "--model", "glm-5.3", "--tp", "8", "--spec-tokens", "4", "--calibration", cal}},
       {{"link"}},
       {{"predict",
         "--model",
-        kSource + "/calibration/models/glm-5.3-shapes.yaml",
+        "glm-5.3",
         "--tp",
         "8",
         "--links",
@@ -113,33 +189,52 @@ std::vector<Run> runs(const std::string& tmp) {
         "--traffic",
         tmp + "/traffic.csv",
         "--requests",
-        tmp + "/requests.csv"}},
+        tmp + "/requests.csv",
+        "--svg",
+        tmp + "/predict.svg"}},
       {{"link", "--pcie-gen", "5", "--lanes", "4"}},
       {{"link", "--allreduce-size", "61440", "--tp", "8"}},
       {{"models"}},
       {{"models", "show", "glm-5.3"}},
       {{"models", "show", "qwen3-next-80b-a3b"}},
-      {{"compare", "--model", "glm-5.3", "--tp", "8,16", "--prompt", "8k", "--baseline-tp", "8",
-        "--baseline-ttft", "6.36s", "--baseline-prompt", "8k", "--calibration", cal,
-        "--max-ttft-increase", "25%"},
+      {{"compare",
+        "--model",
+        "glm-5.3",
+        "--tp",
+        "8,16",
+        "--prompt",
+        "8k",
+        "--baseline-tp",
+        "8",
+        "--baseline-ttft",
+        "6.36s",
+        "--baseline-prompt",
+        "8k",
+        "--calibration",
+        cal,
+        "--max-ttft-increase",
+        "25%",
+        "--fabric",
+        "auto",
+        "--svg",
+        tmp + "/compare.svg"},
        1},
       {{"check", ex("glm53-study-plan.yaml")}},
       {{"check", ex("glm53-tp16-plan.yaml")}, 1},
       {{"switch", "--nodes", "16", "--speed", "100G"}},
       {{"switch", "--nodes", "40", "--speed", "100G", "--switch", "crs804"}},
       {{"switch", "--nodes", "3", "--speed", "100G"}},
-      {{"memory", "--model", "glm-5.3", "--tp", "8"}},
+      {{"memory", "--model", "glm-5.3", "--tp", "8", "--svg", tmp + "/memory.svg"}},
       {{"memory", "--model", "glm-5.3", "--min-tp"}},
       {{"memory", "--model", "glm-5.3", "--min-tp", "--node-memory", "20GB"}},
       {{"memory", "--model", "deepseek-v4.1-flash", "--tp", "8", "--nccl-tuned"}},
       {{"memory", "--model", "glm-5.3", "--tp", "4", "--pp", "2"}},
       {{"memory", "--model", "llama-3.1-70b", "--tp", "16"}},
-      {{"capacity", "--sweep", ex("data/qwen36_27b_sweep.csv")}},
+      {{"capacity", "--sweep", ex("data/qwen36_27b_sweep.csv"), "--svg", tmp + "/capacity.svg"}},
       {{"capacity", "--sweep", "TP2=" + ex("vllm-bench/qwen36-tp2"), "--sweep",
         "TP4=" + ex("vllm-bench/qwen36-tp4")}},
       {{"capacity", "--sweep",
-        std::string(TPNET_SOURCE_DIR) +
-            "/tests/data/vllm-bench/l40s-4x-llama3.2-3b-llmd-rates-jsonlines.json",
+        kSource + "/tests/data/vllm-bench/l40s-4x-llama3.2-3b-llmd-rates-jsonlines.json",
         "--config-key", "deployment", "--tp", "1"}},
       {{"plan", "--model", "glm-5.3", "--nodes", "16", "--baseline-tp", "8", "--baseline-ttft",
         "6.36s", "--baseline-prompt", "8k"}},
@@ -153,15 +248,66 @@ std::vector<Run> runs(const std::string& tmp) {
   };
 }
 
+/// The subcommands whose --format offers json, from the CLI itself.
+std::set<std::string> commands_with_json() {
+  CLI::App app;
+  std::set<std::string> names;
+  for (const auto& command : tpnet::cli::setup_commands(app)) {
+    const CLI::Option* format = command.app->get_option_no_throw("--format");
+    if (format == nullptr) continue;
+    // The --format line of the subcommand's help lists its choices.
+    std::istringstream help(command.app->help());
+    std::string line;
+    while (std::getline(help, line)) {
+      if (line.find("--format") != std::string::npos && line.find("json") != std::string::npos) {
+        names.insert(command.app->get_name());
+      }
+    }
+  }
+  return names;
+}
+
 }  // namespace
 
+TEST_CASE("docs/json.md is read by its layout rule: command sections, shared tables, Includes:",
+          "[json]") {
+  const JsonPage page = read_json_page(
+      "## Rules\n"
+      "| `ignored` | a value table |\n"
+      "## Shared tables\n"
+      "### Link record\n"
+      "| `name`, `link_bps` | text |\n"
+      "### The `svg` key\n"
+      "| `svg` | text |\n"
+      "## `tpnet bytes`\n"
+      "\n"
+      "Includes: [link record](#link-record) (`link`), [the\n"
+      "`svg` key](#the-svg-key).\n"
+      "\n"
+      "| `model` | text |\n"
+      "### `tpnet bytes` rows\n"
+      "| `rows[].tp`, `allreduce.steps` | count |\n"
+      "## `tpnet check PLAN.yaml`\n"
+      "| `plan` | text |\n"
+      "Not an Includes: line [link record](#link-record)\n");
+  CHECK(page.shared_keys.at("link-record") == std::set<std::string>{"name", "link_bps"});
+  CHECK(page.shared_keys.at("the-svg-key") == std::set<std::string>{"svg"});
+  CHECK(page.command_keys.at("bytes") ==
+        std::set<std::string>{"model", "rows", "tp", "allreduce", "steps"});
+  CHECK(page.includes.at("bytes") == std::set<std::string>{"link-record", "the-svg-key"});
+  CHECK(page.command_keys.at("check") == std::set<std::string>{"plan"});
+  CHECK(page.includes.count("check") == 0);
+  CHECK(page.shared_keys.size() == 2);
+}
+
 TEST_CASE(
-    "every JSON key printed is documented in docs/json.md, and every documented key is "
-    "printed",
+    "every JSON key a command prints is documented in its section of docs/json.md, and every "
+    "documented key is printed",
     "[cli][json]") {
+  const JsonPage page = read_json_page(slurp(kSource + "/docs/json.md"));
   const auto tmp = std::filesystem::temp_directory_path() / "tpnet_json_keys";
   std::filesystem::create_directories(tmp);
-  std::set<std::string> printed;
+  std::map<std::string, std::set<std::string>> printed;  // command -> keys
   for (Run run : runs(tmp.string())) {
     run.args.insert(run.args.end(), {"--format", "json"});
     std::string command;
@@ -170,23 +316,79 @@ TEST_CASE(
     const CliResult r = run_tpnet(run.args);
     INFO(r.err);
     REQUIRE(r.exit_code == run.exit_code);
-    collect(YAML::Load(r.out), "", printed);
+    collect(YAML::Load(r.out), "", printed[run.args.front()]);
   }
   std::filesystem::remove_all(tmp);
 
-  const std::set<std::string> documented = documented_keys();
+  // Every command with JSON output is run and has a section.
+  std::vector<std::string> unrun;
+  for (const auto& name : commands_with_json()) {
+    if (printed.count(name) == 0) unrun.push_back(name + ": no run above");
+    if (page.command_keys.count(name) == 0) unrun.push_back(name + ": no section in docs/json.md");
+  }
+  CHECK(unrun == std::vector<std::string>{});
+
+  // Every Includes: link names a shared table.
+  std::vector<std::string> bad_links;
+  for (const auto& [command, anchors] : page.includes) {
+    for (const auto& anchor : anchors) {
+      if (page.shared_keys.count(anchor) == 0)
+        bad_links.push_back(fmt::format("{}: #{}", command, anchor));
+    }
+  }
+  CHECK(bad_links == std::vector<std::string>{});
+
+  // Printed -> documented where that command's reader looks.
   std::vector<std::string> undocumented;
-  for (const auto& key : printed) {
-    if (documented.count(key) == 0) undocumented.push_back(key);
+  for (const auto& [command, keys] : printed) {
+    std::set<std::string> documented;
+    if (const auto own = page.command_keys.find(command); own != page.command_keys.end()) {
+      documented = own->second;
+    }
+    if (const auto inc = page.includes.find(command); inc != page.includes.end()) {
+      for (const auto& anchor : inc->second) {
+        if (const auto shared = page.shared_keys.find(anchor); shared != page.shared_keys.end()) {
+          documented.insert(shared->second.begin(), shared->second.end());
+        }
+      }
+    }
+    for (const auto& key : keys) {
+      if (documented.count(key) == 0) undocumented.push_back(fmt::format("{}: {}", command, key));
+    }
   }
+  {
+    INFO(
+        "printed by `tpnet COMMAND --format json` but not in its section of docs/json.md nor in "
+        "a shared table its Includes: line links");
+    CHECK(undocumented == std::vector<std::string>{});
+  }
+
+  // Documented -> printed: a command's own keys by one of its runs, a shared
+  // table's keys by a run of a command that includes it.
   std::vector<std::string> never_printed;
-  for (const auto& key : documented) {
-    if (printed.count(key) == 0) never_printed.push_back(key);
+  for (const auto& [command, keys] : page.command_keys) {
+    const auto runs_of = printed.find(command);
+    for (const auto& key : keys) {
+      if (runs_of == printed.end() || runs_of->second.count(key) == 0) {
+        never_printed.push_back(fmt::format("{}: {}", command, key));
+      }
+    }
   }
-  std::string both;
-  for (const auto& k : undocumented) both += "printed but not documented: " + k + "\n";
-  for (const auto& k : never_printed) both += "documented but never printed: " + k + "\n";
-  INFO(both);
-  CHECK(undocumented.empty());
-  CHECK(never_printed.empty());
+  for (const auto& [anchor, keys] : page.shared_keys) {
+    std::set<std::string> by_includers;
+    for (const auto& [command, anchors] : page.includes) {
+      if (anchors.count(anchor) == 0 || printed.count(command) == 0) continue;
+      by_includers.insert(printed.at(command).begin(), printed.at(command).end());
+    }
+    for (const auto& key : keys) {
+      if (by_includers.count(key) == 0)
+        never_printed.push_back(fmt::format("#{}: {}", anchor, key));
+    }
+  }
+  {
+    INFO(
+        "documented in docs/json.md but printed by no run of that command (or, for a shared "
+        "table, of a command including it)");
+    CHECK(never_printed == std::vector<std::string>{});
+  }
 }

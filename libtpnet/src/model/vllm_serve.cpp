@@ -389,8 +389,8 @@ VllmServeCommand parse_vllm_serve(std::string_view command_line) {
     if (f.flag == kDataParallel) {
       dp = count_value(f.value, f.shown, 4096);
       out.ignored.push_back({f.shown,
-                             "tpnet sizes one instance; data-parallel replicas are "
-                             "`tpnet capacity --fleet`'s subject"});
+                             "tpnet sizes one instance; data-parallel replicas are tpnet "
+                             "capacity's subject (`fleet_nodes`)"});
       continue;
     }
     if (f.flag == kDtype) {

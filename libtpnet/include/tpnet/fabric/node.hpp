@@ -74,12 +74,12 @@ struct NodeSpec {
   [[nodiscard]] BitRate network_rate() const;
 };
 
-/// The node every command assumes unless told otherwise (`node`, --node).
+/// The node every command assumes unless a request's `node` says otherwise.
 inline constexpr std::string_view kDefaultNodeName = "dgx-spark";
 
 /// Names of the built-in nodes, sorted.
 [[nodiscard]] std::vector<std::string> builtin_node_names();
-/// A built-in node ("dgx-spark"); throws InputError naming `--node` and
+/// A built-in node ("dgx-spark"); throws InputError naming `node` and
 /// suggesting close names for an unknown one.
 [[nodiscard]] NodeSpec builtin_node(std::string_view name);
 /// A built-in name, or a path to a node YAML file.

@@ -111,7 +111,7 @@ struct SwitchSpec {
 /// Every built-in switch, in name order.
 [[nodiscard]] std::vector<SwitchSpec> builtin_switches();
 /// A built-in switch by name or alias, case-insensitive ("crs812",
-/// "CRS812-8DS-2DQ-2DDQ-RM"). Throws InputError naming `--switch` and
+/// "CRS812-8DS-2DQ-2DDQ-RM"). Throws InputError naming `switches` and
 /// suggesting close names for an unknown one.
 [[nodiscard]] SwitchSpec builtin_switch(std::string_view name);
 /// A built-in name, or a path to a switch YAML file (anything with a '/' or a

@@ -180,8 +180,8 @@ struct SwitchPlanReport {
 [[nodiscard]] SwitchAnswer answer_for_switch(const SwitchSpec& sw, const NodeSpec& node, int nodes,
                                              BitRate speed);
 
-/// The whole answer over `switches`. Throws InputError (key --nodes or
-/// --speed) for a node count outside 1..kMaxClusterNodes, a speed the node's
+/// The whole answer over `switches`. Throws InputError (key `nodes` or
+/// `speed`) for a node count outside 1..kMaxClusterNodes, a speed the node's
 /// ports cannot link at, or a speed none of `switches` offers.
 [[nodiscard]] SwitchPlanReport plan_switches(const std::vector<SwitchSpec>& switches,
                                              const NodeSpec& node, int nodes, BitRate speed);

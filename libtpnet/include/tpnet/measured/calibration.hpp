@@ -111,7 +111,7 @@ struct Calibration {
 /// device's transmitted bytes over the run (or, with `requests`, only the
 /// bytes of the prefill share of each interval, as `tpnet traffic` splits
 /// them) divided by `prompt_tokens`, against bytes_per_prompt_token.
-/// Throws InputError (--prompt-tokens) for fewer than 1 token.
+/// Throws InputError (`traffic.prompt_tokens`) for fewer than 1 token.
 [[nodiscard]] TrafficCalibration measure_traffic(const CounterSeries& series,
                                                  const std::vector<RequestTiming>* requests,
                                                  TokenCount prompt_tokens, const ModelArch& model,

@@ -49,7 +49,7 @@ struct GemmShape {
 /// Throws InputError naming the key: a missing shape (moe.expert_intermediate_size,
 /// intermediate_size, mla, linear_attention), a dimension TP does not divide
 /// (num_attention_heads, num_kv_heads, intermediate_size, ...), `tp` or
-/// `chunk_tokens` below 1 (--tp, --chunk).
+/// `chunk_tokens` below 1 (`layout.tp`, `engine.max_num_batched_tokens`).
 [[nodiscard]] std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& model, int tp,
                                                          TokenCount chunk_tokens);
 

@@ -1,0 +1,12 @@
+#include "commands.hpp"
+
+namespace tpnet::cli {
+
+std::vector<Command> setup_commands(CLI::App& app) {
+  return {setup_bytes(app),  setup_penalty(app),     setup_decode(app),  setup_link(app),
+          setup_models(app), setup_compare(app),     setup_check(app),   setup_capacity(app),
+          setup_plan(app),   setup_memory(app),      setup_switch(app),  setup_traffic(app),
+          setup_doctor(app), setup_calibration(app), setup_predict(app), setup_report(app)};
+}
+
+}  // namespace tpnet::cli
