@@ -2,6 +2,7 @@
 // model, the closed forms for windows and top-k, the textbook 4 x layers x
 // d_model x context for Llama, and the layer plan's mixers on real configs.
 
+#include <algorithm>
 #include <string>
 
 #include "catch.hpp"
@@ -71,6 +72,28 @@ TEST_CASE("mixer compute: sliding windows and top-k cap the keys", "[mixer]") {
   CHECK_THAT(f.attention, WithinRel(2.0 * 4 * 32 * keys_by_hand(10, 200, 64) * 2, 1e-12));
   // The indexer is replicated (TP does not split it) and scores every key.
   CHECK_THAT(f.sparse_index, WithinRel(2.0 * 4 * 8 * keys_by_hand(10, 200, 0) * 2, 1e-12));
+}
+
+TEST_CASE("mixer compute: rates kept for a run count as one-off calls", "[mixer]") {
+  // What the step cost asks of every request of every step: one
+  // MixerFlopsRates, many chunks and decodes, the same numbers bit for bit.
+  ModelArch m = tiny_dense();
+  m.attention = AttentionKind::sliding_window;
+  m.sliding_window = 128;
+  m.sliding_window_layers = 1;
+  const MixerFlopsRates rates(m, 2);
+  const double per_key = 2.0 * 4 * 32;
+  for (const long long context : {0LL, 1LL, 126LL, 127LL, 128LL, 5000LL}) {
+    INFO(context);
+    const MixerFlops decode = rates.decode(context);
+    CHECK(decode.attention == per_key * static_cast<double>(context + 1));
+    CHECK(decode.sliding_window == per_key * static_cast<double>(std::min(context + 1, 128LL)));
+    CHECK(decode.total() == decode_mixer_flops(m, 2, context).total());
+    CHECK(rates.prefill(context, 300).total() == prefill_mixer_flops(m, 2, context, 300).total());
+  }
+  CHECK_THROWS_WITH(rates.decode(-1), ContainsSubstring("context_tokens"));
+  CHECK_THROWS_WITH(rates.prefill(0, 0), ContainsSubstring("max_num_batched_tokens"));
+  CHECK_THROWS_WITH(MixerFlopsRates(tiny_dense(), 3), ContainsSubstring("num_attention_heads"));
 }
 
 TEST_CASE("mixer compute: Llama-3.1-8B is 4 x layers x d_model per key", "[mixer]") {

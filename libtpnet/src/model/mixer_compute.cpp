@@ -54,19 +54,28 @@ void require_tokens(TokenCount tokens, TokenCount lowest, std::string_view field
   }
 }
 
-MixerFlops mixer_flops(const ModelArch& m, int tp, TokenCount context, TokenCount chunk,
-                       bool decode) {
+void require_tp(int tp) {
   if (tp < 1) {
     throw InputError(fmt::format("{} is not a TP size; allowed 1 or more", tp),
                      InputLocation::for_key("layout.tp"));
   }
+}
+
+void require_chunk(TokenCount context, TokenCount chunk) {
   require_tokens(context, 0, "workload.context_tokens");
   require_tokens(chunk, 1, "engine.max_num_batched_tokens");
   if (context + chunk > kMaxTokens) require_tokens(context + chunk, 1, "workload.context_tokens");
+}
 
+}  // namespace
+
+MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
+  require_tp(tp);
   const LayerTally t = tally_layers(m);
-  MixerFlops out;
-  const double tokens = d(chunk);
+  attention_layers_ = t.attention;
+  sliding_layers_ = t.sliding;
+  linear_layers_ = t.linear;
+  mamba_layers_ = t.mamba;
   if (t.attention + t.sliding > 0) {
     if (m.attention == AttentionKind::mla && !m.mla) {
       throw InputError("not stated by the model; the mixer compute needs the MLA head shapes",
@@ -74,10 +83,11 @@ MixerFlops mixer_flops(const ModelArch& m, int tp, TokenCount context, TokenCoun
     }
     const double heads =
         d(detail::split_by_tp(m, m.num_attention_heads, tp, "num_attention_heads", "heads", kUse));
-    const HeadWidths w = head_widths(m, decode);
-    const double per_key = 2.0 * heads * (w.qk + w.v);
-    const long long top_k = m.sparse_attention_top_k.value_or(0);
-    out.attention = per_key * keys_seen(context, chunk, top_k) * t.attention;
+    const HeadWidths prefill = head_widths(m, false);
+    const HeadWidths decode = head_widths(m, true);
+    prefill_per_key_ = 2.0 * heads * (prefill.qk + prefill.v);
+    decode_per_key_ = 2.0 * heads * (decode.qk + decode.v);
+    top_k_ = m.sparse_attention_top_k.value_or(0);
     if (t.sliding > 0) {
       if (m.sliding_window <= 0) {
         throw InputError(
@@ -85,13 +95,12 @@ MixerFlops mixer_flops(const ModelArch& m, int tp, TokenCount context, TokenCoun
             "sliding-window layers",
             detail::at_model_key(m, "sliding_window"));
       }
-      out.sliding_window = per_key * keys_seen(context, chunk, m.sliding_window) * t.sliding;
+      window_ = m.sliding_window;
     }
-    if (top_k > 0 && m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
+    if (top_k_ > 0 && m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
       // vLLM replicates the indexer on every rank; it scores every earlier key.
-      out.sparse_index = 2.0 * d(m.sparse_attention_index_heads) *
-                         d(m.sparse_attention_index_head_dim) * keys_seen(context, chunk, 0) *
-                         t.attention;
+      sparse_index_per_key_ =
+          2.0 * d(m.sparse_attention_index_heads) * d(m.sparse_attention_index_head_dim);
     }
   }
   if (t.linear > 0) {
@@ -106,7 +115,7 @@ MixerFlops mixer_flops(const ModelArch& m, int tp, TokenCount context, TokenCoun
                                                "linear-attention value heads", kUse));
     // Per value head a key_dim x value_dim state: decay (1), S k (2), the
     // delta-rule update (2) and the readout S^T q (2) per element.
-    out.linear_attention = 7.0 * heads * s.key_head_dim * s.value_head_dim * tokens * t.linear;
+    linear_per_token_ = 7.0 * heads * s.key_head_dim * s.value_head_dim;
   }
   if (t.mamba > 0) {
     if (!m.mamba) {
@@ -117,20 +126,42 @@ MixerFlops mixer_flops(const ModelArch& m, int tp, TokenCount context, TokenCoun
     const double heads = d(detail::split_by_tp(m, s.heads, tp, "mamba.heads", "Mamba heads", kUse));
     // Per head a head_dim x state_size state: decay (1), the x B^T update (2)
     // and the readout h C (2) per element.
-    out.mamba = 5.0 * heads * s.head_dim * s.state_size * tokens * t.mamba;
+    mamba_per_token_ = 5.0 * heads * s.head_dim * s.state_size;
   }
+}
+
+MixerFlops MixerFlopsRates::flops(TokenCount context, TokenCount chunk, bool decode) const {
+  require_chunk(context, chunk);
+  MixerFlops out;
+  const double tokens = d(chunk);
+  if (attention_layers_ + sliding_layers_ > 0) {
+    const double per_key = decode ? decode_per_key_ : prefill_per_key_;
+    out.attention = per_key * keys_seen(context, chunk, top_k_) * attention_layers_;
+    if (sliding_layers_ > 0) {
+      out.sliding_window = per_key * keys_seen(context, chunk, window_) * sliding_layers_;
+    }
+    if (sparse_index_per_key_ > 0.0) {
+      out.sparse_index = sparse_index_per_key_ * keys_seen(context, chunk, 0) * attention_layers_;
+    }
+  }
+  if (linear_layers_ > 0) out.linear_attention = linear_per_token_ * tokens * linear_layers_;
+  if (mamba_layers_ > 0) out.mamba = mamba_per_token_ * tokens * mamba_layers_;
   return out;
 }
 
-}  // namespace
-
 MixerFlops prefill_mixer_flops(const ModelArch& model, int tp, TokenCount context_tokens,
                                TokenCount chunk_tokens) {
-  return mixer_flops(model, tp, context_tokens, chunk_tokens, false);
+  // The TP and the tokens before the model's shapes: errors come in the
+  // order they always have.
+  require_tp(tp);
+  require_chunk(context_tokens, chunk_tokens);
+  return MixerFlopsRates(model, tp).prefill(context_tokens, chunk_tokens);
 }
 
 MixerFlops decode_mixer_flops(const ModelArch& model, int tp, TokenCount context_tokens) {
-  return mixer_flops(model, tp, context_tokens, 1, true);
+  require_tp(tp);
+  require_chunk(context_tokens, 1);
+  return MixerFlopsRates(model, tp).decode(context_tokens);
 }
 
 }  // namespace tpnet

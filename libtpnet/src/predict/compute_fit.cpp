@@ -31,13 +31,14 @@ RowSums prefill_sums(const ModelArch& model, const EngineConfig& engine,
   const ScheduleResult schedule = simulate_schedule(
       {ScheduledRequest{0.0, prompt, 1}}, scheduler, [](const ScheduledStep&) { return 1.0; },
       true);
-  const int tp = engine.tensor_parallel_size;
+  StepFeaturesCache features(model, engine.tensor_parallel_size, flops_per_token);
+  StepCommunicationCache communication(model, engine, fabric);
   for (const ScheduledStep& step : schedule.steps) {
-    const StepFeatures f = step_features(model, tp, flops_per_token, step);
+    const StepFeatures f = features(step);
     sums.steps += 1.0;
     sums.gemm += f.gemm_flops;
     sums.mixer += f.mixer_flops;
-    sums.communication = sums.communication + step_communication(model, engine, fabric, step).time;
+    sums.communication = sums.communication + communication(step).time;
   }
   return sums;
 }

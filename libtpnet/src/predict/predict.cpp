@@ -32,12 +32,14 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
   double comm_at_first = 0.0;
   double busy_at_first = 0.0;
   double last_end = 0.0;
+  StepFeaturesCache features(r.model, tp, cost.flops_per_token);
+  StepCommunicationCache communication(r.model, r.engine, out.fabric);
   const StepSeconds price = [&](const ScheduledStep& step) {
     int prefills = 0;
     for (const StepWork& w : step.work) prefills += w.prefill_tokens > 0 ? 1 : 0;
     out.most_prefills_in_a_step = std::max(out.most_prefills_in_a_step, prefills);
-    const StepFeatures f = step_features(r.model, tp, cost.flops_per_token, step);
-    StepCommunication comm = step_communication(r.model, r.engine, out.fabric, step, r.keep_steps);
+    const StepFeatures f = features(step);
+    StepCommunication comm = communication(step, r.keep_steps);
     const StepCost c = price_step(cost, f, comm);
     sent += comm.sent_per_node.count();
     comm_sum += c.communication.value();

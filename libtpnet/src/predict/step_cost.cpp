@@ -21,54 +21,87 @@ double gemm_flops_per_token(const ModelArch& model, int tp) {
   return total_flops(prefill_gemm_shapes(model, tp, kChunk)) / static_cast<double>(kChunk);
 }
 
-StepFeatures step_features(const ModelArch& model, int tp, double flops_per_token,
-                           const ScheduledStep& step) {
+StepFeatures StepFeaturesCache::operator()(const ScheduledStep& step) {
   StepFeatures f;
   f.tokens = step.tokens();
-  f.gemm_flops = flops_per_token * static_cast<double>(f.tokens);
+  f.gemm_flops = flops_per_token_ * static_cast<double>(f.tokens);
   f.has_prefill = std::any_of(step.work.begin(), step.work.end(),
                               [](const StepWork& w) { return w.prefill_tokens > 0; });
   // A step of decodes only costs its weight reads (compute_seconds): its
   // mixing is not priced, so not counted.
   if (!f.has_prefill) return f;
+  if (!mixer_) mixer_.emplace(model_, tp_);
   for (const StepWork& w : step.work) {
     if (w.prefill_tokens > 0) {
-      f.mixer_flops += prefill_mixer_flops(model, tp, w.context_tokens, w.prefill_tokens).total();
+      f.mixer_flops += mixer_->prefill(w.context_tokens, w.prefill_tokens).total();
     } else if (w.decode_tokens > 0) {
-      f.mixer_flops += decode_mixer_flops(model, tp, w.context_tokens).total() * w.decode_tokens;
+      f.mixer_flops += mixer_->decode(w.context_tokens).total() * w.decode_tokens;
     }
   }
   return f;
 }
 
-StepCommunication step_communication(const ModelArch& model, const EngineConfig& engine,
-                                     const FabricProfile& fabric, const ScheduledStep& step,
-                                     bool keep_each) {
+StepFeatures step_features(const ModelArch& model, int tp, double flops_per_token,
+                           const ScheduledStep& step) {
+  return StepFeaturesCache(model, tp, flops_per_token)(step);
+}
+
+namespace {
+
+/// Sizes a cache keeps at most: a run's steps repeat a few thousand; past
+/// this (an unusual budget) the rest are priced each time.
+constexpr std::size_t kMostCachedSizes = 1 << 16;
+
+/// The cached value for `key`, or `price()` kept under it while there is room.
+template <typename Price>
+std::pair<Bytes, Seconds> cached(std::unordered_map<TokenCount, std::pair<Bytes, Seconds>>& cache,
+                                 TokenCount key, const Price& price) {
+  if (const auto found = cache.find(key); found != cache.end()) return found->second;
+  const std::pair<Bytes, Seconds> value = price();
+  if (cache.size() < kMostCachedSizes) cache.emplace(key, value);
+  return value;
+}
+
+}  // namespace
+
+StepCommunication StepCommunicationCache::operator()(const ScheduledStep& step, bool keep_each) {
   StepCommunication c;
-  const int tp = engine.tensor_parallel_size;
+  const int tp = engine_.tensor_parallel_size;
   if (tp < 2) return c;
-  const int allreduces = allreduces_per_forward(model, engine);
-  const Bytes block = activation_block(model, engine, step.tokens());
-  const FabricAllReduce one = fabric_allreduce(fabric, block, tp, engine.algorithm);
-  const Bytes sent = block * allreduce_sent_factor(tp, engine.algorithm);
-  c.time = one.time * static_cast<double>(allreduces);
+  if (!allreduces_) allreduces_ = allreduces_per_forward(model_, engine_);
+  const int allreduces = *allreduces_;
+  const TokenCount tokens = step.tokens();
+  const auto [sent, time] = cached(allreduce_, tokens, [&] {
+    const Bytes block = activation_block(model_, engine_, tokens);
+    const FabricAllReduce one = fabric_allreduce(fabric_, block, tp, engine_.algorithm);
+    return std::pair(block * allreduce_sent_factor(tp, engine_.algorithm), one.time);
+  });
+  c.time = time * static_cast<double>(allreduces);
   c.sent_per_node = sent * static_cast<double>(allreduces);
   c.collectives = allreduces;
-  if (keep_each) c.each.assign(static_cast<std::size_t>(allreduces), {sent, one.time});
+  if (keep_each) c.each.assign(static_cast<std::size_t>(allreduces), {sent, time});
 
   TokenCount sampled = 0;
   for (const StepWork& w : step.work) {
     sampled += w.decode_tokens + (w.completes_prompt ? 1 : 0);
   }
   if (sampled > 0) {
-    const Bytes logits = logits_gather_bytes(model, engine, tp, sampled);
-    const Seconds gather = fabric_allgather(fabric, logits, tp);
+    const auto [logits, gather] = cached(gather_, sampled, [&] {
+      const Bytes bytes = logits_gather_bytes(model_, engine_, tp, sampled);
+      return std::pair(bytes, fabric_allgather(fabric_, bytes, tp));
+    });
     c.time = c.time + gather;
     c.sent_per_node = c.sent_per_node + logits;
     ++c.collectives;
     if (keep_each) c.each.emplace_back(logits, gather);
   }
   return c;
+}
+
+StepCommunication step_communication(const ModelArch& model, const EngineConfig& engine,
+                                     const FabricProfile& fabric, const ScheduledStep& step,
+                                     bool keep_each) {
+  return StepCommunicationCache(model, engine, fabric)(step, keep_each);
 }
 
 Seconds compute_seconds(const StepCostModel& cost, const StepFeatures& f) {

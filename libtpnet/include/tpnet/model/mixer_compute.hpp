@@ -23,6 +23,40 @@ struct MixerFlops {
   }
 };
 
+/// The mixer compute of one model at one TP with the model's shapes checked
+/// and its FLOPs per key and per token worked out once: what a scheduler
+/// asks of every request in every step (the layer plan is not walked again
+/// each time). The same numbers as prefill_mixer_flops and
+/// decode_mixer_flops, bit for bit; they are one-off uses of it.
+class MixerFlopsRates {
+ public:
+  /// Throws InputError naming the key for a TP below 1, heads TP does not
+  /// divide, or a shape the layers need and the model does not state.
+  MixerFlopsRates(const ModelArch& model, int tp);
+  /// As prefill_mixer_flops; throws InputError for tokens out of range.
+  [[nodiscard]] MixerFlops prefill(TokenCount context_tokens, TokenCount chunk_tokens) const {
+    return flops(context_tokens, chunk_tokens, false);
+  }
+  /// As decode_mixer_flops; throws InputError for tokens out of range.
+  [[nodiscard]] MixerFlops decode(TokenCount context_tokens) const {
+    return flops(context_tokens, 1, true);
+  }
+
+ private:
+  [[nodiscard]] MixerFlops flops(TokenCount context, TokenCount chunk, bool decode) const;
+  int attention_layers_ = 0;  ///< full attention
+  int sliding_layers_ = 0;
+  int linear_layers_ = 0;
+  int mamba_layers_ = 0;
+  double prefill_per_key_ = 0.0;       ///< 2 x heads x (qk + v), prefill's head widths
+  double decode_per_key_ = 0.0;        ///< the same in MLA's absorbed decode form
+  long long top_k_ = 0;                ///< keys a DSA query sees; 0 = all
+  long long window_ = 0;               ///< keys a sliding-window query sees
+  double sparse_index_per_key_ = 0.0;  ///< the DSA indexer's FLOPs per key; 0 = none
+  double linear_per_token_ = 0.0;      ///< one linear-attention layer's state work a token
+  double mamba_per_token_ = 0.0;       ///< one Mamba layer's state work a token
+};
+
 /// One request's prefill chunk of `chunk_tokens` tokens after
 /// `context_tokens` already in its KV cache, on one node at TP `tp`: each
 /// token attends causally to every key up to itself (within the window for

@@ -3,11 +3,15 @@
 /// context they attend to, plus every collective of its block priced on a
 /// fabric profile (docs/formulas.md s.23).
 
+#include <optional>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tpnet/analysis/weights.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/model/engine.hpp"
+#include "tpnet/model/mixer_compute.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/predict/step_schedule.hpp"
 #include "tpnet/units.hpp"
@@ -51,6 +55,23 @@ struct StepFeatures {
 [[nodiscard]] StepFeatures step_features(const ModelArch& model, int tp, double flops_per_token,
                                          const ScheduledStep& step);
 
+/// step_features for the many steps of one run: the mixer's rates
+/// (MixerFlopsRates) worked out at the first step with prompt tokens, not
+/// for every request of every step. The same numbers as step_features, bit
+/// for bit. Keeps a reference to `model`, which must outlive it.
+class StepFeaturesCache {
+ public:
+  StepFeaturesCache(const ModelArch& model, int tp, double flops_per_token)
+      : model_(model), tp_(tp), flops_per_token_(flops_per_token) {}
+  [[nodiscard]] StepFeatures operator()(const ScheduledStep& step);
+
+ private:
+  const ModelArch& model_;
+  int tp_;
+  double flops_per_token_;
+  std::optional<MixerFlopsRates> mixer_;  ///< from the first step that mixes prompt tokens
+};
+
 /// The step's collectives on one node.
 struct StepCommunication {
   Seconds time;         ///< all of them, one after another
@@ -68,6 +89,30 @@ struct StepCommunication {
                                                    const FabricProfile& fabric,
                                                    const ScheduledStep& step,
                                                    bool keep_each = false);
+
+/// step_communication for the many steps of one run on one fabric: the
+/// all-reduces of a forward counted once, and each collective priced once
+/// per size (a step's all-reduce by its tokens, its logits gather by the
+/// tokens sampled; a run repeats a few thousand sizes at most). The same
+/// numbers as step_communication, bit for bit. Keeps references to its
+/// arguments, which must outlive it.
+class StepCommunicationCache {
+ public:
+  StepCommunicationCache(const ModelArch& model, const EngineConfig& engine,
+                         const FabricProfile& fabric)
+      : model_(model), engine_(engine), fabric_(fabric) {}
+  [[nodiscard]] StepCommunication operator()(const ScheduledStep& step, bool keep_each = false);
+
+ private:
+  const ModelArch& model_;
+  const EngineConfig& engine_;
+  const FabricProfile& fabric_;
+  std::optional<int> allreduces_;  ///< per forward, from the first step
+  /// One all-reduce's bytes sent per node and time, by the step's tokens.
+  std::unordered_map<TokenCount, std::pair<Bytes, Seconds>> allreduce_;
+  /// The logits gather's bytes sent per node and time, by the tokens sampled.
+  std::unordered_map<TokenCount, std::pair<Bytes, Seconds>> gather_;
+};
 
 struct StepCostModel {
   PrefillComputeModel prefill;
