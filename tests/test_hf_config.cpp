@@ -348,6 +348,67 @@ TEST_CASE("a missing tie_word_embeddings takes transformers' default for the mod
   CHECK(stated.assumptions.count("tie_word_embeddings") == 0);
 }
 
+TEST_CASE("without layer_types or a pattern, sliding layers follow transformers' class default",
+          "[hf]") {
+  // SYNTHETIC: Llama-70B's 80 layers with a 4096-token window under other
+  // model_types; `extra` is spliced in after the window.
+  auto windowed = [](const std::string& type, const std::string& extra = "") {
+    std::string text =
+        llama_with("\"model_type\": \"llama\"",
+                   "\"model_type\": \"" + type + "\", \"sliding_window\": 4096" + extra);
+    return parse_hf_config(text, "w.json");
+  };
+  struct Default {
+    const char* type;
+    int pattern;  // layer i is global when (i + 1) % pattern == 0
+    int sliding;  // of 80
+  };
+  // Gemma2Config and GptOssConfig alternate, layer 0 sliding; Gemma3TextConfig
+  // keeps one global layer in 6, Cohere2Config one in 4.
+  for (const Default& d :
+       {Default{"gemma2", 2, 40}, Default{"gpt_oss", 2, 40}, Default{"gemma3_text", 6, 67},
+        Default{"gemma3", 6, 67}, Default{"cohere2", 4, 60}}) {
+    INFO(d.type);
+    int sliding = 0;
+    for (int i = 0; i < 80; ++i) sliding += (i + 1) % d.pattern != 0 ? 1 : 0;
+    REQUIRE(sliding == d.sliding);
+    const ModelArch m = windowed(d.type);
+    CHECK(m.sliding_window == 4096);
+    CHECK(m.sliding_window_layers == d.sliding);
+    CHECK(m.attention == AttentionKind::sliding_window);
+    REQUIRE(m.assumptions.count("sliding_window_pattern") == 1);
+    CHECK_THAT(m.assumptions.at("sliding_window_pattern"),
+               ContainsSubstring(std::to_string(d.pattern) + ", the default of transformers' " +
+                                 d.type + " config"));
+  }
+  SECTION("the file's own pattern or layer_types wins, with nothing assumed") {
+    const ModelArch every_fourth = windowed("gemma3_text", R"(, "sliding_window_pattern": 4)");
+    CHECK(every_fourth.sliding_window_layers == 60);
+    CHECK(every_fourth.assumptions.count("sliding_window_pattern") == 0);
+    std::string types;
+    for (int i = 0; i < 80; ++i)
+      types += i == 0 ? R"("full_attention")" : R"(, "sliding_attention")";
+    const ModelArch listed = windowed("gemma3_text", R"(, "layer_types": [)" + types + "]");
+    CHECK(listed.sliding_window_layers == 79);
+    CHECK(listed.assumptions.count("sliding_window_pattern") == 0);
+  }
+  SECTION("a model_type without a default slides on every layer, as Mistral's configs do") {
+    const ModelArch mistral = windowed("mistral");
+    CHECK(mistral.sliding_window_layers == 80);
+    CHECK(mistral.assumptions.count("sliding_window_pattern") == 0);
+  }
+  SECTION("no window, or use_sliding_window false: full attention, no error") {
+    const ModelArch no_window =
+        parse_hf_config(llama_with("\"llama\"", "\"gemma3_text\""), "w.json");
+    CHECK(no_window.sliding_window_layers == 0);
+    CHECK(no_window.attention == AttentionKind::gqa);
+    CHECK(no_window.assumptions.count("sliding_window_pattern") == 0);
+    const ModelArch off = windowed("gemma2", R"(, "use_sliding_window": false)");
+    CHECK(off.sliding_window_layers == 0);
+    CHECK(off.assumptions.count("sliding_window_pattern") == 0);
+  }
+}
+
 TEST_CASE("bad config.json files give one error naming the file, line and key", "[hf][bad-input]") {
   SECTION("empty file") {
     CHECK_THAT(error_of(""), ContainsSubstring("cfg/config.json: is empty"));

@@ -204,6 +204,47 @@ TEST_CASE(
   CHECK_THAT(m.total_params + 0.417e9, WithinRel(27.4e9, 0.002));
 }
 
+TEST_CASE(
+    "Gemma-3-27B slides on 52 of 62 layers: Gemma3TextConfig's pattern of 6 when the file "
+    "states none",
+    "[hf][corpus][golden]") {
+  // google/gemma-3-27b-it states sliding_window 1024 but neither layer_types
+  // nor sliding_window_pattern: Gemma3TextConfig's default of 6 makes layer i
+  // global when (i + 1) % 6 == 0. tpnet once read all 62 as sliding.
+  const ModelArch m = load("google__gemma-3-27b-it");
+  int global = 0;
+  for (int i = 0; i < 62; ++i) global += (i + 1) % 6 == 0 ? 1 : 0;  // layers 6, 12, ..., 60
+  REQUIRE(global == 10);
+  CHECK(m.sliding_window == 1024);
+  CHECK(m.sliding_window_layers == 62 - global);
+  CHECK(m.attention == tpnet::AttentionKind::sliding_window);
+  const tpnet::LayerCounts counts = tpnet::layer_counts(m);
+  CHECK(counts.sliding == 52);
+  CHECK(counts.full == 10);
+  REQUIRE(m.assumptions.count("sliding_window_pattern") == 1);
+  CHECK_THAT(m.assumptions.at("sliding_window_pattern"),
+             ContainsSubstring("6, the default of transformers' gemma3_text config") &&
+                 ContainsSubstring("52 of 62 layers slide and 10 keep every token"));
+
+  // KV cache by hand, BF16: 16 KV heads x 128 x K and V x 2 bytes = 8192
+  // bytes per layer per token at TP1 (4096 at TP2, 8 heads a rank).
+  const double per_layer = 16.0 * 128 * 2 * 2;
+  // Below the window every layer keeps every token: 62 x 8192 = 507,904.
+  CHECK(tpnet::kv_bytes_per_token(m, 1, 2).count() == 62 * per_layer);
+  CHECK(tpnet::kv_bytes_per_token(m, 2, 2).count() == 62 * per_layer / 2);
+  CHECK(tpnet::sequence_state(m, 1, 2, 1000).total().count() == 62 * per_layer * 1000);
+  // A 128k sequence: the 10 global layers hold all 131072 tokens, the 52
+  // sliding ones 1024 each: 10.74 GB + 0.44 GB = 11.17 GB (all 62 capped at
+  // the window, as tpnet once read it, gave 0.52 GB).
+  const tpnet::SequenceState seq = tpnet::sequence_state(m, 1, 2, 131072);
+  CHECK(seq.attention.count() == 10 * per_layer * 131072);
+  CHECK(seq.sliding_window.count() == 52 * per_layer * 1024);
+  CHECK(seq.total().count() == 11173625856.0);
+  // Past the window each further token adds the global layers' 10 x 8192 bytes.
+  const double grown = tpnet::sequence_state(m, 1, 2, 131073).total().count() - seq.total().count();
+  CHECK(grown == 10 * per_layer);
+}
+
 TEST_CASE("Llama-4 layers: experts with a shared expert, dense layers of intermediate_size_mlp",
           "[hf][corpus]") {
   const ModelArch scout = load("meta-llama__Llama-4-Scout-17B-16E-Instruct");
@@ -245,6 +286,7 @@ TEST_CASE("layer patterns: EXAONE-4's LLLG and Gemma-3's every sixth layer globa
   CHECK(gemma.vocab_size == 262208);
   CHECK(gemma.assumptions.count("vocab_size") == 1);
   CHECK(gemma.sliding_window_layers == 62 - 10);  // layers 6, 12, ..., 60 are global
+  CHECK(gemma.assumptions.count("sliding_window_pattern") == 0);  // stated, not assumed
   CHECK_THROWS_WITH(tpnet::parse_hf_config(R"({"hidden_size": 64, "num_hidden_layers": 2,
       "vocab_size": 10, "num_attention_heads": 4, "intermediate_size": 128,
       "layer_types": ["full_attention", "mamba"]})",

@@ -153,9 +153,25 @@ struct LayerCounts {
   bool listed = false;
   int linear = 0;
   int sliding = 0;
+  int default_pattern = 0;  ///< the class default that placed the sliding layers; 0: none
 };
 
-LayerCounts count_layer_types(const Scope& s, int layers) {
+/// transformers' sliding-window pattern for the config class of a
+/// model_type whose config.json states neither `layer_types` nor
+/// `sliding_window_pattern`: layer i is global when (i + 1) % n == 0, the
+/// others slide; 0 where tpnet knows none (then every layer slides, as
+/// Mistral's do). Read from transformers: Gemma2Config and GptOssConfig
+/// alternate (n = 2, layer 0 slides); Gemma3TextConfig's
+/// `sliding_window_pattern` defaults to 6, Cohere2Config's to 4 (commits in
+/// docs/models.md).
+int default_sliding_window_pattern(const std::string& type) {
+  if (type == "gemma2" || type == "gpt_oss") return 2;
+  if (type == "gemma3" || type == "gemma3_text") return 6;
+  if (type == "cohere2") return 4;
+  return 0;
+}
+
+LayerCounts count_layer_types(const Scope& s, int layers, const std::string& family) {
   LayerCounts counts;
   const YAML::Node types = child(s, "layer_types");
   if (present(types)) {
@@ -201,6 +217,11 @@ LayerCounts count_layer_types(const Scope& s, int layers) {
       const long long every = *optional_int(s, "sliding_window_pattern", 1, kMaxLayers);
       for (int i = 0; i < layers; ++i) counts.sliding += (i + 1) % every != 0 ? 1 : 0;
     }
+  } else if (const int every = default_sliding_window_pattern(family); every > 0) {
+    // The config.json leaves the pattern to its class's default.
+    counts.listed = true;
+    counts.default_pattern = every;
+    for (int i = 0; i < layers; ++i) counts.sliding += (i + 1) % every != 0 ? 1 : 0;
   }
   return counts;
 }
@@ -621,7 +642,7 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
   }
 
   // Hybrid layers: linear attention and sliding windows.
-  const LayerCounts counts = count_layer_types(s, m.num_layers);
+  const LayerCounts counts = count_layer_types(s, m.num_layers, type);
   m.linear_attention_layers = counts.linear;
   if (counts.linear > 0) {
     LinearAttentionSpec linear;
@@ -637,7 +658,15 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
   if (window && optional_bool(s, "use_sliding_window").value_or(true)) {
     m.sliding_window = static_cast<int>(*window);
     m.sliding_window_layers = counts.listed ? counts.sliding : m.num_layers - counts.linear;
-  } else if (counts.sliding > 0) {
+    if (counts.default_pattern > 0) {
+      m.assumptions["sliding_window_pattern"] = fmt::format(
+          "Neither layer_types nor sliding_window_pattern in config.json; {}, the default of "
+          "transformers' {} config: layer i (from 0) is global when (i + 1) % {} == 0, so {} of "
+          "{} layers slide and {} keep every token.",
+          counts.default_pattern, type, counts.default_pattern, m.sliding_window_layers,
+          m.num_layers, m.num_layers - m.sliding_window_layers);
+    }
+  } else if (counts.sliding > 0 && counts.default_pattern == 0) {
     missing(s, "sliding_window", " (layer_types lists sliding_attention layers)");
   }
 
