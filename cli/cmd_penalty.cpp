@@ -82,8 +82,8 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
           integer("prefill_forwards", "prefill forwards", static_cast<double>(s.prefill_forwards))),
       json_only(number("step_block_bytes", "step block", s.step_block.count(), kBytesMB, 1)),
       number("comm_time_from_s", "comm at " + from.name, s.comm_time_from.value(), kSeconds, 2),
-      signed_number("extra_ttft_bound_s", "extra TTFT bound", s.extra_ttft_bound.value(), kSeconds,
-                    2),
+      signed_number("extra_ttft_bound_s", "bound at nominal rates", s.extra_ttft_bound.value(),
+                    kSeconds, 2),
   };
   if (s.point) append_point_fields(rec, s, from, to);
   if (s.predicted_extra) {
@@ -93,6 +93,14 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
                                    s.predicted_comm_to->value(), kSeconds, 2)));
     rec.push_back(signed_number("predicted_extra_ttft_s", "predicted extra",
                                 s.predicted_extra->value(), kSeconds, 2));
+    rec.push_back(signed_number("achieved_bound_ttft_s", "bound at achieved rates",
+                                s.predicted_bound->value(), kSeconds, 2));
+    rec.push_back(json_only(number("achieved_bound_from_bps", "achieved rate at " + from.name,
+                                   s.predicted_gap->from_rate.bits_per_second(), kGbps, 1)));
+    rec.push_back(json_only(number("achieved_bound_to_bps", "achieved rate at " + to.name,
+                                   s.predicted_gap->to_rate.bits_per_second(), kGbps, 1)));
+    rec.push_back(json_only(number("achieved_bound_size_bytes", "at all-reduce size",
+                                   s.predicted_gap->at_size.count(), kBytesMB, 1)));
     if (s.predicted_ttft_at_to) {
       rec.push_back(number("predicted_ttft_s", "predicted TTFT at " + to.name,
                            s.predicted_ttft_at_to->value(), kSeconds, 2));
@@ -141,8 +149,8 @@ Outcome run_penalty(const PenaltyOptions& o) {
 
   Document doc;
   doc.title = fmt::format(
-      "tpnet penalty: {}, {} -> {}; upper bounds (no overlap, full rate), predicted "
-      "on {} and {}{}",
+      "tpnet penalty: {}, {} -> {}; bounds (no overlap) at the nominal rates and at the rates "
+      "the profiles achieve, predicted on {} and {}{}",
       describe(model, engine), from.name, to.name, fabrics[0].name, fabrics[1].name,
       r.calibration ? "; point estimates from " + r.calibration->file->origin : "");
   doc.fields = {

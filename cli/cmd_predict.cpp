@@ -191,7 +191,8 @@ Record scenario_record(const PredictScenarioResult& s) {
                                 *s.increase_mean_ttft * 100.0, kPercent, 1));
   }
   if (s.bound_extra) {
-    rec.push_back(signed_number("bound_extra_s", "bound", s.bound_extra->value(), kSeconds, 2));
+    rec.push_back(signed_number("bound_extra_s", "bound at nominal rates", s.bound_extra->value(),
+                                kSeconds, 2));
   }
   rec.push_back(json_only(
       integer("most_prefills_in_a_step", "prompts sharing a step", s.most_prefills_in_a_step)));

@@ -420,10 +420,17 @@ std::vector<std::string> verdict_lines(const Gathered& g) {
     if (worst->predicted_extra) {
       cost += fmt::format(", predicted {} on the fabric profiles",
                           signed_seconds(worst->predicted_extra->value()));
+      if (worst->predicted_bound && worst->predicted_gap) {
+        cost +=
+            fmt::format(" (at most {} at the rates the profiles achieve, {:.1f} and {:.1f} Gb/s)",
+                        signed_seconds(worst->predicted_bound->value()),
+                        worst->predicted_gap->from_rate.bits_per_second() / 1e9,
+                        worst->predicted_gap->to_rate.bits_per_second() / 1e9);
+      }
       if (worst->predicted_extra->value() > worst->extra_ttft_bound.value()) {
         cost += fmt::format(
-            " (above the bound: the profiles' measured all-reduce times ({}, {}) are slower than "
-            "the nominal rates)",
+            "; above the nominal bound: the profiles' measured all-reduce times ({}, {}) are "
+            "slower than the nominal rates",
             g.fabrics[0].name, g.fabrics[1].name);
       }
     }

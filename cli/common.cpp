@@ -493,10 +493,13 @@ void add_accepted_tokens_option(CLI::App* app, AcceptedTokensFlag& flag, const s
 Record fabric_fields(const Link& link, const FabricProfile& profile, bool show_provenance) {
   Field provenance = texts("provenance", "provenance", profile.provenance);
   if (!show_provenance) provenance = json_only(std::move(provenance));
-  return Record{text("link", "link", link.name), text("fabric", "fabric", profile.name),
-                text("source", "source", std::string(to_string(profile.source))),
-                number("rate_bps", "bulk rate", fabric_rate(profile).bits_per_second(), kGbps, 1),
-                std::move(provenance)};
+  return Record{
+      text("link", "link", link.name),
+      text("fabric", "fabric", profile.name),
+      text("source", "source", std::string(to_string(profile.source))),
+      number("rate_bps", "rate at largest size", fabric_rate(profile).bits_per_second(), kGbps, 1),
+      text("description", "what it is", profile.description),
+      std::move(provenance)};
 }
 
 }  // namespace tpnet::cli

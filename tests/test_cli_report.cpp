@@ -71,12 +71,14 @@ TEST_CASE("tpnet report writes one self-contained HTML page with the verdict and
   }
   CHECK_THAT(html, ContainsSubstring("Buy 1 x crs804 and run 2 x TP8 at 100G per node."));
   CHECK_THAT(html, ContainsSubstring("What does not change: decode."));
-  // The slower link never makes decode faster on the profiles; above the
-  // nominal bound the page says why.
+  // The slower link never makes decode faster on the profiles, and 100G
+  // (unmeasured, the node's fixed cost at the nominal rate) stays below the
+  // nominal bound.
   CHECK(html.find("the fabric profiles give -") == std::string::npos);
   CHECK_THAT(html, ContainsSubstring("the fabric profiles give +"));
-  CHECK_THAT(html, ContainsSubstring("above the bound since the profiles' rates (157.8 Gb/s for "
-                                     "200G, 78.92 Gb/s for 100G) are below the nominal ones"));
+  CHECK(html.find("above the bound") == std::string::npos);
+  // The prediction comes with the bound that holds it.
+  CHECK_THAT(html, ContainsSubstring("at the rates the profiles achieve"));
   CHECK_THAT(html, ContainsSubstring("tpnet report --model glm-5.3 --nodes 16"));
   // The baseline carries no TP: the report says which it assumed.
   CHECK_THAT(r.err, ContainsSubstring("taken as measured at TP8"));

@@ -125,8 +125,8 @@ TEST_CASE("missing shapes are named and their parts count 0", "[params]") {
   CHECK(e.missing == std::vector<std::string>{"intermediate_size", "moe.expert_intermediate_size"});
   CHECK(e.total.dense_ffn == 0.0);
   CHECK(e.total.routed_experts == 0.0);
-  // The study models state totals but not the widths the estimate needs.
-  CHECK_FALSE(of("glm-5.3").complete());
+  // The DeepSeek-V4.1-Flash report states totals but not the widths the estimate needs.
+  CHECK_FALSE(of("deepseek-v4.1-flash").complete());
 }
 
 TEST_CASE("the estimate reads shapes, never the stated total", "[params]") {

@@ -147,6 +147,8 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
       s.predicted_comm_from = c.from;
       s.predicted_comm_to = c.to;
       s.predicted_extra = c.extra;
+      s.predicted_bound = c.bound;
+      s.predicted_gap = c.gap;
       if (s.scenario.baseline_ttft) s.predicted_ttft_at_to = *s.scenario.baseline_ttft + c.extra;
     }
   }

@@ -51,15 +51,27 @@ double ring_steps(int ranks) {
   return static_cast<double>(allreduce_steps(ranks, CollectiveAlgorithm::ring));
 }
 
+void require_collective(Bytes bytes, int ranks) {
+  if (ranks < 1) throw InputError("ranks must be at least 1", InputLocation::for_key("tp"));
+  if (bytes.count() < 0.0) {
+    throw InputError("a collective's size cannot be negative", InputLocation::for_key("block"));
+  }
+}
+
+}  // namespace
+
 /// The fixed cost of one all-reduce of `block` on `ranks` ranks: the table of
 /// that rank count; otherwise the table of the most ranks not above it (the
 /// fewest when none is), moved along ring steps by the cost of a step between
 /// the two nearest tables at the smallest size both measured (a hop's latency
 /// is a small-message cost; at larger sizes protocol switches make the
 /// difference between tables noise); one table alone scales by steps.
-Seconds builtin_latency(const FabricProfile& p, Bytes block, int ranks) {
+Seconds shared_allreduce_latency(const std::vector<SmallAllReduceTable>& small, Bytes block,
+                                 int ranks) {
+  if (small.empty() || ranks < 2) return {};
   std::vector<const SmallAllReduceTable*> tables;
-  for (const auto& t : p.small) tables.push_back(&t);
+  tables.reserve(small.size());
+  for (const auto& t : small) tables.push_back(&t);
   std::sort(tables.begin(), tables.end(),
             [](const auto* a, const auto* b) { return a->ranks < b->ranks; });
   for (const auto* t : tables) {
@@ -81,14 +93,55 @@ Seconds builtin_latency(const FabricProfile& p, Bytes block, int ranks) {
   return Seconds(std::max(0.0, table_excess(from, block) + per_step * steps));
 }
 
-void require_collective(Bytes bytes, int ranks) {
-  if (ranks < 1) throw InputError("ranks must be at least 1", InputLocation::for_key("tp"));
-  if (bytes.count() < 0.0) {
-    throw InputError("a collective's size cannot be negative", InputLocation::for_key("block"));
+double builtin_seconds_per_byte(const FabricProfile& profile, Bytes size) {
+  const BusBandwidthCurve& c = profile.curve;
+  const auto& pts = c.points;
+  const auto& spb = c.seconds_per_byte;
+  if (pts.empty() || spb.size() != pts.size()) {
+    return 1.0 / profile.bus_bandwidth.bytes_per_second();
   }
+  const double scale = profile.curve_scale > 0.0 ? profile.curve_scale : 1.0;
+  const double x = size.count();
+  if (x <= pts.front().size.count()) return spb.front() / scale;
+  for (std::size_t i = 1; i < pts.size(); ++i) {
+    if (x <= pts[i].size.count()) {
+      const double w = std::log(x / pts[i - 1].size.count()) /
+                       std::log(pts[i].size.count() / pts[i - 1].size.count());
+      return (spb[i - 1] * (1.0 - w) + spb[i] * w) / scale;
+    }
+  }
+  return spb.back() / scale;
 }
 
-}  // namespace
+std::vector<Bytes> fabric_breakpoints(const FabricProfile& profile) {
+  std::vector<Bytes> sizes;
+  if (profile.source == FabricSource::builtin) {
+    for (const auto& p : profile.curve.points) sizes.push_back(p.size);
+  }
+  return sizes;
+}
+
+PerByteGap largest_per_byte_gap(const FabricProfile& from, const FabricProfile& to, int ranks,
+                                CollectiveAlgorithm algorithm) {
+  std::vector<Bytes> sizes = fabric_breakpoints(from);
+  for (const Bytes s : fabric_breakpoints(to)) sizes.push_back(s);
+  // Constant per-byte costs (nominal, calibration) have no breakpoint: any
+  // size stands for all.
+  if (sizes.empty()) sizes.emplace_back(1e9);
+  PerByteGap gap;
+  bool first = true;
+  for (const Bytes s : sizes) {
+    const double sent = (s * allreduce_sent_factor(std::max(2, ranks), algorithm)).count();
+    const double f =
+        fabric_allreduce(from, s, std::max(2, ranks), algorithm).transfer.value() / sent;
+    const double t = fabric_allreduce(to, s, std::max(2, ranks), algorithm).transfer.value() / sent;
+    if (first || t - f > gap.seconds_per_byte) {
+      gap = PerByteGap{t - f, s, BitRate(8.0 / f), BitRate(8.0 / t)};
+      first = false;
+    }
+  }
+  return gap;
+}
 
 std::string_view to_string(FabricSource source) {
   switch (source) {
@@ -109,6 +162,11 @@ FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int 
   switch (profile.source) {
     case FabricSource::nominal: {
       const AllReducePlan plan = plan_allreduce(block, ranks, algorithm);
+      if (!profile.small.empty()) {
+        const Seconds latency = shared_allreduce_latency(profile.small, block, ranks);
+        const Seconds transfer = allreduce_transfer_time(plan, profile.link.rate);
+        return {latency + transfer, latency, transfer};
+      }
       const Seconds latency = allreduce_latency(plan, profile.link);
       const Seconds transfer = allreduce_transfer_time(plan, profile.link.rate);
       return {latency + transfer, latency, transfer};
@@ -124,8 +182,8 @@ FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int 
     }
     case FabricSource::builtin: {
       const Bytes sent = block * allreduce_sent_factor(ranks, algorithm);
-      const Seconds latency = builtin_latency(profile, block, ranks);
-      const Seconds transfer = sent / profile.bus_bandwidth;
+      const Seconds latency = shared_allreduce_latency(profile.small, block, ranks);
+      const Seconds transfer(sent.count() * builtin_seconds_per_byte(profile, block));
       return {latency + transfer, latency, transfer};
     }
   }
@@ -138,6 +196,10 @@ Seconds fabric_allgather(const FabricProfile& profile, Bytes sent_per_node, int 
   const double steps = ranks - 1;
   switch (profile.source) {
     case FabricSource::nominal: {
+      if (!profile.small.empty()) {
+        return shared_allreduce_latency(profile.small, sent_per_node, ranks) * 0.5 +
+               sent_per_node / profile.link.rate;
+      }
       const Bytes gathered = sent_per_node * (static_cast<double>(ranks) / steps);
       const AllReducePlan plan = plan_allreduce(gathered, ranks, CollectiveAlgorithm::ring);
       if (const auto& alpha = profile.link.latency.override) {
@@ -153,8 +215,9 @@ Seconds fabric_allgather(const FabricProfile& profile, Bytes sent_per_node, int 
     }
     case FabricSource::builtin: {
       // A ring all-gather passes N-1 steps, half an all-reduce's 2(N-1).
-      return builtin_latency(profile, sent_per_node, ranks) * 0.5 +
-             sent_per_node / profile.bus_bandwidth;
+      const Bytes gathered = sent_per_node * (static_cast<double>(ranks) / steps);
+      return shared_allreduce_latency(profile.small, sent_per_node, ranks) * 0.5 +
+             Seconds(sent_per_node.count() * builtin_seconds_per_byte(profile, gathered));
     }
   }
   return {};
@@ -206,16 +269,37 @@ FabricProfile nominal_fabric(const Link& link) {
 
 FabricProfile default_fabric(const Link& link, std::string_view node) {
   // A user's latency override is an explicit ask for the alpha-beta model.
-  if (!link.latency.override) {
-    for (const auto& p : builtin_fabric_profiles()) {
-      if (p.is_default && detail::same_name(p.node, node) && p.for_link == link.name) {
-        FabricProfile out = p;
-        out.link = link;
-        return out;
-      }
+  if (link.latency.override) return nominal_fabric(link);
+  bool node_measured = false;
+  for (const auto& p : builtin_fabric_profiles()) {
+    if (!detail::same_name(p.node, node)) continue;
+    node_measured = true;
+    if (p.is_default && p.for_link == link.name) {
+      FabricProfile out = p;
+      out.link = link;
+      return out;
     }
   }
-  return nominal_fabric(link);
+  FabricProfile p = nominal_fabric(link);
+  if (node_measured) {
+    // The node has measured paths, not this one: say so rather than let a
+    // nominal rate pass for a measurement. Its fixed cost is the node's
+    // measured one (a property of the NICs and NCCL, shared by every path),
+    // so a slower unmeasured link never prices a collective below a measured
+    // faster one the way NCCL's tuner latencies would.
+    for (const auto& b : builtin_fabric_profiles()) {
+      if (detail::same_name(b.node, node)) {
+        p.small = b.small;
+        break;
+      }
+    }
+    p.description = fmt::format(
+        "no measured profile for this path ({} on {}): bytes at the nominal {}, which real links "
+        "do not reach; fixed cost from the node's measured small all-reduces",
+        link.name, node, rate_label(link.rate));
+    p.provenance = {p.description};
+  }
+  return p;
 }
 
 FabricProfile resolve_fabric(std::string_view spec, const Link& link, std::string_view node,

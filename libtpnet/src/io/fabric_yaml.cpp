@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -20,9 +21,7 @@ struct RdmaPath {
 };
 
 struct NcclPath {
-  BitRate bus_bandwidth;
-  Bytes size;
-  std::string source;
+  BusBandwidthCurve curve;  ///< seconds_per_byte filled once the fixed cost is known
 };
 
 template <typename Path>
@@ -59,8 +58,9 @@ std::vector<SmallAllReduceTable> parse_small(const YAML::Node& list, const std::
     t.source = yaml::required_string(item, origin, "source");
     const NcclPath& measured = named_path(nccl, item, origin, "measured_on", "nccl");
     t.measured_on = yaml::required_string(item, origin, "measured_on");
-    t.measured_bus_bandwidth = measured.bus_bandwidth;
-    t.measured_bus_bandwidth_size = measured.size;
+    // The curve's smallest size: the measurement the fixed cost fades out at.
+    t.measured_bus_bandwidth = measured.curve.points.front().bus_bandwidth;
+    t.measured_bus_bandwidth_size = measured.curve.points.front().size;
     const YAML::Node points = item["points"];
     if (!points.IsSequence() || points.size() == 0) {
       throw InputError("expected a list of {size, time}", yaml::where(item, origin, "points"));
@@ -121,13 +121,62 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
     return p;
   });
   const auto nccl = parse_paths<NcclPath>(root, origin, "nccl", [&](const YAML::Node& m) {
-    yaml::require_map(m, origin, "nccl path (bus_bandwidth, size, source)");
-    yaml::reject_unknown_keys(m, origin, {"bus_bandwidth", "size", "source"});
-    return NcclPath{catalog_yaml::required_rate(m, origin, "bus_bandwidth"),
-                    catalog_yaml::required_bytes(m, origin, "size"),
-                    yaml::required_string(m, origin, "source")};
+    yaml::require_map(m, origin, "nccl path (ranks, collective, source, points)");
+    yaml::reject_unknown_keys(m, origin, {"ranks", "collective", "source", "points"});
+    NcclPath p;
+    p.curve.ranks = static_cast<int>(yaml::required_integer(m, origin, "ranks", 2, 4096));
+    const std::string collective = yaml::required_string(m, origin, "collective");
+    if (collective != "all_reduce" && collective != "all_gather") {
+      throw InputError("'" + collective + "' is not a collective; allowed all_reduce, all_gather",
+                       yaml::where(m["collective"], origin, "collective"));
+    }
+    p.curve.all_gather = collective == "all_gather";
+    p.curve.source = yaml::required_string(m, origin, "source");
+    const YAML::Node points = m["points"];
+    if (!points.IsSequence() || points.size() == 0) {
+      throw InputError("expected a list of {size, bus_bandwidth}",
+                       yaml::where(m, origin, "points"));
+    }
+    for (const auto& pt : points) {
+      yaml::require_map(pt, origin, "point (size, bus_bandwidth)");
+      yaml::reject_unknown_keys(pt, origin, {"size", "bus_bandwidth"});
+      BusBandwidthPoint point{catalog_yaml::required_bytes(pt, origin, "size"),
+                              catalog_yaml::required_rate(pt, origin, "bus_bandwidth")};
+      if (!(point.size.count() > 0.0)) {
+        throw InputError("must be positive", yaml::where(pt, origin, "size"));
+      }
+      if (!p.curve.points.empty() && !(point.size > p.curve.points.back().size)) {
+        throw InputError("sizes must increase", yaml::where(pt, origin, "size"));
+      }
+      p.curve.points.push_back(point);
+    }
+    return p;
   });
+  auto nccl_paths = nccl;
   const auto small = parse_small(root["small_allreduce"], origin, nccl);
+  // Each curve's seconds per sent byte: the measured time less the fixed cost
+  // every profile shares, never below the path's own RDMA rate (s.22).
+  for (auto& [name, path] : nccl_paths) {
+    BusBandwidthCurve& c = path.curve;
+    c.path = name;
+    const auto r = rdma.find(name);
+    if (r == rdma.end()) {
+      throw InputError(fmt::format("nccl path '{}' has no rdma path of the same name (its RDMA "
+                                   "rate floors the curve)",
+                                   name),
+                       yaml::where(root["nccl"], origin, "nccl"));
+    }
+    const double floor = 1.0 / r->second.rate.bytes_per_second();
+    const double n = c.ranks;
+    const double factor = c.all_gather ? (n - 1.0) / n : 2.0 * (n - 1.0) / n;
+    for (const auto& pt : c.points) {
+      const double sent = pt.size.count() * factor;
+      const double time = sent / pt.bus_bandwidth.bytes_per_second();
+      const double fixed =
+          shared_allreduce_latency(small, pt.size, c.ranks).value() * (c.all_gather ? 0.5 : 1.0);
+      c.seconds_per_byte.push_back(std::max(floor, (time - fixed) / sent));
+    }
+  }
 
   std::string latency_line;
   for (const auto& t : small) {
@@ -146,9 +195,8 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
   std::vector<FabricProfile> out;
   for (const auto& item : list) {
     yaml::require_map(item, origin, "profile");
-    yaml::reject_unknown_keys(item, origin,
-                              {"name", "link", "default", "description", "path", "line_rate",
-                               "line_efficiency_of", "nccl_efficiency_of", "rdma_devices"});
+    yaml::reject_unknown_keys(
+        item, origin, {"name", "link", "default", "description", "path", "nccl", "rdma_devices"});
     FabricProfile p;
     p.source = FabricSource::builtin;
     p.name = yaml::required_string(item, origin, "name");
@@ -165,43 +213,36 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
     p.rdma_devices = static_cast<int>(yaml::required_integer(item, origin, "rdma_devices", 1, 16));
     p.small = small;
 
-    // RDMA rate of the path: measured, or a line rate at a measured path's
-    // share of its line rate.
-    BitRate path_rate;
-    if (item["path"].IsDefined()) {
-      const RdmaPath& r = named_path(rdma, item, origin, "path", "rdma");
-      path_rate = r.rate;
-      p.provenance.push_back(fmt::format("RDMA rate {} measured: {}", gbps(r.rate), r.source));
-    } else {
-      const RdmaPath& of = named_path(rdma, item, origin, "line_efficiency_of", "rdma");
-      const BitRate line = catalog_yaml::required_rate(item, origin, "line_rate");
-      path_rate = line * (of.rate / of.line_rate);
-      p.provenance.push_back(fmt::format(
-          "RDMA rate {} derived, not measured: line rate {} x {:.4f}, the share of its line rate "
-          "{} reached ({} of {}: {})",
-          gbps(path_rate), gbps(line), of.rate / of.line_rate,
-          yaml::required_string(item, origin, "line_efficiency_of"), gbps(of.rate),
-          gbps(of.line_rate), of.source));
+    // The path's own RDMA rate, measured.
+    const std::string path_name = yaml::required_string(item, origin, "path");
+    const RdmaPath& r = named_path(rdma, item, origin, "path", "rdma");
+    p.provenance.push_back(fmt::format("RDMA rate {} measured: {}", gbps(r.rate), r.source));
+    // NCCL's bus bandwidth by size: measured on this path, or on another path
+    // of the same devices, moved to this path by the two measured RDMA rates.
+    const std::string curve_name = yaml::optional_string(item, origin, "nccl").value_or(path_name);
+    const NcclPath& n =
+        named_path(nccl_paths, item, origin, item["nccl"].IsDefined() ? "nccl" : "path", "nccl");
+    p.curve = n.curve;
+    std::string sizes;
+    for (const auto& pt : p.curve.points) {
+      sizes += fmt::format("{}{} {:.2f} GB/s", sizes.empty() ? "" : ", ", format_bytes(pt.size),
+                           pt.bus_bandwidth.bytes_per_second() / 1e9);
     }
-    // NCCL's bus bandwidth: measured on the path, or the RDMA rate at a
-    // measured path's NCCL efficiency (NCCL bus bandwidth / RDMA rate).
-    const std::string path_name = yaml::optional_string(item, origin, "path").value_or("");
-    if (const auto it = nccl.find(path_name); it != nccl.end()) {
-      p.bus_bandwidth = it->second.bus_bandwidth;
-      p.bus_bandwidth_size = it->second.size;
-      p.provenance.push_back(fmt::format("NCCL bus bandwidth {} measured: {}",
-                                         gbps(p.bus_bandwidth), it->second.source));
+    const std::string measured = fmt::format("NCCL {} bus bandwidth measured on {} ranks ({}): {}",
+                                             p.curve.all_gather ? "all_gather" : "all-reduce",
+                                             p.curve.ranks, sizes, p.curve.source);
+    if (curve_name == path_name) {
+      p.provenance.push_back(measured);
     } else {
-      const std::string of_name = yaml::required_string(item, origin, "nccl_efficiency_of");
-      const NcclPath& n = named_path(nccl, item, origin, "nccl_efficiency_of", "nccl");
-      const RdmaPath& r = named_path(rdma, item, origin, "nccl_efficiency_of", "rdma");
-      const double efficiency = n.bus_bandwidth / r.rate;
-      p.bus_bandwidth = path_rate * efficiency;
-      p.bus_bandwidth_size = n.size;
+      const RdmaPath& of = named_path(rdma, item, origin, "nccl", "rdma");
+      p.curve_scale = r.rate / of.rate;
       p.provenance.push_back(fmt::format(
-          "NCCL bus bandwidth {} derived: RDMA rate x {:.4f}, NCCL's efficiency on {} ({} of {})",
-          gbps(p.bus_bandwidth), efficiency, of_name, gbps(n.bus_bandwidth), gbps(r.rate)));
+          "no NCCL measurement on this path: {}'s, times {:.4f}, this path's RDMA rate over "
+          "{}'s ({} / {}); {}",
+          curve_name, p.curve_scale, curve_name, gbps(r.rate), gbps(of.rate), measured));
     }
+    p.bus_bandwidth = BitRate(8.0 / builtin_seconds_per_byte(p, p.curve.points.back().size));
+    p.bus_bandwidth_size = p.curve.points.back().size;
     p.provenance.push_back(latency_line);
     for (const auto& other : out) {
       if (other.name == p.name) {

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
+#include <utility>
 
+#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/fabric/collective.hpp"
 #include "tpnet/limits.hpp"
 
 namespace tpnet {
@@ -295,9 +299,36 @@ PrefillCommunication prefill_communication(const ModelArch& model, const EngineC
   // their times, so one schedule serves both links; it stops at the last
   // first token, which the steps it ran all precede.
   PrefillCommunication c;
+  StepCommunicationCache at_from(model, engine, from);
+  StepCommunicationCache at_to(model, engine, to);
+  // The achieved-rate bound (docs/formulas.md s.25): each all-reduce's bytes
+  // at the largest per-byte gap of the two profiles, plus any fixed cost `to`
+  // adds; the logits gathers (a few KB) at their own difference.
+  const int tp = engine.tensor_parallel_size;
+  c.gap = largest_per_byte_gap(from, to, tp, engine.algorithm);
+  const int allreduces = tp > 1 ? allreduces_per_forward(model, engine) : 0;
+  std::unordered_map<TokenCount, std::pair<double, double>> bound_by_tokens;
   const StepSeconds price = [&](const ScheduledStep& step) {
-    c.from = c.from + step_communication(model, engine, from, step).time;
-    c.to = c.to + step_communication(model, engine, to, step).time;
+    const StepCommunication at_f = at_from(step);
+    const StepCommunication at_t = at_to(step);
+    c.from = c.from + at_f.time;
+    c.to = c.to + at_t.time;
+    if (allreduces > 0) {
+      auto it = bound_by_tokens.find(step.tokens());
+      if (it == bound_by_tokens.end()) {
+        const Bytes block = activation_block(model, engine, step.tokens());
+        const FabricAllReduce f = fabric_allreduce(from, block, tp, engine.algorithm);
+        const FabricAllReduce t = fabric_allreduce(to, block, tp, engine.algorithm);
+        const double sent = (block * allreduce_sent_factor(tp, engine.algorithm)).count();
+        const double bound =
+            std::max(0.0, (t.latency - f.latency).value()) + sent * c.gap.seconds_per_byte;
+        it =
+            bound_by_tokens.emplace(step.tokens(), std::make_pair(bound, (t.time - f.time).value()))
+                .first;
+      }
+      const double gathers = (at_t.time - at_f.time).value() - allreduces * it->second.second;
+      c.bound = c.bound + Seconds(allreduces * it->second.first + std::max(0.0, gathers));
+    }
     ++c.steps;
     return 1.0;
   };

@@ -63,6 +63,10 @@ struct ScenarioPenalty {
   std::optional<Seconds> predicted_comm_from;
   std::optional<Seconds> predicted_comm_to;
   std::optional<Seconds> predicted_extra;
+  /// The achieved-rate bound of predicted_extra (s.25) and the per-byte gap
+  /// of the two profiles it takes every all-reduce byte at.
+  std::optional<Seconds> predicted_bound;
+  std::optional<PerByteGap> predicted_gap;
   std::optional<Seconds> predicted_ttft_at_to;  ///< with a baseline TTFT
   std::vector<std::string> notes;
 };

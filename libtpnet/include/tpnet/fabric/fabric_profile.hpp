@@ -43,6 +43,26 @@ struct SmallAllReduceTable {
   Bytes measured_bus_bandwidth_size;        ///< the size it was measured at
 };
 
+/// One measured bus bandwidth of a collective at one size (nccl-tests'
+/// busbw: the bytes each rank sends over the time).
+struct BusBandwidthPoint {
+  Bytes size;
+  BitRate bus_bandwidth;
+};
+
+/// A path's measured bus bandwidth by size, from one source, turned into
+/// seconds per sent byte by size once the shared fixed cost is taken out
+/// (docs/formulas.md s.22): what a profile moves bytes at.
+struct BusBandwidthCurve {
+  std::string path;    ///< the nccl path it was measured on
+  std::string source;  ///< where the numbers come from
+  int ranks = 0;
+  bool all_gather = false;                ///< all_gather_perf (else all-reduce)
+  std::vector<BusBandwidthPoint> points;  ///< sizes strictly increasing
+  /// Seconds per sent byte at each point's size, after the fixed cost.
+  std::vector<double> seconds_per_byte;
+};
+
 struct FabricProfile {
   std::string name;  ///< "dgx-spark-200g-switch", "nominal", or the calibration file
   FabricSource source = FabricSource::nominal;
@@ -55,10 +75,14 @@ struct FabricProfile {
   std::string node;          ///< the node it was measured on
   std::string for_link;      ///< the link preset it describes
   bool is_default = false;   ///< the profile `for_link` gets on `node` unless told otherwise
-  BitRate bus_bandwidth;     ///< NCCL's large-message bus bandwidth on the path
-  Bytes bus_bandwidth_size;  ///< the all-reduce size it was measured at
+  BitRate bus_bandwidth;     ///< the curve's rate at its largest size (bulk)
+  Bytes bus_bandwidth_size;  ///< that size
   int rdma_devices = 0;      ///< RDMA devices the traffic is spread over
   std::vector<SmallAllReduceTable> small;
+  BusBandwidthCurve curve;  ///< what bytes move at, by size (s.22)
+  /// The curve's rates times this: the profile's RDMA rate over the rate of
+  /// the path the curve was measured on (1 when it is the same path).
+  double curve_scale = 1.0;
   // Calibration profiles:
   std::shared_ptr<const Calibration> calibration;
 };
@@ -84,9 +108,34 @@ struct FabricAllReduce {
 [[nodiscard]] Seconds fabric_allgather(const FabricProfile& profile, Bytes sent_per_node,
                                        int ranks);
 
-/// The rate the fabric moves bulk bytes at: the built-in bus bandwidth, the
-/// calibration's beta at the link, or the link's nominal rate.
+/// The rate the fabric moves bulk bytes at: the built-in curve at its largest
+/// size, the calibration's beta at the link, or the link's nominal rate.
 [[nodiscard]] BitRate fabric_rate(const FabricProfile& profile);
+
+/// Seconds per sent byte of a built-in profile's bytes at collective size
+/// `size`: linear in log(size) between the curve's points, the nearest
+/// point's outside them, divided by curve_scale (s.22).
+[[nodiscard]] double builtin_seconds_per_byte(const FabricProfile& profile, Bytes size);
+
+/// The fixed cost every built-in profile of `small` shares for one
+/// all-reduce of `block` on `ranks` ranks (s.22).
+[[nodiscard]] Seconds shared_allreduce_latency(const std::vector<SmallAllReduceTable>& small,
+                                               Bytes block, int ranks);
+
+/// The sizes at which the per-byte cost of a collective on `profile` changes
+/// slope (a built-in curve's points; none for the others).
+[[nodiscard]] std::vector<Bytes> fabric_breakpoints(const FabricProfile& profile);
+
+/// The most one sent byte of an all-reduce on `ranks` ranks can cost more on
+/// `to` than on `from`, over every size (the achieved-rate bound, s.25).
+struct PerByteGap {
+  double seconds_per_byte = 0.0;  ///< max over sizes of (to - from) per sent byte
+  Bytes at_size;                  ///< the all-reduce size where it is largest
+  BitRate from_rate;              ///< 1 / from's per-byte cost there
+  BitRate to_rate;                ///< 1 / to's per-byte cost there
+};
+[[nodiscard]] PerByteGap largest_per_byte_gap(const FabricProfile& from, const FabricProfile& to,
+                                              int ranks, CollectiveAlgorithm algorithm);
 
 /// The built-in profiles, every node's, in catalog order.
 [[nodiscard]] const std::vector<FabricProfile>& builtin_fabric_profiles();

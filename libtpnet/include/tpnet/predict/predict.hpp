@@ -158,6 +158,11 @@ struct PrefillCommunication {
   Seconds to;
   Seconds extra;  ///< to - from
   int steps = 0;  ///< steps until the last first token
+  /// The achieved-rate bound of `extra` (s.25): every all-reduce's sent bytes
+  /// at the largest per-byte gap of the two profiles (`gap`), plus what `to`
+  /// adds in fixed cost; never below `extra`.
+  Seconds bound;
+  PerByteGap gap;
 };
 
 /// All `prompt.requests` arrive at once with `output_tokens` each; decodes
