@@ -143,11 +143,15 @@ Record table_row(const CompareRow& r, const CompareReport& report) {
                                   p.ttft_increase.value_or(0.0) * 100.0, kPercent, 1));
     }
   }
-  if (r.predicted_extra) {
+  if (r.predicted_extra && r.predicted_bound) {
     rec.push_back(signed_number("predicted_extra_ttft_s", "predicted extra",
                                 r.predicted_extra->value(), kSeconds, 2));
+    rec.push_back(signed_number("achieved_bound_ttft_s", "bound at achieved rates",
+                                r.predicted_bound->value(), kSeconds, 2));
   } else if (!report.request.from_fabrics.empty()) {
-    rec.push_back(text("predicted_extra_ttft_s", "predicted extra", "-"));  // PP, EP: not predicted
+    // PP, EP: not predicted
+    rec.push_back(text("predicted_extra_ttft_s", "predicted extra", "-"));
+    rec.push_back(text("achieved_bound_ttft_s", "bound at achieved rates", "-"));
   }
   rec.push_back(
       number("weights_per_node_bytes", "weights/node", s.weights_per_node().count(), kBytesGB, 1));

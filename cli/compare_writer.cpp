@@ -63,6 +63,7 @@ enum class Tail {
   point_share,
   point_increase,
   predicted_extra,
+  predicted_bound,
   ttft_increase,
   ttft_source,
   within_budget
@@ -87,6 +88,7 @@ std::vector<TailKey> tail_keys(const CompareReport& report) {
   }
   if (!report.request.from_fabrics.empty()) {
     keys.push_back({"predicted_extra_ttft_s", Tail::predicted_extra});
+    keys.push_back({"achieved_bound_ttft_s", Tail::predicted_bound});
   }
   if (report.projected()) {
     keys.push_back({"ttft_increase_pct", Tail::ttft_increase});
@@ -128,6 +130,13 @@ void append_row_tail(std::string& out, const CompareRow& r, const std::vector<Ta
         // PP and EP layouts are not predicted: null (JSON) or empty (CSV).
         if (r.predicted_extra) {
           append_number(out, r.predicted_extra->value(), key);
+        } else if (!csv) {
+          out += "null";
+        }
+        break;
+      case Tail::predicted_bound:
+        if (r.predicted_bound) {
+          append_number(out, r.predicted_bound->value(), key);
         } else if (!csv) {
           out += "null";
         }

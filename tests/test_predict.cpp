@@ -601,11 +601,16 @@ TEST_CASE("compare's predicted extra for a TP row is penalty's for the same scen
   c.to_fabrics = {t};
   const CompareReport report = run_compare(c);
   std::vector<std::optional<Seconds>> predicted;
-  for_each_compare_row(report,
-                       [&](const CompareRow& row) { predicted.push_back(row.predicted_extra); });
+  std::vector<std::optional<Seconds>> bounds;
+  for_each_compare_row(report, [&](const CompareRow& row) {
+    predicted.push_back(row.predicted_extra);
+    bounds.push_back(row.predicted_bound);
+  });
   REQUIRE(predicted.size() == 2);
   REQUIRE(predicted[0]);
+  REQUIRE(bounds[0]);
   CHECK_FALSE(predicted[1]);  // PP2 is not predicted
+  CHECK_FALSE(bounds[1]);
 
   PenaltyRequest p;
   p.model = model;
@@ -617,4 +622,5 @@ TEST_CASE("compare's predicted extra for a TP row is penalty's for the same scen
   p.to_fabric = t;
   const PenaltyReport pr = run_penalty(p);
   CHECK_THAT(predicted[0]->value(), WithinRel(pr.scenarios[0].predicted_extra->value(), 1e-12));
+  CHECK_THAT(bounds[0]->value(), WithinRel(pr.scenarios[0].predicted_bound->value(), 1e-12));
 }

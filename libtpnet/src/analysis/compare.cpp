@@ -239,12 +239,13 @@ void for_each_compare_row(const CompareReport& report,
                                       layout.layout, prompt.prompt, from.rate, to.rate, per_token);
           }
           row.predicted_extra.reset();
+          row.predicted_bound.reset();
           if (predict && tp_only) {
-            row.predicted_extra =
-                prefill_communication(request.model, at_tp, request.from_fabrics[f],
-                                      request.to_fabrics[t], prompt.prompt,
-                                      prompt.output_tokens.value_or(1024), accepted)
-                    .extra;
+            const PrefillCommunication c = prefill_communication(
+                request.model, at_tp, request.from_fabrics[f], request.to_fabrics[t], prompt.prompt,
+                prompt.output_tokens.value_or(1024), accepted);
+            row.predicted_extra = c.extra;
+            row.predicted_bound = c.bound;
           }
           row.within_budget =
               within_budgets(request.budgets, BudgetValues{row.extra_bound, row.ttft_increase,

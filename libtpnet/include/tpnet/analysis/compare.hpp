@@ -110,6 +110,7 @@ struct CompareRow {
   /// With fabric profiles, TP-only layouts: what `to` adds to the last first
   /// token through the scheduler (PP and EP layouts: unset).
   std::optional<Seconds> predicted_extra;
+  std::optional<Seconds> predicted_bound;  ///< its achieved-rate bound (s.25)
   bool within_budget = true;
 };
 
