@@ -5,7 +5,7 @@
 # (docs/prediction.md; 100G, never measured between Sparks, at its nominal rate).
 # Usage: examples/glm53-100g-penalty.sh [path/to/tpnet]
 # expect: P1 +1 +1024 +1024 +3\.5 +0\.14 +\+0\.14
-# expect: P6 +4 +16384 +65536 +221\.3 +8\.85 +\+8\.85 +\+6\.49 +\+7\.71 +52\.31 +45\.82
+# expect: P6 +4 +16384 +65536 +221\.3 +8\.85 +\+8\.85 +\+6\.49 +\+6\.49 +52\.31 +45\.82
 # expect: extra time per 1,000 prompt tokens +\+0\.135 s
 set -euo pipefail
 tpnet=${1:-tpnet}

@@ -122,12 +122,15 @@ std::vector<Bytes> fabric_breakpoints(const FabricProfile& profile) {
 }
 
 PerByteGap largest_per_byte_gap(const FabricProfile& from, const FabricProfile& to, int ranks,
-                                CollectiveAlgorithm algorithm) {
-  std::vector<Bytes> sizes = fabric_breakpoints(from);
-  for (const Bytes s : fabric_breakpoints(to)) sizes.push_back(s);
-  // Constant per-byte costs (nominal, calibration) have no breakpoint: any
-  // size stands for all.
-  if (sizes.empty()) sizes.emplace_back(1e9);
+                                CollectiveAlgorithm algorithm, Bytes smallest, Bytes largest) {
+  // Between breakpoints both per-byte costs are linear in log(size) (or
+  // constant), so their difference is largest at an end or a breakpoint.
+  std::vector<Bytes> sizes{smallest, largest};
+  for (const auto* p : {&from, &to}) {
+    for (const Bytes s : fabric_breakpoints(*p)) {
+      if (s > smallest && s < largest) sizes.push_back(s);
+    }
+  }
   PerByteGap gap;
   bool first = true;
   for (const Bytes s : sizes) {

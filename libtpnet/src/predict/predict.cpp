@@ -301,33 +301,45 @@ PrefillCommunication prefill_communication(const ModelArch& model, const EngineC
   PrefillCommunication c;
   StepCommunicationCache at_from(model, engine, from);
   StepCommunicationCache at_to(model, engine, to);
-  // The achieved-rate bound (docs/formulas.md s.25): each all-reduce's bytes
-  // at the largest per-byte gap of the two profiles, plus any fixed cost `to`
-  // adds; the logits gathers (a few KB) at their own difference.
+  // The achieved-rate bound (docs/formulas.md s.25): every all-reduce's
+  // bytes at the largest per-byte gap of the two profiles over the block
+  // sizes the steps use, plus any fixed cost `to` adds; the logits gathers
+  // (a few KB) at their own difference.
   const int tp = engine.tensor_parallel_size;
-  c.gap = largest_per_byte_gap(from, to, tp, engine.algorithm);
   const int allreduces = tp > 1 ? allreduces_per_forward(model, engine) : 0;
-  std::unordered_map<TokenCount, std::pair<double, double>> bound_by_tokens;
+  struct StepBound {
+    double sent = 0.0;        ///< one all-reduce's bytes sent per node
+    double fixed = 0.0;       ///< max(0, what `to` adds in fixed cost)
+    double difference = 0.0;  ///< one all-reduce's time at `to` less at `from`
+  };
+  std::unordered_map<TokenCount, StepBound> by_tokens;
+  double sent = 0.0;
+  double fixed = 0.0;
+  double gathers = 0.0;
+  std::optional<Bytes> smallest;
+  std::optional<Bytes> largest;
   const StepSeconds price = [&](const ScheduledStep& step) {
     const StepCommunication at_f = at_from(step);
     const StepCommunication at_t = at_to(step);
     c.from = c.from + at_f.time;
     c.to = c.to + at_t.time;
     if (allreduces > 0) {
-      auto it = bound_by_tokens.find(step.tokens());
-      if (it == bound_by_tokens.end()) {
+      auto it = by_tokens.find(step.tokens());
+      if (it == by_tokens.end()) {
         const Bytes block = activation_block(model, engine, step.tokens());
         const FabricAllReduce f = fabric_allreduce(from, block, tp, engine.algorithm);
         const FabricAllReduce t = fabric_allreduce(to, block, tp, engine.algorithm);
-        const double sent = (block * allreduce_sent_factor(tp, engine.algorithm)).count();
-        const double bound =
-            std::max(0.0, (t.latency - f.latency).value()) + sent * c.gap.seconds_per_byte;
-        it =
-            bound_by_tokens.emplace(step.tokens(), std::make_pair(bound, (t.time - f.time).value()))
-                .first;
+        const StepBound b{(block * allreduce_sent_factor(tp, engine.algorithm)).count(),
+                          std::max(0.0, (t.latency - f.latency).value()),
+                          (t.time - f.time).value()};
+        it = by_tokens.emplace(step.tokens(), b).first;
+        if (!smallest || block < *smallest) smallest = block;
+        if (!largest || block > *largest) largest = block;
       }
-      const double gathers = (at_t.time - at_f.time).value() - allreduces * it->second.second;
-      c.bound = c.bound + Seconds(allreduces * it->second.first + std::max(0.0, gathers));
+      sent += allreduces * it->second.sent;
+      fixed += allreduces * it->second.fixed;
+      gathers +=
+          std::max(0.0, (at_t.time - at_f.time).value() - allreduces * it->second.difference);
     }
     ++c.steps;
     return 1.0;
@@ -335,6 +347,12 @@ PrefillCommunication prefill_communication(const ModelArch& model, const EngineC
   (void)simulate_schedule(requests, scheduler_settings(engine, accepted_tokens), price, false,
                           ScheduleUntil::first_tokens);
   c.extra = c.to - c.from;
+  if (smallest && largest) {
+    c.gap = largest_per_byte_gap(from, to, tp, engine.algorithm, *smallest, *largest);
+    c.bound = Seconds(fixed + sent * c.gap.seconds_per_byte + gathers);
+  } else {
+    c.bound = c.extra;  // no all-reduce: only gathers, if any, and they are priced exactly
+  }
   return c;
 }
 

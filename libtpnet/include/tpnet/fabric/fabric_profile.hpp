@@ -127,7 +127,9 @@ struct FabricAllReduce {
 [[nodiscard]] std::vector<Bytes> fabric_breakpoints(const FabricProfile& profile);
 
 /// The most one sent byte of an all-reduce on `ranks` ranks can cost more on
-/// `to` than on `from`, over every size (the achieved-rate bound, s.25).
+/// `to` than on `from`, over the sizes from `smallest` to `largest` (the
+/// achieved-rate bound, s.25): at the two ends and every curve point between
+/// them, where the per-byte costs change slope.
 struct PerByteGap {
   double seconds_per_byte = 0.0;  ///< max over sizes of (to - from) per sent byte
   Bytes at_size;                  ///< the all-reduce size where it is largest
@@ -135,7 +137,8 @@ struct PerByteGap {
   BitRate to_rate;                ///< 1 / to's per-byte cost there
 };
 [[nodiscard]] PerByteGap largest_per_byte_gap(const FabricProfile& from, const FabricProfile& to,
-                                              int ranks, CollectiveAlgorithm algorithm);
+                                              int ranks, CollectiveAlgorithm algorithm,
+                                              Bytes smallest, Bytes largest);
 
 /// The built-in profiles, every node's, in catalog order.
 [[nodiscard]] const std::vector<FabricProfile>& builtin_fabric_profiles();
