@@ -407,6 +407,30 @@ TEST_CASE("without layer_types or a pattern, sliding layers follow transformers'
     CHECK(off.sliding_window_layers == 0);
     CHECK(off.assumptions.count("sliding_window_pattern") == 0);
   }
+  SECTION("Qwen2/Qwen3: no window unless use_sliding_window, then from max_window_layers on") {
+    // Qwen2Config(use_sliding_window=False, max_window_layers=28): a stated
+    // window alone is not used; when it is, layers 0..max_window_layers-1
+    // keep every token.
+    for (const char* type : {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"}) {
+      INFO(type);
+      const ModelArch unused = windowed(type);
+      CHECK(unused.sliding_window_layers == 0);
+      CHECK(unused.attention == AttentionKind::gqa);
+      REQUIRE(unused.assumptions.count("use_sliding_window") == 1);
+      CHECK_THAT(unused.assumptions.at("use_sliding_window"),
+                 ContainsSubstring("false, the default of transformers'"));
+      const ModelArch on = windowed(type, R"(, "use_sliding_window": true)");
+      CHECK(on.sliding_window_layers == 80 - 28);
+      CHECK(on.assumptions.count("max_window_layers") == 1);
+      const ModelArch stated =
+          windowed(type, R"(, "use_sliding_window": true, "max_window_layers": 70)");
+      CHECK(stated.sliding_window_layers == 10);
+      CHECK(stated.assumptions.count("max_window_layers") == 0);
+      const ModelArch all_full =
+          windowed(type, R"(, "use_sliding_window": true, "max_window_layers": 80)");
+      CHECK(all_full.sliding_window_layers == 0);
+    }
+  }
 }
 
 TEST_CASE("bad config.json files give one error naming the file, line and key", "[hf][bad-input]") {

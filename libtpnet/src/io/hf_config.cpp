@@ -655,9 +655,32 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
     m.linear_attention = linear;
   }
   const auto window = optional_int(s, "sliding_window", 1, kMaxTokens);
-  if (window && optional_bool(s, "use_sliding_window").value_or(true)) {
+  // Qwen2/Qwen3 (and their MoE) configs default use_sliding_window to false
+  // and, when it is true, slide only the layers from max_window_layers on
+  // (transformers' configuration_qwen2.py/qwen3.py; commits in docs/models.md).
+  const bool qwen_window =
+      type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe";
+  const auto use_window = optional_bool(s, "use_sliding_window");
+  if (window && !use_window && qwen_window && !counts.listed) {
+    m.assumptions["use_sliding_window"] = fmt::format(
+        "Not in config.json; false, the default of transformers' {} config: sliding_window {} "
+        "is not used and every layer keeps every token.",
+        type, *window);
+  }
+  if (window && use_window.value_or(!qwen_window || counts.listed)) {
     m.sliding_window = static_cast<int>(*window);
     m.sliding_window_layers = counts.listed ? counts.sliding : m.num_layers - counts.linear;
+    if (qwen_window && !counts.listed) {
+      const auto below = optional_int(s, "max_window_layers", 0, kMaxLayers);
+      const int full = static_cast<int>(std::min<long long>(below.value_or(28), m.num_layers));
+      m.sliding_window_layers = std::max(0, m.num_layers - counts.linear - full);
+      if (!below) {
+        m.assumptions["max_window_layers"] = fmt::format(
+            "Not in config.json; 28, the default of transformers' {} config: layers 0-27 keep "
+            "every token, the {} from layer 28 on slide.",
+            type, m.sliding_window_layers);
+      }
+    }
     if (counts.default_pattern > 0) {
       m.assumptions["sliding_window_pattern"] = fmt::format(
           "Neither layer_types nor sliding_window_pattern in config.json; {}, the default of "
