@@ -104,6 +104,14 @@ std::vector<TailKey> tail_keys(const CompareReport& report) {
 void append_row_tail(std::string& out, const CompareRow& r, const std::vector<TailKey>& keys,
                      bool csv) {
   const std::optional<PrefillPoint>& point = r.point;
+  // PP and EP layouts are not predicted: null (JSON) or empty (CSV).
+  const auto append_predicted = [&](const std::optional<Seconds>& value, const char* key) {
+    if (value) {
+      append_number(out, value->value(), key);
+    } else if (!csv) {
+      out += "null";
+    }
+  };
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const char* key = keys[i].key;
     if (!csv) fmt::format_to(std::back_inserter(out), "\"{}\": ", key);
@@ -127,19 +135,10 @@ void append_row_tail(std::string& out, const CompareRow& r, const std::vector<Ta
         append_number(out, point->ttft_increase.value_or(0.0) * 100.0, key);
         break;
       case Tail::predicted_extra:
-        // PP and EP layouts are not predicted: null (JSON) or empty (CSV).
-        if (r.predicted_extra) {
-          append_number(out, r.predicted_extra->value(), key);
-        } else if (!csv) {
-          out += "null";
-        }
+        append_predicted(r.predicted_extra, key);
         break;
       case Tail::predicted_bound:
-        if (r.predicted_bound) {
-          append_number(out, r.predicted_bound->value(), key);
-        } else if (!csv) {
-          out += "null";
-        }
+        append_predicted(r.predicted_bound, key);
         break;
       case Tail::ttft_increase:
         append_number(out, r.ttft_increase.value_or(0.0) * 100.0, key);
