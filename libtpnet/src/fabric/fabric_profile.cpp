@@ -58,6 +58,16 @@ void require_collective(Bytes bytes, int ranks) {
   }
 }
 
+/// The sizes at which the per-byte cost of a collective on `profile` changes
+/// slope (a built-in curve's points; none for the others).
+std::vector<Bytes> fabric_breakpoints(const FabricProfile& profile) {
+  std::vector<Bytes> sizes;
+  if (profile.source == FabricSource::builtin) {
+    for (const auto& p : profile.curve.points) sizes.push_back(p.size);
+  }
+  return sizes;
+}
+
 }  // namespace
 
 /// The fixed cost of one all-reduce of `block` on `ranks` ranks: the table of
@@ -111,14 +121,6 @@ double builtin_seconds_per_byte(const FabricProfile& profile, Bytes size) {
     }
   }
   return spb.back() / scale;
-}
-
-std::vector<Bytes> fabric_breakpoints(const FabricProfile& profile) {
-  std::vector<Bytes> sizes;
-  if (profile.source == FabricSource::builtin) {
-    for (const auto& p : profile.curve.points) sizes.push_back(p.size);
-  }
-  return sizes;
 }
 
 PerByteGap largest_per_byte_gap(const FabricProfile& from, const FabricProfile& to, int ranks,

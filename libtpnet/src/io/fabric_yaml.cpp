@@ -158,7 +158,6 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
   // every profile shares, never below the path's own RDMA rate (s.22).
   for (auto& [name, path] : nccl_paths) {
     BusBandwidthCurve& c = path.curve;
-    c.path = name;
     const auto r = rdma.find(name);
     if (r == rdma.end()) {
       throw InputError(fmt::format("nccl path '{}' has no rdma path of the same name (its RDMA "
@@ -242,7 +241,6 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
           curve_name, p.curve_scale, curve_name, gbps(r.rate), gbps(of.rate), measured));
     }
     p.bus_bandwidth = BitRate(8.0 / builtin_seconds_per_byte(p, p.curve.points.back().size));
-    p.bus_bandwidth_size = p.curve.points.back().size;
     p.provenance.push_back(latency_line);
     for (const auto& other : out) {
       if (other.name == p.name) {

@@ -54,7 +54,6 @@ struct BusBandwidthPoint {
 /// seconds per sent byte by size once the shared fixed cost is taken out
 /// (docs/formulas.md s.22): what a profile moves bytes at.
 struct BusBandwidthCurve {
-  std::string path;    ///< the nccl path it was measured on
   std::string source;  ///< where the numbers come from
   int ranks = 0;
   bool all_gather = false;                ///< all_gather_perf (else all-reduce)
@@ -72,12 +71,11 @@ struct FabricProfile {
   /// The link it prices: its rate and (nominal) NCCL latency model.
   Link link;
   // Built-in profiles:
-  std::string node;          ///< the node it was measured on
-  std::string for_link;      ///< the link preset it describes
-  bool is_default = false;   ///< the profile `for_link` gets on `node` unless told otherwise
-  BitRate bus_bandwidth;     ///< the curve's rate at its largest size (bulk)
-  Bytes bus_bandwidth_size;  ///< that size
-  int rdma_devices = 0;      ///< RDMA devices the traffic is spread over
+  std::string node;         ///< the node it was measured on
+  std::string for_link;     ///< the link preset it describes
+  bool is_default = false;  ///< the profile `for_link` gets on `node` unless told otherwise
+  BitRate bus_bandwidth;    ///< the curve's rate at its largest size (bulk)
+  int rdma_devices = 0;     ///< RDMA devices the traffic is spread over
   std::vector<SmallAllReduceTable> small;
   BusBandwidthCurve curve;  ///< what bytes move at, by size (s.22)
   /// The curve's rates times this: the profile's RDMA rate over the rate of
@@ -121,10 +119,6 @@ struct FabricAllReduce {
 /// all-reduce of `block` on `ranks` ranks (s.22).
 [[nodiscard]] Seconds shared_allreduce_latency(const std::vector<SmallAllReduceTable>& small,
                                                Bytes block, int ranks);
-
-/// The sizes at which the per-byte cost of a collective on `profile` changes
-/// slope (a built-in curve's points; none for the others).
-[[nodiscard]] std::vector<Bytes> fabric_breakpoints(const FabricProfile& profile);
 
 /// The most one sent byte of an all-reduce on `ranks` ranks can cost more on
 /// `to` than on `from`, over the sizes from `smallest` to `largest` (the
