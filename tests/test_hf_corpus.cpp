@@ -32,8 +32,6 @@ const std::filesystem::path kCorpus = std::filesystem::path(TPNET_SOURCE_DIR) / 
 /// The checkpoints tpnet refuses, with the key the refusal must name
 /// (docs/models.md, "What is refused").
 const std::map<std::string, std::string> kRefused = {
-    {"deepseek-ai__DeepSeek-V4-Flash", "compress_ratios"},
-    {"nvidia__DeepSeek-V4-Flash-NVFP4", "compress_ratios"},
     {"google__gemma-4-26B-A4B", "text_config.global_head_dim"},
     {"nvidia__Gemma-4-31B-IT-NVFP4", "text_config.global_head_dim"},
 };

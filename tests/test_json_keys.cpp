@@ -230,6 +230,7 @@ std::vector<Run> runs(const std::string& tmp) {
       {{"memory", "--model", "deepseek-v4.1-flash", "--tp", "8", "--nccl-tuned"}},
       {{"memory", "--model", "glm-5.3", "--tp", "4", "--pp", "2"}},
       {{"memory", "--model", "llama-3.1-70b", "--tp", "16"}},
+      {{"memory", "--model", "deepseek-v4-flash", "--tp", "2"}},
       {{"capacity", "--sweep", ex("data/qwen36_27b_sweep.csv"), "--svg", tmp + "/capacity.svg"}},
       {{"capacity", "--sweep", "TP2=" + ex("vllm-bench/qwen36-tp2"), "--sweep",
         "TP4=" + ex("vllm-bench/qwen36-tp4")}},

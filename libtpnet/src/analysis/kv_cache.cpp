@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "tpnet/limits.hpp"
+#include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 
 namespace tpnet {
@@ -88,6 +89,35 @@ double mamba_state_per_layer(const ModelArch& m, int tp) {
   return ssm + conv;
 }
 
+/// DeepSeek-V4's cache on every rank (its one KV head is not split): per
+/// layer the last `sliding_window` keys, one compressed key per `ratio`
+/// tokens (ratio > 1) with, at ratio 4, the indexer's key, and the
+/// compressor's fixed state.
+struct CompressedCache {
+  double per_token = 0.0;     ///< compressed (and indexer) keys per token of context
+  double index_share = 0.0;   ///< of per_token, the indexer's keys
+  double window_entry = 0.0;  ///< one window key in every layer
+  double state = 0.0;         ///< compressor states of one sequence
+};
+
+CompressedCache compressed_cache(const ModelArch& m) {
+  CompressedCache c;
+  const CompressedAttentionSpec& a = *m.compressed_attention;
+  const double entry = compressed_kv_entry_bytes(a);
+  const double index = compressed_index_entry_bytes(m);
+  for (const int ratio : a.compress_ratios) {
+    c.window_entry += entry;
+    if (ratio <= 1) continue;
+    c.per_token += entry / ratio;
+    if (ratio == kIndexedCompressRatio && m.sparse_attention_index_heads > 0) {
+      c.index_share += index / ratio;
+    }
+    c.state += compressor_state_bytes(m, ratio);
+  }
+  c.per_token += c.index_share;
+  return c;
+}
+
 void require_kv_shapes(const ModelArch& m) {
   const auto missing = kv_cache_shapes_missing(m);
   if (missing.empty()) return;
@@ -145,6 +175,11 @@ Bytes kv_bytes_per_token(const ModelArch& m, int tp, int kv_dtype_bytes) {
   check_tp(tp);
   check_kv_dtype(kv_dtype_bytes);
   require_kv_shapes(m);
+  if (m.compressed_attention) {
+    // While a sequence is within the window every layer keeps each token whole.
+    const CompressedCache cache = compressed_cache(m);
+    return Bytes(cache.window_entry + cache.per_token);
+  }
   const LayerCounts c = layer_counts(m);
   return Bytes(c.attention() * attention_bytes_per_layer(m, tp, kv_dtype_bytes) +
                c.full * index_bytes_per_layer(m));
@@ -158,10 +193,32 @@ SequenceState sequence_state(const ModelArch& m, int tp, int kv_dtype_bytes, Tok
     throw InputError(fmt::format("{} tokens is not allowed", tokens),
                      InputLocation::for_key("memory.max_model_len"));
   }
-  const LayerCounts c = layer_counts(m);
-  const double per_layer = attention_bytes_per_layer(m, tp, kv_dtype_bytes);
   SequenceState s;
   s.tokens = tokens;
+  if (m.compressed_attention) {
+    // A compressed key for every full `ratio` tokens.
+    const CompressedAttentionSpec& a = *m.compressed_attention;
+    const double entry = compressed_kv_entry_bytes(a);
+    const double index = compressed_index_entry_bytes(m);
+    double attention = 0.0;
+    double sparse_index = 0.0;
+    for (const int ratio : a.compress_ratios) {
+      if (ratio <= 1) continue;
+      const double entries = d(tokens / ratio);
+      attention += entry * entries;
+      if (ratio == kIndexedCompressRatio && m.sparse_attention_index_heads > 0) {
+        sparse_index += index * entries;
+      }
+    }
+    s.attention = Bytes(attention);
+    s.sparse_index = Bytes(sparse_index);
+    s.sliding_window =
+        Bytes(compressed_cache(m).window_entry * d(std::min<TokenCount>(tokens, m.sliding_window)));
+    s.linear_state = Bytes(compressed_cache(m).state);
+    return s;
+  }
+  const LayerCounts c = layer_counts(m);
+  const double per_layer = attention_bytes_per_layer(m, tp, kv_dtype_bytes);
   s.attention = Bytes(c.full * per_layer * d(tokens));
   s.sparse_index = Bytes(c.full * index_bytes_per_layer(m) * d(tokens));
   s.sliding_window =

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "tpnet/analysis/kv_cache.hpp"
+#include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/params.hpp"
 
 namespace tpnet {
@@ -26,6 +27,19 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, const ParamEsti
     // ReplicatedLinear gates: every rank scores every expert.
     parts.push_back(
         {"router", WeightPart::router, estimate.total.router, estimate.total.router, Bytes(0.0)});
+  }
+  if (m.compressed_attention) {
+    // DeepSeek-V4: the fused wq_a + wkv, the compressors and the indexers.
+    double params = 0.0;
+    for (const int ratio : m.compressed_attention->compress_ratios) {
+      params += compressed_attention_params(m, ratio).replicated;
+    }
+    parts.push_back(
+        {"compressed_attention_inputs", WeightPart::attention, params, params, Bytes(0.0)});
+    // The hyper-connections are plain FP32 parameters every rank holds.
+    const double hc = hyper_connection_params(m);
+    if (hc > 0.0) parts.push_back({"hyper_connections", WeightPart::attention, hc, hc, Bytes(0.0)});
+    return parts;
   }
   if (m.mla) {
     // q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear in vLLM's MLA.

@@ -268,9 +268,6 @@ void refuse_unmodelled_layers(const Scope& s) {
     const char* why;
   };
   static const Refusal refusals[] = {
-      {"compress_ratios",
-       "DeepSeek-V4's compressed attention (compress_ratios, o_lora_rank, hyper-connections) is "
-       "not among the attention kinds tpnet models"},
       {"hybrid_layer_pattern", "per-layer block kinds are not modelled"},
   };
   for (const Refusal& r : refusals) {
@@ -289,6 +286,87 @@ void refuse_unmodelled_layers(const Scope& s) {
           "one attention shape",
           at(s, child(s, "global_head_dim"), "global_head_dim"));
     }
+  }
+}
+
+/// DeepSeek-V4 (model_type deepseek_v4): its compressed attention, one
+/// layer at a time by compress_ratios (docs/formulas.md s.8.1; vLLM's
+/// deepseek_v4.py reads the list the same way: its first num_hidden_layers
+/// entries are the layers, a longer list's rest the MTP layers'). A ratio of
+/// 0 or 1 keeps the window alone; vLLM runs ratios 4 and 128 only.
+void read_compressed_attention(const Scope& s, ModelArch& m) {
+  const YAML::Node ratios = child(s, "compress_ratios");
+  CompressedAttentionSpec a;
+  a.head_dim = required_int(s, "head_dim", 1, kMaxWidth, " (the compressed attention's head)");
+  a.q_lora_rank = required_int(s, "q_lora_rank", 1, kMaxWidth);
+  a.qk_rope_head_dim = required_int(s, "qk_rope_head_dim", 0, a.head_dim);
+  a.o_lora_rank = required_int(s, "o_lora_rank", 1, kMaxWidth);
+  a.o_groups = required_int(s, "o_groups", 1, m.num_attention_heads);
+  a.hc_mult = static_cast<int>(optional_int(s, "hc_mult", 1, kMaxHeads).value_or(0));
+  if (m.num_attention_heads % a.o_groups != 0) {
+    throw InputError(fmt::format("{} output groups do not divide the {} attention heads",
+                                 a.o_groups, m.num_attention_heads),
+                     at(s, child(s, "o_groups"), "o_groups"));
+  }
+  const auto listed = static_cast<long long>(ratios.IsSequence() ? ratios.size() : 0);
+  if (!ratios.IsSequence() || (listed != m.num_layers && listed != m.num_layers + m.mtp_layers)) {
+    throw InputError(fmt::format("expected a list of one ratio per layer: {} (num_hidden_layers), "
+                                 "or {} with the MTP layers",
+                                 m.num_layers, m.num_layers + m.mtp_layers),
+                     at(s, ratios, "compress_ratios"));
+  }
+  for (int i = 0; i < m.num_layers; ++i) {
+    const YAML::Node item = ratios[static_cast<std::size_t>(i)];
+    int ratio = -1;
+    if (item.IsScalar() && item.Tag() != "!") {
+      try {
+        ratio = item.as<int>();
+      } catch (const YAML::Exception&) {
+        ratio = -1;
+      }
+    }
+    if (ratio != 0 && ratio != 1 && ratio != 4 && ratio != 128) {
+      throw InputError(
+          "expected compress ratios 0 or 1 (the window alone), 4 or 128, the ratios "
+          "vLLM's DeepSeek-V4 attention runs",
+          at(s, item, "compress_ratios"));
+    }
+    a.compress_ratios.push_back(ratio);
+  }
+  if (m.sliding_window <= 0) missing(s, "sliding_window", " (every layer's window)");
+  const int dense = m.moe ? m.moe->first_dense_layers : m.num_layers;
+  m.layers.clear();
+  m.sliding_window_layers = 0;
+  for (int i = 0; i < m.num_layers; ++i) {
+    LayerSpec layer;
+    layer.mixer = a.compress_ratios[static_cast<std::size_t>(i)] > 1 ? Mixer::attention
+                                                                     : Mixer::sliding_window;
+    layer.ffn = i < dense ? FfnKind::dense : FfnKind::moe;
+    m.sliding_window_layers += layer.mixer == Mixer::sliding_window ? 1 : 0;
+    m.layers.push_back(layer);
+  }
+  m.head_dim = a.head_dim;
+  m.compressed_attention = a;
+  m.attention = AttentionKind::compressed;
+}
+
+/// DeepSeek-V4's `expert_dtype: fp4` beside an fp8 quantization_config: the
+/// routed experts are MXFP4 (vLLM's DeepseekV4FP8Config picks Mxfp4MoEMethod),
+/// 4 bits and an 8-bit scale per 32 values, the rest FP8 blocks.
+void read_expert_dtype(const Scope& s, ModelArch& m) {
+  const auto dtype = optional_text(s, "expert_dtype");
+  if (!dtype || m.part_bits.count(WeightPart::routed_experts) > 0) return;
+  const std::string name = lowercase(*dtype);
+  if (name == "fp4") {
+    m.part_bits[WeightPart::routed_experts] = 4.25;
+    m.assumptions["expert_dtype"] =
+        "expert_dtype fp4: routed experts in MXFP4, 4.25 bits per weight (4 bits and an 8-bit "
+        "scale per 32), as vLLM's DeepseekV4FP8Config loads them.";
+  } else if (name != "fp8") {
+    throw InputError("'" + *dtype +
+                         "' is not an expert dtype vLLM's DeepSeek-V4 loads; use fp4 "
+                         "or fp8",
+                     at(s, child(s, "expert_dtype"), "expert_dtype"));
   }
 }
 
@@ -704,6 +782,8 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
   } else {
     m.attention = m.num_kv_heads == m.num_attention_heads ? AttentionKind::mha : AttentionKind::gqa;
   }
+  const bool compressed = has(s, "compress_ratios");
+  if (compressed) read_compressed_attention(s, m);
 
   // Embeddings: as the config says; absent, the default of transformers'
   // config class for the model_type (an assumption, marked), else untied.
@@ -777,6 +857,7 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
     m.quantization = precision->quantization;
     m.bits_per_weight = precision->bits;
     m.part_bits = precision->part_bits;
+    if (compressed && !hf_quant_text) read_expert_dtype(s, m);
     m.assumptions["bits_per_weight"] = precision->why + ".";
     if (!precision->warnings.empty()) {
       std::string all;

@@ -13,13 +13,14 @@ namespace tpnet {
 namespace {
 
 AttentionKind parse_attention(const YAML::Node& map, const std::string& origin) {
-  static constexpr std::array<std::pair<std::string_view, AttentionKind>, 6> kKinds{{
+  static constexpr std::array<std::pair<std::string_view, AttentionKind>, 7> kKinds{{
       {"mha", AttentionKind::mha},
       {"gqa", AttentionKind::gqa},
       {"mla", AttentionKind::mla},
       {"sparse", AttentionKind::sparse},
       {"hybrid-linear", AttentionKind::hybrid_linear},
       {"sliding-window", AttentionKind::sliding_window},
+      {"compressed", AttentionKind::compressed},
   }};
   const auto text = yaml::optional_string(map, origin, "attention");
   if (!text) return AttentionKind::gqa;
@@ -236,6 +237,88 @@ void parse_layer_runs(const YAML::Node& root, const std::string& origin, ModelAr
   }
 }
 
+/// DeepSeek-V4's `compressed_attention:` (docs/models.md): its shapes and one
+/// compress ratio per layer, which give the layers (0 or 1: the window alone,
+/// a sliding_window layer; 4 or 128: an attention layer).
+void parse_compressed_attention(const YAML::Node& root, const std::string& origin, ModelArch& m) {
+  const YAML::Node node = root["compressed_attention"];
+  if (!node.IsDefined() || node.IsNull()) {
+    if (m.attention == AttentionKind::compressed) {
+      throw InputError("is required with attention: compressed",
+                       yaml::where(root, origin, "compressed_attention"));
+    }
+    return;
+  }
+  yaml::require_map(node, origin, "compressed_attention");
+  CompressedAttentionSpec a;
+  yaml::with_key_prefix("compressed_attention.", [&] {
+    yaml::reject_unknown_keys(node, origin,
+                              {"head_dim", "q_lora_rank", "qk_rope_head_dim", "o_lora_rank",
+                               "o_groups", "hc_mult", "compress_ratios"});
+    a.head_dim = static_cast<int>(yaml::required_integer(node, origin, "head_dim", 1, kMaxWidth));
+    a.q_lora_rank =
+        static_cast<int>(yaml::required_integer(node, origin, "q_lora_rank", 1, kMaxWidth));
+    a.qk_rope_head_dim =
+        static_cast<int>(yaml::required_integer(node, origin, "qk_rope_head_dim", 0, a.head_dim));
+    a.o_lora_rank =
+        static_cast<int>(yaml::required_integer(node, origin, "o_lora_rank", 1, kMaxWidth));
+    a.o_groups = static_cast<int>(
+        yaml::required_integer(node, origin, "o_groups", 1, m.num_attention_heads));
+    if (m.num_attention_heads % a.o_groups != 0) {
+      throw InputError(
+          "must divide num_attention_heads (" + std::to_string(m.num_attention_heads) + ")",
+          yaml::where(node["o_groups"], origin, "o_groups"));
+    }
+    a.hc_mult = small_int(node, origin, "hc_mult", 1, kMaxHeads);
+    const YAML::Node ratios = node["compress_ratios"];
+    if (!ratios.IsSequence() || static_cast<long long>(ratios.size()) != m.num_layers) {
+      throw InputError("expected a list of one ratio per layer (" + std::to_string(m.num_layers) +
+                           ", num_layers)",
+                       yaml::where(ratios.IsDefined() ? ratios : node, origin, "compress_ratios"));
+    }
+    for (const YAML::Node& item : ratios) {
+      int ratio = -1;
+      if (item.IsScalar()) {
+        try {
+          ratio = item.as<int>();
+        } catch (const YAML::Exception&) {
+          ratio = -1;
+        }
+      }
+      if (ratio != 0 && ratio != 1 && ratio != 4 && ratio != 128) {
+        throw InputError("expected 0 or 1 (the window alone), 4 or 128 for each layer",
+                         yaml::where(item, origin, "compress_ratios"));
+      }
+      a.compress_ratios.push_back(ratio);
+    }
+  });
+  if (m.attention != AttentionKind::compressed) {
+    throw InputError("goes with attention: compressed",
+                     yaml::where(node, origin, "compressed_attention"));
+  }
+  if (m.sliding_window <= 0) {
+    throw InputError("is required with compressed_attention (every layer's window)",
+                     yaml::where(root, origin, "sliding_window"));
+  }
+  if (!m.layers.empty() || m.sliding_window_layers > 0 || m.mla) {
+    throw InputError(
+        "gives the layers by compress_ratios; leave out layers, layer_pattern, "
+        "sliding_window_layers and mla",
+        yaml::where(node, origin, "compressed_attention"));
+  }
+  const int dense = m.moe ? m.moe->first_dense_layers : m.num_layers;
+  for (int i = 0; i < m.num_layers; ++i) {
+    LayerSpec layer;
+    layer.mixer = a.compress_ratios[static_cast<std::size_t>(i)] > 1 ? Mixer::attention
+                                                                     : Mixer::sliding_window;
+    layer.ffn = i < dense ? FfnKind::dense : FfnKind::moe;
+    m.sliding_window_layers += layer.mixer == Mixer::sliding_window ? 1 : 0;
+    m.layers.push_back(layer);
+  }
+  if (m.head_dim == 0) m.head_dim = a.head_dim;
+  m.compressed_attention = a;
+}
+
 ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
   const YAML::Node root = yaml::load_document(text, origin);
   yaml::require_map(root, origin, "a model");
@@ -272,7 +355,8 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
                              "layers",
                              "layer_pattern",
                              "mamba",
-                             "gated_ffn"});
+                             "gated_ffn",
+                             "compressed_attention"});
 
   ModelArch m;
   m.name = yaml::required_string(root, origin, "name");
@@ -345,6 +429,7 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
   }
   parse_shapes(root, origin, m);
   parse_layer_runs(root, origin, m);
+  parse_compressed_attention(root, origin, m);
   // 64 heads in a hidden_size of 2 are 0 wide each (found by tests/fuzz), and
   // every per-head size (attention weights, KV cache) would be 0.
   if (effective_head_dim(m) < 1) {

@@ -67,6 +67,13 @@ std::string tp_refusal(const ModelArch& model, int tp) {
         "QKVParallelLinear splits the KV heads over TP, or replicates them when TP is the larger)",
         tp, model.name, kv);
   }
+  if (model.compressed_attention && model.compressed_attention->o_groups % tp != 0) {
+    // DeepseekV4Attention gives each rank o_groups / TP output groups.
+    return fmt::format(
+        "TP{} does not divide {}'s {} output groups (o_groups); vLLM splits them "
+        "over TP",
+        tp, model.name, model.compressed_attention->o_groups);
+  }
   if (model.mamba && model.mamba->heads % tp != 0) {
     return fmt::format("TP{} does not divide {}'s {} Mamba heads; vLLM splits them over TP", tp,
                        model.name, model.mamba->heads);

@@ -7,6 +7,7 @@
 #include "tp_split.hpp"
 #include "tpnet/error.hpp"
 #include "tpnet/limits.hpp"
+#include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 
 namespace tpnet {
@@ -71,6 +72,32 @@ void require_chunk(TokenCount context, TokenCount chunk) {
 
 MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
   require_tp(tp);
+  if (m.compressed_attention) {
+    // One shared 512-wide key that is also the value: QK^T and PV each head_dim.
+    const CompressedAttentionSpec& a = *m.compressed_attention;
+    const double heads =
+        d(detail::split_by_tp(m, m.num_attention_heads, tp, "num_attention_heads", "heads", kUse));
+    compressed_ = true;
+    prefill_per_key_ = decode_per_key_ = 2.0 * heads * 2.0 * a.head_dim;
+    sliding_layers_ = static_cast<int>(a.compress_ratios.size());
+    window_ = m.sliding_window;
+    top_k_ = m.sparse_attention_top_k.value_or(0);
+    for (const int ratio : a.compress_ratios) {
+      if (ratio <= 1) continue;
+      auto same = std::find_if(compressed_layers_.begin(), compressed_layers_.end(),
+                               [&](const auto& r) { return r.first == ratio; });
+      if (same == compressed_layers_.end()) {
+        compressed_layers_.emplace_back(ratio, 1);
+      } else {
+        ++same->second;
+      }
+    }
+    if (m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
+      sparse_index_per_key_ =
+          2.0 * d(m.sparse_attention_index_heads) * d(m.sparse_attention_index_head_dim);
+    }
+    return;
+  }
   const LayerTally t = tally_layers(m);
   attention_layers_ = t.attention;
   sliding_layers_ = t.sliding;
@@ -134,6 +161,21 @@ MixerFlops MixerFlopsRates::flops(TokenCount context, TokenCount chunk, bool dec
   require_chunk(context, chunk);
   MixerFlops out;
   const double tokens = d(chunk);
+  if (compressed_) {
+    // DeepSeek-V4: the window in every layer; a query at position j sees
+    // j / r compressed keys (the top-k of them at ratio 4).
+    const double per_key = decode ? decode_per_key_ : prefill_per_key_;
+    out.sliding_window = per_key * keys_seen(context, chunk, window_) * sliding_layers_;
+    for (const auto& [ratio, layers] : compressed_layers_) {
+      const bool indexed = ratio == kIndexedCompressRatio && top_k_ > 0;
+      const double seen = keys_seen(context, chunk, indexed ? top_k_ * ratio : 0) / ratio;
+      out.attention += per_key * seen * layers;
+      if (indexed && sparse_index_per_key_ > 0.0) {
+        out.sparse_index += sparse_index_per_key_ * keys_seen(context, chunk, 0) / ratio * layers;
+      }
+    }
+    return out;
+  }
   if (attention_layers_ + sliding_layers_ > 0) {
     const double per_key = decode ? decode_per_key_ : prefill_per_key_;
     out.attention = per_key * keys_seen(context, chunk, top_k_) * attention_layers_;

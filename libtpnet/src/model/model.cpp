@@ -16,6 +16,8 @@ std::string_view to_string(AttentionKind kind) {
       return "hybrid-linear";
     case AttentionKind::sliding_window:
       return "sliding-window";
+    case AttentionKind::compressed:
+      return "compressed";
   }
   return "unknown";
 }

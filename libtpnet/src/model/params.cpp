@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 
 namespace tpnet {
@@ -119,9 +120,19 @@ ParamEstimate estimate_params(const ModelArch& m) {
   e.total.lm_head = m.tie_word_embeddings ? 0.0 : vocab_table;
   e.active.lm_head = vocab_table;  // every token's logits read the whole head, tied or not
 
-  const double attention_layer = full_attention_params(m);
+  double attention_layer = full_attention_params(m);
   e.total.attention = full_layers * attention_layer + linear_layers * linear_attention_params(m) +
                       layers.mamba * mamba_params(m);
+  if (m.compressed_attention) {
+    // DeepSeek-V4: each layer's attention by its compress ratio, and the
+    // hyper-connections (counted with the mixers: every token reads them).
+    e.total.attention = hyper_connection_params(m);
+    for (const int ratio : m.compressed_attention->compress_ratios) {
+      e.total.attention += compressed_attention_params(m, ratio).total();
+    }
+    // vLLM's MTP layer attends without compression (compress_ratio 1, no indexer).
+    attention_layer = compressed_attention_params(m, 1).total();
+  }
   e.active.attention = e.total.attention;
 
   const double dense_ffn = ffn(m, m.hidden_size, m.intermediate_size);

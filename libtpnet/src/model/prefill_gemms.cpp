@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "tp_split.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 
 namespace tpnet {
@@ -119,6 +121,42 @@ void add_indexer(ShapeList& out, const ModelArch& m, long long layers) {
   out.add("indexer.wq_b", heads * dim, q_in, layers, GemmSplit::replicated);
   out.add("indexer.wk", dim, h, layers, GemmSplit::replicated);
   out.add("indexer.weights", heads, h, layers, GemmSplit::replicated);
+}
+
+/// DeepSeek-V4's attention as vLLM's DeepseekV4Attention runs it: the fused
+/// wq_a + wkv and the compressors replicated, wq_b split by heads, wo_a a
+/// batched GEMM per local output group, wo_b row-parallel; the indexer
+/// (ratio-4 layers) replicated.
+void add_compressed_attention(ShapeList& out, const ModelArch& m, int tp) {
+  const CompressedAttentionSpec& a = *m.compressed_attention;
+  const long long heads = split_by(m, m.num_attention_heads, tp, "num_attention_heads", "heads");
+  const long long groups =
+      split_by(m, a.o_groups, tp, "compressed_attention.o_groups", "output groups");
+  const long long h = m.hidden_size;
+  const long long layers = static_cast<long long>(a.compress_ratios.size());
+  std::map<int, long long> by_ratio;
+  for (const int ratio : a.compress_ratios) {
+    if (ratio > 1) ++by_ratio[ratio];
+  }
+  out.add("attn.wqa_wkv", a.q_lora_rank + a.head_dim, h, layers, GemmSplit::replicated);
+  out.add("attn.q_b", heads * a.head_dim, a.q_lora_rank, layers, GemmSplit::column);
+  for (const auto& [ratio, count] : by_ratio) {
+    const long long overlap = ratio == kIndexedCompressRatio ? 2 : 1;
+    out.add(fmt::format("attn.compressor_r{}", ratio), 2 * overlap * a.head_dim, h, count,
+            GemmSplit::replicated);
+    const long long index_heads = m.sparse_attention_index_heads;
+    const long long index_dim = m.sparse_attention_index_head_dim;
+    if (ratio == kIndexedCompressRatio && index_heads > 0 && index_dim > 0) {
+      out.add("indexer.wq_b", index_heads * index_dim, a.q_lora_rank, count, GemmSplit::replicated);
+      out.add("indexer.weights", index_heads, h, count, GemmSplit::replicated);
+      out.add("indexer.compressor", 2 * overlap * index_dim, h, count, GemmSplit::replicated);
+    }
+  }
+  // Each group maps its heads' outputs (heads x head_dim / groups) to o rank.
+  const long long group_in =
+      static_cast<long long>(m.num_attention_heads) * a.head_dim / a.o_groups;
+  out.add("attn.o_a", a.o_lora_rank, group_in, layers * groups, GemmSplit::column);
+  out.add("attn.o_b", h, groups * a.o_lora_rank, layers, GemmSplit::row);
 }
 
 void add_linear_attention(ShapeList& out, const ModelArch& m, int tp, long long layers) {
@@ -245,7 +283,9 @@ std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCoun
   }
 
   ShapeList out(chunk_tokens);
-  if (attention_layers > 0) {
+  if (m.compressed_attention) {
+    add_compressed_attention(out, m, tp);
+  } else if (attention_layers > 0) {
     if (m.mla) {
       add_mla(out, m, tp, attention_layers);
     } else {

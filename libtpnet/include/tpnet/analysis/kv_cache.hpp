@@ -22,7 +22,10 @@ namespace tpnet {
 /// split over TP, one head per rank when TP exceeds the KV heads), or the MLA
 /// latent (kv_lora_rank + qk_rope_head_dim, on every rank), plus the DSA
 /// indexer's FP8 keys, over every attention layer (linear-attention layers
-/// keep no per-token cache). Throws InputError naming the model key when the
+/// keep no per-token cache). DeepSeek-V4 (compressed_attention): every
+/// layer's window key plus its compressed keys' share (1/ratio of one) and
+/// the indexer's, in vLLM's fixed FP8 layout whatever `kv_dtype_bytes`
+/// (docs/formulas.md s.12.4). Throws InputError naming the model key when the
 /// shapes are missing (kv_cache_shapes_missing), `layout.tp` or
 /// `memory.kv_cache_dtype` when out of range.
 [[nodiscard]] Bytes kv_bytes_per_token(const ModelArch& model, int tp, int kv_dtype_bytes);
@@ -49,7 +52,10 @@ struct SequenceState {
   }
 };
 
-/// The cache one sequence of `tokens` tokens holds on each rank. Linear
+/// The cache one sequence of `tokens` tokens holds on each rank. DeepSeek-V4:
+/// attention holds floor(tokens / ratio) compressed keys per layer,
+/// sparse_index the indexer's, sliding_window every layer's window, and
+/// linear_state the compressors' fixed FP32 state. Linear
 /// attention state is BF16 whatever the KV cache dtype (vLLM's mamba state
 /// dtype follows the model). Throws as kv_bytes_per_token does.
 [[nodiscard]] SequenceState sequence_state(const ModelArch& model, int tp, int kv_dtype_bytes,

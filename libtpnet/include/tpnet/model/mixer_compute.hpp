@@ -5,6 +5,9 @@
 /// by layer from the layer plan (docs/formulas.md s.18.1). Unlike the GEMMs
 /// it grows with the context already in the KV cache.
 
+#include <utility>
+#include <vector>
+
 #include "tpnet/model/model.hpp"
 #include "tpnet/units.hpp"
 
@@ -55,8 +58,16 @@ class MixerFlopsRates {
   double sparse_index_per_key_ = 0.0;  ///< the DSA indexer's FLOPs per key; 0 = none
   double linear_per_token_ = 0.0;      ///< one linear-attention layer's state work a token
   double mamba_per_token_ = 0.0;       ///< one Mamba layer's state work a token
+  /// DeepSeek-V4: how many layers compress at each ratio above 1; every layer
+  /// also attends to its window (sliding_layers_ counts them all).
+  std::vector<std::pair<int, int>> compressed_layers_;
+  bool compressed_ = false;  ///< DeepSeek-V4's attention
 };
 
+/// DeepSeek-V4 (compressed_attention): every layer attends to its window of
+/// uncompressed keys (sliding_window), and a layer of ratio r to its
+/// position / r compressed keys (attention), at r = 4 only the top-k of them
+/// with the indexer scoring all (sparse_index); K = V = head_dim wide.
 /// One request's prefill chunk of `chunk_tokens` tokens after
 /// `context_tokens` already in its KV cache, on one node at TP `tp`: each
 /// token attends causally to every key up to itself (within the window for

@@ -24,6 +24,7 @@ enum class AttentionKind {
   sparse,          ///< sparse attention over a selected top-k of earlier tokens (DSA)
   hybrid_linear,   ///< linear-attention (e.g. Gated DeltaNet) layers mixed with full attention
   sliding_window,  ///< sliding-window layers mixed with full attention
+  compressed,      ///< DeepSeek-V4: a sliding window plus KV compressed per layer (compress_ratios)
 };
 
 [[nodiscard]] std::string_view to_string(AttentionKind kind);
@@ -63,6 +64,23 @@ struct LinearAttentionSpec {
   int key_head_dim = 0;
   int value_head_dim = 0;
   int conv_kernel = 0;  ///< short causal convolution width (linear_conv_kernel_dim)
+};
+
+/// DeepSeek-V4's attention (docs/formulas.md s.8.1): one shared key/value
+/// head of head_dim (K = V) from a low-rank query, an output projection in
+/// o_groups groups through o_lora_rank, and per layer a compress ratio: 0
+/// keeps only the last `sliding_window` tokens; r > 0 keeps that window and
+/// one compressed entry per r tokens (r = 4 choosing its top-k entries with
+/// the indexer, sparse_attention_index_*). Hyper-connections widen the
+/// residual stream to hc_mult copies mixed around every attention and FFN.
+struct CompressedAttentionSpec {
+  int head_dim = 0;                  ///< the one KV head and every query head
+  int q_lora_rank = 0;               ///< the query's low rank (wq_a, wq_b)
+  int qk_rope_head_dim = 0;          ///< of head_dim, the rotary part (cached in BF16)
+  int o_lora_rank = 0;               ///< each output group's rank (wo_a)
+  int o_groups = 0;                  ///< output groups (wo_a is grouped, wo_b takes groups x rank)
+  int hc_mult = 0;                   ///< hyper-connection streams; 0 = none
+  std::vector<int> compress_ratios;  ///< one per layer; 0 = sliding window only
 };
 
 /// Mamba-2 (SSM) mixer shapes, as Nemotron-H names them: d_inner = heads x
@@ -171,6 +189,9 @@ struct ModelArch {
   /// two-matrix FFNs (Nemotron-H's squared ReLU).
   bool gated_ffn = true;
   std::optional<MambaSpec> mamba;  ///< Mamba-2 shapes, when layers have Mamba mixers
+  /// DeepSeek-V4's attention; its layers are the layer plan's attention
+  /// (ratio > 0) and sliding-window (ratio 0) layers.
+  std::optional<CompressedAttentionSpec> compressed_attention;
   /// The layers one by one, when they differ in ways the counts above cannot
   /// say (Nemotron-H: each layer one Mamba, attention, MLP or MoE block).
   /// Empty: the layers follow from the counts (layer_plan, tpnet/model/layer_plan.hpp).
