@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "common.hpp"
@@ -74,6 +75,13 @@ Record shape_fields(const ModelArch& m) {
   const MlaSpec mla = m.mla.value_or(MlaSpec{});
   const LinearAttentionSpec linear = m.linear_attention.value_or(LinearAttentionSpec{});
   const MambaSpec mamba = m.mamba.value_or(MambaSpec{});
+  const CompressedAttentionSpec compressed =
+      m.compressed_attention.value_or(CompressedAttentionSpec{});
+  const auto layers_at = [&](int lo, int hi) {
+    return static_cast<long long>(std::count_if(compressed.compress_ratios.begin(),
+                                                compressed.compress_ratios.end(),
+                                                [&](int r) { return r >= lo && r <= hi; }));
+  };
   const LayerTally layers = tally_layers(m);
   Record fields{
       count("hidden_size", "hidden size", m.hidden_size),
@@ -137,6 +145,17 @@ Record shape_fields(const ModelArch& m) {
               count("groups", "groups", mamba.groups),
               count("conv_kernel", "convolution width", mamba.conv_kernel),
               count("state_bytes", "bytes per state element", m.mamba ? mamba.state_bytes : 0)}),
+      record("compressed_attention", "compressed attention (DeepSeek-V4)",
+             {flag("present", "present", m.compressed_attention.has_value()),
+              count("head_dim", "head size (K = V)", compressed.head_dim),
+              count("q_lora_rank", "q rank", compressed.q_lora_rank),
+              count("qk_rope_head_dim", "rope head size", compressed.qk_rope_head_dim),
+              count("o_lora_rank", "output rank", compressed.o_lora_rank),
+              count("o_groups", "output groups", compressed.o_groups),
+              count("hc_mult", "hyper-connection streams", compressed.hc_mult),
+              count("window_only_layers", "layers with the window alone", layers_at(0, 1)),
+              count("ratio_4_layers", "layers compressing 4 to 1", layers_at(4, 4)),
+              count("ratio_128_layers", "layers compressing 128 to 1", layers_at(128, 128))}),
       count("moe_latent_size", "MoE latent width", moe.latent_size),
       count("mtp_layers", "MTP layers", m.mtp_layers),
       flag("tie_word_embeddings", "tied embeddings", m.tie_word_embeddings),
@@ -149,7 +168,8 @@ Record shape_fields(const ModelArch& m) {
                         (f.kind == Field::Kind::text && f.text.empty()) ||
                         (f.key == "moe" && !m.moe) || (f.key == "mla" && !m.mla) ||
                         (f.key == "linear_attention" && !m.linear_attention) ||
-                        (f.key == "mamba" && !m.mamba);
+                        (f.key == "mamba" && !m.mamba) ||
+                        (f.key == "compressed_attention" && !m.compressed_attention);
     if (absent) f = json_only(std::move(f));
     if (f.kind == Field::Kind::record) {
       for (auto& inner : f.records.front()) {

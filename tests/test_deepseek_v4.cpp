@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
 #include "catch.hpp"
 #include "cli_runner.hpp"
 #include "golden.hpp"
@@ -202,6 +204,14 @@ TEST_CASE("the built-in deepseek-v4-flash is the config.json's model and predict
   const auto models = test::run_tpnet({"models", "--format", "json"});
   REQUIRE(models.exit_code == 0);
   CHECK_THAT(models.out, ContainsSubstring("\"deepseek-v4-flash\""));
+  const auto shown = test::run_tpnet({"models", "show", "deepseek-v4-flash", "--format", "json"});
+  REQUIRE(shown.exit_code == 0);
+  const YAML::Node j = YAML::Load(shown.out);
+  CHECK(j["compressed_attention"]["present"].as<bool>());
+  CHECK(j["compressed_attention"]["window_only_layers"].as<int>() == 2);
+  CHECK(j["compressed_attention"]["ratio_4_layers"].as<int>() == 21);
+  CHECK(j["compressed_attention"]["ratio_128_layers"].as<int>() == 20);
+  CHECK(j["compressed_attention"]["o_groups"].as<int>() == 8);
   const auto predicted =
       test::run_tpnet({"predict", "--model", "deepseek-v4-flash", "--tp", "2", "--links", "200G",
                        "--prompt", "1x8k", "--output", "32", "--gemm-tflops", "100",
