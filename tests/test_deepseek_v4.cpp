@@ -25,6 +25,7 @@
 #include "tpnet/io/model_yaml.hpp"
 #include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
+#include "tpnet/model/layout.hpp"
 #include "tpnet/model/mixer_compute.hpp"
 #include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
@@ -305,4 +306,50 @@ TEST_CASE("DeepSeek-V4's expert_dtype fp4 makes the routed experts MXFP4: 155.6 
   const ModelArch nvfp4 = load_hf_config((kCorpus / "nvidia__DeepSeek-V4-Flash-NVFP4").string());
   CHECK(nvfp4.bits_of(WeightPart::routed_experts) == 4.5);
   CHECK(nvfp4.assumptions.count("expert_dtype") == 0);
+}
+
+TEST_CASE("a model YAML's compressed_attention is checked and gives the layers", "[model-yaml]") {
+  const std::string head = R"(name: v4
+hidden_size: 64
+num_layers: 3
+vocab_size: 100
+num_attention_heads: 4
+num_kv_heads: 1
+total_params: 1B
+bits_per_weight: 8
+sliding_window: 8
+moe: {routed_experts: 4, experts_per_token: 2, expert_intermediate_size: 16}
+)";
+  const std::string block = R"(compressed_attention:
+  head_dim: 32
+  q_lora_rank: 16
+  qk_rope_head_dim: 8
+  o_lora_rank: 16
+  o_groups: 2
+)";
+  auto key_of = [](const std::string& text) {
+    try {
+      (void)parse_model_yaml(text, "v4.yaml");
+    } catch (const InputError& e) {
+      return e.where().key;
+    }
+    return std::string();
+  };
+  const ModelArch m = parse_model_yaml(
+      head + "attention: compressed\n" + block + "  compress_ratios: [0, 4, 128]\n", "v4.yaml");
+  REQUIRE(m.layers.size() == 3);
+  CHECK(m.layers[0].mixer == Mixer::sliding_window);
+  CHECK(m.layers[1].mixer == Mixer::attention);
+  CHECK(m.layers[2].ffn == FfnKind::moe);
+  CHECK(m.sliding_window_layers == 1);
+  CHECK(key_of(head + "attention: compressed\n") == "compressed_attention");
+  CHECK(key_of(head + "attention: compressed\n" + block + "  compress_ratios: [0, 4]\n") ==
+        "compressed_attention.compress_ratios");
+  CHECK(key_of(head + "attention: compressed\n" + block + "  compress_ratios: [0, 8, 4]\n") ==
+        "compressed_attention.compress_ratios");
+  CHECK(key_of(head + "attention: mla\n" + block + "  compress_ratios: [0, 4, 128]\n") ==
+        "compressed_attention");
+  // vLLM gives each rank o_groups / TP output groups: TP16 cannot split V4-Flash's 8.
+  CHECK(tp_refusal(builtin_model("deepseek-v4-flash"), 8).empty());
+  CHECK_THAT(tp_refusal(builtin_model("deepseek-v4-flash"), 16), ContainsSubstring("o_groups"));
 }
