@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -105,6 +106,12 @@ struct PreferenceDeleter {
 };
 using MatmulDesc = std::unique_ptr<cublasLtMatmulDescOpaque_t, MatmulDescDeleter>;
 using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, LayoutDeleter>;
+
+/// Each FP8 tensor scale in its own slot of this size: cublasLtMatmul refused
+/// (CUBLAS_STATUS_NOT_SUPPORTED, H200, cuBLASLt 13) the B scale at 4 bytes
+/// past the A scale, though the heuristic accepted the descriptor; cudaMalloc
+/// aligns every other operand to 256 bytes.
+constexpr std::size_t kScaleSlotBytes = 256;
 using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, PreferenceDeleter>;
 
 cudaDataType_t data_type(GemmPrecision p) {
@@ -357,7 +364,7 @@ struct LtRunner::State {
       b_scale = x.block_scales.get();
     } else if (p == GemmPrecision::fp8) {
       a_scale = tensor_scales.get();
-      b_scale = static_cast<const float*>(tensor_scales.get()) + 1;
+      b_scale = static_cast<const std::byte*>(tensor_scales.get()) + kScaleSlotBytes;
     } else {
       return;
     }
@@ -431,10 +438,12 @@ struct LtRunner::State {
   }
 
   DeviceBuffer upload_tensor_scales(const HostOperand& w, const HostOperand& x) const {
-    DeviceBuffer scales(2 * sizeof(float), id());
-    const float values[2] = {w.tensor_scale, x.tensor_scale};
-    cuda_ok(cudaMemcpy(scales.get(), values, sizeof(values), cudaMemcpyHostToDevice),
-            "cudaMemcpy (tensor scales)", id());
+    DeviceBuffer scales(2 * kScaleSlotBytes, id());
+    cuda_ok(cudaMemcpy(scales.get(), &w.tensor_scale, sizeof(float), cudaMemcpyHostToDevice),
+            "cudaMemcpy (weight tensor scale)", id());
+    cuda_ok(cudaMemcpy(static_cast<std::byte*>(scales.get()) + kScaleSlotBytes, &x.tensor_scale,
+                       sizeof(float), cudaMemcpyHostToDevice),
+            "cudaMemcpy (activation tensor scale)", id());
     return scales;
   }
 
