@@ -34,6 +34,7 @@ struct MemoryCommandOptions {
   std::string chunk = "4096";
   int activation_bytes = EngineConfig{}.activation_bytes;
   int max_num_seqs = EngineConfig{}.max_num_seqs;
+  int spec_tokens = 0;
   std::string vllm_args;  ///< expanded into the flags above before parsing
   std::string svg;
   std::string format = "table";
@@ -47,6 +48,7 @@ MemoryRequest to_request(const MemoryCommandOptions& o) {
   request.engine.max_num_batched_tokens = parse_tokens(o.chunk, InputLocation::for_key("--chunk"));
   request.engine.activation_bytes = o.activation_bytes;
   request.engine.max_num_seqs = o.max_num_seqs;
+  request.engine.num_speculative_tokens = o.spec_tokens;
   request.node = load_node(o.node);
   request.settings = to_memory_settings(o.memory);
   return request;
@@ -134,6 +136,7 @@ Record report_fields(const ModelArch& model, const MemoryReport& r, const std::s
       gigabytes("weights_split_bytes", "  split over TP", r.weights.split),
       gigabytes("weights_replicated_bytes", "  held whole by every rank",
                 r.weights.replicated_bytes),
+      gigabytes("weights_mtp_bytes", "  MTP layers (drafting)", r.weights.mtp),
       table_only(texts("", "    part", std::move(lines))),
       integer("nccl_channels", "NCCL_MAX_NCHANNELS (buffers per peer)", r.nccl_channels),
       number("nccl_buffsize_bytes", "NCCL_BUFFSIZE", r.nccl_buffsize.count(), kMiB, 2),
@@ -277,6 +280,11 @@ Command setup_memory(CLI::App& app) {
   sub->add_option("--max-num-seqs", o->max_num_seqs, "Most requests running at once")
       ->group(engine)
       ->default_str(std::to_string(EngineConfig{}.max_num_seqs));
+  sub->add_option("--spec-tokens,--num-speculative-tokens", o->spec_tokens,
+                  "Draft tokens per request per decode forward (MTP): above 0, the MTP layers' "
+                  "weights are loaded too")
+      ->group(engine)
+      ->default_str("0");
   sub->add_option("--chunk,--max-num-batched-tokens", o->chunk,
                   "Prefill tokens per forward pass; sets the activation peak")
       ->group(engine)

@@ -133,6 +133,7 @@ Record shape_fields(const ModelArch& m) {
               count("sliding_window", "sliding-window mixers", layers.sliding),
               count("linear_attention", "linear-attention mixers", layers.linear),
               count("mamba", "Mamba-2 mixers", layers.mamba),
+              count("cross_attention", "cross-attention mixers", layers.cross),
               count("no_mixer", "layers without a mixer", layers.no_mixer),
               count("dense_ffn", "dense FFNs", layers.dense), count("moe", "MoE FFNs", layers.moe),
               count("no_ffn", "layers without an FFN", layers.no_ffn),

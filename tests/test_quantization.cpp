@@ -11,6 +11,7 @@
 #include "tpnet/analysis/weights.hpp"
 #include "tpnet/error.hpp"
 #include "tpnet/io/hf_config.hpp"
+#include "tpnet/io/text_file.hpp"
 #include "tpnet/model/quantization.hpp"
 
 using Catch::Matchers::WithinAbs;
@@ -67,6 +68,33 @@ TEST_CASE("Qwen3.6-27B-NVFP4: MIXED_PRECISION puts attention in FP8 and the MLP 
   const double bits = tpnet::effective_bits_per_weight(m);
   CHECK(bits > 4.5);
   CHECK(bits < 8.0);
+}
+
+TEST_CASE("Qwen3.6-27B-NVFP4's config.json alone: its MIXED_PRECISION map reads as 5.947 bits",
+          "[quantization][hf][golden]") {
+  // The modelopt export copies hf_quant_config.json's per-module map into
+  // config.json's quantization_config; without the side file it was refused
+  // ("'MIXED_PRECISION' is not a modelopt format tpnet knows").
+  const std::string folder = kCorpus + "nvidia__Qwen3.6-27B-NVFP4";
+  const ModelArch alone = tpnet::parse_hf_config(tpnet::read_text_file(folder + "/config.json"),
+                                                 folder + "/config.json");
+  const ModelArch both = checkpoint("nvidia__Qwen3.6-27B-NVFP4");
+  CHECK(alone.quantization == "mixed");
+  CHECK(alone.bits_of(WeightPart::attention) == 8.0);
+  CHECK(alone.bits_of(WeightPart::dense_ffn) == 4.5);
+  CHECK(alone.bits_of(WeightPart::embedding) == 16.0);
+  CHECK_THAT(tpnet::effective_bits_per_weight(alone),
+             WithinAbs(tpnet::effective_bits_per_weight(both), 1e-9));
+  // The headline bits per weight is the mean over every part, not the
+  // unquantized dtype's 16.
+  CHECK_THAT(alone.bits_per_weight, WithinAbs(5.947, 0.0005));
+  CHECK_THAT(both.bits_per_weight, WithinAbs(5.947, 0.0005));
+  // The study's "27B": the shapes give 26.39B (no vision tower, no MTP layer).
+  CHECK_THAT(alone.total_params, WithinRel(27e9, 0.05));
+  CHECK_THAT(alone.total_params, WithinRel(26.39e9, 0.001));
+  const YAML::Node shown =
+      json_of(run_tpnet({"models", "show", folder + "/config.json", "--format", "json"}));
+  CHECK_THAT(shown["bits_per_weight"].as<double>(), WithinAbs(5.947, 0.0005));
 }
 
 TEST_CASE("Kimi-K2.6-NVFP4: a whole-layer exclusion leaves the dense first layer in BF16",

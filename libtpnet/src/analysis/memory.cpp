@@ -192,7 +192,8 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
   r.gpu_memory_utilization = in.gpu_memory_utilization;
   r.budget = r.node_memory * in.gpu_memory_utilization;
 
-  r.weights = weight_memory(m, layout);
+  // Drafting by MTP loads the MTP layers beside the model.
+  r.weights = weight_memory(m, layout, engine.num_speculative_tokens > 0);
   r.weights_bytes = r.weights.per_node();
   const NcclBuffers buffers = nccl_buffers(request);
   r.nccl_tuned = in.nccl_profile == NcclProfile::tuned;
@@ -249,7 +250,15 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
         m.name));
   }
 
-  if (r.kv_bytes_per_token && r.kv_bytes_per_token->count() > 0.0) {
+  if (r.sequence &&
+      (r.sequence->sliding_window.count() > 0.0 || r.sequence->linear_state.count() > 0.0) &&
+      r.sequence_bytes->count() > 0.0) {
+    // Sliding layers stop at the window and linear layers keep one state a
+    // sequence: the tokens the cache holds in max-model-len sequences, as the
+    // per-sequence figure counts them (docs/formulas.md s.26.4).
+    r.kv_tokens = static_cast<long long>(
+        std::floor(r.kv_cache_bytes.count() * d(in.max_model_len) / r.sequence_bytes->count()));
+  } else if (r.kv_bytes_per_token && r.kv_bytes_per_token->count() > 0.0) {
     r.kv_tokens = static_cast<long long>(std::floor(r.kv_cache_bytes / *r.kv_bytes_per_token));
   }
   if (r.sequence_bytes) {

@@ -71,6 +71,9 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, const ParamEsti
   return parts;
 }
 
+/// A stated total within 0.5% of the estimate with its MTP layers counts them.
+constexpr double kMtpStatedShare = 0.995;
+
 /// The stated total spread over the parts as the estimate places them; empty
 /// when the estimate cannot place them.
 std::map<WeightPart, double> stated_parts(const ModelArch& m, const ParamEstimate& estimate) {
@@ -81,11 +84,26 @@ std::map<WeightPart, double> stated_parts(const ModelArch& m, const ParamEstimat
   return parts;
 }
 
+/// The MTP layers' weights one rank holds when drafting loads them: their
+/// estimated parameters split over TP like the layers they copy, at the bits
+/// the checkpoint stores them in (its mean bits per weight unless it leaves
+/// them unquantized). 0 when the model has none, or when its stated total
+/// already holds them (at least the estimate with MTP: glm-5.3's 753B is
+/// 743.6B + 10.0B of MTP).
+Bytes mtp_weights_per_rank(const ModelArch& m, const ParamEstimate& estimate, int tp) {
+  if (!(estimate.mtp > 0.0) || !estimate.complete()) return Bytes(0.0);
+  if (m.total_params >= estimate.total_with_mtp() * kMtpStatedShare) return Bytes(0.0);
+  const double bits =
+      m.mtp_bits_per_weight > 0.0 ? m.mtp_bits_per_weight : effective_bits_per_weight(m);
+  return Bytes(estimate.mtp * bits / 8.0 / std::max(1, tp));
+}
+
 }  // namespace
 
-WeightMemory weight_memory(const ModelArch& m, const ParallelLayout& layout) {
+WeightMemory weight_memory(const ModelArch& m, const ParallelLayout& layout, bool with_mtp) {
   const ParamEstimate estimate = estimate_params(m);
   WeightMemory w;
+  if (with_mtp) w.mtp = mtp_weights_per_rank(m, estimate, layout.tp);
   w.total_params = m.total_params;
   w.replicated = replicated_parts(m, estimate, layout.tp);
   const double pp = std::max(1, layout.pp);

@@ -514,6 +514,13 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
+/// Whether an exclusion list names the MTP layers ("mtp*", "model.mtp.layers.0*").
+bool names_mtp(const std::vector<std::string>& excluded) {
+  return std::any_of(excluded.begin(), excluded.end(), [](const std::string& pattern) {
+    return lowercase(pattern).find("mtp") != std::string::npos;
+  });
+}
+
 /// "model.layers.12.mlp..." -> 12; -1 without a layer index.
 int layer_of(std::string_view module) {
   const std::size_t at = module.find("layers.");
@@ -530,8 +537,11 @@ int layer_of(std::string_view module) {
 }
 
 /// modelopt's per-module map: each part's bits is its layers' mean, a layer
-/// the map does not list being unquantized.
+/// the map does not list being unquantized. `key` names the map in errors
+/// (hf_quant_config.json's quantization.quantized_layers, or config.json's
+/// quantization_config.quantized_layers), `file` the file in the description.
 CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::string& origin,
+                                    const std::string& key, const std::string& file,
                                     double dtype_bits, const ModelArch& model) {
   CheckpointPrecision p;
   p.quantization = "mixed";
@@ -546,11 +556,10 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
     const auto bits =
         algo ? modelopt_bits(*algo, integer_of(spec, "group_size").value_or(0)) : std::nullopt;
     if (!bits) {
-      throw InputError(
-          fmt::format("'{}' is not a modelopt format tpnet knows; use NVFP4, FP8, "
-                      "MXFP4 or an INT4 AWQ",
-                      algo.value_or("(none)")),
-          InputLocation::in_file(origin, 0, "quantization.quantized_layers." + module));
+      throw InputError(fmt::format("'{}' is not a modelopt format tpnet knows; use NVFP4, FP8, "
+                                   "MXFP4 or an INT4 AWQ",
+                                   algo.value_or("(none)")),
+                       InputLocation::in_file(origin, 0, key + "." + module));
     }
     ++algos[lowercase(*algo)];
     if (!part_of_module(module)) {
@@ -561,7 +570,7 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
     module_bits.push_back(*bits);
   }
   const PatternIndex index(modules);
-  check_budget(index, model, InputLocation::in_file(origin, 0, "quantization.quantized_layers"));
+  check_budget(index, model, InputLocation::in_file(origin, 0, key));
   std::vector<bool> used(modules.size(), false);
   for (const WeightPart part : kWeightParts) {
     const std::vector<Slot> slots = slots_of(part, model);
@@ -591,9 +600,9 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
     formats += fmt::format("{}{} modules {}", formats.empty() ? "" : ", ", count, algo);
   }
   p.why = fmt::format(
-      "hf_quant_config.json: MIXED_PRECISION ({}); each part's bits are its layers' mean, a "
-      "layer the map leaves out unquantized at {:g} bits",
-      formats, dtype_bits);
+      "{}: MIXED_PRECISION ({}); each part's bits are its layers' mean, a layer the map leaves "
+      "out unquantized at {:g} bits",
+      file, formats, dtype_bits);
   if (unknown > 0) {
     p.warnings.push_back(fmt::format(
         "{}: {} quantized_layers entries name modules tpnet does not place; they are left out of "
@@ -699,12 +708,31 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
       throw InputError("required key is missing (FP8 or NVFP4)",
                        yaml::where(q, origin, prefix + "quant_algo"));
     }
+    if (algo_text && lowercase(*algo_text) == "mixed_precision") {
+      // A modelopt export may copy hf_quant_config.json's per-module map into
+      // config.json (nvidia/Qwen3.6-27B-NVFP4): read it the same way.
+      const YAML::Node layers = q["quantized_layers"];
+      if (!present(layers) || !layers.IsMap()) {
+        throw InputError("MIXED_PRECISION needs the quantized_layers map",
+                         yaml::where(q, origin, prefix + "quantized_layers"));
+      }
+      CheckpointPrecision mixed = mixed_precision(layers, origin, prefix + "quantized_layers",
+                                                  "quantization_config", dtype_bits, model);
+      if (!excluded.empty()) mixed.why += "; left unquantized: " + joined(excluded);
+      if (const auto kv = text_of(q, "kv_cache_quant_algo")) {
+        mixed.why += fmt::format(
+            "; KV cache stored as {} (give `memory.kv_cache_dtype` to count it so)", *kv);
+      }
+      mixed.mtp_unquantized = names_mtp(excluded);
+      return mixed;
+    }
     const auto bits =
         modelopt_bits(algo_text.value_or("nvfp4"), integer_of(q, "group_size").value_or(0));
     if (!bits) {
-      throw InputError(
-          "'" + *algo_text + "' is not a modelopt format tpnet knows; use FP8 or NVFP4",
-          where("quant_algo"));
+      throw InputError("'" + *algo_text +
+                           "' is not a modelopt format tpnet knows; use FP8, NVFP4 or "
+                           "MIXED_PRECISION (with quantized_layers)",
+                       where("quant_algo"));
     }
     p.bits = *bits;
     p.quantization = *bits == 4.5 ? "nvfp4" : lowercase(*algo_text);
@@ -769,6 +797,7 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
                      where("quant_method"));
   }
   if (!lm_head_quantized && !share.count(WeightPart::lm_head)) share[WeightPart::lm_head] = 1.0;
+  p.mtp_unquantized = names_mtp(excluded);
   p.part_bits = part_bits_for(p.bits, dtype_bits, share);
   p.why += fmt::format("; the embedding, the router{} stay at {:g} bits",
                        lm_head_quantized ? "" : " and the output head", dtype_bits);
@@ -798,7 +827,8 @@ CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
       throw InputError("MIXED_PRECISION needs the quantized_layers map",
                        yaml::where(q, origin, "quantization.quantized_layers"));
     }
-    p = mixed_precision(layers, origin, dtype_bits, model);
+    p = mixed_precision(layers, origin, "quantization.quantized_layers", "hf_quant_config.json",
+                        dtype_bits, model);
   } else {
     const auto bits = modelopt_bits(*algo, integer_of(q, "group_size").value_or(0));
     if (!bits) {
@@ -819,6 +849,7 @@ CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
         *algo, *bits, dtype_bits);
   }
   if (!excluded.empty()) p.why += "; left unquantized: " + joined(excluded);
+  p.mtp_unquantized = names_mtp(excluded);
   if (const auto kv = text_of(q, "kv_cache_quant_algo")) {
     p.why +=
         fmt::format("; KV cache stored as {} (give `memory.kv_cache_dtype` to count it so)", *kv);

@@ -23,6 +23,8 @@ struct CheckpointPrecision {
   std::map<WeightPart, double> part_bits;  ///< parts stored otherwise than `bits`
   std::string why;                         ///< for the model's assumptions
   std::vector<std::string> warnings;
+  /// The exclusion list names the MTP layers (`mtp*`): they stay at the dtype.
+  bool mtp_unquantized = false;
 };
 
 /// The part a module named by transformers' and vLLM's conventions belongs to

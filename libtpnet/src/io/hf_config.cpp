@@ -10,6 +10,7 @@
 
 #include "ascii_case.hpp"
 #include "checkpoint_precision.hpp"
+#include "tpnet/analysis/weights.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/params.hpp"
@@ -258,6 +259,192 @@ int qwen_dense_layers(const Scope& s, int layers) {
   return count;
 }
 
+/// ERNIE-4.5's MoE layers: from moe_layer_start_index to moe_layer_end_index
+/// (inclusive; absent or negative: the last layer), every
+/// moe_layer_interval-th by (i + 1) % interval == 0, as vLLM's
+/// Ernie4_5_MoeModel places them; the other layers are dense.
+int ernie_dense_layers(const Scope& s, int layers) {
+  const long long start = optional_int(s, "moe_layer_start_index", 0, kMaxLayers).value_or(0);
+  long long end = layers - 1;
+  if (const YAML::Node node = child(s, "moe_layer_end_index"); present(node)) {
+    reject_string(s, node, "moe_layer_end_index", "a number");
+    const long long stated = keyed(s, [&] {
+      return *yaml::optional_integer(s.map, s.origin, "moe_layer_end_index", -1, kMaxLayers);
+    });
+    if (stated >= 0) end = std::min<long long>(stated, layers - 1);
+  }
+  const long long interval = optional_int(s, "moe_layer_interval", 1, kMaxLayers).value_or(1);
+  int dense = 0;
+  for (int i = 0; i < layers; ++i) {
+    const bool moe = i >= start && i <= end && (i + 1) % interval == 0;
+    dense += moe ? 0 : 1;
+  }
+  return dense;
+}
+
+/// Multi-token-prediction layers under each family's key: DeepSeek's and
+/// GLM's num_nextn_predict_layers, Qwen3.5's mtp_num_hidden_layers,
+/// MiniMax's num_mtp_modules of mtp_transformer_layers each (when use_mtp
+/// is not false).
+int mtp_layers(const Scope& s) {
+  if (const auto n = optional_int(s, "num_nextn_predict_layers", 0, kMaxMtpLayers)) {
+    return static_cast<int>(*n);
+  }
+  if (const auto n = optional_int(s, "mtp_num_hidden_layers", 0, kMaxMtpLayers)) {
+    return static_cast<int>(*n);
+  }
+  if (const auto modules = optional_int(s, "num_mtp_modules", 0, kMaxMtpLayers)) {
+    if (!optional_bool(s, "use_mtp").value_or(true)) return 0;
+    const long long each = optional_int(s, "mtp_transformer_layers", 1, kMaxMtpLayers).value_or(1);
+    return static_cast<int>(std::min<long long>(*modules * each, kMaxMtpLayers));
+  }
+  return 0;
+}
+
+std::string model_type(const Scope& s, const Scope& top);
+
+/// The model_types whose configs tpnet reads key by key (the families of
+/// tests/data/hf and docs/models.md); any other is read under the common
+/// names, with a warning.
+bool known_model_type(const std::string& type) {
+  static const char* const kKnown[] = {
+      "llama",
+      "llama4",
+      "llama4_text",
+      "mistral",
+      "ministral3",
+      "mixtral",
+      "qwen2",
+      "qwen2_moe",
+      "qwen3",
+      "qwen3_moe",
+      "qwen3_next",
+      "qwen3_5",
+      "qwen3_5_text",
+      "qwen3_5_moe",
+      "qwen3_5_moe_text",
+      "deepseek_v2",
+      "deepseek_v3",
+      "deepseek_v32",
+      "deepseek_v4",
+      "kimi_k2",
+      "kimi_k25",
+      "kimi_linear",
+      "glm4_moe",
+      "glm_moe_dsa",
+      "gemma",
+      "gemma2",
+      "gemma3",
+      "gemma3_text",
+      "gemma4",
+      "gemma4_text",
+      "gpt_oss",
+      "phi3",
+      "olmo3",
+      "exaone4",
+      "nemotron_h",
+      "nemotron-nas",
+      "minimax_m2",
+      "ernie4_5",
+      "ernie4_5_moe",
+      "mllama",
+      "mllama_text_model",
+      "cohere2",
+  };
+  return std::any_of(std::begin(kKnown), std::end(kKnown),
+                     [&](const char* known) { return type == known; });
+}
+
+/// The scope's keys whose names match `wanted` and whose values say the
+/// feature is there (a positive number, a non-empty list or object, true).
+std::vector<std::string> stated_keys(const Scope& s, bool (*wanted)(const std::string&)) {
+  std::vector<std::string> out;
+  for (const auto& item : s.map) {
+    const std::string key = item.first.Scalar();
+    if (!wanted(lowercase(key))) continue;
+    const YAML::Node& value = item.second;
+    bool stated = false;
+    if (value.IsSequence() || value.IsMap()) {
+      stated = value.size() > 0;
+    } else if (value.IsScalar() && value.Tag() != "!") {
+      const std::string& text = value.Scalar();
+      if (text == "true") {
+        stated = true;
+      } else {
+        try {
+          stated = std::stod(text) > 0.0;
+        } catch (const std::exception&) {
+          stated = false;
+        }
+      }
+    }
+    if (stated) out.push_back(s.prefix + key);
+  }
+  return out;
+}
+
+bool moe_key(const std::string& key) {
+  return (key.find("expert") != std::string::npos && key.find("dtype") == std::string::npos) ||
+         key == "moe_k" || key == "moe_topk";
+}
+
+bool linear_or_ssm_key(const std::string& key) {
+  if (key.find("dtype") != std::string::npos) return false;
+  return key.rfind("mamba_", 0) == 0 || key.rfind("ssm_", 0) == 0 || key == "linear_attn_config" ||
+         key == "layers_block_type" || key == "attn_type_list";
+}
+
+std::string listed(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const auto& key : keys) out += (out.empty() ? "" : ", ") + key;
+  return out;
+}
+
+/// A config whose MoE, hybrid or family keys tpnet does not read would
+/// otherwise be read as a plain dense transformer with exit 0: warn naming
+/// the keys and what was assumed instead.
+void warn_unread_keys(const Scope& s, const Scope& top, ModelArch& m, const std::string& type,
+                      const std::string& arch, const std::string& origin) {
+  const LayerTally t = tally_layers(m);
+  if (!m.moe) {
+    if (const auto keys = stated_keys(s, moe_key); !keys.empty()) {
+      m.warnings.push_back(fmt::format(
+          "{}: {} describe mixture-of-experts layers, but none of the experts keys tpnet reads "
+          "(n_routed_experts, num_experts, num_local_experts, moe_num_experts) is there: the "
+          "model is read as dense, every layer a gated FFN of intermediate_size",
+          origin, listed(keys)));
+    }
+  }
+  if (t.linear == 0 && t.mamba == 0) {
+    std::vector<std::string> keys = stated_keys(s, linear_or_ssm_key);
+    // MiniMax's attn_type_list of all 1s is softmax attention everywhere.
+    keys.erase(std::remove_if(keys.begin(), keys.end(),
+                              [&](const std::string& key) {
+                                if (key != s.prefix + "attn_type_list") return false;
+                                const YAML::Node list = child(s, "attn_type_list");
+                                return std::all_of(list.begin(), list.end(), [](const auto& n) {
+                                  return n.IsScalar() && n.Scalar() == "1";
+                                });
+                              }),
+               keys.end());
+    if (!keys.empty()) {
+      m.warnings.push_back(fmt::format(
+          "{}: {} describe linear-attention or state-space layers tpnet does not read: every "
+          "layer is read as attention, which overstates the KV cache and misplaces the weights",
+          origin, listed(keys)));
+    }
+  }
+  const std::string outer = model_type(top, top);
+  if (!known_model_type(type) && !known_model_type(outer)) {
+    m.warnings.push_back(fmt::format(
+        "{}: model_type '{}'{} is not a family tpnet knows; read under transformers' common key "
+        "names as a decoder-only transformer ({} layers: {} attention, {} dense FFN, {} MoE)",
+        origin, type.empty() ? std::string("(none)") : type,
+        arch.empty() ? std::string() : " (" + arch + ")", t.layers,
+        t.attention + t.sliding + t.linear + t.mamba, t.dense, t.moe));
+  }
+}
+
 /// Keys that shape the layers in a way tpnet's layers (one attention shape
 /// and one FFN each) cannot hold. Refused, naming the key and why, rather
 /// than read as uniform layers with wrong counts (docs/models.md, "What is
@@ -407,6 +594,100 @@ void read_block_pattern(const Scope& s, ModelArch& m) {
   if (const auto latent = optional_int(s, "moe_latent_size", 1, kMaxWidth); latent && m.moe) {
     m.moe->latent_size = *latent;
   }
+}
+
+/// A list of layer numbers under `key` in `scope`, each `base` to
+/// `base` + layers - 1, returned from 0.
+std::vector<int> layer_numbers(const Scope& scope, std::string_view key, int layers, int base) {
+  const YAML::Node list = child(scope, key);
+  if (!present(list)) missing(scope, key, "");
+  if (!list.IsSequence())
+    throw InputError("expected a list of layer numbers", at(scope, list, key));
+  std::vector<int> out;
+  for (const auto& item : list) {
+    long long index = -1;
+    if (item.IsScalar() && item.Tag() != "!") {
+      try {
+        index = item.as<long long>();
+      } catch (const YAML::Exception&) {
+        index = -1;
+      }
+    }
+    if (index < base || index >= static_cast<long long>(layers) + base) {
+      throw InputError(fmt::format("expected layer numbers {} to {}", base, layers - 1 + base),
+                       at(scope, item, key));
+    }
+    out.push_back(static_cast<int>(index - base));
+  }
+  return out;
+}
+
+/// The FFN of layer i by the MoE counts read so far: the leading
+/// first_dense_layers dense, the rest MoE (the convention of layer_plan).
+FfnKind ffn_at(const ModelArch& m, int i) {
+  if (!m.moe) return FfnKind::dense;
+  return i < m.moe->first_dense_layers ? FfnKind::dense : FfnKind::moe;
+}
+
+/// Kimi-Linear: linear_attn_config numbers (from 1) the layers of Kimi Delta
+/// Attention (kda_layers) and of MLA (full_attn_layers). KDA keeps a fixed
+/// state per sequence as Gated DeltaNet does, with num_heads heads of
+/// head_dim for keys and values alike and its gates low-rank (f_a/f_b and
+/// g_a/g_b of head_dim), as vLLM's KimiDeltaAttention builds them.
+void read_kimi_linear(const Scope& s, ModelArch& m) {
+  const YAML::Node node = child(s, "linear_attn_config");
+  if (!node.IsMap()) throw InputError("expected a JSON object", at(s, node, "linear_attn_config"));
+  const Scope config{node, s.origin, s.prefix + "linear_attn_config."};
+  const std::vector<int> kda = layer_numbers(config, "kda_layers", m.num_layers, 1);
+  const std::vector<int> full = layer_numbers(config, "full_attn_layers", m.num_layers, 1);
+  std::vector<int> kind(static_cast<std::size_t>(m.num_layers), 0);
+  for (const auto& [list, value] : {std::pair{&kda, 1}, std::pair{&full, 2}}) {
+    for (const int i : *list) {
+      if (kind[static_cast<std::size_t>(i)] != 0) {
+        throw InputError(fmt::format("layer {} is listed twice", i + 1),
+                         at(config, child(config, value == 1 ? "kda_layers" : "full_attn_layers"),
+                            value == 1 ? "kda_layers" : "full_attn_layers"));
+      }
+      kind[static_cast<std::size_t>(i)] = value;
+    }
+  }
+  for (int i = 0; i < m.num_layers; ++i) {
+    if (kind[static_cast<std::size_t>(i)] == 0) {
+      throw InputError(fmt::format("layer {} is in neither kda_layers nor full_attn_layers", i + 1),
+                       at(config, child(config, "kda_layers"), "kda_layers"));
+    }
+  }
+  LinearAttentionSpec spec;
+  spec.key_heads = spec.value_heads = required_int(config, "num_heads", 1, kMaxHeads);
+  spec.key_head_dim = spec.value_head_dim = required_int(config, "head_dim", 1, kMaxWidth);
+  spec.conv_kernel = static_cast<int>(
+      optional_int(config, "short_conv_kernel_size", 0, kMaxConvKernel).value_or(0));
+  spec.gate_rank = spec.key_head_dim;
+  m.linear_attention = spec;
+  m.linear_attention_layers = static_cast<int>(kda.size());
+  m.layers.clear();
+  for (int i = 0; i < m.num_layers; ++i) {
+    LayerSpec layer;
+    layer.mixer =
+        kind[static_cast<std::size_t>(i)] == 1 ? Mixer::linear_attention : Mixer::attention;
+    layer.ffn = ffn_at(m, i);
+    m.layers.push_back(layer);
+  }
+}
+
+/// mllama (Llama-3.2-Vision): the layers in cross_attention_layers (from 0)
+/// attend to the vision encoder's tokens instead of the text's.
+void read_cross_attention(const Scope& s, ModelArch& m) {
+  const std::vector<int> cross = layer_numbers(s, "cross_attention_layers", m.num_layers, 0);
+  if (cross.empty()) return;
+  m.layers.clear();
+  for (int i = 0; i < m.num_layers; ++i) m.layers.push_back({Mixer::attention, ffn_at(m, i)});
+  for (const int i : cross) m.layers[static_cast<std::size_t>(i)].mixer = Mixer::cross_attention;
+  m.assumptions["cross_attention_layers"] = fmt::format(
+      "{} of {} layers attend to the image tokens (cross_attention_layers): like vLLM, their K "
+      "and V are kept per image, not per text token, so they add nothing to the KV cache per "
+      "token, and the image tokens' cache is not counted.",
+      cross.size(), m.num_layers);
 }
 
 /// DeciLM's FFN width for a multiplier: 2/3 of ffn_mult x hidden, rounded up
@@ -600,7 +881,8 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
 
   // Mixture of experts, under each family's names.
   std::string experts_key;
-  for (const char* key : {"n_routed_experts", "num_experts", "num_local_experts"}) {
+  for (const char* key :
+       {"n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts"}) {
     if (has(s, key)) {
       experts_key = key;
       break;
@@ -646,8 +928,16 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
     } else {
       missing(s, "moe_intermediate_size", " (the width of one expert)");
     }
-    moe.shared_experts = static_cast<int>(
-        optional_int(s, "n_shared_experts", 0, kMaxSharedExperts).value_or(llama4 ? 1 : 0));
+    // DeepSeek's n_shared_experts, Kimi-Linear's num_shared_experts, ERNIE's
+    // moe_num_shared_experts.
+    std::optional<long long> shared_count;
+    for (const char* key : {"n_shared_experts", "num_shared_experts", "moe_num_shared_experts"}) {
+      if (has(s, key)) {
+        shared_count = optional_int(s, key, 0, kMaxSharedExperts);
+        break;
+      }
+    }
+    moe.shared_experts = static_cast<int>(shared_count.value_or(llama4 ? 1 : 0));
     for (const char* key :
          {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"}) {
       if (const auto shared = optional_int(s, key, 0, kMaxWidth); shared && *shared > 0) {
@@ -666,6 +956,8 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
         dense_layers += i % freq != 0 ? 1 : 0;
       }
       moe.first_dense_layers = dense_layers;
+    } else if (has(s, "moe_layer_start_index")) {
+      moe.first_dense_layers = ernie_dense_layers(s, m.num_layers);
     } else {
       moe.first_dense_layers = qwen_dense_layers(s, m.num_layers);
     }
@@ -709,8 +1001,7 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
                                  m.num_attention_heads, m.hidden_size),
                      at(s, child(s, "num_attention_heads"), "num_attention_heads"));
   }
-  m.mtp_layers =
-      static_cast<int>(optional_int(s, "num_nextn_predict_layers", 0, kMaxMtpLayers).value_or(0));
+  m.mtp_layers = mtp_layers(s);
 
   // DeepSeek Sparse Attention's indexer.
   if (const auto top_k = optional_int(s, "index_topk", 1, kMaxTokens)) {
@@ -722,6 +1013,11 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
   // Hybrid layers: linear attention and sliding windows.
   const LayerCounts counts = count_layer_types(s, m.num_layers, type);
   m.linear_attention_layers = counts.linear;
+  if (has(s, "linear_attn_config") && !block_pattern && m.layers.empty()) {
+    read_kimi_linear(s, m);
+  } else if (has(s, "cross_attention_layers") && !block_pattern && m.layers.empty()) {
+    read_cross_attention(s, m);
+  }
   if (counts.linear > 0) {
     LinearAttentionSpec linear;
     linear.key_heads = required_int(s, "linear_num_key_heads", 1, kMaxHeads);
@@ -808,6 +1104,8 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
         type.empty() ? std::string("(none)") : type);
   }
 
+  warn_unread_keys(s, top, m, type, arch, origin);
+
   // Names and provenance.
   m.name = text_anywhere("_name_or_path").value_or(name_from_origin(origin));
   m.description =
@@ -858,7 +1156,15 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
     m.bits_per_weight = precision->bits;
     m.part_bits = precision->part_bits;
     if (compressed && !hf_quant_text) read_expert_dtype(s, m);
+    if (precision->mtp_unquantized) m.mtp_bits_per_weight = base_bits;
     m.assumptions["bits_per_weight"] = precision->why + ".";
+    if (precision->quantization == "mixed") {
+      // A per-module map has no one format: every part carries its own bits,
+      // and the headline figure is their mean over the whole model.
+      m.bits_per_weight = effective_bits_per_weight(m);
+      m.assumptions["bits_per_weight"] = fmt::format(
+          "{}; {:.3f} bits per weight over the whole model.", precision->why, m.bits_per_weight);
+    }
     if (!precision->warnings.empty()) {
       std::string all;
       for (const auto& w : precision->warnings) all += (all.empty() ? "" : "; ") + w;

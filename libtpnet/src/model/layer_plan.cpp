@@ -107,6 +107,9 @@ LayerTally tally_layers(const std::vector<LayerSpec>& plan, int begin, int end) 
       case Mixer::mamba:
         ++t.mamba;
         break;
+      case Mixer::cross_attention:
+        ++t.cross;
+        break;
       case Mixer::none:
         ++t.no_mixer;
         break;

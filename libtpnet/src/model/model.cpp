@@ -32,6 +32,8 @@ std::string_view to_string(Mixer mixer) {
       return "linear_attention";
     case Mixer::mamba:
       return "mamba";
+    case Mixer::cross_attention:
+      return "cross_attention";
     case Mixer::none:
       return "none";
   }

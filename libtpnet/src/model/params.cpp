@@ -75,6 +75,15 @@ double linear_attention_params(const ModelArch& m) {
   const double h = d(m.hidden_size);
   const double key_dim = double(s.key_heads) * s.key_head_dim;
   const double value_dim = double(s.value_heads) * s.value_head_dim;
+  if (s.gate_rank > 0) {
+    // Kimi Delta Attention: q, k and v projections; the per-head beta; the
+    // decay gate f and the output gate g, each h -> rank -> value_dim; the
+    // short convolution over q, k and v; o_proj back to h.
+    const double rank = s.gate_rank;
+    return h * (2.0 * key_dim + value_dim) + h * s.value_heads +
+           2.0 * (h * rank + rank * value_dim) + (2.0 * key_dim + value_dim) * s.conv_kernel +
+           value_dim * h;
+  }
   // in_proj q, k, v and the output gate z; in_proj for the per-head beta and
   // alpha; the short convolution over q, k and v; out_proj back to h.
   return h * (2.0 * key_dim + 2.0 * value_dim) + h * 2.0 * s.value_heads +
@@ -99,7 +108,9 @@ ParamEstimate estimate_params(const ModelArch& m) {
   const double h = d(m.hidden_size);
   const LayerTally layers = tally_layers(m);
   const int linear_layers = layers.linear;
-  const int full_layers = layers.attention + layers.sliding;
+  // A cross-attention layer has self-attention's projections; its K and V
+  // read the image tokens.
+  const int full_layers = layers.attention + layers.sliding + layers.cross;
   const int dense_layers = layers.dense;
   const int moe_layers = m.moe ? layers.moe : 0;
 

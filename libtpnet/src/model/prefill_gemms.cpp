@@ -267,7 +267,9 @@ std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCoun
   }
   const LayerTally tally = tally_layers(m);
   const int linear_layers = tally.linear;
-  const int attention_layers = tally.attention + tally.sliding;
+  // Cross-attention layers run q and o over the text tokens; their k and v
+  // over the image tokens are counted as text tokens too (an upper bound).
+  const int attention_layers = tally.attention + tally.sliding + tally.cross;
   const int dense_layers = tally.dense;
   const int moe_layers = m.moe ? tally.moe : 0;
 

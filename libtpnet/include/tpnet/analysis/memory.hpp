@@ -100,7 +100,9 @@ struct MemoryReport {
 
   /// Absent when the model lacks the shapes and none was given.
   std::optional<Bytes> kv_bytes_per_token;
-  std::optional<long long> kv_tokens;  ///< floor(kv_cache_bytes / kv_bytes_per_token)
+  /// floor(kv_cache_bytes / kv_bytes_per_token); with sliding-window or
+  /// linear layers, the tokens max-model-len sequences fill it with.
+  std::optional<long long> kv_tokens;
   /// One max-model-len sequence; with a given per-token size, that x max_model_len.
   std::optional<Bytes> sequence_bytes;
   std::optional<long long> max_sequences;             ///< how many fit at once

@@ -41,8 +41,11 @@ struct WeightMemory {
   /// What one node holds of each part (split and replicated together), in the
   /// same order; sums to per_node().
   std::vector<std::pair<WeightPart, Bytes>> node_bytes_by_part;
+  /// The MTP layers one rank holds when drafting loads them (apart from the
+  /// parts above); 0 otherwise.
+  Bytes mtp;
 
-  [[nodiscard]] Bytes per_node() const { return split + replicated_bytes; }
+  [[nodiscard]] Bytes per_node() const { return split + replicated_bytes + mtp; }
 };
 
 /// The mean bits per weight over the whole model: each part's parameters at
@@ -75,7 +78,11 @@ struct DecodeWeightReads {
 /// share (1/pp, the layers spread evenly); within it, dense parts split over
 /// tp, routed experts over ep (over tp without EP), and the parts vLLM keeps
 /// as ReplicatedLinear (the router, MLA's down-projections, the DSA indexer,
-/// and KV heads when tp exceeds them) held whole by every rank.
-[[nodiscard]] WeightMemory weight_memory(const ModelArch& model, const ParallelLayout& layout);
+/// and KV heads when tp exceeds them) held whole by every rank. With
+/// `with_mtp` (drafting by MTP is on), the MTP layers too, over tp, at the
+/// bits the checkpoint stores them in, unless the stated total already
+/// holds them (docs/formulas.md s.26.5).
+[[nodiscard]] WeightMemory weight_memory(const ModelArch& model, const ParallelLayout& layout,
+                                         bool with_mtp = false);
 
 }  // namespace tpnet

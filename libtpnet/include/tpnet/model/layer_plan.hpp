@@ -39,6 +39,7 @@ struct LayerTally {
   int sliding = 0;
   int linear = 0;
   int mamba = 0;
+  int cross = 0;  ///< cross-attention to an encoder's tokens
   int no_mixer = 0;
   int dense = 0;
   int moe = 0;

@@ -64,6 +64,9 @@ struct LinearAttentionSpec {
   int key_head_dim = 0;
   int value_head_dim = 0;
   int conv_kernel = 0;  ///< short causal convolution width (linear_conv_kernel_dim)
+  /// Kimi Delta Attention's low-rank gates (f and g: hidden -> rank -> value
+  /// heads x dim); 0 = Gated DeltaNet's full-rank output gate.
+  int gate_rank = 0;
 };
 
 /// DeepSeek-V4's attention (docs/formulas.md s.8.1): one shared key/value
@@ -102,6 +105,9 @@ enum class Mixer {
   linear_attention,  ///< Gated DeltaNet: a fixed state per sequence
   mamba,             ///< Mamba-2: a fixed state per sequence
   none,              ///< no mixer: an FFN-only layer
+  /// attention over an encoder's tokens (Llama-3.2-Vision's image tokens):
+  /// its K and V are kept per image, none per text token
+  cross_attention,
 };
 /// What follows the mixer in one layer.
 enum class FfnKind { dense, moe, none };
@@ -118,11 +124,12 @@ struct LayerSpec {
 };
 
 /// Every mixer and every FFN kind, in the order above.
-inline constexpr Mixer kMixers[] = {Mixer::attention, Mixer::sliding_window,
-                                    Mixer::linear_attention, Mixer::mamba, Mixer::none};
+inline constexpr Mixer kMixers[] = {
+    Mixer::attention, Mixer::sliding_window, Mixer::linear_attention,
+    Mixer::mamba,     Mixer::none,           Mixer::cross_attention};
 inline constexpr FfnKind kFfnKinds[] = {FfnKind::dense, FfnKind::moe, FfnKind::none};
 
-/// "attention", "sliding_window", "linear_attention", "mamba", "none"
+/// "attention", "sliding_window", "linear_attention", "mamba", "none", "cross_attention"
 [[nodiscard]] std::string_view to_string(Mixer mixer);
 /// "dense", "moe", "none"
 [[nodiscard]] std::string_view to_string(FfnKind ffn);
@@ -178,6 +185,9 @@ struct ModelArch {
   long long intermediate_size = 0;  ///< dense (gated) FFN width; 0 = not given
   std::optional<MlaSpec> mla;       ///< present for MLA models
   int mtp_layers = 0;               ///< multi-token-prediction layers (num_nextn_predict_layers)
+  /// Bits per weight of the MTP layers when the checkpoint leaves them out of
+  /// its quantization; 0 = the main layers' mean (weights.hpp).
+  double mtp_bits_per_weight = 0.0;
   int linear_attention_layers = 0;  ///< layers of linear attention in a hybrid model
   std::optional<LinearAttentionSpec> linear_attention;  ///< their head shapes
   int sparse_attention_index_heads = 0;     ///< DSA indexer heads (index_n_heads); 0 = none

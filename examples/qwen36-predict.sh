@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Predict the Qwen3.6-27B study's decode at TP2 and TP4 from its TP1 row
+# (docs/background.md s.7, examples/data/qwen36_27b_sweep.csv, C=1): the TP1
+# ITL of 77.97 ms fits the memory-bandwidth efficiency (formulas.md s.24),
+# then each TP reads its share of the weights and adds its all-reduces on
+# the 200G profile. Measured at C=1: TP2 43.48 ms (23.0 tokens/s), TP4
+# 29.14 ms (34.3 tokens/s); predicted 43.5 ms and 26.3 ms (-10%: TP4's
+# four-rank all-reduces cost more than the profile says). --gemm-tflops only
+# prices the 128-token prompt; the sweep has no prompt lengths to fit it to,
+# so the TTFT column is not a prediction.
+# Usage: examples/qwen36-predict.sh [path/to/tpnet]
+# expect: tensor-parallel size +2
+# expect: 128 +[0-9.]+ +[0-9.]+ +[0-9.]+ +23\.0
+# expect: tensor-parallel size +4
+# expect: 128 +[0-9.]+ +[0-9.]+ +[0-9.]+ +38\.0
+set -euo pipefail
+tpnet=${1:-tpnet}
+for tp in 2 4; do
+  "$tpnet" predict --model qwen3.6-27b --tp "$tp" --links 200G \
+    --prompt 128 --output 128 --decode-itl 1=77.97ms --gemm-tflops 100
+done
