@@ -325,24 +325,14 @@ Figure memory_figure(const std::vector<MemoryReport>& by_tp, const std::string& 
 
 namespace {
 
-/// The first `shown` requests' spans from the kept steps in one pass,
-/// contiguous steps of one kind merged.
+/// The first `shown` requests' spans, as the run kept them (contiguous
+/// steps of one kind merged).
 std::vector<std::vector<chart::Segment>> request_segments(const PredictLink& run,
                                                           std::size_t shown) {
   std::vector<std::vector<chart::Segment>> out(shown);
-  for (const auto& priced : run.steps) {
-    const ScheduledStep& step = priced.step;
-    for (const auto& w : step.work) {
-      const auto request = static_cast<std::size_t>(w.request);
-      if (request >= shown) continue;
-      auto& spans = out[request];
-      const int kind = w.prefill_tokens > 0 ? 1 : 2;
-      if (!spans.empty() && spans.back().kind == kind &&
-          std::fabs(spans.back().end - step.start_s) < 1e-12) {
-        spans.back().end = step.end_s;
-      } else {
-        spans.push_back(chart::Segment{step.start_s, step.end_s, kind, ""});
-      }
+  for (std::size_t i = 0; i < std::min(shown, run.spans.size()); ++i) {
+    for (const RequestSpan& span : run.spans[i]) {
+      out[i].push_back(chart::Segment{span.start_s, span.end_s, span.prefill ? 1 : 2, ""});
     }
   }
   return out;
@@ -387,7 +377,7 @@ Figure predict_figure(const PredictReport& report, std::size_t max_rows) {
               {t.arrival_s, t.admitted_s, 0,
                fmt::format("{} waits {}", who, seconds(t.admitted_s - t.arrival_s))});
         }
-        if (run.steps.empty()) {
+        if (i >= run.spans.size()) {
           row.segments.push_back({t.admitted_s, t.first_token_s, 1, ""});
           if (t.finished_s > t.first_token_s) {
             row.segments.push_back({t.first_token_s, t.finished_s, 2, ""});

@@ -43,10 +43,14 @@ namespace tpnet::cli {
                                                      const MemoryRequest& request,
                                                      const std::vector<int>& tps);
 
+/// Requests per link predict's step chart draws.
+inline constexpr std::size_t kPredictChartRows = 24;
 /// Per scenario and link, each request's steps as a timeline: waiting,
-/// prefill steps, decode steps and the first token. Rows beyond `max_rows`
-/// per panel are left out and the caption says so.
-[[nodiscard]] chart::Figure predict_figure(const PredictReport& report, std::size_t max_rows = 24);
+/// prefill steps, decode steps and the first token, from the spans the run
+/// kept (PredictRequest::spans_of_requests). Rows beyond `max_rows` per
+/// panel are left out and the caption says so.
+[[nodiscard]] chart::Figure predict_figure(const PredictReport& report,
+                                           std::size_t max_rows = kPredictChartRows);
 
 /// Transmit and receive rates over time in the finest and coarsest windows.
 [[nodiscard]] chart::Figure traffic_figure(const TrafficWindows& windows, const std::string& title);

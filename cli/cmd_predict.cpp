@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <memory>
 
 #include "calibration_flags.hpp"
@@ -44,6 +45,24 @@ struct PredictOptions {
 };
 
 InputLocation flag(const char* name) { return InputLocation::for_key(name); }
+
+/// 0 TFLOP/s given is no rate, not "not given" (the option's unset value).
+CLI::Validator tflops_given() {
+  return {[](const std::string& text) -> std::string {
+            double value = 0.0;
+            try {
+              std::size_t used = 0;
+              value = std::stod(text, &used);
+              if (used != text.size()) value = 0.0;
+            } catch (const std::exception&) {
+              value = 0.0;
+            }
+            return value >= 1e-6 && value <= 1e6
+                       ? ""
+                       : "'" + text + "' is out of range; allowed 0.000001 to 1000000 TFLOP/s";
+          },
+          "", "TFLOP/s"};
+}
 
 TokenCount parse_tokens(const std::string& text, const char* name) {
   const PromptSpec spec = parse_prompt(text, flag(name));
@@ -278,25 +297,42 @@ Field fabric_records(const PredictRequest& req) {
   return records("fabrics", "fabric profiles", std::move(rows));
 }
 
-std::string timeline_csv(const PredictReport& r) {
-  std::string out =
-      "scenario,link,step,start_s,end_s,request,prefill_tokens,decode_tokens,context_tokens,"
-      "compute_s,communication_s\n";
-  for (const auto& s : r.scenarios) {
-    for (const auto& l : s.links) {
-      for (std::size_t i = 0; i < l.steps.size(); ++i) {
-        const PricedStep& p = l.steps[i];
-        for (const StepWork& w : p.step.work) {
-          out += fmt::format("{},{},{},{:.6f},{:.6f},{},{},{},{},{:.6f},{:.6f}\n", s.name,
-                             l.link.name, i + 1, p.step.start_s, p.step.end_s, w.request + 1,
-                             w.prefill_tokens, w.decode_tokens, w.context_tokens, p.compute.value(),
-                             p.communication.value());
-        }
-      }
-    }
+/// The --timeline CSV, one row per request and step, written as the steps
+/// are priced: its memory is one buffer, whatever the run's length.
+class TimelineWriter {
+ public:
+  TimelineWriter(const std::string& path, const PredictRequest& req)
+      : file_(path, "--timeline"), req_(req) {
+    buffer_ =
+        "scenario,link,step,start_s,end_s,request,prefill_tokens,decode_tokens,context_tokens,"
+        "compute_s,communication_s\n";
   }
-  return out;
-}
+  void add(const PricedStepEvent& e) {
+    const PricedStep& p = e.step;
+    for (const StepWork& w : p.step.work) {
+      fmt::format_to(std::back_inserter(buffer_),
+                     "{},{},{},{:.6f},{:.6f},{},{},{},{},{:.6f},{:.6f}\n",
+                     req_.scenarios[e.scenario].name, req_.links[e.link].name, e.number,
+                     p.step.start_s, p.step.end_s, w.request + 1, w.prefill_tokens, w.decode_tokens,
+                     w.context_tokens, p.compute.value(), p.communication.value());
+    }
+    if (buffer_.size() >= kFlushBytes) flush();
+  }
+  void commit() {
+    flush();
+    file_.commit();
+  }
+
+ private:
+  static constexpr std::size_t kFlushBytes = 1 << 20;
+  void flush() {
+    file_.write(buffer_);
+    buffer_.clear();
+  }
+  AtomicFile file_;
+  const PredictRequest& req_;
+  std::string buffer_;
+};
 
 Outcome run_predict(const PredictOptions& o) {
   for (const auto* path : {&o.timeline, &o.traffic, &o.requests}) {
@@ -342,7 +378,13 @@ Outcome run_predict(const PredictOptions& o) {
   }
   req.accepted_tokens = o.accepted_tokens.given();
   req.overlap = o.overlap;
-  req.keep_steps = !o.timeline.empty() || !o.traffic.empty() || !o.svg.empty();
+  req.keep_steps = !o.traffic.empty();  // --traffic samples the first run's steps
+  if (!o.svg.empty()) req.spans_of_requests = kPredictChartRows;
+  std::unique_ptr<TimelineWriter> timeline;
+  if (!o.timeline.empty()) {
+    timeline = std::make_unique<TimelineWriter>(o.timeline, req);
+    req.step_sink = [&timeline](const PricedStepEvent& e) { timeline->add(e); };
+  }
   const PredictReport r = tpnet::run_predict(req);
 
   Document doc;
@@ -371,8 +413,8 @@ Outcome run_predict(const PredictOptions& o) {
   doc.warnings = r.warnings;
 
   write_svg(o.svg, predict_figure(r), doc);
-  if (!o.timeline.empty()) {
-    write_file_atomically(o.timeline, timeline_csv(r), "--timeline");
+  if (timeline) {
+    timeline->commit();
     doc.fields.push_back(text("timeline", "timeline written to", o.timeline));
   }
   if (!o.traffic.empty()) {
@@ -429,16 +471,21 @@ Command setup_predict(CLI::App& app) {
                   "Share of communication hidden under compute, 0 to below 1")
       ->default_str("0");
   sub->add_option("--gemm-tflops", o->gemm_tflops,
-                  "Given compute: achieved GEMM TFLOP/s per node (instead of a baseline)");
+                  "Given compute: achieved GEMM TFLOP/s per node (instead of a baseline)")
+      ->check(tflops_given());
   sub->add_option("--mixer-tflops", o->mixer_tflops,
-                  "Given compute: achieved attention TFLOP/s per node");
+                  "Given compute: achieved attention TFLOP/s per node")
+      ->check(tflops_given());
   sub->add_option("--step-overhead", o->step_overhead, "Given compute: fixed time per step");
   add_calibration_options(sub, o->calibration);
-  sub->add_option("--timeline", o->timeline, "Write every step to this CSV");
+  sub->add_option("--timeline", o->timeline, "Write every step to this CSV")
+      ->check(output_path_given());
   sub->add_option("--traffic", o->traffic,
-                  "Write one node's predicted RDMA counters at 1 ms (tpnet traffic --samples)");
+                  "Write one node's predicted RDMA counters at 1 ms (tpnet traffic --samples)")
+      ->check(output_path_given());
   sub->add_option("--requests", o->requests,
-                  "With --traffic: write the request timings (tpnet traffic --requests)");
+                  "With --traffic: write the request timings (tpnet traffic --requests)")
+      ->check(output_path_given());
   add_svg_option(sub, o->svg,
                  "each request's steps (waiting, prefill, decode, first token) at each link");
   add_format_option(sub, o->format);

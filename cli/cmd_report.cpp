@@ -24,6 +24,7 @@
 #include "tpnet/error.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/output_file.hpp"
+#include "tpnet/model/layout.hpp"
 #include "tpnet/predict/compute_fit.hpp"
 #include "tpnet/quantity.hpp"
 
@@ -75,6 +76,8 @@ struct Report {
 
 /// tpnet predict's --output default: what a row without output_tokens decodes.
 constexpr TokenCount kDefaultOutputTokens = 1024;
+/// Requests per link the report's step chart draws.
+constexpr std::size_t kReportChartRequests = 8;
 
 std::string seconds(double s) { return chart::format_quantity(s, "s", 3); }
 std::string bytes(double b) { return chart::format_quantity(b, "B", 3); }
@@ -250,6 +253,7 @@ Gathered gather(const ReportOptions& o) {
   g.tp_given = o.tp_option->count() > 0;
   if (g.tp_given) {
     g.tp = o.engine.tp;
+    require_tp_accepted(g.model, g.tp);  // as predict and check: vLLM would not start it
   } else {
     // The best layout that uses the network: usable first, then any.
     for (const bool need_usable : {true, false}) {
@@ -366,7 +370,7 @@ Gathered gather(const ReportOptions& o) {
     if (auto m = baseline_decode_measurement(g.scenarios, g.tp, o.baseline)) {
       req.decode_measurements.push_back(std::move(*m));
     }
-    req.keep_steps = true;
+    req.spans_of_requests = kReportChartRequests;
     try {
       g.predict = tpnet::run_predict(req);
     } catch (const InputError& e) {
@@ -521,7 +525,7 @@ Report build_report(const ReportOptions& o, const Gathered& g) {
   ReportSection steps;
   steps.heading = "Predicted steps";
   if (g.predict) {
-    auto f = predict_figure(*g.predict, 8);
+    auto f = predict_figure(*g.predict, kReportChartRequests);
     f.id = "predict";
     steps.figures.push_back(
         {"predict", chart::render_svg(f),

@@ -32,6 +32,8 @@ constexpr FieldFlag kFieldFlags[] = {
     {"predict.links", "--links"},
     {"predict.overlap", "--overlap"},
     {"predict.traffic", "--traffic"},
+    {"predict.timeline", "--timeline"},
+    {"workload.output_tokens", "--output"},
     {"fabric", "--fabric"},
     {"decode.itl", "--decode-itl"},
     {"engine.accepted_tokens_per_decode", "--accepted-tokens"},

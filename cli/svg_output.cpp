@@ -4,8 +4,16 @@
 
 namespace tpnet::cli {
 
+CLI::Validator output_path_given() {
+  return {[](const std::string& text) -> std::string {
+            return text.empty() ? "an empty path; give the file to write" : "";
+          },
+          "", "output path"};
+}
+
 void add_svg_option(CLI::App* app, std::string& path, const std::string& what) {
-  app->add_option("--svg", path, "Write an SVG chart of " + what + " to this file");
+  app->add_option("--svg", path, "Write an SVG chart of " + what + " to this file")
+      ->check(output_path_given());
 }
 
 void check_svg_path(const std::string& path) {

@@ -11,6 +11,10 @@
 
 namespace tpnet::cli {
 
+/// A check for a flag that names a file to write: an empty value (`--svg ""`,
+/// an unset shell variable) is refused, never taken as "not given".
+[[nodiscard]] CLI::Validator output_path_given();
+
 /// Adds --svg FILE with `what` the chart shows.
 void add_svg_option(CLI::App* app, std::string& path, const std::string& what);
 

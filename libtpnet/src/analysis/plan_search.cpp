@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "tpnet/analysis/bytes_per_token.hpp"
+#include "tpnet/limits.hpp"
 #include "tpnet/model/layout.hpp"
 
 namespace tpnet {
@@ -65,6 +66,7 @@ bool instances_local(const Fabric& fabric, int tp) {
 
 std::string describe_reason(const PlanOption& r, const PlanOption* best_same_speed_tp,
                             const PlanSearchReport& report) {
+  if (!r.vllm_refusal.empty()) return r.vllm_refusal;
   if (!r.fits_memory) return fmt::format("TP{} does not fit: {}", r.tp, r.memory.fit_summary);
   if (!r.fabric) {
     return fmt::format("no catalog switch carries {} nodes at {}", r.instances * r.tp,
@@ -147,7 +149,8 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
   std::vector<std::optional<Fabric>> fabrics;
   for (const auto& speed : in.speeds) fabrics.push_back(best_fabric(in, speed.rate));
 
-  for (int tp = 1; tp <= in.nodes; tp *= 2) {
+  // Up to the largest TP any engine takes: 4,096 nodes are 4 x TP1024, not TP4096.
+  for (int tp = 1; tp <= std::min(in.nodes, kMaxTp); tp *= 2) {
     if (in.nodes % tp != 0) continue;
     report.layouts_tried.push_back(tp);
     EngineConfig engine = in.engine;
@@ -169,6 +172,7 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
       r.speed = in.speeds[s];
       r.memory = mem;
       r.fits_memory = mem.fits;
+      r.vllm_refusal = tp_refusal(model, tp);
       r.fabric = fabrics[s];
       if (r.fabric) r.fabric->instances_stay_local = instances_local(*r.fabric, tp);
       r.per_token_bytes = per_token;
@@ -188,7 +192,7 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
       }
       r.mean_extra_ttft = Seconds(sum / static_cast<double>(in.workload.prompts.size()));
       r.within_budget = !in.ttft_budget || r.worst_extra_ttft <= *in.ttft_budget;
-      r.usable = r.fits_memory && r.fabric.has_value() && r.within_budget;
+      r.usable = r.vllm_refusal.empty() && r.fits_memory && r.fabric.has_value() && r.within_budget;
       report.options.push_back(std::move(r));
     }
   }
@@ -217,8 +221,8 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
     // Compare with the smallest TP that fits at the same speed.
     const PlanOption* smaller = nullptr;
     for (const auto& other : report.options) {
-      if (other.speed.name == r.speed.name && other.fits_memory && other.tp < r.tp &&
-          (smaller == nullptr || other.tp > smaller->tp)) {
+      if (other.speed.name == r.speed.name && other.fits_memory && other.vllm_refusal.empty() &&
+          other.tp < r.tp && (smaller == nullptr || other.tp > smaller->tp)) {
         smaller = &other;
       }
     }

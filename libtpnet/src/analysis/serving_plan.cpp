@@ -2,11 +2,15 @@
 
 #include <algorithm>
 
+#include "tpnet/model/layout.hpp"
+
 namespace tpnet {
 
 CheckReport run_check(const ServingPlan& plan) {
   CheckReport result;
   try {
+    // A plan vLLM would not start cannot pass.
+    require_tp_accepted(plan.compare.model, plan.layout().tp);
     result.compare = run_compare(plan.compare);
   } catch (const InputError& e) {
     // Name the plan file beside the key the library names.

@@ -8,6 +8,7 @@
 #include "../builtin_models.hpp"
 #include "../catalog_lookup.hpp"
 #include "tpnet/fabric/collective.hpp"
+#include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/io/fabric_yaml.hpp"
 
@@ -272,6 +273,25 @@ FabricProfile nominal_fabric(const Link& link) {
   return p;
 }
 
+namespace {
+
+/// The preset a link is: by its name, else by its rate, so that `200Gb/s`
+/// and `200G` (one quantity spelled two ways) get one profile.
+std::string_view preset_of(const Link& link) {
+  const auto& presets = link_presets();
+  for (const auto& preset : presets) {
+    if (link.name == preset.name) return preset.name;
+  }
+  for (const auto& preset : presets) {
+    if (same_rate(BitRate::gigabits_per_second(preset.gigabits_per_second), link.rate)) {
+      return preset.name;
+    }
+  }
+  return link.name;
+}
+
+}  // namespace
+
 FabricProfile default_fabric(const Link& link, std::string_view node) {
   // A user's latency override is an explicit ask for the alpha-beta model.
   if (link.latency.override) return nominal_fabric(link);
@@ -279,7 +299,7 @@ FabricProfile default_fabric(const Link& link, std::string_view node) {
   for (const auto& p : builtin_fabric_profiles()) {
     if (!detail::same_name(p.node, node)) continue;
     node_measured = true;
-    if (p.is_default && p.for_link == link.name) {
+    if (p.is_default && p.for_link == preset_of(link)) {
       FabricProfile out = p;
       out.link = link;
       return out;

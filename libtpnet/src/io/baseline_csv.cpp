@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "csv_table.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/limits.hpp"
@@ -10,16 +12,33 @@
 namespace tpnet {
 
 std::vector<PrefillScenario> parse_baseline_csv(std::string_view text, const std::string& origin) {
-  const auto table = csv::Table::parse(text, origin);
-  const auto name_column = table.column("test");
-  const auto requests_column = table.require_column("requests");
-  const auto tokens_column = table.require_column("prompt_tokens_each");
-  const auto ttft_column = table.require_column("ttft_s");
-  const auto output_column = table.column("output_tokens");
-  const auto decode_column = table.column("decode_tok_s_per_request");
-
+  struct Columns {
+    std::optional<std::size_t> name;
+    std::size_t requests, tokens, ttft;
+    std::optional<std::size_t> output, decode;
+  };
+  std::optional<Columns> columns;
   std::vector<PrefillScenario> scenarios;
-  for (const auto& row : table.rows()) {
+  // Streamed, and no more rows than one run takes as scenarios: the memory
+  // is the scenarios', never the whole table's cells.
+  csv::Table::stream(text, origin, [&](const csv::Table& table, const csv::Row& row) {
+    if (!columns) {
+      columns = Columns{table.column("test"),
+                        table.require_column("requests"),
+                        table.require_column("prompt_tokens_each"),
+                        table.require_column("ttft_s"),
+                        table.column("output_tokens"),
+                        table.column("decode_tok_s_per_request")};
+    }
+    if (scenarios.size() == kMaxScenarios) {
+      throw InputError(fmt::format("is row {}; a baseline may have at most {} rows, the "
+                                   "scenarios one run takes",
+                                   kMaxScenarios + 1, kMaxScenarios),
+                       InputLocation::in_file(origin, row.line));
+    }
+    const std::size_t requests_column = columns->requests;
+    const std::size_t tokens_column = columns->tokens;
+    const std::size_t ttft_column = columns->ttft;
     auto at = [&](std::size_t column) {
       return InputLocation::in_file(
           origin, row.line,
@@ -39,16 +58,16 @@ std::vector<PrefillScenario> parse_baseline_csv(std::string_view text, const std
                        at(ttft_column));
     }
     s.baseline_ttft = Seconds(ttft);
-    if (output_column) {
-      const long long outputs = table.integer(row, *output_column);
+    if (columns->output) {
+      const long long outputs = table.integer(row, *columns->output);
       if (outputs < 1 || outputs > kMaxTokens) {
         throw InputError(fmt::format("is {}; allowed 1 to {} output tokens", outputs, kMaxTokens),
                          InputLocation::in_file(origin, row.line, "column output_tokens"));
       }
       s.output_tokens = outputs;
     }
-    if (decode_column) {
-      const double rate = table.number(row, *decode_column);
+    if (columns->decode) {
+      const double rate = table.number(row, *columns->decode);
       if (!(rate >= kMinTokensPerSecond && rate <= kMaxTokensPerSecond)) {
         throw InputError(
             fmt::format("is {:g}; allowed {:g} to {:g} tokens/s", rate, kMinTokensPerSecond,
@@ -57,9 +76,9 @@ std::vector<PrefillScenario> parse_baseline_csv(std::string_view text, const std
       }
       s.decode_tokens_per_s = rate;
     }
-    s.name = name_column ? table.text(row, *name_column) : "row " + std::to_string(row.line);
+    s.name = columns->name ? table.text(row, *columns->name) : "row " + std::to_string(row.line);
     scenarios.push_back(std::move(s));
-  }
+  });
   return scenarios;
 }
 

@@ -260,8 +260,14 @@ std::string where_text(const InputLocation& at) {
 
 }  // namespace
 
-std::vector<BenchResult> parse_vllm_bench_json(std::string_view text, const std::string& origin,
+std::vector<BenchResult> parse_vllm_bench_json(std::string_view given, const std::string& origin,
                                                const BenchNaming& naming) {
+  // --save-detailed adds per-request arrays, most of a file's size, that
+  // nothing here reads: dropped before parsing, so memory follows the rest.
+  const std::string kept = yaml::without_top_level_keys(
+      given,
+      {"input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors", "start_times"});
+  const std::string_view text = kept;
   // One object per line (--append-result), each line a whole object.
   std::vector<std::pair<int, std::string>> lines;
   int number = 0;

@@ -3,6 +3,8 @@
 #include <yaml-cpp/eventhandler.h>
 
 #include <fmt/format.h>
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -22,21 +24,25 @@ class DuplicateKeyCheck : public YAML::EventHandler {
 
   void OnDocumentStart(const YAML::Mark& /*mark*/) override {}
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override { node(nullptr); }
-  void OnAlias(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override { node(nullptr); }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t /*anchor*/) override {
+    node(nullptr, mark.line + 1);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t /*anchor*/) override {
+    node(nullptr, mark.line + 1);
+  }
   void OnScalar(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
                 const std::string& value) override {
     node(&value, mark.line + 1);
   }
-  void OnSequenceStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/,
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/,
                        YAML::anchor_t /*anchor*/, YAML::EmitterStyle::value /*style*/) override {
-    node(nullptr);
+    node(nullptr, mark.line + 1);
     frames_.push_back(Frame{false, true, {}});
   }
   void OnSequenceEnd() override { frames_.pop_back(); }
-  void OnMapStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+  void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
                   YAML::EmitterStyle::value /*style*/) override {
-    node(nullptr);
+    node(nullptr, mark.line + 1);
     frames_.push_back(Frame{true, true, {}});
   }
   void OnMapEnd() override { frames_.pop_back(); }
@@ -49,7 +55,7 @@ class DuplicateKeyCheck : public YAML::EventHandler {
   };
 
   /// A node begins: in a mapping it is a key or a value, in turn.
-  void node(const std::string* scalar, int line = 0) {
+  void node(const std::string* scalar, int line) {
     if (frames_.empty() || !frames_.back().map) return;
     Frame& frame = frames_.back();
     const bool key = frame.expecting_key;
@@ -71,9 +77,110 @@ class DuplicateKeyCheck : public YAML::EventHandler {
   std::vector<Frame> frames_;
 };
 
+/// Refuses text with more than kMaxDocumentNodes values before any parser
+/// sees it: yaml-cpp's scanner queues the tokens of a flow sequence and its
+/// tree keeps every node, some hundreds of bytes each whatever their text.
+/// Counts what can start a value outside quotes (`,` `[` `{` `:` and line
+/// breaks): never fewer than the values, more where a colon sits inside a
+/// plain scalar.
+void require_few_values(std::string_view text, const std::string& origin, Syntax syntax) {
+  std::size_t values = 0;
+  int line = 1;
+  char quote = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (quote != 0) {
+      if (c == '\\' && quote == '"') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '"' || (c == '\'' && syntax == Syntax::yaml)) {
+      quote = c;
+      continue;
+    }
+    if (c == ',' || c == '[' || c == '{' || c == ':' || c == '\n') ++values;
+    if (values > kMaxDocumentNodes) {
+      throw InputError(fmt::format("has more than {} values; a {} file tpnet reads has far fewer "
+                                   "(is it the right file?)",
+                                   kMaxDocumentNodes, language(syntax)),
+                       InputLocation::in_file(origin, line));
+    }
+  }
+}
+
 }  // namespace
 
+std::string without_top_level_keys(std::string_view text,
+                                   std::initializer_list<std::string_view> keys) {
+  std::string out;
+  out.reserve(text.size());
+  int depth = 0;
+  std::size_t i = 0;
+  // The end of the string that starts at `from` (its closing quote's index + 1).
+  auto string_end = [&](std::size_t from) {
+    std::size_t j = from + 1;
+    while (j < text.size() && text[j] != '"')
+      j += text[j] == '\\' ? std::size_t{2} : std::size_t{1};
+    return std::min(j + 1, text.size());
+  };
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"') {
+      const std::size_t end = string_end(i);
+      out.append(text.substr(i, end - i));
+      if (depth != 1 || end - i < 2) {
+        i = end;
+        continue;
+      }
+      // A key of a top-level object is followed by a colon.
+      std::size_t colon = end;
+      while (colon < text.size() && std::isspace(static_cast<unsigned char>(text[colon]))) ++colon;
+      const std::string_view key = text.substr(i + 1, end - i - 2);
+      i = end;
+      if (colon >= text.size() || text[colon] != ':' ||
+          std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        continue;
+      }
+      out.append(text.substr(end, colon + 1 - end));
+      // Skip the value: up to the comma or brace that ends it at this depth.
+      int inner = 0;
+      int newlines = 0;
+      std::size_t j = colon + 1;
+      while (j < text.size()) {
+        const char v = text[j];
+        if (v == '"') {
+          const std::size_t e = string_end(j);
+          newlines +=
+              static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(j),
+                                          text.begin() + static_cast<std::ptrdiff_t>(e), '\n'));
+          j = e;
+          continue;
+        }
+        if (inner == 0 && (v == ',' || v == '}')) break;
+        if (v == '[' || v == '{') ++inner;
+        if (v == ']' || v == '}') --inner;
+        if (v == '\n') ++newlines;
+        ++j;
+      }
+      out += "null";
+      out.append(static_cast<std::size_t>(newlines), '\n');
+      i = j;
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') --depth;
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
 void reject_duplicate_keys(std::string_view text, const std::string& origin, Syntax syntax) {
+  require_few_values(text, origin, syntax);
   std::istringstream in{std::string(text)};
   DuplicateKeyCheck check(origin, syntax);
   try {
@@ -228,6 +335,17 @@ std::optional<long long> optional_integer(const YAML::Node& map, const std::stri
   const double value = scalar_number(node, origin, key, false);
   if (value != std::floor(value)) {
     throw InputError("'" + node.Scalar() + "' must be a whole number", where(node, origin, key));
+  }
+  // `tp: 010` is 10 here but 8 to YAML 1.1 readers (PyYAML): the flag
+  // refuses it, and so does every file.
+  std::string_view digits = node.Scalar();
+  if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) digits.remove_prefix(1);
+  if (digits.size() > 1 && digits.front() == '0' &&
+      digits.find_first_not_of("0123456789") == std::string_view::npos) {
+    throw InputError(
+        fmt::format("'{}' has a leading zero (some tools read it as octal); write {:.0f}",
+                    node.Scalar(), value),
+        where(node, origin, key));
   }
   if (value < static_cast<double>(lo) || value > static_cast<double>(hi)) {
     throw InputError(fmt::format("{} is out of range; allowed {} to {}", node.Scalar(), lo, hi),

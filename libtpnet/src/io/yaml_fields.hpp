@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -13,12 +14,20 @@
 
 namespace tpnet::yaml {
 
+/// The most values (scalars, mappings, sequences) a YAML or JSON file may
+/// hold, counted in its text before it is parsed (load_document,
+/// reject_duplicate_keys). yaml-cpp takes some hundreds of bytes a value,
+/// 300 MB for a million zeros in a 2.2 MB JSON array; the files tpnet reads
+/// hold thousands. (Here, not in tpnet/limits.hpp: only the readers use it.)
+inline constexpr std::size_t kMaxDocumentNodes = 200000;
+
 /// Which language a file is in, for its messages: JSON files are read by
 /// the same parser (JSON is YAML) but are not called YAML.
 enum class Syntax { yaml, json };
 
-/// Parses a document; syntax errors and a key given twice in one mapping
-/// become InputError with the line (a key twice: both lines).
+/// Parses a document; syntax errors, a key given twice in one mapping and
+/// more than kMaxDocumentNodes values become InputError with the line (a
+/// key twice: both lines).
 YAML::Node load_document(std::string_view text, const std::string& origin,
                          Syntax syntax = Syntax::yaml);
 
@@ -27,6 +36,15 @@ YAML::Node load_document(std::string_view text, const std::string& origin,
 /// keeps the first, Python's json the last), so neither is trusted. Reads
 /// the parser's events, so aliases are never expanded. Syntax errors too.
 void reject_duplicate_keys(std::string_view text, const std::string& origin, Syntax syntax);
+
+/// `text` (JSON, one or more top-level objects) with the value of each
+/// top-level key in `keys` replaced by null, its line breaks kept so every
+/// line number stays: for large arrays a reader never reads (vLLM's
+/// per-request `itls`), which would otherwise take hundreds of bytes of
+/// parsed node per byte. Text that is not JSON is copied as it is, for the
+/// parser to refuse.
+std::string without_top_level_keys(std::string_view text,
+                                   std::initializer_list<std::string_view> keys);
 
 /// The location of `node` (1-based line) for errors about `key`.
 InputLocation where(const YAML::Node& node, const std::string& origin, std::string_view key);

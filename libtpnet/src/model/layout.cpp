@@ -93,6 +93,12 @@ std::string tp_refusal(const ModelArch& model, int tp) {
 
 bool tp_divides_heads(const ModelArch& model, int tp) { return tp_refusal(model, tp).empty(); }
 
+void require_tp_accepted(const ModelArch& model, int tp) {
+  if (std::string refusal = tp_refusal(model, tp); !refusal.empty()) {
+    throw InputError(std::move(refusal), InputLocation::for_key("layout.tp"));
+  }
+}
+
 std::vector<std::pair<int, int>> stage_layers(int layers, int pp) {
   std::vector<int> counts(static_cast<std::size_t>(pp), layers / pp);
   // vLLM (get_pp_indices) hands the remainder to the stages before the last,

@@ -114,23 +114,37 @@ PrefillFit fit_prefill_compute(const ModelArch& model, const EngineConfig& engin
                          "to (rows with requests = 1 and ttft_s)",
                      baseline_key());
   }
-  // Unknowns: per step, per GEMM FLOP, per mixer FLOP; fewer rows fit fewer.
+  // Unknowns: per step, per GEMM FLOP, per mixer FLOP. Each needs a prompt
+  // size of its own: rows repeating one size add no equation (repeated runs
+  // at one size "fit" any split of its time between the terms).
+  std::vector<TokenCount> sizes;
+  for (const FitRow& row : fit.rows) sizes.push_back(row.prompt_tokens);
+  std::sort(sizes.begin(), sizes.end());
+  const auto distinct =
+      static_cast<std::size_t>(std::unique(sizes.begin(), sizes.end()) - sizes.begin());
+  const std::string rows_text =
+      distinct == sums.size()
+          ? fmt::format("{} single-request row{}", sums.size(), sums.size() == 1 ? "" : "s")
+          : fmt::format("{} single-request rows at {} distinct prompt size{}", sums.size(),
+                        distinct, distinct == 1 ? "" : "s");
   std::vector<int> columns;
-  if (sums.size() >= 3) {
+  if (distinct >= 3) {
     columns = {0, 1, 2};
     fit.coefficients_fitted = {"per_step", "gemm", "mixer"};
-  } else if (sums.size() == 2) {
+  } else if (distinct == 2) {
     columns = {0, 1};
     fit.coefficients_fitted = {"per_step", "gemm"};
-    fit.warnings.push_back(origin +
-                           ": 2 single-request rows fit the per-step and GEMM terms only; token "
-                           "mixing (attention) is not priced, so long contexts come out short");
+    fit.warnings.push_back(origin + ": " + rows_text +
+                           " fit the per-step and GEMM terms only; token mixing (attention) is "
+                           "not priced, so long contexts come out short (a third prompt size "
+                           "fits it)");
   } else {
     columns = {1};
     fit.coefficients_fitted = {"gemm"};
-    fit.warnings.push_back(origin +
-                           ": 1 single-request row fits one rate per GEMM FLOP; fixed step costs "
-                           "and attention are folded into it");
+    fit.warnings.push_back(origin + ": " + rows_text +
+                           " fit one rate per GEMM FLOP; fixed step costs and attention are "
+                           "folded into it, so other prompt sizes come out in proportion (rows "
+                           "at two or three prompt sizes fit them)");
   }
   const int rows = static_cast<int>(sums.size());
   const int cols = static_cast<int>(columns.size());

@@ -12,6 +12,7 @@
 #include "tpnet/error.hpp"
 #include "tpnet/fabric/collective.hpp"
 #include "tpnet/limits.hpp"
+#include "tpnet/model/layout.hpp"
 
 namespace tpnet {
 namespace {
@@ -20,10 +21,27 @@ void require(bool ok, const char* field, const std::string& why) {
   if (!ok) throw InputError(why, InputLocation::for_key(field));
 }
 
+/// Adds one step to a request's spans, merging it into the last when that
+/// is of the same kind and ends where the step starts.
+void add_span(std::vector<RequestSpan>& spans, double start, double end, bool prefill) {
+  for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+    if (it->prefill != prefill) continue;
+    if (std::fabs(it->end_s - start) < 1e-12 || spans.size() >= kMaxSpansPerRequest) {
+      it->end_s = end;
+      return;
+    }
+    break;
+  }
+  spans.push_back(RequestSpan{start, end, prefill});
+}
+
 PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
                      const SchedulerSettings& scheduler, const PredictScenario& scenario,
-                     std::size_t link_index) {
+                     std::size_t scenario_index, std::size_t link_index) {
   PredictLink out;
+  const bool keep = r.keep_steps && scenario_index == 0 && link_index == 0;
+  out.spans.resize(std::min(r.spans_of_requests, scenario.requests.size()));
+  int number = 0;
   out.link = r.links[link_index];
   out.fabric = r.fabrics[link_index];
   const int tp = r.engine.tensor_parallel_size;
@@ -43,8 +61,9 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
     for (const StepWork& w : step.work) prefills += w.prefill_tokens > 0 ? 1 : 0;
     out.most_prefills_in_a_step = std::max(out.most_prefills_in_a_step, prefills);
     const StepFeatures f = features(step);
-    StepCommunication comm = communication(step, r.keep_steps);
+    StepCommunication comm = communication(step, keep);
     const StepCost c = price_step(cost, f, comm);
+    ++number;
     sent += comm.sent_per_node.count();
     comm_sum += c.communication.value();
     busy_sum += c.total.value();
@@ -54,10 +73,18 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
       comm_at_first = comm_sum;
       busy_at_first = busy_sum;
     }
-    if (r.keep_steps) {
-      PricedStep kept{step, c.compute, c.communication, comm.sent_per_node, std::move(comm.each)};
-      kept.step.end_s = step.start_s + c.total.value();
-      out.steps.push_back(std::move(kept));
+    const double end = step.start_s + c.total.value();
+    for (const StepWork& w : step.work) {
+      const auto request = static_cast<std::size_t>(w.request);
+      if (request < out.spans.size()) {
+        add_span(out.spans[request], step.start_s, end, w.prefill_tokens > 0);
+      }
+    }
+    if (keep || r.step_sink) {
+      PricedStep priced{step, c.compute, c.communication, comm.sent_per_node, std::move(comm.each)};
+      priced.step.end_s = end;
+      if (r.step_sink) r.step_sink(PricedStepEvent{scenario_index, link_index, number, priced});
+      if (keep) out.steps.push_back(std::move(priced));
     }
     return c.total.value();
   };
@@ -164,6 +191,7 @@ PredictReport run_predict(const PredictRequest& r) {
       std::isfinite(r.overlap) && r.overlap >= 0.0 && r.overlap < 1.0, "predict.overlap",
       fmt::format("{} is out of range; allowed 0 (no overlap) up to, not including, 1", r.overlap));
   validate(r.engine);
+  require_tp_accepted(r.model, r.engine.tensor_parallel_size);
 
   PredictReport report;
   const int drafts = r.engine.num_speculative_tokens;
@@ -176,17 +204,9 @@ PredictReport run_predict(const PredictRequest& r) {
   }
   const SchedulerSettings scheduler = scheduler_settings(r.engine, report.accepted_tokens);
   const int tp = r.engine.tensor_parallel_size;
-  double steps = 0.0;
-  for (const PredictScenario& scenario : r.scenarios) {
-    for (const ScheduledRequest& q : scenario.requests) {
-      steps += estimated_steps(r.engine, PromptSpec{1, q.prompt_tokens}, q.output_tokens,
-                               report.accepted_tokens, true) /
-               std::max(1, std::min<int>(r.engine.max_num_seqs,
-                                         static_cast<int>(scenario.requests.size())));
-    }
-  }
-  require_simulated_steps(steps * static_cast<double>(r.links.size()), "workload.prompts",
-                          kMaxPredictedSteps);
+  require_predicted_work(
+      estimated_work(r.engine, r.scenarios, r.links.size(), report.accepted_tokens),
+      static_cast<bool>(r.step_sink));
 
   StepCostModel& cost = report.cost;
   cost.overlap = r.overlap;
@@ -233,7 +253,7 @@ PredictReport run_predict(const PredictRequest& r) {
       s.prompt_tokens += q.prompt_tokens;
     }
     for (std::size_t i = 0; i < r.links.size(); ++i) {
-      s.links.push_back(run_link(r, cost, scheduler, scenario, i));
+      s.links.push_back(run_link(r, cost, scheduler, scenario, report.scenarios.size(), i));
     }
     s.most_prefills_in_a_step = s.links.front().most_prefills_in_a_step;
     if (s.links.size() >= 2) {
@@ -278,6 +298,60 @@ double estimated_steps(const EngineConfig& engine, const PromptSpec& prompt,
         batches * std::ceil(static_cast<double>(output_tokens) / std::max(1.0, accepted_tokens));
   }
   return steps;
+}
+
+PredictWork estimated_work(const EngineConfig& engine,
+                           const std::vector<PredictScenario>& scenarios, std::size_t links,
+                           double accepted_tokens) {
+  PredictWork work;
+  const TokenCount budget = std::max<TokenCount>(1, engine.max_num_batched_tokens);
+  const TokenCount chunk = engine.long_prefill_token_threshold > 0
+                               ? std::min(budget, engine.long_prefill_token_threshold)
+                               : budget;
+  const double accepted = std::max(1.0, accepted_tokens);
+  for (const PredictScenario& scenario : scenarios) {
+    // Requests share steps up to max_num_seqs at a time; each takes its own
+    // chunks of prompt and its own decode forwards.
+    const double sharing = std::max(1.0, std::min(static_cast<double>(engine.max_num_seqs),
+                                                  static_cast<double>(scenario.requests.size())));
+    double prompt_tokens = 0.0;
+    for (const ScheduledRequest& q : scenario.requests) {
+      const auto prompt = static_cast<double>(q.prompt_tokens);
+      prompt_tokens += prompt;
+      work.prefill_request_steps += std::ceil(prompt / static_cast<double>(chunk));
+      const double decodes = std::ceil(static_cast<double>(q.output_tokens - 1) / accepted);
+      work.decode_request_steps += decodes;
+      work.decode_steps += decodes / sharing;
+    }
+    // A step takes up to the budget, and at most `chunk` of each prompt.
+    work.prefill_steps += std::ceil(prompt_tokens / std::min(static_cast<double>(budget),
+                                                             sharing * static_cast<double>(chunk)));
+  }
+  const auto n = static_cast<double>(links);
+  work.prefill_steps *= n;
+  work.decode_steps *= n;
+  work.prefill_request_steps *= n;
+  work.decode_request_steps *= n;
+  return work;
+}
+
+void require_predicted_work(const PredictWork& work, bool timeline) {
+  // Blame what the work is mostly made of: the prompts, or the outputs.
+  const bool outputs = work.decode_steps > work.prefill_steps;
+  require_simulated_steps(work.steps(), outputs ? "workload.output_tokens" : "workload.prompts",
+                          kMaxPredictedSteps);
+  const bool output_rows = work.decode_request_steps > work.prefill_request_steps;
+  require(work.request_steps() <= kMaxPredictedRequestSteps,
+          output_rows ? "workload.output_tokens" : "workload.prompts",
+          fmt::format("would simulate about {:.3g} request-steps (each request's share of each "
+                      "step, over all links); at most {:.0f} in one run (fewer requests, fewer "
+                      "output tokens or fewer links)",
+                      work.request_steps(), kMaxPredictedRequestSteps));
+  require(!timeline || work.request_steps() <= kMaxTimelineRows, "predict.timeline",
+          fmt::format("would write about {:.3g} rows (one per request and step, over all "
+                      "links); a timeline may have at most {:.0f} (fewer requests, fewer "
+                      "output tokens or one link)",
+                      work.request_steps(), kMaxTimelineRows));
 }
 
 void require_simulated_steps(double steps, const char* field, double limit) {

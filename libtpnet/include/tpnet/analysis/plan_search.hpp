@@ -65,7 +65,9 @@ struct PlanOption {
   Seconds mean_extra_ttft;
   std::optional<double> worst_ttft_increase;  ///< projected from the baseline
   bool within_budget = true;
-  bool usable = false;  ///< fits memory, has a fabric and stays within the budget
+  /// Why vLLM refuses this TP for the model (tp_refusal); empty when it runs.
+  std::string vllm_refusal;
+  bool usable = false;  ///< vLLM runs it, fits memory, has a fabric and stays within the budget
   std::string reason;
 };
 

@@ -38,6 +38,12 @@ void validate_layout(const ParallelLayout& layout, const ModelArch& model);
 /// divide the linear-attention heads.
 [[nodiscard]] std::string tp_refusal(const ModelArch& model, int tp);
 
+/// Throws InputError naming `layout.tp` with tp_refusal's reason when vLLM
+/// refuses `tp` for the model: the one check of the commands whose answer
+/// is a run of vLLM (predict, check, report). The bounds (bytes, penalty,
+/// memory, compare's grid) warn instead and still answer.
+void require_tp_accepted(const ModelArch& model, int tp);
+
 /// True when vLLM accepts `tp` for the model (tp_refusal is empty).
 [[nodiscard]] bool tp_divides_heads(const ModelArch& model, int tp);
 

@@ -47,11 +47,11 @@ struct PrefillFit {
 /// single-request scenarios of `baseline` (those with a measured TTFT): each
 /// row's prefill is scheduled as vLLM would, its communication priced on
 /// `fabric` and subtracted, and the residual compute fitted with relative
-/// weights (every row counts alike, short or long). With fewer rows than
-/// three, fewer coefficients (2 rows: per_step and GEMM; 1: GEMM only), with
-/// a warning. Throws InputError naming `workload.baseline` when no
-/// single-request row has a TTFT, or when a row's communication alone
-/// exceeds its TTFT.
+/// weights (every row counts alike, short or long). Each coefficient needs a
+/// prompt size of its own: with fewer distinct sizes than three, fewer
+/// coefficients (2 sizes: per_step and GEMM; 1: GEMM only, however many
+/// rows repeat it), with a warning naming the sizes. Throws InputError naming `workload.baseline`
+/// when no single-request row has a TTFT, or when a row's communication alone exceeds its TTFT.
 [[nodiscard]] PrefillFit fit_prefill_compute(const ModelArch& model, const EngineConfig& engine,
                                              const SchedulerSettings& scheduler,
                                              const FabricProfile& fabric, double overlap,

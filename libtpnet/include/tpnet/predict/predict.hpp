@@ -5,6 +5,8 @@
 /// and between the first two links the extra time beside the bound
 /// (docs/formulas.md s.25, docs/prediction.md).
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +36,8 @@ struct GivenCompute {
   std::vector<std::string> warnings;
 };
 
+struct PricedStepEvent;
+
 struct PredictRequest {
   ModelArch model;
   EngineConfig engine;
@@ -50,8 +54,18 @@ struct PredictRequest {
   /// Output tokens a decode forward yields per request; unset: 1 + drafts
   /// (every draft accepted), with a warning when there are drafts.
   std::optional<double> accepted_tokens;
-  double overlap = 0.0;     ///< share of communication hidden under compute
-  bool keep_steps = false;  ///< for timelines and traffic
+  double overlap = 0.0;  ///< share of communication hidden under compute
+  /// Keep every priced step of the first scenario at the first link (what
+  /// --traffic samples); the other runs keep none.
+  bool keep_steps = false;
+  /// Each link keeps the spans of its first `spans_of_requests` requests (a
+  /// chart's rows): bounded whatever the run's length.
+  std::size_t spans_of_requests = 0;
+  /// Called with every priced step of every scenario and link, in order, as
+  /// it is priced (a timeline written as the run goes, so nothing is kept).
+  /// A run with a sink is held to kMaxTimelineRows request-steps over all
+  /// its links (InputError naming `predict.timeline`).
+  std::function<void(const PricedStepEvent&)> step_sink;
 };
 
 /// One step as priced.
@@ -62,6 +76,26 @@ struct PricedStep {
   Bytes sent_per_node;
   std::vector<std::pair<Bytes, Seconds>> collectives;  ///< bytes and time of each
 };
+
+/// What a step sink receives: which run, the step's number in it (from 1),
+/// and the step as priced.
+struct PricedStepEvent {
+  std::size_t scenario = 0;
+  std::size_t link = 0;
+  int number = 0;
+  const PricedStep& step;
+};
+
+/// A stretch of consecutive steps one request ran in, all prefill or all decode.
+struct RequestSpan {
+  double start_s = 0.0;
+  double end_s = 0.0;
+  bool prefill = false;
+};
+
+/// The most spans a request keeps (a chart is narrower than that in
+/// pixels); past it, a step extends the request's last span of its kind.
+inline constexpr std::size_t kMaxSpansPerRequest = 4096;
 
 struct PredictLink {
   Link link;
@@ -77,6 +111,8 @@ struct PredictLink {
   Seconds finished;                  ///< end of the last step
   int most_prefills_in_a_step = 0;   ///< the most prompts one step carried
   std::vector<PricedStep> steps;     ///< when kept
+  /// Per request of the first `spans_of_requests`, in order: its spans.
+  std::vector<std::vector<RequestSpan>> spans;
 };
 
 struct PredictScenarioResult {
@@ -136,6 +172,36 @@ inline constexpr double kMaxSimulatedSteps = 2e6;
 /// The most steps tpnet predict simulates, every link together (each step
 /// also prices its compute): a day of traffic at a few requests a second.
 inline constexpr double kMaxPredictedSteps = 2e7;
+/// The most request-steps (one request's share of one step: each decode
+/// forward of each request, each prefill chunk) tpnet predict simulates,
+/// every link together. The steps alone do not bound the work: one step may
+/// carry a million requests. About 75 ns each, so some 15 s at most.
+inline constexpr double kMaxPredictedRequestSteps = 2e8;
+/// The most rows a timeline may have (one per request-step, every link):
+/// about 70 bytes each, so under a gigabyte, as --traffic's 10^7 samples.
+inline constexpr double kMaxTimelineRows = 1e7;
+
+/// What a predict run will simulate, estimated before it starts, over all
+/// links: steps, and request-steps (its rows of work), each split into the
+/// prompts' share and the outputs' (decode forwards).
+struct PredictWork {
+  double prefill_steps = 0.0;
+  double decode_steps = 0.0;
+  double prefill_request_steps = 0.0;
+  double decode_request_steps = 0.0;
+  [[nodiscard]] double steps() const { return prefill_steps + decode_steps; }
+  [[nodiscard]] double request_steps() const {
+    return prefill_request_steps + decode_request_steps;
+  }
+};
+[[nodiscard]] PredictWork estimated_work(const EngineConfig& engine,
+                                         const std::vector<PredictScenario>& scenarios,
+                                         std::size_t links, double accepted_tokens);
+/// Throws InputError when `work` exceeds kMaxPredictedSteps or
+/// kMaxPredictedRequestSteps (naming `workload.output_tokens` when decode
+/// forwards make up most of it, else `workload.prompts`), or with
+/// `timeline` kMaxTimelineRows (naming `predict.timeline`).
+void require_predicted_work(const PredictWork& work, bool timeline);
 
 /// About how many steps simulating `prompt` takes: ceil(prompt tokens /
 /// prefill_step_budget) for the prefill, plus with `with_decode` batches of
