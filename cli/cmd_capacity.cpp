@@ -59,8 +59,9 @@ SweepSet load_sweep_argument(const std::string& value, const BenchNaming& naming
 
 namespace {
 
+/// Users are whole people (the analysis floors them).
 std::string users_text(const std::optional<double>& users) {
-  return users ? fmt::format("{:.1f}", *users) : "n/a";
+  return users ? fmt::format("{:.0f}", *users) : "n/a";
 }
 
 /// Users as JSON/CSV carry them (0 with users_known false when unknown),
@@ -68,7 +69,7 @@ std::string users_text(const std::optional<double>& users) {
 void add_users(Record& rec, const std::string& key, const std::string& label,
                const std::optional<double>& users) {
   rec.push_back(json_only(flag(key + "_known", label + " known", users.has_value())));
-  rec.push_back(json_only(number(key, label, users.value_or(0.0), kCount, 1)));
+  rec.push_back(json_only(integer(key, label, users.value_or(0.0))));
   rec.push_back(table_only(text(key, label, users_text(users))));
 }
 
@@ -95,8 +96,13 @@ Record config_record(const ConfigCapacity& c) {
                             c.highest_level)),
       level_field(axis, "c_max", "c_max_request_rate_per_s", "C_max", c.c_max),
       text("binding", "binding", std::string(to_string(c.binding))),
-      level_field(axis, "fails_at_concurrency", "fails_at_request_rate_per_s", "fails at",
-                  c.fails_at),
+      json_only(level_field(axis, "fails_at_concurrency", "fails_at_request_rate_per_s", "fails at",
+                            c.fails_at)),
+      // Nothing measured above C_max failed: a table says so rather than "fails at 0".
+      table_only(c.fails_at > 0.0
+                     ? level_field(axis, "fails_at_concurrency", "fails_at_request_rate_per_s",
+                                   "fails at", c.fails_at)
+                     : text("fails_at_concurrency", "fails at", "none measured")),
       json_only(flag("latency_known", "latency known", c.latency_at_c_max.has_value())),
       json_only(number("latency_at_c_max_s", "latency at C_max",
                        c.latency_at_c_max.value_or(Seconds()).value(), kSeconds, 2)),
@@ -143,6 +149,10 @@ void add_rate_fields(Record& rec, const PointVerdict& v) {
                                    *v.expected_rate, kRequestsPerSecond, 3)));
   }
   rec.push_back(json_only(flag("sustained_judged", "sustained judged", v.sustained_judged)));
+  if (v.sustained_judged) {
+    rec.push_back(
+        json_only(flag("tail_outlasts_sending", "tail outlasts sending", v.tail_outlasts_sending)));
+  }
   rec.push_back(json_only(flag("sustained", "sustained", v.sustained)));
   rec.push_back(table_only(text("sustained", "sustained",
                                 v.unlimited()         ? "n/a"
@@ -259,10 +269,10 @@ std::string fleet_choice(const FleetReport& f, const std::optional<std::size_t>&
 std::string fleet_summary(const FleetReport& f, const std::optional<std::size_t>& index) {
   if (!index) return "none with known users";
   const FleetOption& o = f.options[*index];
-  std::string out = fmt::format("{} x{}: {:.1f} users, peak {:.0f} tokens/s", o.config, o.replicas,
+  std::string out = fmt::format("{} x{}: {:.0f} users, peak {:.0f} tokens/s", o.config, o.replicas,
                                 *o.users, o.peak_throughput.tokens_per_second());
   out += o.highly_available
-             ? fmt::format(", {:.1f} users after losing one replica", *o.users_after_one_loss)
+             ? fmt::format(", {:.0f} users after losing one replica", *o.users_after_one_loss)
              : ", a single point of failure";
   return out;
 }

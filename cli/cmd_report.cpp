@@ -347,9 +347,11 @@ Gathered gather(const ReportOptions& o) {
     slo.tps = parse_token_rate(o.tps_slo, InputLocation::for_key("--tps-slo"));
     BenchNaming naming;
     naming.config_key = o.config_key;
+    if (g.tp_given) naming.tp = g.tp;  // results that record no TP were run at --tp
     std::vector<SweepSet> sets;
     for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s, naming));
     SweepSet all = merge_sweep_sets(sets);
+    for (auto& w : model_id_warnings(all, g.model.name)) g.warnings.push_back(std::move(w));
     g.capacity = tpnet::run_capacity(
         CapacityRequest{std::move(all.sweeps), std::move(all.warnings), slo, CapacityOptions{}});
     for (const auto& w : g.capacity->warnings) g.warnings.push_back(w);

@@ -5,8 +5,8 @@
 # comes from the name. CSV output: one row per config.
 # Usage: examples/vllm-bench-capacity.sh [path/to/tpnet]
 # expect: config,tp,levels,lowest_concurrency,highest_concurrency,c_max,binding
-# expect: TP2,2,7,1,64,8,tps,16,true,7\.25,true,57\.655
-# expect: TP4,4,7,1,64,16,ttft\+tps,32,true,6\.66,true,124\.108
+# expect: TP2,2,7,1,64,8,tps,16,true,7\.25,true,57,true
+# expect: TP4,4,7,1,64,16,ttft\+tps,32,true,6\.66,true,124,true
 set -euo pipefail
 tpnet=${1:-tpnet}
 "$tpnet" capacity --sweep examples/vllm-bench/qwen36-tp2 \

@@ -115,10 +115,14 @@ TEST_CASE("Qwen3.6-27B users by Little's law: TP2 8 x (1 + 45/7.25), TP4 16 x (1
   const ConfigCapacity& tp4 = config(r, "TP4");
   CHECK_THAT(tp2.latency_at_c_max->value(), WithinRel(7.25, 1e-12));
   CHECK_THAT(tp4.latency_at_c_max->value(), WithinRel(6.66, 1e-12));
-  CHECK_THAT(*tp2.users, WithinRel(8.0 * (1.0 + 45.0 / 7.25), 1e-12));
-  CHECK_THAT(*tp4.users, WithinRel(16.0 * (1.0 + 45.0 / 6.66), 1e-12));
-  CHECK(prints_as(*tp2.users, 57.7, 1));
-  CHECK(prints_as(*tp4.users, 124.1, 1));
+  // Little's law gives 57.655 and 124.108; the report counts whole users.
+  CHECK_THAT(*users_by_littles_law(8.0, Seconds(7.25), Seconds(45.0)),
+             WithinRel(8.0 * (1.0 + 45.0 / 7.25), 1e-12));
+  CHECK(prints_as(*users_by_littles_law(8.0, Seconds(7.25), Seconds(45.0)), 57.655, 3));
+  CHECK(*tp2.users == std::floor(8.0 * (1.0 + 45.0 / 7.25)));
+  CHECK(*tp4.users == std::floor(16.0 * (1.0 + 45.0 / 6.66)));
+  CHECK(*tp2.users == 57.0);
+  CHECK(*tp4.users == 124.0);
 }
 
 TEST_CASE("Qwen3.6-27B TP4's C=1 TTFT 164 ms is worse than TP2's 149 ms", "[golden][capacity]") {
@@ -162,9 +166,10 @@ TEST_CASE(
   CHECK(tp1.replicas == 4);
   CHECK(tp2.replicas == 2);
   CHECK(tp4.replicas == 1);
-  CHECK_THAT(*tp2.users, WithinRel(2.0 * 8.0 * (1.0 + 45.0 / 7.25), 1e-12));
-  CHECK_THAT(*tp2.users_after_one_loss, WithinRel(8.0 * (1.0 + 45.0 / 7.25), 1e-12));
-  CHECK_THAT(*tp4.users, WithinRel(16.0 * (1.0 + 45.0 / 6.66), 1e-12));
+  // Replicas of whole users: 2 x 57, not 2 x 57.655.
+  CHECK(*tp2.users == 2.0 * std::floor(8.0 * (1.0 + 45.0 / 7.25)));
+  CHECK(*tp2.users_after_one_loss == std::floor(8.0 * (1.0 + 45.0 / 7.25)));
+  CHECK(*tp4.users == std::floor(16.0 * (1.0 + 45.0 / 6.66)));
   CHECK(tp2.concurrent == 16);
   // Peak throughput: replicas x max over C of TPS x C, all at C=64 here.
   CHECK_THAT(tp1.peak_throughput.tokens_per_second(), WithinRel(4 * 64 * 4.70, 1e-12));
@@ -223,7 +228,7 @@ TEST_CASE(
   CHECK(c_max(r.ttft_sensitivity, 2, 2) == 16);
   CHECK(c_max(r.ttft_sensitivity, 4, 2) == 16);
   CHECK(c_max(r.ttft_sensitivity, 4, 1) == 8);
-  CHECK_THAT(*r.ttft_sensitivity[1].cells[2].users, WithinRel(8.0 * (1.0 + 45.0 / 5.13), 1e-12));
+  CHECK(*r.ttft_sensitivity[1].cells[2].users == std::floor(8.0 * (1.0 + 45.0 / 5.13)));
 }
 
 TEST_CASE("Qwen3.6-27B users scale with think time: TP4 52.0 at 15 s, 304.3 at 120 s",
@@ -232,8 +237,8 @@ TEST_CASE("Qwen3.6-27B users scale with think time: TP4 52.0 at 15 s, 304.3 at 1
   REQUIRE(r.think_sensitivity.size() == 6);
   CHECK(r.think_sensitivity[2].chosen);
   CHECK(r.think_sensitivity[2].think.value() == 45.0);
-  CHECK(prints_as(*r.think_sensitivity[0].cells[2].users, 52.0, 1));
-  CHECK(prints_as(*r.think_sensitivity[5].cells[2].users, 304.3, 1));
+  CHECK(*r.think_sensitivity[0].cells[2].users == 52.0);   // 52.03
+  CHECK(*r.think_sensitivity[5].cells[2].users == 304.0);  // 304.29
   CHECK(*r.think_sensitivity[0].cells[0].users == 0.0);
 }
 
@@ -269,8 +274,8 @@ TEST_CASE("DeepSeek-V4.1-Flash under 1000 ms and 20 tokens/s: C_max TP4 2, TP8-3
   CHECK(tp8.on_edge);
   CHECK(tp8.c_max_tight == 2);
   CHECK(tp8.c_max_loose == 4);
-  CHECK_THAT(*tp8.users, WithinRel(4.0 * (1.0 + 45.0 / 6.49), 1e-12));
-  CHECK_THAT(*config(r, "TP8-1M").users, WithinRel(2.0 * (1.0 + 45.0 / 4.86), 1e-12));
+  CHECK(*tp8.users == std::floor(4.0 * (1.0 + 45.0 / 6.49)));
+  CHECK(*config(r, "TP8-1M").users == std::floor(2.0 * (1.0 + 45.0 / 4.86)));
   CHECK(r.fleet.nodes == 8);
 }
 
@@ -305,7 +310,7 @@ TEST_CASE("C_max is the largest measured level that meets both SLOs, and equal v
   CHECK(c.binding == Binding::ttft);
   CHECK(c.points[1].ttft_on_edge);
   CHECK(c.points[1].tps_on_edge);
-  CHECK_THAT(*c.users, WithinRel(2.0 * (1.0 + 45.0 / 4.0), 1e-12));
+  CHECK(*c.users == std::floor(2.0 * (1.0 + 45.0 / 4.0)));
 }
 
 TEST_CASE("a sweep where even C=1 fails has C_max 0: an answer with zero users", "[capacity]") {

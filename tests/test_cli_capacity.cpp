@@ -55,14 +55,14 @@ TEST_CASE("tpnet capacity --format json reproduces the Qwen3.6-27B study", "[cli
   CHECK(tp2["fails_at_concurrency"].as<int>() == 16);
   CHECK(tp2["on_edge"].as<bool>());
   CHECK(tp2["latency_at_c_max_s"].as<double>() == 7.25);
-  CHECK(prints_as(tp2["users"].as<double>(), 57.7, 1));
+  CHECK(tp2["users"].as<std::string>() == "57");  // 57.655 people: 57 whole users
   CHECK(tp2["c_max_tight"].as<int>() == 8);
   CHECK(tp2["c_max_loose"].as<int>() == 16);
   const YAML::Node tp4 = by_config(configs, "TP4");
   CHECK(tp4["c_max"].as<int>() == 16);
   CHECK(tp4["binding"].as<std::string>() == "ttft+tps");
   CHECK(tp4["on_edge"].as<bool>());
-  CHECK(prints_as(tp4["users"].as<double>(), 124.1, 1));
+  CHECK(tp4["users"].as<std::string>() == "124");
   CHECK(j["fleet_most_users"].as<std::string>() == "TP4 x1");
   CHECK(j["fleet_best_available"].as<std::string>() == "TP2 x2");
   CHECK(j["fleet"].size() == 3);
@@ -90,8 +90,8 @@ TEST_CASE("tpnet capacity reads vllm bench serve folders and answers as the CSV 
   REQUIRE(configs.size() == 2);
   CHECK(by_config(configs, "TP2")["c_max"].as<int>() == 8);
   CHECK(by_config(configs, "TP4")["c_max"].as<int>() == 16);
-  CHECK(prints_as(by_config(configs, "TP2")["users"].as<double>(), 57.7, 1));
-  CHECK(prints_as(by_config(configs, "TP4")["users"].as<double>(), 124.1, 1));
+  CHECK(by_config(configs, "TP2")["users"].as<double>() == 57.0);
+  CHECK(by_config(configs, "TP4")["users"].as<double>() == 124.0);
   bool derivation_noted = false;
   for (const auto& note : by_config(configs, "TP4")["notes"]) {
     derivation_noted = derivation_noted ||
@@ -139,8 +139,8 @@ TEST_CASE("tpnet capacity --format csv prints one row per config", "[cli][capaci
 TEST_CASE("tpnet capacity prints tables and Markdown for people", "[cli][capacity]") {
   const CliResult table = run_tpnet({"capacity", "--sweep", kQwen, "--fleet", "4"});
   REQUIRE(table.exit_code == 0);
-  CHECK_THAT(table.out, ContainsSubstring("TP4 x1: 124.1 users"));
-  CHECK_THAT(table.out, ContainsSubstring("TP2 x2: 115.3 users"));
+  CHECK_THAT(table.out, ContainsSubstring("TP4 x1: 124 users"));
+  CHECK_THAT(table.out, ContainsSubstring("TP2 x2: 114 users"));
   CHECK_THAT(table.out, ContainsSubstring("capacity swings: C_max is 8"));
   CHECK_THAT(table.out, ContainsSubstring("1000 ms *"));
   const CliResult md = run_tpnet({"capacity", "--sweep", kQwen, "--format", "markdown"});
@@ -181,8 +181,11 @@ TEST_CASE("tpnet capacity bad input exits 2 naming the flag, file, line or key",
                    "no-such-sweep.csv: no such file");
   expect_bad_input(run_tpnet({"capacity", "--sweep", "TP2=" + kQwen}),
                    "a CSV names its configs in its config column");
+  // Named by its model_id, but no TP size anywhere: the message names --tp.
   expect_bad_input(run_tpnet({"capacity", "--sweep", kBench + "qwen36-tp4"}),
-                   "config: names no config");
+                   "tp: the TP size of config 'Qwen3.6-27B-NVFP4' is unknown");
+  expect_bad_input(run_tpnet({"capacity", "--sweep", kBench + "qwen36-tp4"}),
+                   "state it for results that record none (--tp)");
   expect_bad_input(run_tpnet({"capacity", "--sweep", kQwen, "--sweep", kQwen}),
                    "config 'TP1' has concurrency 1 twice");
 

@@ -227,7 +227,8 @@ TEST_CASE("a field the core names reaches the user as tpnet's flag", "[cli][core
   const CliResult key =
       run_tpnet({"capacity", "--sweep",
                  std::string(TPNET_SOURCE_DIR) +
-                     "/tests/data/vllm-bench/l40s-4x-llama3.2-3b-llmd-rates-jsonlines.json"});
+                     "/tests/data/vllm-bench/l40s-4x-llama3.2-3b-llmd-rates-jsonlines.json",
+                 "--tp", "1"});
   CHECK(key.exit_code == 2);
   CHECK_THAT(key.err, ContainsSubstring("--config-key"));
   CHECK(key.err.find("sweep.config_key") == std::string::npos);

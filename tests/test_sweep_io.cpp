@@ -222,6 +222,8 @@ TEST_CASE("files written with --append-result hold one vllm result per line", "[
 TEST_CASE("vllm result errors name the file, line and key", "[sweep-io][vllm][bad-input]") {
   CHECK_THAT(json_error(""), ContainsSubstring("bench.json: is empty"));
   CHECK_THAT(json_error("{\"config\": \"TP2\", "),
+             ContainsSubstring("bench.json:1: is not valid JSON: cut short"));
+  CHECK_THAT(json_error("{\"config\": \"TP2\" \"tp\": 2}"),
              ContainsSubstring("bench.json:1: is not valid JSON"));
   CHECK_THAT(json_error(R"({"duration": 10})"),
              ContainsSubstring("is not a vllm bench serve result"));
@@ -263,8 +265,8 @@ TEST_CASE("a vllm result must name its config and TP size", "[sweep-io][vllm][ba
       R"({"max_concurrency": 8, "mean_ttft_ms": 457, "mean_tpot_ms": 50})";
   CHECK_THAT(json_error(anonymous),
              ContainsSubstring(
-                 "bench.json:1: config: names no config (no key 'config'): record one with vllm "
-                 "bench serve's --metadata config=NAME tp=N"));
+                 "bench.json:1: config: names no config (no key 'config', no model_id): record "
+                 "one with vllm bench serve's --metadata config=NAME tp=N"));
   const auto results = parse_vllm_bench_json(anonymous, "bench.json");
   const SweepSet named = sweeps_from_bench(results, std::string("TP8-300K"));
   CHECK(named.sweeps[0].config == "TP8-300K");
@@ -460,4 +462,139 @@ TEST_CASE("a config key and a TP size name results that record neither", "[sweep
       sweeps_from_bench(parse_vllm_bench_json(labelled, "l.json"), std::nullopt);
   CHECK(by_label.sweeps.at(0).config == "TP4-fast");
   CHECK(by_label.sweeps.at(0).tp == 4);
+}
+
+namespace {
+
+/// The seven Qwen3.6-27B TP2 results as one --append-result file: one object per line.
+std::string appended_tp2() {
+  std::string out;
+  for (int c : {1, 2, 4, 8, 16, 32, 64}) {
+    std::ifstream in(kBench + "qwen36-tp2/openai-chat-infqps-concurrency" + std::to_string(c) +
+                     "-Qwen3.6-27B-NVFP4.json");
+    std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string parse_error(const std::string& text, const std::string& origin) {
+  try {
+    (void)parse_vllm_bench_json(text, origin);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("a JSON-lines result whose last line was cut is refused naming the line",
+          "[sweep-io][vllm][bad-input]") {
+  const std::string whole = appended_tp2();
+  REQUIRE(parse_vllm_bench_json(whole, "tp2.jsonl").size() == 7);
+  // An interrupted run leaves its last record cut: it must not read as one level.
+  const std::string cut = whole.substr(0, whole.size() - 40);
+  CHECK_THAT(
+      parse_error(cut, "tp2.jsonl"),
+      ContainsSubstring("tp2.jsonl:7: is not valid JSON: cut short, its object never closes"));
+  // The same with no newline before the cut record's end of file.
+  CHECK_THAT(
+      parse_error(whole.substr(0, whole.size() - 1) + "{\"max_concurrency\": 1", "tp2.jsonl"),
+      ContainsSubstring("tp2.jsonl:7: holds more than one JSON value"));
+  // A one-line file cut short.
+  CHECK_THAT(parse_error(bench(1).substr(0, 60), "one.json"),
+             ContainsSubstring("one.json:1: is not valid JSON: cut short"));
+  // A pretty-printed result cut short.
+  CHECK_THAT(parse_error("{\n  \"max_concurrency\": 8,\n  \"mean_ttft_ms\": 4", "pretty.json"),
+             ContainsSubstring("pretty.json:1: is not valid JSON: cut short"));
+}
+
+TEST_CASE("two results run together on one line, or an array among lines, are refused",
+          "[sweep-io][vllm][bad-input]") {
+  CHECK_THAT(parse_error(bench(1) + "\n" + bench(2) + bench(4) + "\n" + bench(8), "r.jsonl"),
+             ContainsSubstring("r.jsonl:2: holds more than one JSON value (two records run "
+                               "together?)"));
+  CHECK_THAT(parse_error(bench(1) + bench(2), "r.jsonl"),
+             ContainsSubstring("r.jsonl:1: holds more than one JSON value"));
+  CHECK_THAT(parse_error(bench(1) + "\n[" + bench(2) + ", " + bench(4) + "]", "r.jsonl"),
+             ContainsSubstring("r.jsonl:2: is a JSON array inside a file of one object per line"));
+  // A line that is not JSON at all, in the middle.
+  CHECK_THAT(parse_error(bench(1) + "\nnot json\n" + bench(4), "r.jsonl"),
+             ContainsSubstring("r.jsonl:2: is not a JSON object"));
+}
+
+TEST_CASE("a JSON array of results reads every result, not the first", "[sweep-io][vllm]") {
+  const auto r =
+      parse_vllm_bench_json("[" + bench(1) + ", " + bench(2) + ", " + bench(4) + "]", "all.json");
+  REQUIRE(r.size() == 3);
+  CHECK(r[2].point.concurrency == 4);
+  const SweepSet set = sweeps_from_bench(r, std::nullopt);
+  REQUIRE(set.sweeps.size() == 1);
+  CHECK(set.sweeps[0].points.size() == 3);
+}
+
+TEST_CASE("plain vllm results are named by model_id and their file name, less the level",
+          "[sweep-io][vllm]") {
+  // vLLM's own file names: label, rate, cap, model and date all drop out.
+  const SweepSet tp4 = load_sweeps(kBench + "qwen36-tp4", std::nullopt, BenchNaming{"config", 4});
+  REQUIRE(tp4.sweeps.size() == 1);
+  CHECK(tp4.sweeps[0].config == "Qwen3.6-27B-NVFP4");
+  CHECK(tp4.sweeps[0].tp == 4);
+  CHECK(tp4.sweeps[0].points.size() == 7);
+  CHECK(tp4.model_ids.at("Qwen3.6-27B-NVFP4") == "Qwen3.6-27B-NVFP4");
+  const std::string plain = R"({"backend": "vllm", "label": null, "model_id": "org/Model-8B", )"
+                            R"("request_rate": 2.5, "max_concurrency": 16, "mean_ttft_ms": 54.6, )"
+                            R"("mean_tpot_ms": 13.7})";
+  const auto named = [&](const std::string& file) {
+    const SweepSet set = sweeps_from_bench(parse_vllm_bench_json(plain, file), std::nullopt,
+                                           BenchNaming{"config", 2});
+    REQUIRE(set.sweeps.size() == 1);
+    return set.sweeps[0].config;
+  };
+  CHECK(named("vllm-2.5qps-concurrency16-Model-8B-20260101-120000.json") == "Model-8B");
+  CHECK(named("/runs/11-rate-sweep-2.5.json") == "Model-8B 11-rate-sweep");
+  CHECK(named("long-prompts_rate2.5_c16.json") == "Model-8B long-prompts");
+  CHECK(named("run.json") == "Model-8B run");
+  // No model_id, no config: still refused, saying what names a config.
+  CHECK_THAT(json_error(R"({"max_concurrency": 8, "mean_ttft_ms": 457, "mean_tpot_ms": 50})"),
+             ContainsSubstring("names no config (no key 'config', no model_id)"));
+}
+
+TEST_CASE("a folder of results skips JSON files that hold no result, naming them",
+          "[sweep-io][vllm]") {
+  const auto dir = std::filesystem::temp_directory_path() / "tpnet_sweep_io_skip";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "meta.json") << R"({"profile": "bf16", "model": "org/Model-8B"})";
+  std::ofstream(dir / "c8.json") << bench(8);
+  std::ofstream(dir / "c16.jsonl") << bench(16) << "\n" << bench(32) << "\n";
+  const SweepSet set = load_sweeps(dir.string());
+  REQUIRE(set.sweeps.size() == 1);
+  CHECK(set.sweeps[0].points.size() == 3);
+  REQUIRE(set.warnings.size() == 1);
+  CHECK_THAT(set.warnings[0],
+             ContainsSubstring("meta.json: skipped: not a vllm bench serve result"));
+  // A damaged result in a folder is still refused.
+  std::ofstream(dir / "c64.json") << bench(64).substr(0, 50);
+  CHECK_THROWS_WITH(load_sweeps(dir.string()),
+                    ContainsSubstring("c64.json:1: is not valid JSON: cut short"));
+  // Nothing but other files: refused.
+  std::filesystem::remove(dir / "c8.json");
+  std::filesystem::remove(dir / "c16.jsonl");
+  std::filesystem::remove(dir / "c64.json");
+  CHECK_THROWS_WITH(load_sweeps(dir.string()),
+                    ContainsSubstring("has no vllm bench serve results: none of its 1 *.json"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a sweep measured on another model_id is warned about", "[sweep-io][vllm]") {
+  SweepSet set;
+  set.model_ids = {{"a", "Qwen/Qwen3.6-27B-FP8"}, {"b", "google/gemma-4-26B-A4B-it"}};
+  const auto warnings = model_id_warnings(set, "qwen3.6-27b");
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings[0], ContainsSubstring("sweep config 'b' was measured on model_id "
+                                            "google/gemma-4-26B-A4B-it, not on qwen3.6-27b"));
+  CHECK(model_id_warnings(set, "").empty());
 }

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "cli_checks.hpp"
@@ -29,6 +31,7 @@ const std::string kSparkSpec =
 const std::string kLlmd = kDir + "l40s-4x-llama3.2-3b-llmd-rates-jsonlines.json";
 const std::string kOptCapped = kDir + "opt-125m-vllm0.25.1-maxconc2-peak8-sweep-run.json";
 const std::string kOptAllFailed = kDir + "opt-125m-vllm0.25.1-all-requests-failed.json";
+const std::string kGemma = kDir + "spark-gb10-gemma-4-26b-a4b-it-bf16";
 const std::string kSparkFailed =
     kDir + "spark-gb10-nemotron-3-nano-omni-30b-fp8-rate1.5-maxconc25-102-failed.json";
 
@@ -74,9 +77,11 @@ TEST_CASE("a DGX Spark open-loop run at 0.5 requests/s is a rate point that kept
   CHECK(v.sustained);
   CHECK(v.meets());  // TTFT 1017.5 ms <= 1100 ms, TPS 1000 / 65.26 = 15.32 >= 15
   CHECK(c.c_max == 0.5);
-  // Users: 0.5 requests/s x (26.807 s latency + 45 s think) = 35.90.
+  // Users: 0.5 requests/s x (26.807 s latency + 45 s think) = 35.90: 35 whole users.
   REQUIRE(c.users);
-  CHECK_THAT(*c.users, WithinRel(0.5 * (26.807038995983545 + 45.0), 1e-12));
+  CHECK_THAT(*users_at_rate(0.5, c.latency_at_c_max, Seconds(45.0)),
+             WithinRel(0.5 * (26.807038995983545 + 45.0), 1e-12));
+  CHECK(*c.users == 35.0);
   // At the default 1000 ms TTFT it fails by 1.75%: on the edge.
   const ConfigCapacity strict = analyze_config(set.sweeps[0], SloSpec{});
   CHECK(strict.c_max == 0.0);
@@ -174,7 +179,8 @@ TEST_CASE("an llm-d JSON-lines file of 9 older-schema results: three deployments
   }
   // Users at 30 requests/s: 30 x (latency + 45 s).
   const ConfigCapacity& base = config(r, "base");
-  CHECK_THAT(*base.users, WithinRel(30.0 * (base.latency_at_c_max->value() + 45.0), 1e-12));
+  // Users are whole people: floored.
+  CHECK(*base.users == std::floor(30.0 * (base.latency_at_c_max->value() + 45.0)));
   // TPS at 30 requests/s between configs of one TP: no scaling rows.
   CHECK(r.scaling.empty());
 }
@@ -195,10 +201,12 @@ TEST_CASE("tpnet capacity on real rate sweeps answers in requests/s", "[vllm][co
   CHECK_FALSE(points[2]["request_rate_per_s"]);
   CHECK(points[0]["sustained"].as<bool>());
 
-  // Without --config-key the file names no config: exit 2 naming the key.
-  const auto unnamed = run_tpnet({"capacity", "--sweep", kLlmd});
+  // Without --config-key the three deployments read as one config named by
+  // their model_id, which has request_rate 10 three times: exit 2 naming the key.
+  const auto unnamed = run_tpnet({"capacity", "--sweep", kLlmd, "--tp", "1"});
   CHECK(unnamed.exit_code == 2);
-  CHECK_THAT(unnamed.err, ContainsSubstring("names no config (no key 'config')"));
+  CHECK_THAT(unnamed.err, ContainsSubstring("config 'Llama-3.2-3B-Instruct l40s-4x-llama3.2-3b-"
+                                            "llmd-rates-jsonlines' has request_rate 10 twice"));
   CHECK_THAT(unnamed.err, ContainsSubstring("--config-key"));
   // Named, but no TP size anywhere: exit 2 naming --tp.
   const auto no_tp = run_tpnet({"capacity", "--sweep", kLlmd, "--config-key", "deployment"});
@@ -299,4 +307,107 @@ TEST_CASE("tpnet capacity on newer-schema vLLM results: warns on failures, refus
   CHECK(none.out.empty());
   CHECK(std::count(none.err.begin(), none.err.end(), '\n') == 1);
   CHECK_THAT(none.err, ContainsSubstring(kOptAllFailed + ":1: completed: is 0 and failed is 8"));
+}
+
+TEST_CASE("a folder of plain vllm bench serve results reads by model_id and file name",
+          "[vllm][corpus]") {
+  // Twelve files of one DGX Spark study: a rate sweep (11-rate-sweep-0.1 ..
+  // -1.0), four one-off scenarios, and two harness files that hold no result.
+  const SweepSet set = load_sweeps(kGemma, std::nullopt, BenchNaming{"config", 1});
+  std::vector<std::string> names;
+  for (const auto& s : set.sweeps) names.push_back(s.config);
+  CHECK(names == std::vector<std::string>{
+                     "gemma-4-26B-A4B-it 07-office-baseline", "gemma-4-26B-A4B-it 08-sharegpt",
+                     "gemma-4-26B-A4B-it 09-reasoning", "gemma-4-26B-A4B-it 10-monday-peak",
+                     "gemma-4-26B-A4B-it 11-rate-sweep"});
+  const Sweep& sweep = set.sweeps.back();
+  CHECK(sweep.axis == LoadAxis::request_rate);
+  CHECK(sweep.tp == 1);
+  REQUIRE(sweep.points.size() == 6);
+  CHECK(set.model_ids.at(sweep.config) == "google/gemma-4-26B-A4B-it");
+  REQUIRE(set.warnings.size() == 2);
+  CHECK_THAT(set.warnings[0], ContainsSubstring("11-rate-sweep.json: skipped: not a vllm bench "
+                                                "serve result"));
+  CHECK_THAT(set.warnings[1], ContainsSubstring("meta.json: skipped"));
+}
+
+TEST_CASE("gemma-4 at 1 request/s completing 0.527 with a 426 s p99 did not keep up",
+          "[vllm][corpus]") {
+  const SweepSet set = load_sweeps(kGemma, std::nullopt, BenchNaming{"config", 1});
+  // SLOs every run meets, so only keeping up decides C_max.
+  const ConfigCapacity c = analyze_config(set.sweeps.back(), SloSpec{Seconds(5.0), TokenRate(1.5)});
+  REQUIRE(c.points.size() == 6);
+  const PointVerdict& top = c.points[5];
+  CHECK(*top.point.request_rate == 1.0);
+  CHECK_THAT(*top.point.achieved_rate, WithinRel(0.526653103507595, 1e-12));
+  CHECK(top.sustained_judged);
+  // Its p99 latency (425.9 s) outlasts the 250 s it spent sending 250 requests.
+  CHECK(top.tail_outlasts_sending);
+  CHECK_FALSE(top.sustained);
+  // 0.5 requests/s: a 263.0 s p99 over a 250 s send, 0.357 completed.
+  CHECK(c.points[3].tail_outlasts_sending);
+  CHECK_FALSE(c.points[3].sustained);
+  // 0.3 requests/s: a 174.0 s p99 within its 333 s send, 0.241 completed of
+  // the 100 / (333.3 + 174.0) = 0.197 a sustained run of this length completes.
+  CHECK_FALSE(c.points[2].tail_outlasts_sending);
+  CHECK(c.points[2].sustained);
+  CHECK_THAT(*c.points[2].expected_rate,
+             WithinRel(100.0 / (100.0 / 0.3 + 173.9549413886648), 1e-12));
+  CHECK(c.c_max == 0.3);
+  CHECK(c.fails_at == 0.5);
+  CHECK(c.binding == Binding::unsustained);
+  CHECK_THAT(c.notes[0], ContainsSubstring("0.5 requests/s fails to keep up: it completed 0.357 "
+                                           "requests/s of the 0.5 sent, and its p99 latency of "
+                                           "263.0 s outlasts the 250.0 s it spent sending"));
+  // Users are whole people: floor(0.3 x (86.398 + 45)) = floor(39.42) = 39.
+  REQUIRE(c.users);
+  CHECK(*c.users == 39.0);
+}
+
+TEST_CASE("tpnet capacity on a folder of plain results: --tp, skipped files, whole users",
+          "[vllm][corpus][cli]") {
+  const auto r = run_tpnet({"capacity", "--sweep", kGemma, "--tp", "1", "--ttft-slo", "5000ms",
+                            "--tps-slo", "1.5", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = json_of(r);
+  const auto configs = j["configs"];
+  REQUIRE(configs.size() == 5);
+  const auto sweep = configs[4];
+  CHECK(sweep["config"].as<std::string>() == "gemma-4-26B-A4B-it 11-rate-sweep");
+  CHECK(sweep["c_max_request_rate_per_s"].as<double>() == 0.3);
+  CHECK(sweep["users"].as<std::string>() == "39");
+  CHECK_THAT(r.err, ContainsSubstring("meta.json: skipped"));
+  bool flagged = false;
+  for (const auto& p : j["points"]) {
+    if (p["config"].as<std::string>() == sweep["config"].as<std::string>() &&
+        p["request_rate_per_s"].as<double>() == 1.0) {
+      flagged = p["tail_outlasts_sending"].as<bool>() && !p["sustained"].as<bool>();
+    }
+  }
+  CHECK(flagged);
+  // A config whose one run meets everything fails nowhere: the table says so,
+  // not "0.00".
+  const auto table = run_tpnet(
+      {"capacity", "--sweep", kGemma, "--tp", "1", "--ttft-slo", "5000ms", "--tps-slo", "1.5"});
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, ContainsSubstring("none measured"));
+  // Without --tp the TP size is unknown: exit 2 naming the flag.
+  const auto no_tp = run_tpnet({"capacity", "--sweep", kGemma});
+  CHECK(no_tp.exit_code == 2);
+  CHECK_THAT(no_tp.err, ContainsSubstring("the TP size of config 'gemma-4-26B-A4B-it "
+                                          "07-office-baseline' is unknown"));
+}
+
+TEST_CASE("tpnet report --sweep warns when a sweep's model_id is not --model",
+          "[vllm][corpus][cli]") {
+  const auto r =
+      run_tpnet({"report", "--model", "qwen3.6-27b", "--nodes", "4", "--speeds", "100G,200G",
+                 "--tp", "2", "--sweep", kSparkRate, "--out",
+                 (std::filesystem::temp_directory_path() / "tpnet_corpus_report.html").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, ContainsSubstring("sweep config 'gpt-oss-20b spark-gb10-burst0.7' "
+                                      "was measured on model_id openai/gpt-oss-20b, not on "
+                                      "qwen3.6-27b"));
 }

@@ -2,14 +2,17 @@
 // (docs in README.md, "Performance").
 
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <ostream>
 #include <streambuf>
 #include <string>
 
 #include "compare_writer.hpp"
+#include "tpnet/analysis/capacity.hpp"
 #include "tpnet/analysis/compare.hpp"
 #include "tpnet/fabric/node.hpp"
+#include "tpnet/io/sweep_io.hpp"
 #include "tpnet/tpnet.hpp"
 
 namespace {
@@ -173,6 +176,58 @@ void BM_PredictTrace10k(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(run_predict(request));
 }
 BENCHMARK(BM_PredictTrace10k)->Unit(benchmark::kMillisecond);
+
+/// Two configs (TP2, TP4) sharing `levels` concurrency levels between them:
+/// TTFT rising and TPS falling with C, so C_max lies inside the sweep.
+std::vector<Sweep> capacity_sweeps(int levels) {
+  std::vector<Sweep> sweeps{Sweep{"TP2", 2, LoadAxis::concurrency, {}, {}},
+                            Sweep{"TP4", 4, LoadAxis::concurrency, {}, {}}};
+  for (int c = 1; c <= levels; ++c) {
+    Sweep& s = sweeps[static_cast<std::size_t>(c % 2)];
+    SweepPoint p;
+    p.concurrency = c;
+    p.ttft = Seconds::milliseconds(100.0 + 1000.0 * c / levels);
+    p.tps = TokenRate(40.0 - 30.0 * c / levels);
+    p.itl = Seconds(1.0 / p.tps.tokens_per_second());
+    p.latency = Seconds(5.0 + 10.0 * c / levels);
+    s.points.push_back(p);
+  }
+  return sweeps;
+}
+
+// Issue 27.2's target: 20,000 measured levels under a second (it took 21 s
+// when the sensitivity rows re-ran the analysis per level over a std::set).
+void BM_CapacityLevels(benchmark::State& state) {
+  const std::vector<Sweep> sweeps = capacity_sweeps(static_cast<int>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(analyze_capacity(sweeps, SloSpec{}));
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_CapacityLevels)
+    ->RangeMultiplier(4)
+    ->Range(1250, 20000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity();
+
+// The same levels read from one --append-result file of that many lines,
+// grouped by config and analysed: what `tpnet capacity --sweep FILE` does
+// before it prints.
+void BM_CapacityJsonLines(benchmark::State& state) {
+  const auto levels = static_cast<int>(state.range(0));
+  std::string text;
+  for (int c = 1; c <= levels; ++c) {
+    text += fmt::format(
+        R"({{"config": "TP{}", "max_concurrency": {}, "mean_ttft_ms": {}, "mean_tpot_ms": {}, )"
+        R"("mean_e2el_ms": {}}})"
+        "\n",
+        c % 2 == 0 ? 2 : 4, c, 100.0 + 1000.0 * c / levels, 1000.0 / (40.0 - 30.0 * c / levels),
+        5000.0 + 10000.0 * c / levels);
+  }
+  for (auto _ : state) {
+    const SweepSet set = sweeps_from_bench(parse_vllm_bench_json(text, "levels.jsonl"), {});
+    benchmark::DoNotOptimize(analyze_capacity(set.sweeps, SloSpec{}));
+  }
+}
+BENCHMARK(BM_CapacityJsonLines)->Arg(20000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -125,7 +125,14 @@ void judge_sustained(PointVerdict& v) {
   const Seconds tail = p.p99_latency ? *p.p99_latency : *p.latency * 2.0;
   v.expected_rate = sustained_rate(*p.request_rate, *p.completed, tail);
   v.sustained_judged = true;
+  v.tail = tail;
+  // A queue that grows through the run lengthens the tail with it, so the
+  // tail allowance alone would excuse any backlog (gemma-4 at 1 request/s:
+  // 0.527 completed, a 426 s p99 over a 250 s send). A server that keeps up
+  // finishes its slowest requests well within the time the run spent sending.
+  v.tail_outlasts_sending = tail_outlasts_sending(*p.request_rate, *p.completed, tail);
   v.sustained =
+      !v.tail_outlasts_sending &&
       *achieved >= *v.expected_rate * (1.0 - sustained_margin(*p.completed, p.burstiness));
 }
 
@@ -168,16 +175,20 @@ bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 /// or, on the concurrency axis when every level here is a power of two,
 /// powers of two left out.
 std::vector<double> gaps_of(const std::vector<SweepPoint>& points,
-                            const std::set<double>& all_levels, LoadAxis axis) {
-  std::set<double> mine;
+                            const std::vector<double>& all_levels, LoadAxis axis) {
+  std::vector<double> mine;
   for (const auto& p : points) {
-    if (axis == LoadAxis::concurrency || p.request_rate) mine.insert(load_level(p, axis));
+    if (axis == LoadAxis::concurrency || p.request_rate) mine.push_back(load_level(p, axis));
   }
   if (mine.empty()) return {};
-  const double lo = *mine.begin();
-  const double hi = *mine.rbegin();
+  std::sort(mine.begin(), mine.end());
+  const double lo = mine.front();
+  const double hi = mine.back();
+  // A binary search and its neighbours: `same` allows only a relative 1e-9,
+  // so a level matching within it is next to where it would be inserted.
   const auto measured = [&](double level) {
-    return std::any_of(mine.begin(), mine.end(), [&](double m) { return same(m, level); });
+    const auto at = std::lower_bound(mine.begin(), mine.end(), level);
+    return (at != mine.end() && same(*at, level)) || (at != mine.begin() && same(*(at - 1), level));
   };
   std::set<double> gaps;
   for (double level : all_levels) {
@@ -215,7 +226,20 @@ std::string failure_text(const PointVerdict& v, const SloSpec& slo, double edge)
     parts.push_back(fmt::format("TPS {} < {} tokens/s ({:.1f}% short{})", tokens(v.point.tps),
                                 tokens(slo.tps), short_by * 100.0, edge_word(v.tps_on_edge)));
   }
-  if (!v.sustained && v.expected_rate) {
+  if (!v.sustained && v.expected_rate && v.tail_outlasts_sending) {
+    const double rate = v.point.request_rate.value_or(0.0);
+    parts.push_back(fmt::format(
+        "to keep up: it completed {:.3g} requests/s of the {:g} sent, and its {} latency of "
+        "{:.1f} s outlasts the {:.1f} s it spent sending its {} requests, so its queue never "
+        "showed a steady state: not sustained (a run of at least {:.0f} requests at this rate "
+        "could show one{})",
+        v.point.achieved_rate.value_or(0.0), rate, v.point.p99_latency ? "p99" : "2 x mean",
+        v.tail.value(), static_cast<double>(v.point.completed.value_or(0)) / rate,
+        v.point.completed.value_or(0), std::ceil(rate * v.tail.value()),
+        v.point.concurrency > 0
+            ? fmt::format("; its --max-concurrency {} may have capped it", v.point.concurrency)
+            : std::string()));
+  } else if (!v.sustained && v.expected_rate) {
     parts.push_back(fmt::format(
         "to keep up: it completed {:.3g} requests/s of the {:g} sent ({:.3g} if sustained over "
         "a run this long{}): not sustained",
@@ -290,14 +314,67 @@ std::string unlimited_note(const PointVerdict& v) {
       p.tps.tokens_per_second(), completed, where_text(p.source));
 }
 
-ConfigCapacity analyze_impl(const Sweep& sweep, const SloSpec& slo, const CapacityOptions& options,
-                            const std::set<double>& all_levels) {
+/// What C_max is and what decides it: the one computation behind a config's
+/// row and every sensitivity cell, so the two always agree.
+struct Decision {
+  double c_max = 0.0;
+  const PointVerdict* at_c_max = nullptr;
+  const PointVerdict* failing = nullptr;  ///< the first counted level above C_max
+  bool on_edge = false;
+  std::optional<Seconds> latency;
+  std::optional<double> users;
+};
+
+Decision decide(const std::vector<PointVerdict>& verdicts, const SloSpec& slo, Seconds think,
+                LoadAxis axis) {
+  Decision d;
+  d.c_max = c_max_of(verdicts, slo, axis);
+  for (const auto& v : verdicts) {
+    if (!counts(v, axis)) continue;
+    const double level = load_level(v.point, axis);
+    if (d.c_max > 0.0 && same(level, d.c_max)) d.at_c_max = &v;
+    if (level > d.c_max && !same(level, d.c_max) && d.failing == nullptr) d.failing = &v;
+  }
+  if (d.at_c_max != nullptr) {
+    d.latency = d.at_c_max->point.latency;
+    d.on_edge = d.at_c_max->ttft_on_edge || d.at_c_max->tps_on_edge;
+  }
+  if (d.failing != nullptr) {
+    d.on_edge = d.on_edge || (!d.failing->meets_ttft && d.failing->ttft_on_edge) ||
+                (!d.failing->meets_tps && d.failing->tps_on_edge);
+  }
+  d.users = axis == LoadAxis::concurrency ? users_by_littles_law(d.c_max, d.latency, think)
+                                          : users_at_rate(d.c_max, d.latency, think);
+  // Users are people: a fraction of one is nobody served.
+  if (d.users) d.users = std::floor(*d.users * (1.0 + kEqualSlack));
+  return d;
+}
+
+std::vector<PointVerdict> judge_all(const std::vector<SweepPoint>& points, const SloSpec& slo,
+                                    double edge, LoadAxis axis) {
+  std::vector<PointVerdict> verdicts;
+  verdicts.reserve(points.size());
+  for (const auto& p : points) verdicts.push_back(judge(p, slo, edge, axis));
+  return verdicts;
+}
+
+/// A sweep with its points sorted and checked once, for the report and every
+/// sensitivity row.
+struct SortedSweep {
+  const Sweep* sweep = nullptr;
+  std::vector<SweepPoint> points;
+};
+
+ConfigCapacity analyze_impl(const SortedSweep& sorted, const SloSpec& slo,
+                            const CapacityOptions& options, const std::vector<double>& all_levels) {
+  const Sweep& sweep = *sorted.sweep;
   ConfigCapacity c;
   c.config = sweep.config;
   c.tp = sweep.tp;
   c.axis = sweep.axis;
   const LoadAxis axis = sweep.axis;
-  const std::vector<SweepPoint> points = sorted_points(sweep);
+  const std::vector<SweepPoint>& points = sorted.points;
+  c.points.reserve(points.size());
   for (const auto& p : points) {
     c.points.push_back(judge(p, slo, options.edge, axis));
     if (!counts(c.points.back(), axis)) continue;
@@ -312,25 +389,15 @@ ConfigCapacity analyze_impl(const Sweep& sweep, const SloSpec& slo, const Capaci
       c.peak_level = load_level(p, axis);
     }
   }
-  c.c_max = c_max_of(c.points, slo, axis);
+  const Decision d = decide(c.points, slo, options.think, axis);
+  c.c_max = d.c_max;
   c.c_max_tight = c_max_of(c.points, shifted(slo, options.edge, false), axis);
   c.c_max_loose = c_max_of(c.points, shifted(slo, options.edge, true), axis);
-
-  const PointVerdict* at_c_max = nullptr;
-  const PointVerdict* failing = nullptr;
-  for (const auto& v : c.points) {
-    if (!counts(v, axis)) continue;
-    const double level = load_level(v.point, axis);
-    if (c.c_max > 0.0 && same(level, c.c_max)) at_c_max = &v;
-    if (level > c.c_max && !same(level, c.c_max) && failing == nullptr) failing = &v;
-  }
-  if (at_c_max != nullptr) {
-    c.latency_at_c_max = at_c_max->point.latency;
-    c.on_edge = at_c_max->ttft_on_edge || at_c_max->tps_on_edge;
-  }
-  c.users = axis == LoadAxis::concurrency
-                ? users_by_littles_law(c.c_max, c.latency_at_c_max, options.think)
-                : users_at_rate(c.c_max, c.latency_at_c_max, options.think);
+  const PointVerdict* at_c_max = d.at_c_max;
+  const PointVerdict* failing = d.failing;
+  c.latency_at_c_max = d.latency;
+  c.on_edge = d.on_edge;
+  c.users = d.users;
 
   const double edge_pct = options.edge * 100.0;
   if (failing != nullptr) {
@@ -340,8 +407,6 @@ ConfigCapacity analyze_impl(const Sweep& sweep, const SloSpec& slo, const Capaci
                 : !failing->meets_ttft                      ? Binding::ttft
                 : !failing->meets_tps                       ? Binding::tps
                                                             : Binding::unsustained;
-    c.on_edge = c.on_edge || (!failing->meets_ttft && failing->ttft_on_edge) ||
-                (!failing->meets_tps && failing->tps_on_edge);
     const std::string why = failure_text(*failing, slo, options.edge);
     if (c.c_max == 0.0) {
       c.notes.push_back(fmt::format("C_max 0: even the lowest measured level, {}, fails: {}",
@@ -419,13 +484,17 @@ ConfigCapacity analyze_impl(const Sweep& sweep, const SloSpec& slo, const Capaci
   return c;
 }
 
-std::set<double> levels_of(const std::vector<Sweep>& sweeps) {
-  std::set<double> levels;
+/// Every level any sweep measured, ascending, each once.
+std::vector<double> levels_of(const std::vector<Sweep>& sweeps) {
+  std::vector<double> levels;
   for (const auto& s : sweeps) {
     for (const auto& p : s.points) {
-      if (s.axis == LoadAxis::concurrency || p.request_rate) levels.insert(load_level(p, s.axis));
+      if (s.axis == LoadAxis::concurrency || p.request_rate)
+        levels.push_back(load_level(p, s.axis));
     }
   }
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
   return levels;
 }
 
@@ -447,16 +516,20 @@ std::vector<T> with_chosen(std::vector<T> values, T chosen, Value value) {
   return values;
 }
 
-SensitivityRow sensitivity_row(const std::vector<Sweep>& sweeps, const SloSpec& slo,
-                               const CapacityOptions& options, const std::set<double>& levels,
-                               bool chosen) {
+/// One row: C_max, users and the edge per config, without the notes and
+/// warnings of a full analysis, on points sorted once (so a sweep of n levels
+/// costs n per row).
+SensitivityRow sensitivity_row(const std::vector<SortedSweep>& sweeps, const SloSpec& slo,
+                               const CapacityOptions& options, bool chosen) {
   SensitivityRow row;
   row.think = options.think;
   row.slo = slo;
   row.chosen = chosen;
   for (const auto& s : sweeps) {
-    const ConfigCapacity c = analyze_impl(s, slo, options, levels);
-    row.cells.push_back(SensitivityCell{c.config, c.c_max, c.users, c.on_edge});
+    const std::vector<PointVerdict> verdicts =
+        judge_all(s.points, slo, options.edge, s.sweep->axis);
+    const Decision d = decide(verdicts, slo, options.think, s.sweep->axis);
+    row.cells.push_back(SensitivityCell{s.sweep->config, d.c_max, d.users, d.on_edge});
   }
   return row;
 }
@@ -528,6 +601,30 @@ FleetReport plan_fleet(const std::vector<ConfigCapacity>& configs, int nodes) {
   return f;
 }
 
+/// Calls `visit(va, vb)` for each level both configs measured, lowest
+/// first: a merge of their points, which are sorted by level.
+template <typename Visit>
+void for_shared_levels(const ConfigCapacity& a, const ConfigCapacity& b, Visit visit) {
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < a.points.size() && j < b.points.size()) {
+    const PointVerdict& va = a.points[i];
+    const PointVerdict& vb = b.points[j];
+    if (!counts(va, a.axis) || !counts(vb, b.axis)) return;  // unlimited runs sort last
+    const double la = load_level(va.point, a.axis);
+    const double lb = load_level(vb.point, b.axis);
+    if (same(la, lb)) {
+      if (!visit(va, vb)) return;
+      ++i;
+      ++j;
+    } else if (la < lb) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+}
+
 std::vector<ScalingRow> scaling_rows(const std::vector<ConfigCapacity>& configs) {
   std::vector<ScalingRow> rows;
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -535,26 +632,21 @@ std::vector<ScalingRow> scaling_rows(const std::vector<ConfigCapacity>& configs)
       const ConfigCapacity& a = configs[i];
       const ConfigCapacity& b = configs[j];
       if (a.tp >= b.tp) continue;
-      for (const auto& va : a.points) {
-        for (const auto& vb : b.points) {
-          if (!counts(va, a.axis) || !counts(vb, b.axis) ||
-              !same(load_level(va.point, a.axis), load_level(vb.point, b.axis))) {
-            continue;
-          }
-          ScalingRow r;
-          r.from_config = a.config;
-          r.to_config = b.config;
-          r.from_tp = a.tp;
-          r.to_tp = b.tp;
-          r.level = load_level(va.point, a.axis);
-          r.from_tps = va.point.tps;
-          r.to_tps = vb.point.tps;
-          r.speedup = vb.point.tps / va.point.tps;
-          r.ideal = static_cast<double>(b.tp) / a.tp;
-          r.efficiency = r.speedup / r.ideal;
-          rows.push_back(r);
-        }
-      }
+      for_shared_levels(a, b, [&](const PointVerdict& va, const PointVerdict& vb) {
+        ScalingRow r;
+        r.from_config = a.config;
+        r.to_config = b.config;
+        r.from_tp = a.tp;
+        r.to_tp = b.tp;
+        r.level = load_level(va.point, a.axis);
+        r.from_tps = va.point.tps;
+        r.to_tps = vb.point.tps;
+        r.speedup = vb.point.tps / va.point.tps;
+        r.ideal = static_cast<double>(b.tp) / a.tp;
+        r.efficiency = r.speedup / r.ideal;
+        rows.push_back(r);
+        return true;
+      });
     }
   }
   return rows;
@@ -565,22 +657,16 @@ void ttft_findings(const std::vector<ConfigCapacity>& configs, std::vector<std::
   for (const auto& a : configs) {
     for (const auto& b : configs) {
       if (a.tp >= b.tp) continue;
-      for (const auto& va : a.points) {
-        if (!counts(va, a.axis)) continue;
-        const double level = load_level(va.point, a.axis);
-        const auto vb = std::find_if(b.points.begin(), b.points.end(), [&](const PointVerdict& v) {
-          return counts(v, b.axis) && same(load_level(v.point, b.axis), level);
-        });
-        if (vb == b.points.end()) continue;
-        if (vb->point.ttft > va.point.ttft) {
+      for_shared_levels(a, b, [&](const PointVerdict& va, const PointVerdict& vb) {
+        if (vb.point.ttft > va.point.ttft) {
           notes.push_back(
               fmt::format("{}'s {} TTFT ({}) is worse than {}'s ({}): prefill of few requests is "
                           "compute-bound and a larger TP adds all-reduce steps",
-                          b.config, at_level(va.point, a.axis), ms(vb->point.ttft), a.config,
+                          b.config, at_level(va.point, a.axis), ms(vb.point.ttft), a.config,
                           ms(va.point.ttft)));
         }
-        break;  // the lowest shared level only
-      }
+        return false;  // the lowest shared level only
+      });
     }
   }
 }
@@ -637,6 +723,10 @@ double sustained_rate(double rate, long long completed, Seconds tail) {
   return n / (n / rate + tail.value());
 }
 
+bool tail_outlasts_sending(double rate, long long completed, Seconds tail) {
+  return tail.value() > static_cast<double>(completed) / rate;
+}
+
 double sustained_margin(long long completed, double burstiness) {
   const double spread = 3.0 / std::sqrt(burstiness * static_cast<double>(completed));
   return std::max(kSustainedFloor, spread);
@@ -644,7 +734,7 @@ double sustained_margin(long long completed, double burstiness) {
 
 ConfigCapacity analyze_config(const Sweep& sweep, const SloSpec& slo,
                               const CapacityOptions& options) {
-  return analyze_impl(sweep, slo, options, levels_of({sweep}));
+  return analyze_impl(SortedSweep{&sweep, sorted_points(sweep)}, slo, options, levels_of({sweep}));
 }
 
 CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec& slo,
@@ -698,11 +788,14 @@ CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec&
   r.axis = sweeps.front().axis;
   r.slo = slo;
   r.options = options;
-  const std::set<double> levels = levels_of(sweeps);
+  const std::vector<double> levels = levels_of(sweeps);
+  std::vector<SortedSweep> sorted;
+  sorted.reserve(sweeps.size());
+  for (const auto& s : sweeps) sorted.push_back(SortedSweep{&s, sorted_points(s)});
   int largest_tp = 0;
-  for (const auto& s : sweeps) {
+  for (const auto& s : sorted) {
     r.configs.push_back(analyze_impl(s, slo, options, levels));
-    largest_tp = std::max(largest_tp, s.tp);
+    largest_tp = std::max(largest_tp, s.sweep->tp);
   }
   if (r.options.fleet_nodes == 0) r.options.fleet_nodes = largest_tp;
   r.options.think_values =
@@ -716,15 +809,15 @@ CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec&
     CapacityOptions o = options;
     o.think = think;
     r.think_sensitivity.push_back(
-        sensitivity_row(sweeps, slo, o, levels, same(think.value(), options.think.value())));
+        sensitivity_row(sorted, slo, o, same(think.value(), options.think.value())));
   }
   for (const auto& ttft : r.options.ttft_values) {
-    r.ttft_sensitivity.push_back(sensitivity_row(sweeps, SloSpec{ttft, slo.tps}, options, levels,
+    r.ttft_sensitivity.push_back(sensitivity_row(sorted, SloSpec{ttft, slo.tps}, options,
                                                  same(ttft.value(), slo.ttft.value())));
   }
   for (const auto& tps : r.options.tps_values) {
     r.tps_sensitivity.push_back(
-        sensitivity_row(sweeps, SloSpec{slo.ttft, tps}, options, levels,
+        sensitivity_row(sorted, SloSpec{slo.ttft, tps}, options,
                         same(tps.tokens_per_second(), slo.tps.tokens_per_second())));
   }
   r.fleet = plan_fleet(r.configs, r.options.fleet_nodes);

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -20,12 +22,6 @@ namespace {
 constexpr double kMaxMs = 1e9;  // eleven days: anything above is not a measurement
 // 1 ns: below it 1000 / mean_tpot_ms x concurrency overflows (found by tests/fuzz).
 constexpr double kMinMs = 1e-6;
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
 
 /// A positive number under `key`, or nullopt when the key is absent or null.
 std::optional<double> positive(const YAML::Node& map, const std::string& origin,
@@ -221,12 +217,28 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin,
       if (r.config && r.config->empty()) r.config.reset();
     }
   }
+  if (const YAML::Node id = root["model_id"];
+      !is_null(id) && id.IsScalar() && !id.Scalar().empty()) {
+    r.model_id = id.Scalar();
+  }
+  for (const char* key : {"label", "backend", "endpoint_type"}) {
+    if (const YAML::Node node = root[key]; !is_null(node) && node.IsScalar()) {
+      r.file_name_prefixes.push_back(node.Scalar());
+    }
+  }
   if (auto tp = yaml::optional_integer(root, origin, "tp", 1, 4096)) {
     r.tp = static_cast<int>(*tp);
   } else if (auto size = yaml::optional_integer(root, origin, "tensor_parallel_size", 1, 4096)) {
     r.tp = static_cast<int>(*size);
   }
   return r;
+}
+
+/// A point's load level as a map key: its concurrency, or its request rate
+/// with an unlimited run ("inf") above every rate.
+double level_key(const SweepPoint& p, LoadAxis axis) {
+  if (axis == LoadAxis::concurrency) return p.concurrency;
+  return p.request_rate.value_or(std::numeric_limits<double>::infinity());
 }
 
 /// The number after a leading "TP" (any case): TP8-300K -> 8.
@@ -258,53 +270,264 @@ std::string where_text(const InputLocation& at) {
   return at.line > 0 ? at.file + ":" + std::to_string(at.line) : at.file;
 }
 
+std::optional<double> number_in(std::string_view word) {
+  if (word.empty() || !(std::isdigit(static_cast<unsigned char>(word.front())) != 0)) {
+    return std::nullopt;
+  }
+  if (!std::all_of(word.begin(), word.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.';
+      })) {
+    return std::nullopt;
+  }
+  try {
+    return std::stod(std::string(word));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+/// Whether a word of a result's file name says its load level: vLLM's
+/// "0.5qps", "infqps" and "concurrency8", its date and time (20250101,
+/// 120000), or the run's own rate or cap as a number, bare or after "c",
+/// "conc", "rate", "qps" or "rps" ("11-rate-sweep-0.5", "c16").
+bool names_the_level(std::string_view word, const BenchResult& r) {
+  const std::string w = detail::lowercase(std::string(word));
+  const bool digits = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
+  if (digits && (w.size() == 8 || w.size() == 6)) return true;  // vLLM's %Y%m%d-%H%M%S
+  const auto level_is = [&](std::string_view number) {
+    if (number == "inf") return !r.point.request_rate;
+    const auto value = number_in(number);
+    if (!value) return false;
+    if (r.point.request_rate && std::fabs(*value - *r.point.request_rate) <= 1e-9 * *value) {
+      return true;
+    }
+    return r.point.concurrency > 0 && *value == static_cast<double>(r.point.concurrency);
+  };
+  for (std::string_view suffix : {"qps", "rps"}) {
+    if (w.size() > suffix.size() && w.ends_with(suffix)) {
+      return level_is(std::string_view(w).substr(0, w.size() - suffix.size()));
+    }
+  }
+  for (std::string_view prefix : {"concurrency", "conc", "rate", "qps", "rps", "c"}) {
+    if (w.size() > prefix.size() && w.starts_with(prefix)) {
+      return level_is(std::string_view(w).substr(prefix.size()));
+    }
+  }
+  return level_is(w);
+}
+
+/// A config name for a result that records none: its model (`model_id`
+/// after the last '/', as vLLM names files) and what its file name says
+/// besides the model, vLLM's label and the load level, so the runs of one
+/// sweep ("11-rate-sweep-0.1.json" .. "-1.0.json") group together and other
+/// runs of the same model ("10-monday-peak.json") stay apart.
+std::optional<std::string> plain_config_name(const BenchResult& r) {
+  if (!r.model_id) return std::nullopt;
+  const std::string& id = *r.model_id;
+  const std::string model =
+      id.substr(id.find_last_of('/') == std::string::npos ? 0 : id.find_last_of('/') + 1);
+  if (model.empty()) return std::nullopt;
+  std::string stem = std::filesystem::path(r.point.source.file).stem().string();
+  if (const auto at = stem.find(model); at != std::string::npos) stem.erase(at, model.size());
+  for (const auto& prefix : r.file_name_prefixes) {
+    if (!prefix.empty() && stem.starts_with(prefix) &&
+        (stem.size() == prefix.size() ||
+         std::string_view("-_ ").find(stem[prefix.size()]) != std::string_view::npos)) {
+      stem.erase(0, prefix.size());
+      break;
+    }
+  }
+  std::string rest;
+  std::size_t start = 0;
+  while (start <= stem.size()) {
+    std::size_t end = stem.find_first_of("-_ ", start);
+    if (end == std::string::npos) end = stem.size();
+    const std::string_view word = std::string_view(stem).substr(start, end - start);
+    if (!word.empty() && !names_the_level(word, r)) {
+      rest += (rest.empty() ? "" : "-") + std::string(word);
+    }
+    start = end + 1;
+  }
+  return rest.empty() ? model : model + " " + rest;
+}
+
 }  // namespace
 
-std::vector<BenchResult> parse_vllm_bench_json(std::string_view given, const std::string& origin,
-                                               const BenchNaming& naming) {
+namespace {
+
+/// Where the JSON value starting at `pos` ends (one past its last byte), or
+/// npos when the text ends first. Only brackets and strings are tracked: the
+/// point is to find a record cut short or two records run together before
+/// yaml-cpp, which stops after the first value and ignores the rest.
+std::size_t json_value_end(std::string_view text, std::size_t pos) {
+  const char first = text[pos];
+  if (first != '{' && first != '[' && first != '"') {
+    const std::size_t end = text.find_first_of(" \t\r\n,]}", pos);
+    return end == std::string_view::npos ? text.size() : end;
+  }
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = pos; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+        if (depth == 0) return i + 1;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+bool blank(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+}
+
+struct TextLine {
+  int number = 0;
+  std::string_view text;  ///< trimmed
+};
+
+std::vector<TextLine> non_blank_lines(std::string_view text) {
+  std::vector<TextLine> lines;
+  int number = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = text.find('\n', start);
+    ++number;
+    std::string_view line =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) {
+      line.remove_prefix(1);
+    }
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) {
+      line.remove_suffix(1);
+    }
+    if (!line.empty()) lines.push_back(TextLine{number, line});
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+/// Why one line of a JSON-lines file is not one whole result object, or ""
+/// when it is.
+std::string line_fault(const TextLine& line, bool last) {
+  const std::string_view text = line.text;
+  if (text.front() != '{') {
+    return text.front() == '['
+               ? "is a JSON array inside a file of one object per line; --append-result writes "
+                 "each result as one object on its own line"
+               : "is not a JSON object; a vllm bench serve result file holds one object, or one "
+                 "per line as --append-result writes them";
+  }
+  const std::size_t end = json_value_end(text, 0);
+  if (end == std::string_view::npos) {
+    return last ? "is not valid JSON: cut short, its object never closes (an interrupted run "
+                  "leaves its last line so); remove the line or rerun that level"
+                : "its JSON object does not close on this line: a file holds one JSON object, or "
+                  "one per line as --append-result writes them";
+  }
+  if (end < text.size()) {
+    return "holds more than one JSON value (two records run together?); --append-result "
+           "writes each result on its own line";
+  }
+  return "";
+}
+
+/// A file's documents: the whole text when it is one JSON value, else one
+/// per line, each line a whole object. Refuses, naming the line, anything
+/// else: a damaged file must not read as its first record.
+std::vector<TextLine> json_documents(std::string_view text, const std::string& origin) {
+  const std::vector<TextLine> lines = non_blank_lines(text);
+  if (lines.empty()) {
+    throw InputError("is empty; expected a vllm bench serve result (JSON)",
+                     InputLocation::in_file(origin));
+  }
+  const std::size_t begin = text.find_first_not_of(" \t\r\n");
+  const std::size_t end = json_value_end(text, begin);
+  if (end != std::string_view::npos && blank(text.substr(end))) {
+    return {TextLine{lines.front().number, text}};  // whole, so yaml-cpp's lines are the file's
+  }
+  if (end == std::string_view::npos &&
+      (lines.size() == 1 || json_value_end(lines.front().text, 0) == std::string_view::npos)) {
+    throw InputError(
+        "is not valid JSON: cut short, the value that starts here never closes (an interrupted "
+        "run leaves a file so)",
+        InputLocation::in_file(origin, lines.front().number));
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string fault = line_fault(lines[i], i + 1 == lines.size());
+    if (!fault.empty()) throw InputError(fault, InputLocation::in_file(origin, lines[i].number));
+  }
+  return lines;
+}
+
+/// A document that holds none of a result's keys: a folder's meta.json or a
+/// harness's summary, not a damaged result.
+bool is_other_document(const YAML::Node& root) {
+  if (root.IsSequence()) {
+    return std::none_of(root.begin(), root.end(), [](const YAML::Node& item) {
+      return item.IsMap() && (item["mean_ttft_ms"] || item["max_concurrency"]);
+    });
+  }
+  return root.IsMap() && !root["mean_ttft_ms"] && !root["max_concurrency"];
+}
+
+std::vector<BenchResult> read_documents(std::string_view given, const std::string& origin,
+                                        const BenchNaming& naming, bool skip_others,
+                                        std::vector<std::string>* skipped) {
   // --save-detailed adds per-request arrays, most of a file's size, that
   // nothing here reads: dropped before parsing, so memory follows the rest.
   const std::string kept = yaml::without_top_level_keys(
       given,
       {"input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors", "start_times"});
   const std::string_view text = kept;
-  // One object per line (--append-result), each line a whole object.
-  std::vector<std::pair<int, std::string>> lines;
-  int number = 0;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = text.find('\n', start);
-    ++number;
-    std::string line = trim(text.substr(start, end == std::string_view::npos ? end : end - start));
-    if (!line.empty()) lines.emplace_back(number, std::move(line));
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  if (lines.empty()) {
-    throw InputError("is empty; expected a vllm bench serve result (JSON)",
-                     InputLocation::in_file(origin));
-  }
-  const bool per_line = lines.size() > 1 && std::all_of(lines.begin(), lines.end(), [](auto& l) {
-                          return l.second.front() == '{' && l.second.back() == '}';
-                        });
+  const std::vector<TextLine> documents = json_documents(text, origin);
   std::vector<BenchResult> results;
-  if (!per_line) {
-    results.push_back(
-        read_result(yaml::load_document(text, origin, yaml::Syntax::json), origin, naming));
-    return results;
-  }
-  for (const auto& [line, object] : lines) {
+  for (const auto& document : documents) {
     try {
-      results.push_back(
-          read_result(yaml::load_document(object, origin, yaml::Syntax::json), origin, naming));
-      results.back().point.source.line = line;
+      const YAML::Node root = yaml::load_document(document.text, origin, yaml::Syntax::json);
+      if (skip_others && documents.size() == 1 && is_other_document(root)) {
+        if (skipped != nullptr) skipped->push_back(origin);
+        return {};
+      }
+      // A JSON array of results (several runs gathered into one list).
+      const std::vector<YAML::Node> items = root.IsSequence()
+                                                ? std::vector<YAML::Node>(root.begin(), root.end())
+                                                : std::vector<YAML::Node>{root};
+      for (const auto& item : items) {
+        results.push_back(read_result(item, origin, naming));
+        if (documents.size() > 1) results.back().point.source.line = document.number;
+      }
     } catch (const InputError& e) {
+      if (documents.size() == 1) throw;
       InputLocation at = e.where();
-      at.line = line;
+      at.line = document.number;
       throw InputError(e.detail(), at);
     }
   }
   return results;
+}
+
+}  // namespace
+
+std::vector<BenchResult> parse_vllm_bench_json(std::string_view text, const std::string& origin,
+                                               const BenchNaming& naming) {
+  return read_documents(text, origin, naming, false, nullptr);
 }
 
 SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
@@ -313,9 +536,12 @@ SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
   SweepSet set;
   std::map<std::string, std::size_t> index;
   std::map<std::string, std::set<std::string>> derivations;
+  // (config, level) -> index of its point: a map, so a file of many levels reads in n log n.
+  std::map<std::pair<std::string, double>, std::size_t> seen;
   for (const auto& r : results) {
     const InputLocation& at = r.point.source;
     std::string name;
+    bool named_by_model = false;
     if (config_name) {
       name = *config_name;
       if (r.config && *r.config != name) {
@@ -324,21 +550,26 @@ SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
       }
     } else if (r.config) {
       name = *r.config;
+    } else if (auto plain = plain_config_name(r)) {
+      name = *plain;
+      named_by_model = true;
     } else {
       throw InputError(
           fmt::format(
-              "names no config (no key '{}'): record one with vllm bench serve's "
+              "names no config (no key '{}', no model_id): record one with vllm bench serve's "
               "--metadata config=NAME tp=N, name the key that does (`sweep.config_key`), or "
               "name the files on the command line (`sweeps` NAME=PATH)",
               naming.config_key),
           InputLocation::in_file(at.file, at.line, naming.config_key));
     }
+    if (r.model_id) set.model_ids.emplace(name, *r.model_id);
     std::optional<int> tp = r.tp ? r.tp : tp_from_name(name);
     if (!tp) tp = naming.tp;
     if (!tp) {
       throw InputError(fmt::format("the TP size of config '{}' is unknown: record it with vllm "
                                    "bench serve's --metadata tp=N, name the config TP<N> (e.g. "
-                                   "TP4), or state it (`sweep.tp`)",
+                                   "TP4=PATH), or state it for results that record none "
+                                   "(`sweep.tp`)",
                                    name),
                        InputLocation::in_file(at.file, at.line, "tp"));
     }
@@ -360,18 +591,24 @@ SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
                        InputLocation::in_file(at.file, at.line, "tp"));
     }
     Sweep& sweep = set.sweeps[it->second];
-    for (const auto& p : sweep.points) {
-      if (r.axis == LoadAxis::concurrency && p.concurrency == r.point.concurrency) {
-        throw InputError(fmt::format("config '{}' has max_concurrency {} twice (also in {})", name,
-                                     r.point.concurrency, where_text(p.source)),
+    const auto [dup, fresh] =
+        seen.emplace(std::make_pair(name, level_key(r.point, r.axis)), sweep.points.size());
+    if (!fresh) {
+      const SweepPoint& p = sweep.points[dup->second];
+      const std::string hint =
+          named_by_model ? "; these results record no config, so their model_id and file name "
+                           "named them: name the key that tells them apart "
+                           "(`sweep.config_key`), or the files (`sweeps` NAME=PATH)"
+                         : "";
+      if (r.axis == LoadAxis::concurrency) {
+        throw InputError(fmt::format("config '{}' has max_concurrency {} twice (also in {}){}",
+                                     name, r.point.concurrency, where_text(p.source), hint),
                          InputLocation::in_file(at.file, at.line, "max_concurrency"));
       }
-      if (r.axis == LoadAxis::request_rate && p.request_rate == r.point.request_rate) {
-        throw InputError(fmt::format("config '{}' has request_rate {} twice (also in {})", name,
-                                     p.request_rate ? fmt::format("{:g}", *p.request_rate) : "inf",
-                                     where_text(p.source)),
-                         InputLocation::in_file(at.file, at.line, "request_rate"));
-      }
+      throw InputError(fmt::format("config '{}' has request_rate {} twice (also in {}){}", name,
+                                   p.request_rate ? fmt::format("{:g}", *p.request_rate) : "inf",
+                                   where_text(p.source), hint),
+                       InputLocation::in_file(at.file, at.line, "request_rate"));
     }
     sweep.points.push_back(r.point);
     derivations[name].insert("TPS = " + r.tps_from);
@@ -398,7 +635,8 @@ SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& 
   if (std::filesystem::is_directory(path, ec)) {
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      const auto ext = entry.path().extension();
+      if (entry.is_regular_file() && (ext == ".json" || ext == ".jsonl")) {
         files.push_back(entry.path().string());
       }
     }
@@ -409,11 +647,26 @@ SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& 
     }
     std::sort(files.begin(), files.end());
     std::vector<BenchResult> results;
+    // Result folders also hold a harness's meta.json or summary: those are
+    // skipped, named in a warning. A damaged result is still refused.
+    std::vector<std::string> skipped;
     for (const auto& file : files) {
-      auto more = parse_vllm_bench_json(read_text_file(file), file, naming);
+      auto more = read_documents(read_text_file(file), file, naming, true, &skipped);
       results.insert(results.end(), more.begin(), more.end());
     }
-    return sweeps_from_bench(results, config_name, naming);
+    if (results.empty()) {
+      throw InputError(fmt::format("has no vllm bench serve results: none of its {} *.json files "
+                                   "has mean_ttft_ms or max_concurrency",
+                                   files.size()),
+                       InputLocation::in_file(path));
+    }
+    SweepSet set = sweeps_from_bench(results, config_name, naming);
+    for (const auto& file : skipped) {
+      set.warnings.push_back(fmt::format(
+          "{}: skipped: not a vllm bench serve result (no mean_ttft_ms, no max_concurrency)",
+          file));
+    }
+    return set;
   }
   const std::string text = read_text_file(path);
   if (looks_like_json(path, text)) {
@@ -433,6 +686,7 @@ SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets) {
   std::map<std::string, std::size_t> index;
   for (const auto& set : sets) {
     out.warnings.insert(out.warnings.end(), set.warnings.begin(), set.warnings.end());
+    out.model_ids.insert(set.model_ids.begin(), set.model_ids.end());
     for (const auto& s : set.sweeps) {
       const auto [it, added] = index.emplace(s.config, out.sweeps.size());
       if (added) {
@@ -456,21 +710,22 @@ SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets) {
                         into.points.empty() ? "another file" : where_text(into.points[0].source)),
             first);
       }
+      std::map<double, std::size_t> levels;
+      for (std::size_t i = 0; i < into.points.size(); ++i) {
+        levels.emplace(level_key(into.points[i], into.axis), i);
+      }
       for (const auto& p : s.points) {
-        for (const auto& q : into.points) {
-          const bool twice = s.axis == LoadAxis::concurrency ? p.concurrency == q.concurrency
-                                                             : p.request_rate == q.request_rate;
-          if (twice) {
-            throw InputError(
-                fmt::format("config '{}' has {} twice (also in {})", s.config,
-                            s.axis == LoadAxis::concurrency
-                                ? fmt::format("concurrency {}", p.concurrency)
-                                : fmt::format("request_rate {}",
-                                              p.request_rate ? fmt::format("{:g}", *p.request_rate)
-                                                             : std::string("inf")),
-                            where_text(q.source)),
-                p.source);
-          }
+        const auto [dup, fresh] = levels.emplace(level_key(p, s.axis), into.points.size());
+        if (!fresh) {
+          throw InputError(
+              fmt::format("config '{}' has {} twice (also in {})", s.config,
+                          s.axis == LoadAxis::concurrency
+                              ? fmt::format("concurrency {}", p.concurrency)
+                              : fmt::format("request_rate {}",
+                                            p.request_rate ? fmt::format("{:g}", *p.request_rate)
+                                                           : std::string("inf")),
+                          where_text(into.points[dup->second].source)),
+              p.source);
         }
         into.points.push_back(p);
       }
@@ -482,6 +737,34 @@ SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets) {
     }
   }
   return out;
+}
+
+std::vector<std::string> model_id_warnings(const SweepSet& set, std::string_view model) {
+  const auto letters_and_digits = [](std::string_view text) {
+    text = text.substr(
+        text.find_last_of('/') == std::string_view::npos ? 0 : text.find_last_of('/') + 1);
+    std::string out;
+    for (const char c : text) {
+      if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+    }
+    return out;
+  };
+  const std::string wanted = letters_and_digits(model);
+  std::vector<std::string> warnings;
+  if (wanted.empty()) return warnings;
+  for (const auto& [config, id] : set.model_ids) {
+    const std::string measured = letters_and_digits(id);
+    if (measured.find(wanted) != std::string::npos || wanted.find(measured) != std::string::npos) {
+      continue;
+    }
+    warnings.push_back(
+        fmt::format("sweep config '{}' was measured on model_id {}, not on {}: its "
+                    "capacity says nothing about {}",
+                    config, id, model, model));
+  }
+  return warnings;
 }
 
 }  // namespace tpnet

@@ -89,8 +89,12 @@ struct PointVerdict {
   /// (docs/formulas.md s.13); true where it cannot be judged, and on the
   /// concurrency axis.
   bool sustained = true;
-  bool sustained_judged = false;          ///< achieved rate, duration and count were reported
-  std::optional<double> expected_rate;    ///< requests/s a sustained run of this length completes
+  bool sustained_judged = false;        ///< achieved rate, duration and count were reported
+  std::optional<double> expected_rate;  ///< requests/s a sustained run of this length completes
+  Seconds tail;                         ///< the tail it allowed: p99 latency, else 2 x mean
+  /// That tail is longer than the run spent sending (completed / rate): the
+  /// run shows no steady state, so it is not sustained whatever it completed.
+  bool tail_outlasts_sending = false;
   bool ttft_on_edge = false;              ///< |TTFT - slo| <= edge x slo
   bool tps_on_edge = false;               ///< |TPS - slo| <= edge x slo
   std::optional<TokenRate> tps_from_itl;  ///< 1 / ITL, when ITL is reported
@@ -128,6 +132,12 @@ struct PointVerdict {
 /// end-to-end latency where reported, else twice the mean: the last
 /// requests finish up to a high-percentile latency late (docs/formulas.md s.13).
 [[nodiscard]] double sustained_rate(double rate, long long completed, Seconds tail);
+
+/// Whether a run's tail (its slowest requests' latency) outlasts the time it
+/// spent sending: completed / rate. A queue that grows through a run grows
+/// its latencies with it, and with them the tail that sustained_rate allows,
+/// so such a run cannot show that the server kept up (docs/formulas.md s.13).
+[[nodiscard]] bool tail_outlasts_sending(double rate, long long completed, Seconds tail);
 
 /// The fraction of sustained_rate a run may fall short by and still count as
 /// sustained: 10%, or three standard deviations of the sending time of
