@@ -130,6 +130,8 @@ const std::vector<OtherToolsFlag> kOtherToolsFlags = {
     {"src/io/vllm_bench_json.cpp", "--request-rate"},
     {"src/io/vllm_bench_json.cpp", "--metadata"},
     {"src/io/vllm_bench_json.cpp", "--percentile-metrics"},
+    // A damaged JSON-lines file: vLLM's --append-result writes one result per line.
+    {"src/io/vllm_bench_json.cpp", "--append-result"},
     // capacity's notes on a vLLM benchmark run: the run's own concurrency cap
     // and how to sweep its request rate.
     {"src/analysis/capacity.cpp", "--max-concurrency"},

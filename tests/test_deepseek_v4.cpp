@@ -251,7 +251,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DeepSeek-V4-Flash's weight-read floor on two Sparks allows about 52 tokens/s; the "
+    "DeepSeek-V4-Flash's weight-read floor on two Sparks allows about 52 tokens/s where the "
     "article measured 38",
     "[decode][golden]") {
   const ModelArch m = builtin_model("deepseek-v4-flash");
