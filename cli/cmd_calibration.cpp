@@ -29,6 +29,7 @@ namespace {
 struct CalibrationOptions {
   std::string nccl_tests;
   int ranks = 0;
+  const CLI::Option* ranks_flag = nullptr;  ///< given at all: --ranks 0 is refused, not unset
   std::string link = "200G";
   std::string min_size;
   std::string max_size;
@@ -142,7 +143,7 @@ Outcome run_calibration(const CalibrationOptions& o) {
     read.collective = collective_from_flag(o.collective);
     request.allreduce = SweepInput{
         load_nccl_tests(o.nccl_tests, read), parse_link(o.link, InputLocation::for_key("--link")),
-        ranks_from_flag(o.ranks), fit_range_from_flags(o.min_size, o.max_size), o.force};
+        given_ranks(o.ranks, o.ranks_flag), fit_range_from_flags(o.min_size, o.max_size), o.force};
   }
   if (!o.gemm.empty()) {
     GemmInput gemm{load_gemm_csv(o.gemm), std::nullopt};
@@ -232,9 +233,9 @@ Command setup_calibration(CLI::App& app) {
   sub->add_option("--nccl-tests", options->nccl_tests,
                   "all_reduce_perf output or a tpnet-calibrate allreduce sweep (NCCL_ALGO=Ring)")
       ->group(sweep);
-  sub->add_option("--ranks", options->ranks,
-                  "Ranks of the sweep (default: the file's '#  Rank' lines)")
-      ->group(sweep);
+  options->ranks_flag = sub->add_option("--ranks", options->ranks,
+                                        "Ranks of the sweep (default: the file's '#  Rank' lines)")
+                            ->group(sweep);
   sub->add_option("--link", options->link, "Link the sweep ran on (preset or rate)")
       ->default_str("200G")
       ->group(sweep);

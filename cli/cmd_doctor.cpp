@@ -20,6 +20,7 @@ struct DoctorOptions {
   std::string nccl_tests;
   std::string link = "200G";
   int ranks = 0;
+  const CLI::Option* ranks_flag = nullptr;  ///< given at all: --ranks 0 is refused, not unset
   std::string min_size;
   std::string max_size;
   bool partial = false;
@@ -34,7 +35,7 @@ Outcome run_doctor(const DoctorOptions& o) {
   DoctorRequest request;
   request.sweep = load_nccl_tests(o.nccl_tests, read);
   request.link = parse_link(o.link, InputLocation::for_key("--link"));
-  request.ranks = ranks_from_flag(o.ranks);
+  request.ranks = given_ranks(o.ranks, o.ranks_flag);
   request.range = fit_range_from_flags(o.min_size, o.max_size);
   const DoctorReport r = tpnet::run_doctor(request);
   const AllReduceFit& fit = r.fit;
@@ -69,6 +70,7 @@ Outcome run_doctor(const DoctorOptions& o) {
       text("collective_from", "collective told by", sweep.collective_from),
       integer("ranks_per_node", "ranks per node (0 = not said)", r.ranks_per_node),
       text("gpu", "GPU", sweep.gpu),
+      text("network", "NCCL transport (NCCL INFO 'Using network')", sweep.network),
       text("state", "state", std::string(to_string(d.state))),
       text("finding", "finding", d.finding),
       text("advice", "advice", d.advice),
@@ -76,6 +78,13 @@ Outcome run_doctor(const DoctorOptions& o) {
       number("peak_busbw_bps", "peak bus bandwidth", r.peak_busbw.bits_per_second(), kGbps, 1),
       number("expected_busbw_bps", "expected (link rate)", link.rate.bits_per_second(), kGbps, 1),
       number("busbw_share_pct", "share of expected", d.share * 100.0, kPercent, 1),
+      number("reachable_share_pct", "share a healthy link shows at the largest size",
+             r.reachable_share * 100.0, kPercent, 1),
+      flag("bandwidth_judged", "bandwidth judged (sizes large enough)", r.bandwidth_judged),
+      number("small_latency_s", "slowest small all-reduce (0 = not judged)",
+             r.small_latency.value(), kMicroseconds, 2),
+      number("healthy_latency_max_s", "slowest healthy small all-reduce (0 = not used)",
+             r.healthy_latency_max.value(), kMicroseconds, 2),
       record(
           "fit", "alpha-beta fit (ring)",
           {
@@ -115,8 +124,8 @@ Command setup_doctor(CLI::App& app) {
       ->required();
   sub->add_option("--link", options->link, "Link the bus bandwidth should reach")
       ->default_val("200G");
-  sub->add_option("--ranks", options->ranks,
-                  "Ranks of the run (default: the file's '#  Rank' lines)");
+  options->ranks_flag = sub->add_option("--ranks", options->ranks,
+                                        "Ranks of the run (default: the file's '#  Rank' lines)");
   sub->add_option("--min-size", options->min_size, "Smallest size to fit (default: all)");
   sub->add_option("--max-size", options->max_size, "Largest size to fit (default: all)");
   sub->add_flag("--partial", options->partial,

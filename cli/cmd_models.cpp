@@ -181,27 +181,37 @@ Record shape_fields(const ModelArch& m) {
   return fields;
 }
 
+/// Whether the model's source states `key` (total_params, active_params):
+/// a config.json states neither, and its counts are this estimate itself.
+bool stated(const ModelArch& m, const std::string& key) { return m.assumptions.count(key) == 0; }
+
 Field estimate_record(const ModelArch& m, const ParamEstimate& e) {
-  return json_only(record(
-      "param_estimate", "parameter estimate",
-      {flag("complete", "complete", e.complete()), texts("missing_keys", "missing", e.missing),
-       params("total_params", "total", e.total_params()),
-       signed_number("total_vs_stated_pct", "total vs stated",
-                     percent_off(e.total_params(), m.total_params), kPercent, 2),
-       params("active_params", "active", e.active_params()),
-       signed_number("active_vs_stated_pct", "active vs stated",
-                     percent_off(e.active_params(), m.active_params), kPercent, 2),
-       params("mtp_params", "MTP layers", e.mtp),
-       params("total_with_mtp_params", "total with MTP", e.total_with_mtp()),
-       params("embedding_params", "embedding", e.total.embedding),
-       params("lm_head_params", "LM head", e.total.lm_head),
-       params("attention_params", "attention", e.total.attention),
-       params("dense_ffn_params", "dense FFN", e.total.dense_ffn),
-       params("routed_expert_params", "routed experts", e.total.routed_experts),
-       params("routed_expert_active_params", "routed experts read per token",
-              e.active.routed_experts),
-       params("shared_expert_params", "shared experts", e.total.shared_experts),
-       params("router_params", "router", e.total.router)}));
+  Record fields{flag("complete", "complete", e.complete()),
+                texts("missing_keys", "missing", e.missing),
+                params("total_params", "total", e.total_params())};
+  // Against itself the comparison is 0% by construction: left out.
+  if (stated(m, "total_params")) {
+    fields.push_back(signed_number("total_vs_stated_pct", "total vs stated",
+                                   percent_off(e.total_params(), m.total_params), kPercent, 2));
+  }
+  fields.push_back(params("active_params", "active", e.active_params()));
+  if (stated(m, "active_params")) {
+    fields.push_back(signed_number("active_vs_stated_pct", "active vs stated",
+                                   percent_off(e.active_params(), m.active_params), kPercent, 2));
+  }
+  Record rest{params("mtp_params", "MTP layers", e.mtp),
+              params("total_with_mtp_params", "total with MTP", e.total_with_mtp()),
+              params("embedding_params", "embedding", e.total.embedding),
+              params("lm_head_params", "LM head", e.total.lm_head),
+              params("attention_params", "attention", e.total.attention),
+              params("dense_ffn_params", "dense FFN", e.total.dense_ffn),
+              params("routed_expert_params", "routed experts", e.total.routed_experts),
+              params("routed_expert_active_params", "routed experts read per token",
+                     e.active.routed_experts),
+              params("shared_expert_params", "shared experts", e.total.shared_experts),
+              params("router_params", "router", e.total.router)};
+  for (auto& f : rest) fields.push_back(std::move(f));
+  return json_only(record("param_estimate", "parameter estimate", std::move(fields)));
 }
 
 /// The estimate beside the stated counts, for people.
@@ -211,14 +221,17 @@ std::vector<Field> estimate_lines(const ModelArch& m, const ParamEstimate& e) {
     for (const auto& key : e.missing) needs += (needs.empty() ? "" : ", ") + key;
     return {table_only(text("", "parameter estimate", "needs " + needs + " (docs/models.md)"))};
   }
-  auto against = [](double estimate, double stated) {
-    return fmt::format("{:.2f} B (stated {:.2f} B, {:+.2f}%)", estimate / 1e9, stated / 1e9,
-                       percent_off(estimate, stated));
+  auto against = [&m](double estimate, double count, const std::string& key) {
+    if (!stated(m, key)) return fmt::format("{:.2f} B (nothing stated to compare)", estimate / 1e9);
+    return fmt::format("{:.2f} B (stated {:.2f} B, {:+.2f}%)", estimate / 1e9, count / 1e9,
+                       percent_off(estimate, count));
   };
   const ParamParts& t = e.total;
   std::vector<Field> lines{
-      table_only(text("", "total, estimated", against(e.total_params(), m.total_params))),
-      table_only(text("", "active, estimated", against(e.active_params(), m.active_params))),
+      table_only(
+          text("", "total, estimated", against(e.total_params(), m.total_params, "total_params"))),
+      table_only(text("", "active, estimated",
+                      against(e.active_params(), m.active_params, "active_params"))),
   };
   if (e.mtp > 0.0) {
     lines.push_back(table_only(
@@ -245,8 +258,14 @@ Document run_show(const ModelsOptions& o) {
   doc.fields = {text("name", "name", m.name), text("description", "description", m.description),
                 text("source", "source", m.source)};
   for (auto& f : shape_fields(m)) doc.fields.push_back(std::move(f));
-  doc.fields.push_back(params("total_params", "total parameters (stated)", m.total_params));
-  doc.fields.push_back(params("active_params", "active parameters (stated)", m.active_params));
+  doc.fields.push_back(params(
+      "total_params",
+      stated(m, "total_params") ? "total parameters (stated)" : "total parameters (estimated)",
+      m.total_params));
+  doc.fields.push_back(params(
+      "active_params",
+      stated(m, "active_params") ? "active parameters (stated)" : "active parameters (estimated)",
+      m.active_params));
   doc.fields.push_back(number("bits_per_weight", "bits per weight", m.bits_per_weight, kCount, 2));
   doc.fields.push_back(number("effective_bits_per_weight", "bits per weight over every part",
                               summary.effective_bits, kCount, 3));

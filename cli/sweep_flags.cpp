@@ -4,8 +4,8 @@
 
 namespace tpnet::cli {
 
-std::optional<int> ranks_from_flag(int ranks) {
-  if (ranks == 0) return std::nullopt;
+std::optional<int> given_ranks(int ranks, const CLI::Option* flag) {
+  if (flag == nullptr || flag->count() == 0) return std::nullopt;
   return ranks;
 }
 

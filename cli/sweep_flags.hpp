@@ -12,8 +12,9 @@
 
 namespace tpnet::cli {
 
-/// `--ranks` as the request has it: absent when 0 (not given).
-[[nodiscard]] std::optional<int> ranks_from_flag(int ranks);
+/// `--ranks` as the request has it: absent only when the flag is not given,
+/// so `--ranks 0` reaches the library and is refused there.
+[[nodiscard]] std::optional<int> given_ranks(int ranks, const CLI::Option* flag);
 
 /// `--min-size` / `--max-size`; an empty text leaves that end open.
 FitRange fit_range_from_flags(const std::string& min_size, const std::string& max_size);

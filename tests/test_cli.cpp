@@ -246,3 +246,13 @@ TEST_CASE("--help works for every subcommand", "[cli]") {
   }
   CHECK(run_tpnet({"--help"}).exit_code == 0);
 }
+
+TEST_CASE("tpnet decode prints the node's memory bandwidth in GB/s, as the catalog states it",
+          "[cli]") {
+  // models/nodes/dgx-spark.yaml: memory_bandwidth 273GB/s, not 2.184 Tb/s.
+  const auto r = run_tpnet({"decode", "--model", "glm-5.3", "--tp", "8"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("weight-read floor per forward (at 273 GB/s)"));
+  CHECK_THAT(r.out, !ContainsSubstring("Tb/s"));
+}

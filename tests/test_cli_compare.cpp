@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "catch.hpp"
 #include "cli_runner.hpp"
@@ -169,4 +171,32 @@ TEST_CASE("tpnet compare streams csv with a header and one line per row", "[cli]
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 2 * 2 * 2 * 2 * 3);
   CHECK(r.out.rfind("layout,tp,pp,ep,nodes,per_token_bytes", 0) == 0);
   CHECK_THAT(r.out, ContainsSubstring("TP8xPP2xEP8,8,2,8,16,"));
+}
+
+TEST_CASE(
+    "tpnet compare --tp 2,4,8,16 --ep 1,8 (the README's synopsis) skips the one cell that "
+    "cannot run",
+    "[cli]") {
+  const CliResult r = run_tpnet({"compare", "--model", "deepseek-v3", "--tp", "2,4,8,16", "--ep",
+                                 "1,8", "--prompt", "8k", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const YAML::Node j = YAML::Load(r.out);
+  // 4 TP sizes x 2 EP sizes, less TP16xEP8 (EP8 is not a multiple of TP16).
+  std::set<std::string> layouts;
+  for (const auto& row : j["rows"]) layouts.insert(row["layout"].as<std::string>());
+  CHECK(layouts.size() == 7);
+  CHECK(layouts.count("TP16xEP8") == 0);
+  CHECK(layouts.count("TP8xEP8") == 1);
+  bool noted = false;
+  for (const auto& w : j["warnings"]) {
+    noted |=
+        w.as<std::string>().find("TP16xEP8 (EP8 is not a multiple of TP16") != std::string::npos;
+  }
+  CHECK(noted);
+  // With no cell that runs, the grid is refused, naming the flag.
+  const CliResult none =
+      run_tpnet({"compare", "--model", "deepseek-v3", "--tp", "16", "--ep", "8"});
+  CHECK(none.exit_code == 2);
+  CHECK_THAT(none.err, ContainsSubstring("--ep"));
 }

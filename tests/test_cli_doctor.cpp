@@ -3,6 +3,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
@@ -111,4 +117,102 @@ TEST_CASE("tpnet doctor reads the -J JSON file and flags a software-forwarded pa
   CHECK(j["ranks"].as<int>() == 2);
   CHECK(j["state"].as<std::string>() == "software-forwarded");
   CHECK_THAT(j["busbw_bps"].as<double>(), WithinRel(0.595 * 8e9, 1e-9));
+}
+
+namespace {
+
+const std::string kRealLogs = std::string(TPNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
+
+}  // namespace
+
+TEST_CASE("tpnet doctor judges a small-size Spark run (PR #103) by its latency, not bandwidth",
+          "[cli][doctor]") {
+  // 8-64 KiB only: the run tpnet's own 200G fabric profile takes its fixed
+  // cost from. Its 0.96 GB/s says nothing about the link.
+  const CliResult r = run_tpnet({"doctor", "--nccl-tests",
+                                 kRealLogs + "gb10-2spark-all_reduce-nccl2.31.2-truncated.txt",
+                                 "--partial", "--format", "json"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  const YAML::Node j = json_of(r);
+  CHECK(j["state"].as<std::string>() == "latency-healthy");
+  CHECK_FALSE(j["bandwidth_judged"].as<bool>());
+  CHECK_THAT(j["finding"].as<std::string>(), ContainsSubstring("bandwidth not judged"));
+  CHECK_THAT(j["finding"].as<std::string>(), !ContainsSubstring("software-forwarded"));
+  CHECK_THAT(j["finding"].as<std::string>(), ContainsSubstring("30-70 us"));
+  // The slowest size at or under 64 KiB: 65536 B out-of-place.
+  CHECK_THAT(j["small_latency_s"].as<double>(), WithinRel(67.93e-6, 1e-9));
+  CHECK_THAT(j["healthy_latency_max_s"].as<double>(), WithinRel(70e-6, 1e-9));
+}
+
+TEST_CASE("tpnet doctor names the hardware of a V100 + AWS EFA log, never ConnectX-7",
+          "[cli][doctor]") {
+  const std::string log = kRealLogs + "v100-p3dn-efa-2node-1gpu-all_reduce-nccl2.6.4.txt";
+  for (const std::string link : {"100G", "200G"}) {
+    const CliResult r =
+        run_tpnet({"doctor", "--nccl-tests", log, "--link", link, "--format", "json"});
+    INFO(link << ": " << r.err);
+    CHECK(r.exit_code == 1);
+    const YAML::Node j = YAML::Load(r.out);
+    CHECK(j["state"].as<std::string>() == "below-expectation");
+    CHECK(j["gpu"].as<std::string>() == "Tesla V100-SXM2-32GB");
+    CHECK(j["network"].as<std::string>() == "AWS Libfabric");
+    const std::string said = j["finding"].as<std::string>() + " " + j["advice"].as<std::string>();
+    CHECK_THAT(said, ContainsSubstring("Tesla V100-SXM2-32GB"));
+    CHECK_THAT(said, ContainsSubstring("AWS Libfabric"));
+    CHECK_THAT(said, !ContainsSubstring("ConnectX-7"));
+    CHECK_THAT(said, !ContainsSubstring("may report 200G"));
+    for (const auto& check : j["checks"]) {
+      CHECK_THAT(check.as<std::string>(), !ContainsSubstring("rocep1s0f0"));
+      CHECK_THAT(check.as<std::string>(), !ContainsSubstring("Arm cores"));
+    }
+  }
+}
+
+TEST_CASE(
+    "tpnet doctor judges the inter-node part of a 4-GPU-per-node GH200 run without its "
+    "network plugin",
+    "[cli][doctor]") {
+  const CliResult r = run_tpnet({"doctor", "--nccl-tests",
+                                 kRealLogs + "gh200-alps-2node-4gpu-all_reduce-no-cxi-hook.txt",
+                                 "--format", "json"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  const YAML::Node j = YAML::Load(r.out);
+  CHECK(j["ranks_per_node"].as<int>() == 4);
+  CHECK(j["state"].as<std::string>() == "below-expectation");
+  CHECK_THAT(j["finding"].as<std::string>(), ContainsSubstring("inter-node"));
+  CHECK_THAT(j["advice"].as<std::string>(), ContainsSubstring("'Socket' is a fallback to TCP"));
+  // Mean of the 32, 64 and 128 MiB rows: 3.38, 5.53, 5.43 GB/s.
+  CHECK_THAT(j["busbw_bps"].as<double>(), WithinRel((3.38 + 5.53 + 5.43) / 3 * 8e9, 1e-9));
+}
+
+TEST_CASE(
+    "tpnet doctor refuses an empty size range, --ranks 0 and busbw that contradicts the "
+    "times",
+    "[cli][doctor]") {
+  expect_bad_input(
+      run_tpnet({"doctor", "--nccl-tests", kSynthetic, "--min-size", "1GB", "--max-size", "1MB"}),
+      "--min-size");
+  const CliResult above = run_tpnet({"doctor", "--nccl-tests", kSynthetic, "--min-size", "100GB"});
+  expect_bad_input(above, "--min-size");
+  CHECK_THAT(above.err, ContainsSubstring("none of the sizes"));
+  expect_bad_input(run_tpnet({"doctor", "--nccl-tests", kSynthetic, "--ranks", "0"}), "--ranks");
+
+  // A real healthy run with its 16 GiB row's busbw column rewritten to 100 GB/s
+  // (800 Gb/s); its time still says 23.7 GB/s.
+  const std::string real = kRealLogs + "gb10-2spark-all_gather-mergenics-512M-16G-nccl2.28.9.txt";
+  std::ifstream in(real);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string row = text.substr(text.find("\n 17179869184") + 1);
+  const std::string line = row.substr(0, row.find('\n'));
+  std::vector<std::string> cells;
+  std::istringstream words(line);
+  for (std::string w; words >> w;) cells.push_back(w);
+  std::string edited = line;
+  edited.replace(edited.find(" " + cells[7] + " "), cells[7].size() + 2, " 100.00 ");
+  text.replace(text.find(line), line.size(), edited);
+  const auto file = write_temp("tpnet_doctor_busbw_edited.txt", text);
+  const CliResult r = run_tpnet({"doctor", "--nccl-tests", file.string()});
+  expect_bad_input(r, "out-of-place busbw 100.00 GB/s is not size / time");
 }

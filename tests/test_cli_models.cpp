@@ -158,8 +158,17 @@ TEST_CASE("tpnet models show takes a config.json folder and prints the estimate 
   CHECK(j["mla"]["kv_lora_rank"].as<int>() == 512);
   CHECK(j["mtp_layers"].as<int>() == 1);
   CHECK(j["bits_per_weight"].as<double>() == 8.0);
-  CHECK(j["param_estimate"]["total_vs_stated_pct"].as<double>() == 0.0);
+  // config.json states no parameter count: the total is the estimate, not
+  // compared with itself.
+  CHECK_FALSE(j["param_estimate"]["total_vs_stated_pct"]);
+  CHECK_FALSE(j["param_estimate"]["active_vs_stated_pct"]);
+  CHECK(j["param_estimate"]["total_params"].as<double>() == j["total_params"].as<double>());
   CHECK_THAT(j["total_params"].as<double>(), WithinRel(671e9, 0.005));
+  const CliResult table = run_tpnet({"models", "show", kHf + "/deepseek-v3"});
+  CHECK_THAT(table.out, ContainsSubstring("total parameters (estimated)"));
+  CHECK_THAT(table.out, !ContainsSubstring("total parameters (stated)"));
+  CHECK_THAT(table.out, ContainsSubstring("(nothing stated to compare)"));
+  CHECK_THAT(table.out, !ContainsSubstring("+0.00%"));
 }
 
 TEST_CASE("tpnet models show renders in every format and the table shows the difference", "[cli]") {

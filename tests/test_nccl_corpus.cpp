@@ -12,6 +12,7 @@
 
 #include "catch.hpp"
 #include "tpnet/fabric/link.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/measured/doctor.hpp"
 
@@ -52,8 +53,12 @@ const std::map<std::string, Expected> kExpected = {
      {NcclCollective::all_gather, 2, 1, FabricState::degraded_nic, "2.28.9"}},
     {"gb10-2spark-all_gather-qsfp-switch-nccl2.28.9.txt",
      {NcclCollective::all_gather, 2, 1, FabricState::below_expectation, "2.28.9"}},
+    // Sizes to 64 KiB only: too small for bandwidth; 30-68 us, healthy Spark latency.
     {"gb10-2spark-all_reduce-nccl2.31.2-truncated.txt",
-     {NcclCollective::all_reduce, 2, 1, FabricState::software_forwarded, "2.31.2"}},
+     {NcclCollective::all_reduce, 2, 1, FabricState::latency_healthy, "2.31.2"}},
+    // 4 per node without the CXI hook: the inter-node steps ran at 38 Gb/s.
+    {"gh200-alps-2node-4gpu-all_reduce-no-cxi-hook.txt",
+     {NcclCollective::all_reduce, 8, 4, FabricState::below_expectation, ""}},
     {"h100-a3mega-2node-8gpu-all_reduce.txt",
      {NcclCollective::all_reduce, 16, 8, FabricState::not_judged, ""}},
     {"h100-roce-2node-1gpu-all_reduce-nccl-info-linear-step.txt",
@@ -62,12 +67,16 @@ const std::map<std::string, Expected> kExpected = {
     // unless asked (below); the bus bandwidth is the same either way.
     {"h100-roce-2node-1gpu-sendrecv-nccl-info.txt",
      {NcclCollective::all_reduce, 2, 1, FabricState::below_expectation, "2.26.2"}},
+    // 4 per node, under the link: the inter-node steps are judged.
     {"h100-roce-2node-4gpu-g4-sendrecv-nccl-info.txt",
-     {NcclCollective::sendrecv, 8, 4, FabricState::not_judged, "2.26.2"}},
+     {NcclCollective::sendrecv, 8, 4, FabricState::below_expectation, "2.26.2"}},
     {"h200-gke-2node-1gpu-all_gather-nccl2.25.1.txt",
      {NcclCollective::all_gather, 2, 1, FabricState::above_link, "2.25.1"}},
     {"h200-gke-2node-1gpu-all_reduce.txt",
      {NcclCollective::all_reduce, 2, 1, FabricState::above_link, ""}},
+    // Not a Spark: judged by its share of the link alone (20 Gb/s of 200G).
+    {"v100-p3dn-efa-2node-1gpu-all_reduce-nccl2.6.4.txt",
+     {NcclCollective::all_reduce, 2, 1, FabricState::below_expectation, "2.6.4"}},
 };
 
 tpnet::AllReduceSweep read(const std::string& name,
@@ -126,7 +135,8 @@ TEST_CASE("tpnet doctor on the real logs: NVLink-mixed runs are not judged, neve
     CHECK(r.diagnosis.state == expected.state);
     CHECK(r.gate_failed() ==
           (expected.state != FabricState::healthy && expected.state != FabricState::above_link &&
-           expected.state != FabricState::not_judged));
+           expected.state != FabricState::not_judged &&
+           expected.state != FabricState::latency_healthy));
     if (r.fitted) {
       CHECK(r.fit.alpha.value() >= 0.0);
       CHECK(r.fit.beta.bits_per_second() > 0.0);
@@ -175,4 +185,64 @@ TEST_CASE("real-log quirks: size-0 rows, launcher prefixes, a fit held at alpha 
   // The 4-node log had its table cut out by whoever posted it.
   CHECK_THROWS_WITH(read("b200-gke-a4-4node-4gpu-all_gather-truncated.txt"),
                     ContainsSubstring("has no '# size count type"));
+}
+
+TEST_CASE(
+    "doctor's reachable share on the PR #103 run: 9.2% of 200G at 64 KiB, not judged by "
+    "bandwidth",
+    "[nccl][corpus][doctor][golden]") {
+  tpnet::DoctorRequest request;
+  request.sweep = read("gb10-2spark-all_reduce-nccl2.31.2-truncated.txt");
+  request.link = tpnet::parse_link("200G", tpnet::InputLocation::for_key("link"));
+  const tpnet::DoctorReport r = tpnet::run_doctor(request);
+  // The relative-error least squares of the four rows (8-64 KiB), solved by
+  // hand from their normal equations: alpha 25.85 us, beta 14.89 Gb/s.
+  CHECK_THAT(r.fit.alpha.value(), WithinRel(25.848e-6, 1e-3));
+  CHECK_THAT(r.fit.beta.bits_per_second(), WithinRel(14.892e9, 1e-3));
+  // 65536 B x 2(2-1)/2 at 200 Gb/s = 2.62 us of bytes beside 25.85 us fixed.
+  const double bytes_s = 65536.0 * 8 / 200e9;
+  CHECK_THAT(r.reachable_share, WithinRel(bytes_s / (r.fit.alpha.value() + bytes_s), 1e-12));
+  CHECK_THAT(r.reachable_share, WithinRel(0.09208, 1e-3));
+  CHECK_FALSE(r.bandwidth_judged);
+  CHECK(r.diagnosis.state == FabricState::latency_healthy);
+  CHECK_THAT(r.small_latency.value(), WithinRel(67.93e-6, 1e-12));
+  // From the node catalog (models/nodes/dgx-spark.yaml), not a literal here.
+  const auto spark = tpnet::builtin_node("dgx-spark");
+  REQUIRE(spark.small_allreduce_latency);
+  CHECK(spark.small_allreduce_latency->ranks == 2);
+  CHECK(spark.small_allreduce_latency->max_size.count() == 65536.0);
+  CHECK_THAT(spark.small_allreduce_latency->healthy_min.value(), WithinRel(30e-6, 1e-12));
+  CHECK(r.healthy_latency_max.value() == spark.small_allreduce_latency->healthy_max.value());
+  // Every time the run measured lies inside the range the catalog states.
+  for (const auto& s : request.sweep.samples) {
+    CHECK(s.out_of_place.time >= spark.small_allreduce_latency->healthy_min);
+    CHECK(s.out_of_place.time <= spark.small_allreduce_latency->healthy_max);
+    REQUIRE(s.in_place);
+    CHECK(s.in_place->time >= spark.small_allreduce_latency->healthy_min);
+    CHECK(s.in_place->time <= spark.small_allreduce_latency->healthy_max);
+  }
+}
+
+TEST_CASE("doctor calls a small-size Spark run slower than the measured range latency-slow",
+          "[nccl][doctor]") {
+  // SYNTHETIC: the PR #103 rows with every time doubled (bandwidths halved),
+  // as a path twice as slow would print them.
+  auto sweep = read("gb10-2spark-all_reduce-nccl2.31.2-truncated.txt");
+  for (auto& s : sweep.samples) {
+    s.out_of_place.time = s.out_of_place.time * 2.0;
+    s.out_of_place.algbw = s.out_of_place.algbw / 2.0;
+    s.out_of_place.busbw = s.out_of_place.busbw / 2.0;
+  }
+  tpnet::DoctorRequest request;
+  request.sweep = sweep;
+  request.link = tpnet::parse_link("200G", tpnet::InputLocation::for_key("link"));
+  const tpnet::DoctorReport r = tpnet::run_doctor(request);
+  CHECK(r.diagnosis.state == FabricState::latency_slow);
+  CHECK(r.gate_failed());
+  CHECK_THAT(r.diagnosis.finding, ContainsSubstring("135.86 us, above the 30-70 us"));
+  // Four ranks: the catalog measured two, so nothing to judge the latency by.
+  request.ranks = 4;
+  const tpnet::DoctorReport four = tpnet::run_doctor(request);
+  CHECK(four.diagnosis.state == FabricState::not_judged);
+  CHECK_FALSE(four.gate_failed());
 }

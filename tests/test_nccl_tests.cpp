@@ -288,3 +288,52 @@ TEST_CASE("the synthetic example sweep fits 2.7 us per step and 196 Gb/s", "[fit
   CHECK_THAT(fit.step_latency.value(), WithinRel(2.7e-6, 1e-3));
   CHECK_THAT(fit.beta.bits_per_second(), WithinRel(196e9, 1e-3));
 }
+
+TEST_CASE("bus bandwidth classification names only the hardware the log shows", "[doctor]") {
+  const BitRate link = BitRate::gigabits_per_second(100);
+  FabricHardware v100;
+  v100.spark_port = false;
+  v100.gpu = "Tesla V100-SXM2-32GB";
+  v100.network = "AWS Libfabric";
+  // 20 Gb/s sat in the ConnectX-7 band, 4.5 Gb/s in the Spark bridge's: neither applies here.
+  for (const double gbps : {20.35, 4.5}) {
+    const FabricDiagnosis d =
+        diagnose_bus_bandwidth(BitRate::gigabits_per_second(gbps), link, v100);
+    INFO(gbps);
+    CHECK(d.state == FabricState::below_expectation);
+    CHECK_THAT(d.finding, ContainsSubstring("on Tesla V100-SXM2-32GB over NCCL's AWS Libfabric"));
+    CHECK_THAT(d.finding + d.advice, !ContainsSubstring("ConnectX-7"));
+    CHECK_THAT(d.finding + d.advice, !ContainsSubstring("bridge"));
+  }
+  // NCCL's own "Using network Socket": a fallback to TCP, on any hardware.
+  FabricHardware socket;
+  socket.network = "Socket";
+  const FabricDiagnosis d = diagnose_bus_bandwidth(BitRate::gigabits_per_second(12.0),
+                                                   BitRate::gigabits_per_second(200), socket);
+  CHECK(d.state == FabricState::socket_fallback);
+  CHECK(to_string(d.state) == "socket-fallback");
+  CHECK_THAT(d.advice, ContainsSubstring("aws-ofi-nccl"));
+  // Healthy is healthy whatever the transport.
+  CHECK(diagnose_bus_bandwidth(BitRate::gigabits_per_second(196), BitRate::gigabits_per_second(200),
+                               socket)
+            .state == FabricState::healthy);
+}
+
+TEST_CASE(
+    "the reader takes NCCL's transport from its INFO lines and refuses contradicting "
+    "bandwidth columns",
+    "[nccl-tests]") {
+  const std::string info = "host:1:1 [0] NCCL INFO Using network Socket\n";
+  CHECK(parse_nccl_tests(kHead + info + kRows + kFoot, "ar.txt").network == "Socket");
+  CHECK(parse_nccl_tests(kHead + kRows + kFoot, "ar.txt").network.empty());
+  // algbw 8.74 GB/s is 1048576 B / 120 us; 80.00 is not.
+  std::string algbw = kRows;
+  algbw.replace(algbw.find("8.74    8.74"), 12, "80.00   80.00");
+  CHECK_THAT(error_of(kHead + algbw + kFoot),
+             ContainsSubstring("ar.txt:9: out-of-place algbw 80.00 GB/s is not size / time"));
+  // busbw must be algbw x 2(n-1)/n = algbw at 2 ranks.
+  std::string busbw = kRows;
+  busbw.replace(busbw.find("8.74    8.74"), 12, "8.74   17.48");
+  CHECK_THAT(error_of(kHead + busbw + kFoot),
+             ContainsSubstring("ar.txt:9: out-of-place busbw 17.48 GB/s is not size / time x 1"));
+}

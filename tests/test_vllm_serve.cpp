@@ -203,3 +203,28 @@ TEST_CASE("tpnet --vllm-args reads a local model path and fetches nothing", "[vl
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, ContainsSubstring("tpnet: error: --vllm-args: --tensor-parallel-size x:"));
 }
+
+TEST_CASE(
+    "an unquoted --speculative-config JSON (gpustack's Qwen3.5 recipe) still sets its "
+    "draft tokens",
+    "[vllm-serve][corpus]") {
+  // The shell strips the JSON's quotes: {method:mtp,num_speculative_tokens:1}.
+  const auto c = parse_vllm_serve(slurp("gpustack-qwen3.5-35b-a3b-h200-mtp-unquoted-json.sh"));
+  CHECK(c.model == "Qwen/Qwen3.5-35B-A3B-FP8");
+  CHECK(value_of(c, "engine.num_speculative_tokens") == "1");
+  CHECK(value_of(c, "memory.max_model_len") == "32768");
+  // Written with spaces and no quotes, the JSON arrives in pieces: they are joined.
+  const auto spaced = parse_vllm_serve(
+      R"(vllm serve m --speculative-config {"method": "mtp", "num_speculative_tokens": 3} -tp 2)");
+  CHECK(value_of(spaced, "engine.num_speculative_tokens") == "3");
+  CHECK(value_of(spaced, "layout.tp") == "2");
+  // Quoted, as vLLM's docs write it: unchanged.
+  CHECK(
+      value_of(
+          parse_vllm_serve(
+              R"(vllm serve m --speculative-config '{"method":"mtp","num_speculative_tokens":2}')"),
+          "engine.num_speculative_tokens") == "2");
+  // Unreadable JSON is still refused, naming the flag.
+  CHECK_THAT(error_of("vllm serve m --speculative-config {method:mtp,num_speculative_tokens"),
+             ContainsSubstring("--speculative-config: is not valid JSON"));
+}

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/analysis/decode.hpp"
 #include "tpnet/checked_math.hpp"
 #include "tpnet/fabric/collective.hpp"
+#include "tpnet/model/layout.hpp"
 #include "tpnet/predict/predict.hpp"
 
 namespace tpnet {
@@ -95,6 +98,26 @@ CompareReport run_compare(CompareRequest request) {
   if (request.prompts.empty()) request.prompts = study_scenarios();
   require_scenario_count(request.prompts.size());
   CompareReport report;
+  // A grid crosses every TP with every PP and EP, so some cells cannot run
+  // (EP8 with TP16: EP is not a multiple of TP). They are skipped with a
+  // note; only a grid with no cell that runs is refused.
+  std::vector<ParallelLayout> runnable;
+  std::optional<InputError> first_refusal;
+  std::string skipped;
+  for (const auto& layout : request.layouts) {
+    try {
+      validate_layout(layout, request.model);
+      runnable.push_back(layout);
+    } catch (const InputError& e) {
+      if (!first_refusal) first_refusal = e;
+      skipped += fmt::format("{}{} ({})", skipped.empty() ? "" : ", ", layout.name(), e.detail());
+    }
+  }
+  if (runnable.empty() && first_refusal) throw *first_refusal;
+  if (!skipped.empty()) {
+    report.warnings.push_back(fmt::format("skipped the layouts that cannot run: {}", skipped));
+  }
+  request.layouts = std::move(runnable);
   report.row_count = compare_row_count(request);
   report.reference = reference_layout(request);
   const ModelArch& model = request.model;

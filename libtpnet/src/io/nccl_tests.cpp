@@ -182,6 +182,43 @@ int ranks_from_bandwidths(const AllReduceSweep& sweep) {
   return static_cast<int>(whole);
 }
 
+/// Refuses a row whose bandwidth columns contradict its size and time:
+/// algbw is size / time and busbw is algbw x the collective's factor
+/// (nccl-tests' PERFORMANCE.md). Both are printed to 0.01 GB/s from a time
+/// printed to 3-4 significant digits, so a printed column is within 0.01
+/// GB/s + 1% of its recomputed value; a column further off was edited or
+/// comes from another run, and judging the fabric by it would be a guess.
+void check_bandwidth_columns(const AllReduceSweep& sweep) {
+  constexpr double kAbsoluteGbs = 0.01;
+  constexpr double kRelative = 0.01;
+  const double factor = sweep.ranks >= 2 ? busbw_factor(sweep.collective, sweep.ranks) : 0.0;
+  auto check = [&](const AllReduceSample& s, const AllReduceTiming& t, std::string_view which) {
+    const double algbw = s.size.count() / t.time.value() / 1e9;
+    const double printed_algbw = t.algbw.bits_per_second() / 8e9;
+    const double printed_busbw = t.busbw.bits_per_second() / 8e9;
+    if (std::fabs(printed_algbw - algbw) > kAbsoluteGbs + kRelative * algbw) {
+      throw InputError(
+          fmt::format("{} algbw {:.2f} GB/s is not size / time = {} B / {:.6g} us = {:.2f} GB/s: "
+                      "the row's columns contradict each other",
+                      which, printed_algbw, s.size.count(), t.time.value() * 1e6, algbw),
+          s.source);
+    }
+    if (factor > 0.0 &&
+        std::fabs(printed_busbw - algbw * factor) > kAbsoluteGbs + kRelative * algbw * factor) {
+      throw InputError(
+          fmt::format("{} busbw {:.2f} GB/s is not size / time x {:.4g} ({}, {} ranks) = {:.2f} "
+                      "GB/s: the row's columns contradict each other",
+                      which, printed_busbw, factor, to_string(sweep.collective), sweep.ranks,
+                      algbw * factor),
+          s.source);
+    }
+  };
+  for (const auto& s : sweep.samples) {
+    check(s, s.out_of_place, "out-of-place");
+    if (s.in_place) check(s, *s.in_place, "in-place");
+  }
+}
+
 /// Settles which collective the log measured and checks every row against
 /// it: size = count x element size, times the ranks where count is one
 /// rank's share. A log without `#  Rank` lines gets its rank count from there.
@@ -254,6 +291,7 @@ void settle_collective(AllReduceSweep& sweep, const std::vector<RowColumns>& col
           where);
     }
   }
+  check_bandwidth_columns(sweep);
 }
 
 /// `# tpnet-calibrate allreduce backend=mpi date=... hosts=h1,h2 ...`: its key=value words.
@@ -396,6 +434,13 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
         }
         layout = Layout{static_cast<std::size_t>(first_time - words.begin()), line_number};
       }
+    } else if (const auto using_network = line.find("NCCL INFO Using network ");
+               using_network != std::string_view::npos && sweep.network.empty()) {
+      std::string_view name = line.substr(using_network + 24);
+      while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
+        name.remove_suffix(1);
+      }
+      sweep.network = std::string(name);
     } else if (const auto banner = line.find("NCCL version ");
                banner != std::string_view::npos && sweep.nccl_version.empty()) {
       // NCCL's own banner ("NCCL version 2.26.6+cuda12.8", also inside
@@ -591,7 +636,11 @@ AllReduceSweep parse_json(std::string_view text, const std::string& origin,
     if (r["type"] && r["type"].IsScalar()) s.type = r["type"].Scalar();
     RowColumns row;
     if (r["redop"] && r["redop"].IsScalar()) row.redop = r["redop"].Scalar();
-    if (r["root"] && r["root"].IsScalar()) row.root = r["root"].Scalar();
+    if (r["root"] && r["root"].IsScalar()) {
+      // nccl-tests writes the root padded ("    -1"): the text table's cell.
+      const auto words = split_words(r["root"].Scalar());
+      if (!words.empty()) row.root = words.front();
+    }
     columns.push_back(std::move(row));
     const YAML::Node oop = r["out_of_place"];
     if (!oop || oop.IsNull()) {

@@ -103,15 +103,38 @@ NcclMemoryProfile parse_nccl_memory(const YAML::Node& map, const std::string& or
   return p;
 }
 
+/// `{ranks: 2, max_size: 64KiB, healthy: [30us, 70us], source: ...}`
+SmallAllReduceLatency parse_small_allreduce_latency(const YAML::Node& map,
+                                                    const std::string& origin) {
+  yaml::require_map(map, origin, "small_allreduce_latency (ranks, max_size, healthy, source)");
+  yaml::reject_unknown_keys(map, origin, {"ranks", "max_size", "healthy", "source"});
+  SmallAllReduceLatency l;
+  l.ranks = static_cast<int>(yaml::required_integer(map, origin, "ranks", 2, kMaxTp));
+  l.max_size = catalog_yaml::required_bytes(map, origin, "max_size");
+  l.source = yaml::required_string(map, origin, "source");
+  const YAML::Node healthy = map["healthy"];
+  if (!healthy.IsDefined() || !healthy.IsSequence() || healthy.size() != 2 ||
+      !healthy[0].IsScalar() || !healthy[1].IsScalar()) {
+    throw InputError("expected [fastest, slowest], e.g. [30us, 70us]",
+                     yaml::where(healthy.IsDefined() ? healthy : map, origin, "healthy"));
+  }
+  l.healthy_min = parse_duration(healthy[0].Scalar(), yaml::where(healthy[0], origin, "healthy"));
+  l.healthy_max = parse_duration(healthy[1].Scalar(), yaml::where(healthy[1], origin, "healthy"));
+  if (!(l.healthy_min.value() > 0.0) || !(l.healthy_max > l.healthy_min)) {
+    throw InputError("needs 0 < fastest < slowest", yaml::where(healthy, origin, "healthy"));
+  }
+  return l;
+}
+
 }  // namespace
 
 NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
   const YAML::Node root = yaml::load_document(text, origin);
   yaml::require_map(root, origin, "a node");
-  yaml::reject_unknown_keys(
-      root, origin,
-      {"name", "description", "source", "memory", "memory_bandwidth", "usable_memory",
-       "reserved_memory", "nic", "ports", "host_links", "network_limit", "nccl_memory", "notes"});
+  yaml::reject_unknown_keys(root, origin,
+                            {"name", "description", "source", "memory", "memory_bandwidth",
+                             "usable_memory", "reserved_memory", "nic", "ports", "host_links",
+                             "network_limit", "nccl_memory", "small_allreduce_latency", "notes"});
   NodeSpec n;
   n.name = yaml::required_string(root, origin, "name");
   n.description = yaml::optional_string(root, origin, "description").value_or("");
@@ -145,6 +168,11 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
   if (const YAML::Node nccl = root["nccl_memory"]; nccl.IsDefined() && !nccl.IsNull()) {
     n.nccl_memory =
         yaml::with_key_prefix("nccl_memory.", [&] { return parse_nccl_memory(nccl, origin); });
+  }
+  if (const YAML::Node latency = root["small_allreduce_latency"];
+      latency.IsDefined() && !latency.IsNull()) {
+    n.small_allreduce_latency = yaml::with_key_prefix(
+        "small_allreduce_latency.", [&] { return parse_small_allreduce_latency(latency, origin); });
   }
   n.notes = catalog_yaml::string_list(root, origin, "notes");
   return n;

@@ -140,11 +140,18 @@ std::string_view to_string(FabricState state) {
       return "above-link";
     case FabricState::not_judged:
       return "not-judged";
+    case FabricState::socket_fallback:
+      return "socket-fallback";
+    case FabricState::latency_healthy:
+      return "latency-healthy";
+    case FabricState::latency_slow:
+      return "latency-slow";
   }
   return "unknown";
 }
 
-FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected, bool spark_port) {
+FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
+                                       const FabricHardware& hardware) {
   FabricDiagnosis d;
   const double gbps = measured.bits_per_second() / 1e9;
   const double expected_gbps = expected.bits_per_second() / 1e9;
@@ -159,11 +166,45 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected, bool 
         "than the one given",
         gbps, d.share * 100.0, expected_gbps);
     d.advice = "give the link the run used (`link`), or rerun with one NIC per rank";
-  } else if (d.share >= 0.9) {
+  } else if (d.share >= kHealthyShare) {
     d.state = FabricState::healthy;
     d.finding = fmt::format("healthy: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected", gbps,
                             d.share * 100.0, expected_gbps);
     d.advice = "nothing to fix; keep this run as the cluster's baseline";
+  } else if (hardware.network == "Socket") {
+    // NCCL's INFO logging names the transport it picked: sockets means no
+    // RDMA transport loaded, on any hardware.
+    d.state = FabricState::socket_fallback;
+    d.finding = fmt::format(
+        "fallback to sockets: NCCL moved the bytes over TCP (the log says 'Using network "
+        "Socket'); {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected",
+        gbps, d.share * 100.0, expected_gbps);
+    d.advice =
+        "NCCL found no RDMA transport: install or enable the fabric's network plugin "
+        "(aws-ofi-nccl for AWS EFA and HPE Slingshot) or the InfiniBand/RoCE verbs "
+        "(rdma-core, NCCL_IB_HCA), and check that NCCL_IB_DISABLE and NCCL_NET do not exclude "
+        "them";
+  } else if (!hardware.spark_port) {
+    // The bad states below were measured between DGX Sparks; another
+    // GPU's log is judged only by its share of the link.
+    const std::string on = hardware.gpu.empty() ? std::string() : " on " + hardware.gpu;
+    const std::string over =
+        hardware.network.empty() ? std::string() : " over NCCL's " + hardware.network;
+    d.state = FabricState::below_expectation;
+    d.finding = fmt::format(
+        "below expectation: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected{}{}; the bad "
+        "states tpnet names are DGX Spark's and do not apply to this hardware",
+        gbps, d.share * 100.0, expected_gbps, on, over);
+    d.advice =
+        hardware.network.empty()
+            ? "rerun with NCCL_DEBUG=INFO and read the transport NCCL picked ('Using network "
+              "...'): 'Socket' is a fallback to TCP (the fabric's plugin, e.g. aws-ofi-nccl for "
+              "AWS EFA and HPE Slingshot, or the RDMA verbs were not loaded); otherwise check the "
+              "NIC's link rate and count, GPUDirect RDMA, and congestion"
+            : fmt::format(
+                  "NCCL used {}: check the NIC's link rate and count against `link`, GPUDirect "
+                  "RDMA, and congestion",
+                  hardware.network);
   } else if (gbps < 8.0) {
     d.state = FabricState::software_forwarded;
     d.finding = fmt::format(
@@ -183,7 +224,7 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected, bool 
     d.advice =
         "update the OS, driver and NIC firmware, check the NIC's power and thermal state; a "
         "clean mstlink and a 200G link state do not rule this out";
-  } else if (spark_port && expected_gbps >= 180.0 && gbps >= 95.0 && gbps <= 125.0) {
+  } else if (expected_gbps >= 180.0 && gbps >= 95.0 && gbps <= 125.0) {
     d.state = FabricState::one_pcie_half;
     d.finding = fmt::format(
         "one PCIe half: {:.1f} Gb/s is what one of the port's two RDMA devices carries "

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "tpnet/fabric/node.hpp"
+
 namespace tpnet {
 namespace {
 
@@ -24,7 +26,109 @@ std::vector<std::string> settings_to_check() {
       "measure RDMA (ib_write_bw) or NCCL",
   };
 }
+
+/// What to check on hardware other than a DGX Spark: nothing port- or
+/// CPU-specific, only what any NCCL fabric is checked by.
+std::vector<std::string> settings_to_check_elsewhere() {
+  return {
+      "NCCL_DEBUG=INFO shows the transport NCCL picked ('Using network ...'): IB, or the "
+      "fabric's plugin (AWS Libfabric for EFA and Slingshot); 'Socket' is a fallback to TCP",
+      "NCCL_ALGO=Ring for a sweep the ring formula can be fitted to",
+      "one rank per node (-g 1, one GPU per host) for a bus bandwidth that is the NIC's alone",
+  };
+}
 // NOLINTEND(bugprone-suspicious-missing-comma)
+
+/// Refuses a range that holds none of the log's sizes; the fit and the
+/// judgement would otherwise rest on nothing.
+void check_range(const AllReduceSweep& sweep, const FitRange& range, std::size_t in_range) {
+  if (range.min_size && range.max_size && *range.min_size > *range.max_size) {
+    throw InputError(
+        fmt::format("{:.0f} B is above `fit.max_size` {:.0f} B: the range holds no size",
+                    range.min_size->count(), range.max_size->count()),
+        InputLocation::for_key("fit.min_size"));
+  }
+  if (in_range == 0) {
+    double smallest = sweep.samples.front().size.count();
+    double largest = smallest;
+    for (const auto& s : sweep.samples) {
+      smallest = std::min(smallest, s.size.count());
+      largest = std::max(largest, s.size.count());
+    }
+    throw InputError(
+        fmt::format("leaves none of the sizes of {} in the range ({:.0f} B to {:.0f} B)",
+                    sweep.origin, smallest, largest),
+        InputLocation::for_key(range.min_size ? "fit.min_size" : "fit.max_size"));
+  }
+}
+
+/// The sizes are too small for the bus bandwidth to show: on DGX Sparks with
+/// a measured range for this rank count, their latency is judged instead.
+void judge_small_sizes(const AllReduceSweep& sweep, Bytes largest,
+                       const std::optional<NodeSpec>& spark, DoctorReport& r) {
+  const double fixed_us = r.fitted && r.fit.alpha.value() > 0.0 ? r.fit.alpha.value() * 1e6 : 0.0;
+  const std::string why = fmt::format(
+      "bandwidth not judged: a healthy link would show at most {:.0f}% of its rate at the "
+      "largest size, {:.0f} B{}, under the {:.0f}% a healthy fabric reaches: the call's fixed "
+      "cost hides its bytes",
+      r.reachable_share * 100.0, largest.count(),
+      fixed_us > 0.0 ? fmt::format(" (fixed cost {:.1f} us)", fixed_us) : std::string(),
+      kHealthyShare * 100.0);
+  const auto& latency =
+      spark ? spark->small_allreduce_latency : std::optional<SmallAllReduceLatency>();
+  if (!latency || latency->ranks != r.ranks || r.ranks_per_node > 1) {
+    r.diagnosis.state = FabricState::not_judged;
+    r.diagnosis.finding =
+        why + (spark ? fmt::format("; the node catalog's measured small all-reduce latency is "
+                                   "for {} ranks, one per node, not this run's {}",
+                                   latency ? latency->ranks : 0, r.ranks)
+                     : "; tpnet has no measured latency of this hardware to judge it by");
+    r.diagnosis.advice =
+        "rerun with sizes up to 1 GiB or more (-e 1G) to judge the link's bandwidth";
+    return;
+  }
+  Seconds slowest;
+  int rows = 0;
+  for (const auto& s : sweep.samples) {
+    if (s.size > latency->max_size) continue;
+    slowest = std::max(slowest, s.out_of_place.time);
+    ++rows;
+  }
+  if (rows == 0) {
+    r.diagnosis.state = FabricState::not_judged;
+    r.diagnosis.finding = fmt::format(
+        "{}; no size is at or under the {:.0f} B the measured small all-reduce latency covers", why,
+        latency->max_size.count());
+    r.diagnosis.advice =
+        "rerun with sizes up to 1 GiB or more (-e 1G) to judge the link's bandwidth";
+    return;
+  }
+  r.small_latency = slowest;
+  r.healthy_latency_max = latency->healthy_max;
+  const double us = slowest.value() * 1e6;
+  if (slowest <= latency->healthy_max) {
+    r.diagnosis.state = FabricState::latency_healthy;
+    r.diagnosis.finding = fmt::format(
+        "{}. Latency healthy: the slowest of {} size(s) up to {:.0f} B took {:.2f} us, within "
+        "the {:.0f}-{:.0f} us healthy {}-Spark runs take",
+        why, rows, latency->max_size.count(), us, latency->healthy_min.value() * 1e6,
+        latency->healthy_max.value() * 1e6, latency->ranks);
+    r.diagnosis.advice =
+        "nothing to fix in the latency; rerun with sizes up to 1 GiB or more (-e 1G) to judge "
+        "the link's bandwidth";
+  } else {
+    r.diagnosis.state = FabricState::latency_slow;
+    r.diagnosis.finding = fmt::format(
+        "{}. Latency slow: the slowest of {} size(s) up to {:.0f} B took {:.2f} us, above the "
+        "{:.0f}-{:.0f} us healthy {}-Spark runs take",
+        why, rows, latency->max_size.count(), us, latency->healthy_min.value() * 1e6,
+        latency->healthy_max.value() * 1e6, latency->ranks);
+    r.diagnosis.advice =
+        "a slow small all-reduce is a slow path or transport: check that NCCL uses RoCE "
+        "(NCCL_DEBUG=INFO: 'Using network IB'), MTU 9000 on the path, and no software-forwarded "
+        "bridge; rerun with sizes up to 1 GiB or more (-e 1G) to judge the bandwidth";
+  }
+}
 
 }  // namespace
 
@@ -51,53 +155,92 @@ int resolve_sweep_ranks(const AllReduceSweep& sweep, std::optional<int> asked,
 
 DoctorReport run_doctor(const DoctorRequest& request) {
   DoctorReport r;
-  r.warnings = request.sweep.notes;
-  r.ranks = resolve_sweep_ranks(request.sweep, request.ranks, r.warnings);
+  const AllReduceSweep& sweep = request.sweep;
+  r.warnings = sweep.notes;
+  r.ranks = resolve_sweep_ranks(sweep, request.ranks, r.warnings);
   std::set<double> sizes;
-  for (const auto& s : request.sweep.samples) {
+  for (const auto& s : sweep.samples) {
     if ((!request.range.min_size || s.size >= *request.range.min_size) &&
         (!request.range.max_size || s.size <= *request.range.max_size)) {
       sizes.insert(s.size.count());
     }
   }
+  check_range(sweep, request.range, sizes.size());
   if (sizes.size() >= 2) {
-    r.fit = fit_allreduce(request.sweep, r.ranks, request.range);
+    r.fit = fit_allreduce(sweep, r.ranks, request.range);
     r.fitted = true;
   } else {
     // One size still shows the bus bandwidth; only the fit needs two.
     r.fit.ranks = r.ranks;
-    r.fit.collective = request.sweep.collective;
+    r.fit.collective = sweep.collective;
     r.warnings.push_back(fmt::format(
         "{} has {} size(s) in the range fitted: no alpha-beta fit (it needs 2); the bus "
         "bandwidth is judged alone",
-        request.sweep.origin, sizes.size()));
+        sweep.origin, sizes.size()));
   }
-  r.busbw = large_size_busbw(request.sweep);
-  for (const auto& s : request.sweep.samples) {
+  r.busbw = large_size_busbw(sweep);
+  for (const auto& s : sweep.samples) {
     r.peak_busbw = std::max(r.peak_busbw, s.out_of_place.busbw);
   }
-  const AllReduceSweep& sweep = request.sweep;
-  // The one-PCIe-half state is a DGX Spark port's (two RDMA devices per
-  // port); another GPU's log cannot be in it.
-  const bool spark_port = sweep.gpu.empty() || sweep.gpu.find("GB10") != std::string::npos;
-  r.diagnosis = diagnose_bus_bandwidth(r.busbw, request.link.rate, spark_port);
+  // The DGX Spark's bad states and measured latency apply to its ports
+  // alone; a log that does not name its GPU is taken as tpnet's default node's.
+  FabricHardware hardware;
+  hardware.spark_port = sweep.gpu.empty() || sweep.gpu.find("GB10") != std::string::npos;
+  hardware.gpu = sweep.gpu;
+  hardware.network = sweep.network;
+  const std::optional<NodeSpec> spark =
+      hardware.spark_port ? std::optional<NodeSpec>(builtin_node(kDefaultNodeName)) : std::nullopt;
+  r.diagnosis = diagnose_bus_bandwidth(r.busbw, request.link.rate, hardware);
   r.ranks_per_node = sweep.ranks_per_node();
-  if (r.ranks_per_node > 1) {
-    // Inside a node the ranks talk over NVLink or PCIe; the log's bus
-    // bandwidth mixes those links with the NICs and cannot tell them apart.
+
+  // A healthy link shows at most sent / (alpha + sent) of its rate at the
+  // largest size, sent being that size's bytes at the link rate: alpha is
+  // the fit's fixed cost, else the Spark's fastest measured small call.
+  const AllReduceSample* largest = nullptr;
+  for (const auto& s : sweep.samples) {
+    if (largest == nullptr || s.size > largest->size) largest = &s;
+  }
+  Seconds fixed_cost;
+  if (r.fitted && r.fit.alpha.value() > 0.0) {
+    fixed_cost = r.fit.alpha;
+  } else if (spark && spark->small_allreduce_latency) {
+    fixed_cost = spark->small_allreduce_latency->healthy_min;
+  }
+  const Seconds bytes_at_link =
+      Bytes(busbw_factor(sweep.collective, r.ranks) * largest->size.count()) / request.link.rate;
+  r.reachable_share = bytes_at_link / (fixed_cost + bytes_at_link);
+  r.bandwidth_judged = r.reachable_share >= kHealthyShare;
+
+  const bool several_nodes = sweep.hosts.size() >= 2;
+  if (!r.bandwidth_judged) {
+    judge_small_sizes(sweep, largest->size, spark, r);
+  } else if (r.ranks_per_node > 1 && several_nodes && r.diagnosis.share < kHealthyShare) {
+    // A ring crosses each node boundary once per direction: every byte goes
+    // through an inter-node step at the NIC's rate, while the steps inside a
+    // node run faster, so a bus bandwidth under the link's is the inter-node
+    // link's own.
+    r.diagnosis.finding = fmt::format(
+        "inter-node steps: the {} ranks run {} per node on {} nodes; the ring's inter-node "
+        "steps carry every byte at the NIC's rate and the links inside a node are faster, so "
+        "the {:.1f} Gb/s bus bandwidth is what the inter-node link carried. {}",
+        r.ranks, r.ranks_per_node, sweep.hosts.size(), r.busbw.bits_per_second() / 1e9,
+        r.diagnosis.finding);
+  } else if (r.ranks_per_node > 1) {
+    // At or above the link, links inside each node (NVLink, PCIe) or several
+    // NICs per node may have carried part of it: the log cannot tell.
     r.diagnosis.state = FabricState::not_judged;
     r.diagnosis.finding = fmt::format(
         "not judged: the {} ranks run {} per node on {}, so links inside each node carry "
         "part of the {}; its {:.1f} Gb/s bus bandwidth is not the NIC's, and the log cannot show "
         "what the NIC carried",
         r.ranks, r.ranks_per_node,
-        sweep.hosts.size() == 1 ? std::string("one node")
-                                : fmt::format("{} nodes", sweep.hosts.size()),
+        several_nodes ? fmt::format("{} nodes", sweep.hosts.size()) : std::string("one node"),
         to_string(sweep.collective), r.busbw.bits_per_second() / 1e9);
     r.diagnosis.advice =
         "rerun with one rank per node (one GPU per host, e.g. mpirun -npernode 1 ... -g 1) to "
         "judge the link";
-  } else if (sweep.hosts.empty()) {
+  }
+  if (sweep.hosts.empty()) {
     r.warnings.push_back(fmt::format(
         "{} does not say where its ranks ran ('#  Rank ... on HOST' lines); judged as one rank "
         "per node",
@@ -110,7 +253,7 @@ DoctorReport run_doctor(const DoctorRequest& request) {
         sweep.origin, to_string(sweep.collective), sweep.collective_from,
         busbw_factor(sweep.collective, r.ranks), to_string(sweep.collective)));
   }
-  r.checks = settings_to_check();
+  r.checks = hardware.spark_port ? settings_to_check() : settings_to_check_elsewhere();
   for (const auto& w : r.fit.warnings) r.warnings.push_back(w);
   return r;
 }

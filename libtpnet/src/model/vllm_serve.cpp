@@ -135,14 +135,60 @@ std::string count_value(const std::string& value, const std::string& shown, long
   return std::to_string(std::stoll(value));
 }
 
+/// Open minus closed braces and square brackets.
+int bracket_depth(const std::string& text) {
+  int depth = 0;
+  for (const char c : text) {
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') --depth;
+  }
+  return depth;
+}
+
+/// A JSON object whose double quotes the shell removed, as an unquoted
+/// `{"method":"mtp","num_speculative_tokens":3}` arrives:
+/// `{method:mtp,num_speculative_tokens:3}`. YAML does not split `method:mtp`
+/// into a pair; with a space after each ':' and ',' its flow map reads the
+/// pairs the recipe wrote.
+std::string with_pair_spaces(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    out += c;
+    if (c == ':' || c == ',') out += ' ';
+  }
+  return out;
+}
+
+/// Whether `node` is what YAML makes of a quote-stripped object: every key
+/// holds a ':' and has no value.
+bool quotes_stripped(const YAML::Node& node) {
+  if (!node.IsMap() || node.size() == 0) return false;
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar() || kv.first.Scalar().find(':') == std::string::npos ||
+        !kv.second.IsNull()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /// num_speculative_tokens from --speculative-config's JSON.
 std::optional<std::string> speculative_tokens(const std::string& json, const std::string& shown) {
   YAML::Node node;
+  bool read = false;
   try {
     node = YAML::Load(json);
+    read = !quotes_stripped(node);
   } catch (const YAML::Exception&) {
-    throw InputError(fmt::format("{}: is not valid JSON", shown), at_args());
   }
+  if (!read && json.find('"') == std::string::npos) {
+    try {
+      node = YAML::Load(with_pair_spaces(json));
+      read = node.IsMap() && !quotes_stripped(node);
+    } catch (const YAML::Exception&) {
+    }
+  }
+  if (!read) throw InputError(fmt::format("{}: is not valid JSON", shown), at_args());
   if (!node.IsMap()) {
     throw InputError(fmt::format("{}: must be a JSON object, e.g. "
                                  "'{{\"method\": \"mtp\", \"num_speculative_tokens\": 3}}'",
@@ -338,6 +384,18 @@ VllmServeCommand parse_vllm_serve(std::string_view command_line) {
         (words[i + 1].empty() || words[i + 1][0] != '-' || all_digits(words[i + 1].substr(1)))) {
       f.value = words[++i];
       f.has_value = true;
+    }
+    // An unquoted JSON value with spaces (--speculative-config {"method": "mtp",
+    // ...}) reaches here cut at its spaces: its words are joined until the
+    // brackets close, as the recipe meant it; left as it was when they never do.
+    if (f.has_value && !f.value.empty() && (f.value.front() == '{' || f.value.front() == '[')) {
+      std::string joined = f.value;
+      std::size_t next = i;
+      while (bracket_depth(joined) > 0 && next + 1 < words.size()) joined += " " + words[++next];
+      if (bracket_depth(joined) == 0) {
+        f.value = joined;
+        i = next;
+      }
     }
     f.shown = f.has_value ? "--" + name + " " + f.value : "--" + name;
     if (!f.has_value && (known(name) != nullptr && known(name)->kind != Kind::toggle)) {

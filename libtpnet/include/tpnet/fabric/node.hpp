@@ -50,6 +50,17 @@ struct NcclMemoryProfile {
   Bytes tuned_per_rank;
 };
 
+/// How long a healthy small all-reduce takes between these nodes, measured:
+/// the range `doctor` judges a sweep by when its sizes are too small for the
+/// bus bandwidth to show (docs/calibration.md, docs/formulas.md s.16).
+struct SmallAllReduceLatency {
+  int ranks = 0;        ///< the rank count it was measured at
+  Bytes max_size;       ///< the largest size the range covers
+  Seconds healthy_min;  ///< the fastest measured
+  Seconds healthy_max;  ///< the slowest a healthy run took
+  std::string source;
+};
+
 struct NodeSpec {
   std::string name;  ///< "dgx-spark"
   std::string description;
@@ -67,6 +78,8 @@ struct NodeSpec {
   /// NCCL's buffers on this node; absent when never measured, and then the
   /// memory fit cannot price them.
   std::optional<NcclMemoryProfile> nccl_memory;
+  /// Small all-reduce latency of a healthy fabric; absent when never measured.
+  std::optional<SmallAllReduceLatency> small_allreduce_latency;
   std::vector<std::string> notes;
 
   /// What the node can move in total however it is cabled:

@@ -64,6 +64,10 @@ struct AllReduceFit {
 [[nodiscard]] AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks,
                                          const FitRange& range = {});
 
+/// The share of the link's rate a healthy fabric's bus bandwidth reaches:
+/// within 10% of the link (docs/background.md s.9: ~196 Gb/s on a 200G port).
+inline constexpr double kHealthyShare = 0.9;
+
 /// What a measured bus bandwidth says about the fabric (docs/background.md s.9).
 enum class FabricState {
   healthy,             ///< within 10% of the link's rate
@@ -72,7 +76,10 @@ enum class FabricState {
   software_forwarded,  ///< under 8 Gb/s: CPU bridge, RSTP detour
   below_expectation,   ///< slower than the link, none of the known causes
   above_link,          ///< faster than the link: more NICs, or another link than asked
-  not_judged,          ///< several ranks per node: NVLink carries part of the traffic
+  not_judged,          ///< NVLink carries part of the traffic, or the sizes are too small
+  socket_fallback,     ///< NCCL moved the bytes over TCP sockets (its log says so)
+  latency_healthy,     ///< sizes too small for bandwidth; latency within the measured range
+  latency_slow,        ///< sizes too small for bandwidth; latency above the measured range
 };
 [[nodiscard]] std::string_view to_string(FabricState state);
 
@@ -83,11 +90,20 @@ struct FabricDiagnosis {
   std::string advice;
 };
 
-/// Classifies the bus bandwidth of the largest sizes against the link rate.
-/// `spark_port`: the ranks sit on DGX Spark ports (two RDMA devices each),
-/// the only hardware where the one-PCIe-half state exists.
+/// What the log says about the hardware the bus bandwidth was measured on.
+struct FabricHardware {
+  /// The ranks sit on DGX Spark ports (ConnectX-7, two RDMA devices each):
+  /// the only hardware whose bad states (one PCIe half, a throttled NIC, a
+  /// software-forwarded bridge) were measured, so the only one put in them.
+  bool spark_port = true;
+  std::string gpu;      ///< as the log's `#  Rank` lines name it; "" when not said
+  std::string network;  ///< NCCL's transport as its INFO lines name it; "" when not said
+};
+
+/// Classifies the bus bandwidth of the largest sizes against the link rate,
+/// naming only causes that exist on `hardware`.
 [[nodiscard]] FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
-                                                     bool spark_port = true);
+                                                     const FabricHardware& hardware = {});
 
 /// Mean out-of-place bus bandwidth of the (up to) `count` largest sizes.
 [[nodiscard]] BitRate large_size_busbw(const AllReduceSweep& sweep, int count = 3);

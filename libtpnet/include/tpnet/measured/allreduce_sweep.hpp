@@ -45,6 +45,10 @@ struct AllReduceSweep {
   std::string origin;
   /// The GPU the first `#  Rank` line names ("NVIDIA GB10"); "" when not said.
   std::string gpu;
+  /// The transport NCCL's INFO logging names ("NCCL INFO Using network
+  /// Socket": "Socket", "IB", "AWS Libfabric", ...); "" when the log has no
+  /// such line (run without NCCL_DEBUG=INFO).
+  std::string network;
   /// Hosts of the `#  Rank ... on HOST device` lines, each once, in file order.
   std::vector<std::string> hosts;
   /// Ranks on each host when the `#  Rank` lines spread them evenly; 0 when

@@ -33,19 +33,33 @@ struct DoctorReport {
   bool fitted = false;  ///< false with under 2 sizes in range: `fit` is then all zero
   BitRate busbw;        ///< mean out-of-place bus bandwidth of the three largest sizes
   BitRate peak_busbw;   ///< the highest of any size
+  /// The share of the link a healthy fabric would show at the largest size:
+  /// its bytes at the link rate over those plus the fixed cost of one call
+  /// (docs/formulas.md s.16.1). Below kHealthyShare the sizes are too small
+  /// for the bus bandwidth to say anything about the link.
+  double reachable_share = 1.0;
+  bool bandwidth_judged = true;  ///< reachable_share >= kHealthyShare
+  /// Sizes too small for bandwidth, on DGX Sparks: the slowest out-of-place
+  /// time at or under the node catalog's `small_allreduce_latency.max_size`,
+  /// judged against its healthy range; 0 when not judged so.
+  Seconds small_latency;
+  Seconds healthy_latency_max;  ///< the catalog's slowest healthy time; 0 when not used
   FabricDiagnosis diagnosis;
   std::vector<std::string> checks;    ///< the settings to check on any cluster
   std::vector<std::string> warnings;  ///< the file's notes, the rank override, the fit's own
 
   [[nodiscard]] bool healthy() const { return diagnosis.state == FabricState::healthy; }
   /// The fabric is slower than its link (the CI gate fails): every state but
-  /// healthy, above_link and not_judged, which find nothing wrong.
+  /// healthy, above_link, not_judged and latency_healthy, which find nothing wrong.
   [[nodiscard]] bool gate_failed() const {
     return diagnosis.state != FabricState::healthy && diagnosis.state != FabricState::above_link &&
-           diagnosis.state != FabricState::not_judged;
+           diagnosis.state != FabricState::not_judged &&
+           diagnosis.state != FabricState::latency_healthy;
   }
 };
 
+/// Judges the sweep. Throws InputError naming `fit.min_size` when the range
+/// is empty (its minimum above its maximum, or no size of the log in it).
 [[nodiscard]] DoctorReport run_doctor(const DoctorRequest& request);
 
 }  // namespace tpnet
