@@ -162,9 +162,12 @@ TEST_CASE("fuzz nccl_tests: a busbw of 1e308 GB/s became an infinite rate", "[fu
         "ar.txt:4: size: 1024.5 B is not a whole number of bytes from 1 to 10^18");
   CHECK(error_for("0.5 0 float sum -1 37.87 0.03 0.05 0 37.87 0.03 0.05 0\n") ==
         "ar.txt:4: size: 0.5 B is not a whole number of bytes from 1 to 10^18");
-  // The limits themselves are accepted; a bandwidth of 0.00 is what small sizes print.
+  // The limits themselves are accepted (1,250,000 B in 0.001 us is 1,250,000 GB/s);
+  // a bandwidth of 0.00 is what small sizes print.
   const AllReduceSweep sweep = parse_nccl_tests(
-      log_with("8 2 float sum -1 0.001 0.00 0.00 0 37.87 1250000 1250000 0\n"), "ar.txt");
-  REQUIRE(sweep.samples.size() == 1);
-  CHECK(sweep.samples[0].out_of_place.time.value() == Approx(1e-9));
+      log_with("8 2 float sum -1 37.87 0.00 0.00 0 37.87 0.00 0.00 0\n"
+               "1250000 312500 float sum -1 0.001 1250000 1250000 0 37.87 33.01 33.01 0\n"),
+      "ar.txt");
+  REQUIRE(sweep.samples.size() == 2);
+  CHECK(sweep.samples[1].out_of_place.time.value() == Approx(1e-9));
 }
