@@ -108,10 +108,10 @@ NcclMemoryProfile parse_nccl_memory(const YAML::Node& map, const std::string& or
 NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
   const YAML::Node root = yaml::load_document(text, origin);
   yaml::require_map(root, origin, "a node");
-  yaml::reject_unknown_keys(
-      root, origin,
-      {"name", "description", "source", "memory", "memory_bandwidth", "usable_memory",
-       "reserved_memory", "nic", "ports", "host_links", "network_limit", "nccl_memory", "notes"});
+  yaml::reject_unknown_keys(root, origin,
+                            {"name", "description", "source", "memory", "memory_bandwidth",
+                             "usable_memory", "reserved_memory", "unified_memory", "nic", "ports",
+                             "host_links", "network_limit", "nccl_memory", "notes"});
   NodeSpec n;
   n.name = yaml::required_string(root, origin, "name");
   n.description = yaml::optional_string(root, origin, "description").value_or("");
@@ -128,6 +128,11 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
   if (n.reserved_memory > n.usable_memory) {
     throw InputError("must not exceed usable_memory",
                      yaml::where(root["reserved_memory"], origin, "reserved_memory"));
+  }
+  if (const YAML::Node unified = root["unified_memory"]; unified.IsDefined() && !unified.IsNull()) {
+    if (!YAML::convert<bool>::decode(unified, n.unified_memory)) {
+      throw InputError("expected true or false", yaml::where(unified, origin, "unified_memory"));
+    }
   }
   n.nic = yaml::optional_string(root, origin, "nic").value_or("");
 
