@@ -292,17 +292,32 @@ Figure memory_figure(const std::vector<MemoryReport>& by_tp, const std::string& 
   p.title = "What each node holds";
   p.y = Axis{"memory per node", "B", {}, {}};
   p.x.quantity = "tensor-parallel size";
-  const std::vector<std::string> names{"weights", "NCCL buffers", "CUDA graphs", "activation peak",
-                                       "KV cache left"};
+  // The Engram tables and the autotune spike get a bar part only where some TP has them.
+  const bool engram = std::any_of(by_tp.begin(), by_tp.end(), [](const MemoryReport& r) {
+    return r.engram.counted.count() > 0.0;
+  });
+  const bool spike = std::any_of(by_tp.begin(), by_tp.end(), [](const MemoryReport& r) {
+    return r.autotune_spike_bytes.count() > 0.0;
+  });
+  std::vector<std::string> names{"weights"};
+  if (engram) names.emplace_back("Engram tables");
+  for (const char* n : {"NCCL buffers", "CUDA graphs", "activation peak"}) names.emplace_back(n);
+  if (spike) names.emplace_back("autotune spike");
+  names.emplace_back("KV cache left");
   std::vector<BarSeries> parts;
   parts.reserve(names.size());
   for (const auto& n : names) parts.push_back(BarSeries{n, {}, {}});
   for (const auto& r : by_tp) {
     const std::string tp = fmt::format("TP{}", r.tp);
     p.categories.push_back(r.fits ? tp : tp + " (does not fit)");
-    const std::vector<double> values{r.weights_bytes.count(), r.nccl_bytes.count(),
-                                     r.cuda_graph_bytes.count(), r.activation_peak_bytes.count(),
-                                     r.kv_cache_bytes.count()};
+    std::vector<double> values{r.weights_bytes.count()};
+    if (engram) values.push_back(r.engram.counted.count());
+    for (double v :
+         {r.nccl_bytes.count(), r.cuda_graph_bytes.count(), r.activation_peak_bytes.count()}) {
+      values.push_back(v);
+    }
+    if (spike) values.push_back(r.autotune_spike_bytes.count());
+    values.push_back(r.kv_cache_bytes.count());
     for (std::size_t k = 0; k < names.size(); ++k) {
       parts[k].values.emplace_back(values[k]);
       parts[k].hovers.push_back(

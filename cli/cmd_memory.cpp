@@ -69,7 +69,9 @@ Record kv_fields(const MemoryReport& r) {
     out.push_back(number("kv_bytes_per_token", "KV cache per token per node",
                          r.kv_bytes_per_token->count(), kBytesKB, 1));
     out.push_back(text("kv_bytes_per_token_source", "per-token size from",
-                       r.kv_per_token_given ? "--kv-bytes-per-token" : "architecture"));
+                       r.kv_per_token_given    ? "--kv-bytes-per-token"
+                       : r.kv_per_token_stated ? "model file"
+                                               : "architecture"));
     if (r.stage_layer_share < 1.0) {
       out.push_back(number("stage_layer_share", "share of the layers on this node",
                            r.stage_layer_share, kCount, 3));
@@ -110,6 +112,26 @@ Record kv_fields(const MemoryReport& r) {
   return out;
 }
 
+/// Where the Engram tables live and what of them counts; empty for a model without them.
+Record engram_fields(const MemoryReport& r) {
+  if (!r.has_engram) return {};
+  const EngramTables& e = r.engram;
+  return {
+      text("engram_tables", "Engram tables (--engram-tables)", std::string(to_string(e.placement))),
+      gigabytes("engram_table_bytes", "Engram tables per node", e.per_node),
+      gigabytes("engram_gpu_bytes", "  in GPU memory", e.gpu),
+      gigabytes("engram_host_bytes",
+                e.host_counted ? "  in pinned host memory (unified: counted)"
+                               : "  in pinned host memory (not counted)",
+                e.host),
+      gigabytes("engram_disk_bytes", "  on disk (not counted)", e.disk),
+      flag("engram_host_counted", "host memory counts against the budget", e.host_counted),
+      gigabytes("engram_counted_bytes", "Engram tables counted", e.counted),
+      gigabytes("gpu_weights_bytes", "model on the GPU (weights + Engram in GPU memory)",
+                r.gpu_weights_bytes),
+  };
+}
+
 Record report_fields(const ModelArch& model, const MemoryReport& r, const std::string& dtype) {
   // Replicated parts as an object keyed by part, so CSV stays one key,value list.
   Record parts;
@@ -138,6 +160,9 @@ Record report_fields(const ModelArch& model, const MemoryReport& r, const std::s
                 r.weights.replicated_bytes),
       gigabytes("weights_mtp_bytes", "  MTP layers (drafting)", r.weights.mtp),
       table_only(texts("", "    part", std::move(lines))),
+  };
+  for (auto& f : engram_fields(r)) out.push_back(std::move(f));
+  Record runtime{
       integer("nccl_channels", "NCCL_MAX_NCHANNELS (buffers per peer)", r.nccl_channels),
       number("nccl_buffsize_bytes", "NCCL_BUFFSIZE", r.nccl_buffsize.count(), kMiB, 2),
       text("nccl_profile", "NCCL settings", r.nccl_tuned ? "node's tuned pair" : "NCCL's own"),
@@ -147,7 +172,12 @@ Record report_fields(const ModelArch& model, const MemoryReport& r, const std::s
       count("chunk_tokens", "prefill chunk", r.chunk_tokens),
       number("activation_factor", "activation factor", r.activation_factor, kTimes, 1),
       gigabytes("activation_peak_bytes", "activation peak", r.activation_peak_bytes),
-      gigabytes("fixed_bytes", "weights + NCCL + graphs + activations", r.fixed_bytes),
+      gigabytes("autotune_spike_bytes", "autotune spike (--autotune-spike)",
+                r.autotune_spike_bytes),
+      gigabytes("fixed_bytes",
+                r.has_engram ? "fixed parts (weights, Engram counted, NCCL, graphs, ...)"
+                             : "weights + NCCL + graphs + activations",
+                r.fixed_bytes),
       flag("fixed_fits", "fixed parts fit the budget", r.fixed_fits),
       r.fixed_fits ? json_only(gigabytes("shortfall_bytes", "short of the budget by", Bytes(0.0)))
                    : gigabytes("shortfall_bytes", "short of the budget by", r.shortfall_bytes),
@@ -157,6 +187,7 @@ Record report_fields(const ModelArch& model, const MemoryReport& r, const std::s
       count("max_model_len", "--max-model-len", r.max_model_len),
       integer("max_num_seqs", "--max-num-seqs", r.max_num_seqs),
   };
+  for (auto& f : runtime) out.push_back(std::move(f));
   for (auto& f : kv_fields(r)) out.push_back(std::move(f));
   out.push_back(flag("fits", "fits", r.fits));
   out.push_back(text("limit", "what pushes it over", std::string(to_string(r.limit))));
@@ -166,13 +197,17 @@ Record report_fields(const ModelArch& model, const MemoryReport& r, const std::s
 }
 
 Record tried_row(const MemoryReport& r) {
-  Record row{text("name", "TP", fmt::format("TP{}", r.tp)),
-             json_only(integer("tp", "tp", r.tp)),
-             gigabytes("weights_bytes", "weights", r.weights_bytes),
-             gigabytes("nccl_bytes", "NCCL", r.nccl_bytes),
-             gigabytes("fixed_bytes", "fixed parts", r.fixed_bytes),
-             gigabytes("budget_bytes", "budget", r.budget),
-             gigabytes("kv_cache_bytes", "KV cache", r.kv_cache_bytes)};
+  Record row{text("name", "TP", fmt::format("TP{}", r.tp)), json_only(integer("tp", "tp", r.tp)),
+             gigabytes("weights_bytes", "weights", r.weights_bytes)};
+  if (r.has_engram) {
+    row.push_back(gigabytes("engram_counted_bytes", "Engram counted", r.engram.counted));
+  }
+  for (auto& f : Record{gigabytes("nccl_bytes", "NCCL", r.nccl_bytes),
+                        gigabytes("fixed_bytes", "fixed parts", r.fixed_bytes),
+                        gigabytes("budget_bytes", "budget", r.budget),
+                        gigabytes("kv_cache_bytes", "KV cache", r.kv_cache_bytes)}) {
+    row.push_back(std::move(f));
+  }
   if (r.kv_tokens) row.push_back(count("kv_tokens", "KV tokens", *r.kv_tokens));
   row.push_back(flag("fits", "fits", r.fits));
   row.push_back(text("limit", "what pushes it over", std::string(to_string(r.limit))));

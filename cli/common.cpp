@@ -323,6 +323,16 @@ void add_memory_options(CLI::App* app, MemoryOptions& o) {
                   "Longest sequence one request may reach (e.g. 8k, 128k, 1M)")
       ->group(group)
       ->default_str("8192");
+  app->add_option("--engram-tables", o.engram_tables,
+                  "Where the model's Engram tables live: gpu, host (pinned host memory; on a "
+                  "unified-memory node the same memory) or disk (default: where the model file "
+                  "says its deployment kept them)")
+      ->group(group);
+  app->add_option("--autotune-spike", o.autotune_spike,
+                  "Memory GEMM autotuning takes during vLLM's profiling run (DeepGEMM/CUTLASS "
+                  "mxfp8: ~10GB); VLLM_FLASHINFER_AUTOTUNE=0 does not turn it off. 0 or off: none")
+      ->group(group)
+      ->default_str("0");
 }
 
 MemorySettings to_memory_settings(const MemoryOptions& o) {
@@ -344,6 +354,13 @@ MemorySettings to_memory_settings(const MemoryOptions& o) {
     m.kv_bytes_per_token = parse_bytes(o.kv_bytes_per_token, at("--kv-bytes-per-token"));
   }
   m.max_model_len = parse_tokens(o.max_model_len, at("--max-model-len"));
+  if (!o.engram_tables.empty()) {
+    m.engram_tables = parse_table_placement(o.engram_tables, at("--engram-tables"));
+  }
+  // 0 and off turn it off, where a byte size must be positive.
+  if (o.autotune_spike != "0" && o.autotune_spike != "off") {
+    m.autotune_spike = parse_bytes(o.autotune_spike, at("--autotune-spike"));
+  }
   return m;
 }
 

@@ -125,11 +125,14 @@ struct MemoryOptions {
   std::string kv_cache_dtype = "auto";
   std::string kv_bytes_per_token;
   std::string max_model_len = "8192";
+  std::string engram_tables;         ///< empty: the model's placement
+  std::string autotune_spike = "0";  ///< 0 or off: none
 };
 
 /// --node-memory, --gpu-memory-utilization, --nccl-tuned, --nccl-channels,
 /// --nccl-buffsize, --cuda-graph-memory, --enforce-eager, --activation-factor,
-/// --kv-cache-dtype, --kv-bytes-per-token and --max-model-len, in a "Memory fit" group.
+/// --kv-cache-dtype, --kv-bytes-per-token, --max-model-len, --engram-tables and
+/// --autotune-spike, in a "Memory fit" group.
 void add_memory_options(CLI::App* app, MemoryOptions& options);
 [[nodiscard]] MemorySettings to_memory_settings(const MemoryOptions& options);
 

@@ -67,6 +67,8 @@ constexpr FieldFlag kFieldFlags[] = {
     {"memory.enforce_eager", "--enforce-eager"},
     {"memory.kv_bytes_per_token", "--kv-bytes-per-token"},
     {"memory.max_model_len", "--max-model-len"},
+    {"memory.engram_tables", "--engram-tables"},
+    {"memory.autotune_spike", "--autotune-spike"},
     {"memory.memory_bandwidth", "--mem-bw"},
     {"budgets.max_extra_ttft", "--max-extra-ttft"},
     {"budgets.max_extra_ttft_per_1k_tokens", "--max-extra-ttft-per-1k"},

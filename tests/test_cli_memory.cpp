@@ -92,7 +92,9 @@ TEST_CASE(
                          "8", "--nccl-buffsize", "1MiB", "--format", "json"}));
   CHECK(t["fits"].as<bool>());
   CHECK(t["kv_cache_bytes"].as<double>() > 0.0);
-  CHECK_FALSE(t["kv_tokens"].IsDefined());  // no MLA shapes in the model file
+  // No MLA shapes, but the deployment's measured size per token (docs/formulas.md s.12.11).
+  CHECK(t["kv_bytes_per_token_source"].as<std::string>() == "model file");
+  CHECK(t["kv_bytes_per_token"].as<double>() == 5959.0);
   const YAML::Node given = json_of(
       run_tpnet({"memory", "--model", "deepseek-v4.1-flash", "--tp", "8", "--nccl-channels", "8",
                  "--nccl-buffsize", "1MiB", "--kv-bytes-per-token", "4kB", "--format", "json"}));
@@ -148,4 +150,47 @@ TEST_CASE("tpnet memory: bad input exits 2 with one line naming the flag",
   expect_bad_input(with({"--tp", "8", "--nccl-channels", "0"}), "--nccl-channels");
   expect_bad_input(with({"--tp", "8", "--nccl-buffsize", "0"}), "--nccl-buffsize");
   expect_bad_input(with({"--tp", "8", "--activation-factor", "0"}), "--activation-factor");
+  expect_bad_input(with({"--tp", "8", "--engram-tables", "ram"}), "--engram-tables: 'ram'");
+  expect_bad_input(with({"--tp", "8", "--autotune-spike", "lots"}), "--autotune-spike");
+  expect_bad_input(with({"--tp", "8", "--autotune-spike", "-1GB"}), "--autotune-spike");
+}
+
+TEST_CASE(
+    "tpnet memory reproduces the DeepSeek-V4.1-Flash report's memory table: TP8-300K with Engram "
+    "in host memory, TP8-1M and TP4 with it on disk",
+    "[cli][memory][golden]") {
+  const std::vector<std::string> deployment{
+      "memory",         "--model", "deepseek-v4.1-flash", "--nccl-tuned", "--chunk",  "8192",
+      "--max-num-seqs", "8",       "--cuda-graph-memory", "1.5GB",        "--format", "json"};
+  auto run = [&](std::initializer_list<std::string> extra) {
+    std::vector<std::string> args = deployment;
+    args.insert(args.end(), extra);
+    const CliResult r = run_tpnet(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return json_of(r);
+  };
+  const YAML::Node host =
+      run({"--tp", "8", "--gpu-memory-utilization", "0.80", "--max-model-len", "300k"});
+  CHECK(host["engram_tables"].as<std::string>() == "host");
+  CHECK_THAT(host["gpu_weights_bytes"].as<double>(), WithinRel(49.55e9, 0.05));
+  CHECK_THAT(host["engram_host_bytes"].as<double>(), WithinRel(23.60e9, 0.05));
+  CHECK(host["engram_host_counted"].as<bool>());
+  CHECK_THAT(host["kv_cache_bytes"].as<double>(), WithinRel(8.7e9, 0.20));
+  CHECK(host["fits"].as<bool>());
+  const YAML::Node disk = run({"--tp", "8", "--gpu-memory-utilization", "0.75", "--max-model-len",
+                               "1M", "--engram-tables", "disk", "--autotune-spike", "10GB"});
+  CHECK_THAT(disk["gpu_weights_bytes"].as<double>(), WithinRel(38e9, 0.05));
+  CHECK(disk["engram_counted_bytes"].as<double>() == 0.0);
+  CHECK(disk["autotune_spike_bytes"].as<double>() == 10e9);
+  CHECK_THAT(disk["kv_cache_bytes"].as<double>(), WithinRel(30e9, 0.20));
+  CHECK(disk["fits"].as<bool>());
+  const YAML::Node tp4 = run({"--tp", "4", "--gpu-memory-utilization", "0.90", "--max-model-len",
+                              "300k", "--engram-tables", "disk", "--autotune-spike", "10GB"});
+  CHECK(tp4["fits"].as<bool>());
+  const YAML::Node min = run({"--min-tp", "--gpu-memory-utilization", "0.90", "--max-model-len",
+                              "300k", "--engram-tables", "disk", "--autotune-spike", "10GB"});
+  CHECK(min["min_tp"].as<int>() == 4);
+  CHECK(min["tried"][0]["limit"].as<std::string>() == "weights");
+  CHECK(min["tried"][1]["limit"].as<std::string>() == "weights");
 }

@@ -188,6 +188,49 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "compare and plan carry the Engram placement and the autotune spike: DeepSeek-V4.1-Flash at "
+    "TP4 fits only with its tables on disk",
+    "[compare][memory]") {
+  MemorySettings settings;
+  settings.nccl_profile = NcclProfile::tuned;
+  settings.autotune_spike = Bytes::gigabytes(10.0);
+  for (const TablePlacement at : {TablePlacement::host, TablePlacement::disk}) {
+    INFO(to_string(at));
+    settings.engram_tables = at;
+    CompareRequest spec = tp_grid("deepseek-v4.1-flash");
+    spec.layouts = {ParallelLayout{4, 1, 1}};
+    spec.reference.reset();
+    spec.memory = settings;
+    const LayoutSummary s = run_compare(spec).layouts.front();
+    MemoryRequest memory;
+    memory.layout = ParallelLayout{4, 1, 1};
+    memory.node = builtin_node("dgx-spark");
+    memory.settings = settings;
+    const MemoryReport m = analyze_memory(builtin_model("deepseek-v4.1-flash"), memory);
+    CHECK(s.memory.fixed_bytes == m.fixed_bytes);
+    CHECK(s.memory.autotune_spike_bytes.count() == 10e9);
+    CHECK(s.fits_memory() == (at == TablePlacement::disk));
+
+    PlanSearchRequest plan;
+    plan.model = builtin_model("deepseek-v4.1-flash");
+    plan.nodes = 4;
+    plan.speeds = {link("200G")};
+    plan.workload = resolve_workload("rag");
+    plan.node = builtin_node("dgx-spark");
+    plan.switches = builtin_switches();
+    plan.memory = settings;
+    bool seen = false;
+    for (const auto& option : search_plans(plan).options) {
+      if (option.tp != 4) continue;
+      seen = true;
+      CHECK(option.memory.fixed_bytes == m.fixed_bytes);
+      CHECK(option.fits_memory == m.fits);
+    }
+    CHECK(seen);
+  }
+}
+
+TEST_CASE(
     "DeepSeek-V3 at TP8 does not fit on DGX Sparks because of NCCL's default buffers, and "
     "fits with the tuned pair",
     "[compare][memory]") {

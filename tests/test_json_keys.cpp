@@ -228,6 +228,7 @@ std::vector<Run> runs(const std::string& tmp) {
       {{"memory", "--model", "glm-5.3", "--min-tp"}},
       {{"memory", "--model", "glm-5.3", "--min-tp", "--node-memory", "20GB"}},
       {{"memory", "--model", "deepseek-v4.1-flash", "--tp", "8", "--nccl-tuned"}},
+      {{"memory", "--model", "deepseek-v4.1-flash", "--min-tp", "--nccl-tuned"}},
       {{"memory", "--model", "glm-5.3", "--tp", "4", "--pp", "2"}},
       {{"memory", "--model", "llama-3.1-70b", "--tp", "16"}},
       {{"memory", "--model", "deepseek-v4-flash", "--tp", "2"}},

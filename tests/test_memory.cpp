@@ -2,12 +2,14 @@
 // the 763B fit, GLM-5.3's smallest TP, KV bytes per token by kind of
 // attention, and the inputs each flag refuses.
 
+#include <algorithm>
 #include <cmath>
 
 #include "catch.hpp"
 #include "golden.hpp"
 #include "tpnet/analysis/memory.hpp"
 #include "tpnet/fabric/node.hpp"
+#include "tpnet/io/model_yaml.hpp"
 #include "tpnet/model/model_catalog.hpp"
 
 using namespace tpnet;
@@ -75,21 +77,24 @@ TEST_CASE("the NCCL fit: 7.14 buffers per connection, 10.16 GB fixed, nothing fo
 }
 
 TEST_CASE(
-    "DeepSeek-V4.1-Flash (763B, 8 bits) does not fit on 8 DGX Sparks with 64 NCCL channels "
-    "and fits with 8 channels of 1 MiB",
+    "DeepSeek-V4.1-Flash does not fit on 8 DGX Sparks with 64 NCCL channels and fits with 8 "
+    "channels of 1 MiB",
     "[memory][golden]") {
   const ModelArch m = builtin_model("deepseek-v4.1-flash");
   const MemoryReport defaults = analyze_memory(m, at_tp(8));
   CHECK_FALSE(defaults.fixed_fits);
   CHECK_FALSE(defaults.fits);
   CHECK(defaults.kv_cache_bytes.count() == 0.0);
-  CHECK(prints_as(defaults.weights_bytes.count() / 1e9, 95.5, 1));  // 763 GB / 8 + the router
+  CHECK(defaults.limit == MemoryLimit::nccl_buffers);
+  CHECK_THAT(defaults.fit_summary, ContainsSubstring("with the node's tuned NCCL buffers"));
   const MemoryReport tuned = analyze_memory(m, tuned_nccl(8));
   CHECK(tuned.fixed_fits);
   CHECK(tuned.fits);
   CHECK(tuned.kv_cache_bytes.count() > 0.0);
-  // The model states no MLA shapes: the cache is known in bytes, not tokens.
-  CHECK_FALSE(tuned.kv_tokens.has_value());
+  // The model file states the deployment's KV cache per token (5,959 B): tokens are known.
+  REQUIRE(tuned.kv_tokens.has_value());
+  CHECK(*tuned.kv_tokens ==
+        static_cast<long long>(std::floor(tuned.kv_cache_bytes.count() / 5959.0)));
   // Also with the study's own settings: 8,192 batched tokens, 9 GB of 121 left to the OS.
   MemoryRequest study = tuned_nccl(8);
   study.engine.max_num_batched_tokens = 8192;
@@ -97,6 +102,160 @@ TEST_CASE(
   CHECK(analyze_memory(m, study).fits);
   study.settings.nccl_profile = NcclProfile::node_default;
   CHECK_FALSE(analyze_memory(m, study).fits);
+}
+
+namespace {
+
+/// docs/background.md s.8's deployment on DGX Sparks: NCCL_MAX_NCHANNELS=8 and
+/// NCCL_BUFFSIZE=1 MiB, 8,192 batched tokens, at most 8 sequences, CUDA graphs ~1.5 GB.
+MemoryRequest v41_deployment(int tp, double utilization, TokenCount max_model_len) {
+  MemoryRequest in = tuned_nccl(tp);
+  in.engine.max_num_batched_tokens = 8192;
+  in.engine.max_num_seqs = 8;
+  in.settings.gpu_memory_utilization = utilization;
+  in.settings.cuda_graphs = Bytes::gigabytes(1.5);
+  in.settings.max_model_len = max_model_len;
+  return in;
+}
+
+/// A rank's weights at TP8: (763B - the router, 61 x 7,168 x 256) / 8 + the router, at 3.18 bits.
+constexpr double kRouter = 61.0 * 7168 * 256;
+constexpr double kTp8Weights = ((763e9 - kRouter) / 8 + kRouter) * 3.18 / 8;
+
+}  // namespace
+
+TEST_CASE(
+    "DeepSeek-V4.1-Flash TP8-300K reproduces its report: 49.55 GB on the GPU, 23.60 GB of Engram "
+    "in pinned host memory, ~8.7 GB of KV cache",
+    "[memory][golden]") {
+  const ModelArch m = builtin_model("deepseek-v4.1-flash");
+  REQUIRE(m.engram.has_value());
+  CHECK(m.engram->placement == TablePlacement::host);  // what the deployment did: the default
+  const MemoryReport r = analyze_memory(m, v41_deployment(8, 0.80, 300000));
+  CHECK_THAT(r.budget.count(), WithinRel(96.8e9, 1e-12));  // 121 GB x 0.80
+  // The derivations (docs/formulas.md s.12.11) ...
+  CHECK_THAT(r.weights_bytes.count(), WithinRel(kTp8Weights, 1e-12));
+  CHECK_THAT(r.engram.per_node.count(), WithinRel(281.2e9 / 8, 1e-12));
+  CHECK_THAT(r.engram.host.count(), WithinRel(281.2e9 / 8 * 0.6714, 1e-12));
+  // ... against the report's table.
+  CHECK_THAT(r.gpu_weights_bytes.count(), WithinRel(49.55e9, 0.01));
+  CHECK_THAT(r.engram.host.count(), WithinRel(23.60e9, 0.01));
+  CHECK(r.engram.host_counted);  // a Spark's pinned host memory is the GPU's
+  CHECK_THAT(r.engram.counted.count(), WithinRel((r.engram.gpu + r.engram.host).count(), 1e-12));
+  CHECK_THAT(r.nccl_bytes.count(), WithinRel(11e9, 1e-9));
+  CHECK(r.autotune_spike_bytes.count() == 0.0);                         // off in this configuration
+  CHECK_THAT(r.fixed_bytes.count(), WithinRel(85.5e9 + 1.41e9, 0.02));  // + the activation peak
+  CHECK(r.fits);
+  CHECK(r.limit == MemoryLimit::none);
+  CHECK_THAT(r.kv_cache_bytes.count(), WithinRel(8.7e9, 0.20));
+  REQUIRE(r.kv_tokens.has_value());
+  CHECK_THAT(static_cast<double>(*r.kv_tokens), WithinRel(1.46e6, 0.20));
+  CHECK(r.kv_per_token_stated);
+  CHECK_THAT(r.fit_summary, ContainsSubstring("in pinned host memory, the same unified memory"));
+}
+
+TEST_CASE(
+    "DeepSeek-V4.1-Flash TP8-1M with Engram on disk reproduces its report: 38 GB on the GPU, a "
+    "10 GB autotune spike, ~30 GB of KV cache",
+    "[memory][golden]") {
+  const ModelArch m = builtin_model("deepseek-v4.1-flash");
+  MemoryRequest in = v41_deployment(8, 0.75, 1 << 20);
+  in.settings.engram_tables = TablePlacement::disk;
+  in.settings.autotune_spike = Bytes::gigabytes(10.0);
+  const MemoryReport r = analyze_memory(m, in);
+  CHECK_THAT(r.budget.count(), WithinRel(90.75e9, 1e-12));
+  CHECK_THAT(r.gpu_weights_bytes.count(), WithinRel(38e9, 0.01));
+  CHECK(r.gpu_weights_bytes == r.weights_bytes);
+  CHECK(r.engram.counted.count() == 0.0);
+  CHECK_THAT(r.engram.disk.count(), WithinRel(281.2e9 / 8, 1e-12));
+  CHECK_THAT(r.fit_summary, ContainsSubstring("are on disk and count nothing against it"));
+  CHECK_THAT(r.fixed_bytes.count(), WithinRel(60.5e9 + 1.41e9, 0.02));
+  CHECK(r.fits);
+  CHECK_THAT(r.kv_cache_bytes.count(), WithinRel(30e9, 0.20));
+  CHECK(*r.max_model_len_fits);  // one 1M sequence, 5,959 B x 1,048,576 = 6.25 GB
+  CHECK_THAT(r.sequence_bytes->count(), WithinRel(5959.0 * 1048576, 1e-12));
+  // The spike is a fixed part of its own: turning it off gives its 10 GB to the KV cache.
+  in.settings.autotune_spike = Bytes(0.0);
+  CHECK_THAT((analyze_memory(m, in).kv_cache_bytes - r.kv_cache_bytes).count(),
+             WithinRel(10e9, 1e-9));
+}
+
+TEST_CASE(
+    "DeepSeek-V4.1-Flash fits on 4 DGX Sparks with its Engram tables on disk; TP1 and TP2 "
+    "refuse on the weights",
+    "[memory][golden]") {
+  const ModelArch m = builtin_model("deepseek-v4.1-flash");
+  MemoryRequest in = v41_deployment(4, 0.90, 300000);
+  in.settings.engram_tables = TablePlacement::disk;
+  in.settings.autotune_spike = Bytes::gigabytes(10.0);
+  const MemoryReport tp4 = analyze_memory(m, in);
+  CHECK(tp4.fits);
+  CHECK_THAT(tp4.weights_bytes.count(),
+             WithinRel(((763e9 - kRouter) / 4 + kRouter) * 3.18 / 8, 1e-12));
+  CHECK(tp4.kv_cache_bytes.count() > 0.0);
+  // Kept in memory the tables do not fit at TP4, on the GPU or pinned beside it.
+  for (TablePlacement at : {TablePlacement::gpu, TablePlacement::host}) {
+    in.settings.engram_tables = at;
+    CHECK_FALSE(analyze_memory(m, in).fits);
+  }
+  in.settings.engram_tables = TablePlacement::disk;
+  for (int tp : {1, 2}) {
+    in.layout.tp = tp;
+    const MemoryReport r = analyze_memory(m, in);
+    CHECK_FALSE(r.fits);
+    CHECK(r.limit == MemoryLimit::weights);
+    CHECK_THAT(r.fit_summary, ContainsSubstring("exceed the 108.90 GB budget"));
+  }
+  const MinTpReport found = find_min_tp(m, in);
+  CHECK(found.tp == 4);
+  CHECK(found.tried.size() == 3);
+}
+
+TEST_CASE("Engram tables in pinned host memory count only on a unified-memory node",
+          "[memory][golden]") {
+  const ModelArch m = builtin_model("deepseek-v4.1-flash");
+  MemoryRequest in = v41_deployment(8, 0.80, 300000);
+  const MemoryReport unified = analyze_memory(m, in);
+  in.node.unified_memory = false;
+  const MemoryReport apart = analyze_memory(m, in);
+  CHECK(apart.engram.host == unified.engram.host);
+  CHECK(apart.engram.counted == apart.engram.gpu);
+  CHECK_THAT((apart.kv_cache_bytes - unified.kv_cache_bytes).count(),
+             WithinRel(unified.engram.host.count(), 1e-9));
+  CHECK_THAT(apart.fit_summary, ContainsSubstring("count nothing against it (the node's host"));
+  // In GPU memory every table counts, wherever the host memory is.
+  in.settings.engram_tables = TablePlacement::gpu;
+  const MemoryReport gpu = analyze_memory(m, in);
+  CHECK(gpu.engram.gpu == gpu.engram.per_node);
+  CHECK(gpu.gpu_weights_bytes == gpu.weights_bytes + gpu.engram.per_node);
+  // A model without tables: the setting changes nothing, and says so.
+  const MemoryReport glm = analyze_memory(builtin_model("glm-5.3"), in);
+  CHECK(glm.engram.counted.count() == 0.0);
+  CHECK(std::any_of(glm.warnings.begin(), glm.warnings.end(), [](const std::string& w) {
+    return w.find("has no Engram tables; it changes nothing") != std::string::npos;
+  }));
+}
+
+TEST_CASE("Engram and autotune inputs name their field", "[memory][bad-input]") {
+  CHECK(flag_of([] { (void)parse_table_placement("ram", InputLocation::for_key("x")); }) == "x");
+  MemoryRequest in = v41_deployment(8, 0.80, 8192);
+  in.settings.autotune_spike = Bytes(-1.0);
+  CHECK(flag_of([&] { (void)analyze_memory(builtin_model("deepseek-v4.1-flash"), in); }) ==
+        "memory.autotune_spike");
+  const std::string base =
+      "name: t\nhidden_size: 64\nnum_layers: 2\nvocab_size: 100\nnum_attention_heads: "
+      "4\ntotal_params: 1B\nbits_per_weight: 8\n";
+  auto key_of = [&](const std::string& extra) {
+    return flag_of([&] { (void)parse_model_yaml(base + extra, "m.yaml"); });
+  };
+  CHECK(key_of("engram: {table_bytes: 0GB}\n") == "engram.table_bytes");
+  CHECK(key_of("engram: {table_bytes: 1GB, placement: ram}\n") == "engram.placement");
+  CHECK(key_of("engram: {table_bytes: 1GB, host_share: 1.5}\n") == "engram.host_share");
+  CHECK(key_of("engram: {table_bytes: 1GB, rows: 5}\n") == "engram.rows");
+  CHECK(key_of("kv_bytes_per_token: 0B\n") == "kv_bytes_per_token");
+  const ModelArch ok = parse_model_yaml(base + "engram: {table_bytes: 8GB}\n", "m.yaml");
+  CHECK(ok.engram->placement == TablePlacement::host);
+  CHECK(ok.engram->host_share == 1.0);
 }
 
 TEST_CASE("GLM-5.3 needs about 106 GB of weights per node at TP4, so its smallest TP is 8",
@@ -262,7 +421,11 @@ TEST_CASE(
 
 TEST_CASE("a model without KV shapes gives the cache in bytes until --kv-bytes-per-token is given",
           "[memory]") {
-  const ModelArch m = builtin_model("deepseek-v4.1-flash");
+  // SYNTHETIC: an MLA model that states neither the shapes nor a measured size.
+  const ModelArch m = parse_model_yaml(
+      "name: no-shapes\nhidden_size: 7168\nnum_layers: 61\nvocab_size: 129280\n"
+      "num_attention_heads: 128\nattention: mla\ntotal_params: 300B\nbits_per_weight: 4\n",
+      "no-shapes.yaml");
   CHECK(kv_cache_shapes_missing(m) == std::vector<std::string>{"mla"});
   CHECK(flag_of([&] { (void)kv_bytes_per_token(m, 8, 2); }) == "mla");
   const MemoryReport unknown = analyze_memory(m, tuned_nccl(8));

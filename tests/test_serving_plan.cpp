@@ -174,3 +174,14 @@ TEST_CASE("a plan's memory section reads the memory fit's settings and refuses r
   CHECK_THAT(error_of(std::string(kPlan) + "node: dgx-sparkle\n"),
              ContainsSubstring(":11: node: unknown node 'dgx-sparkle'"));
 }
+
+TEST_CASE("a plan places the Engram tables and the autotune spike under memory", "[plan][memory]") {
+  const ServingPlan plan = parse_plan_yaml(
+      std::string(kPlan) + "memory: {engram_tables: disk, autotune_spike: 10GB}\n", kOrigin);
+  const MemorySettings& m = plan.compare.memory;
+  CHECK(m.engram_tables == TablePlacement::disk);
+  CHECK(m.autotune_spike.count() == 10e9);
+  CHECK_FALSE(parse_plan_yaml(kPlan, kOrigin).compare.memory.engram_tables.has_value());
+  CHECK_THAT(error_of(std::string(kPlan) + "memory: {engram_tables: ram}\n"),
+             ContainsSubstring(":11: memory.engram_tables: 'ram' is not a place for the tables"));
+}

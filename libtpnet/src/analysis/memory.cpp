@@ -45,48 +45,86 @@ double stage_share(const ModelArch& m, int pp) {
   return static_cast<double>(most) / m.num_layers;
 }
 
+/// The model's own memory as the fit sentences name it: the weights, and
+/// the Engram tables that count against the budget when there are any.
+std::string model_parts(const MemoryReport& r) {
+  if (r.engram.counted.count() <= 0.0) return fmt::format("weights {}", gb(r.weights_bytes));
+  std::string where;
+  if (r.engram.gpu.count() > 0.0) where = fmt::format("{} in GPU memory", gb(r.engram.gpu));
+  if (r.engram.host_counted && r.engram.host.count() > 0.0) {
+    where += fmt::format("{}{} in pinned host memory, the same unified memory",
+                         where.empty() ? "" : ", ", gb(r.engram.host));
+  }
+  return fmt::format("weights {} + Engram tables {} ({})", gb(r.weights_bytes),
+                     gb(r.engram.counted), where);
+}
+
+/// Where the tables are when they count nothing against the budget; empty otherwise.
+std::string tables_outside(const MemoryReport& r) {
+  std::string out;
+  if (r.engram.disk.count() > 0.0) {
+    out = fmt::format("; the Engram tables ({}) are on disk and count nothing against it",
+                      gb(r.engram.disk));
+  }
+  if (!r.engram.host_counted && r.engram.host.count() > 0.0) {
+    out += fmt::format(
+        "; {} of Engram tables in pinned host memory count nothing against it (the node's host "
+        "memory is not its GPU's)",
+        gb(r.engram.host));
+  }
+  return out;
+}
+
 /// What pushes the report over its budget, and the sentence that says so.
 void judge_fit(MemoryReport& r) {
-  const Bytes runtime = r.cuda_graph_bytes + r.activation_peak_bytes;
+  const Bytes runtime = r.cuda_graph_bytes + r.activation_peak_bytes + r.autotune_spike_bytes;
+  const Bytes model = r.weights_bytes + r.engram.counted;
   const std::string layout = r.layout.name();
-  if (r.weights_bytes >= r.budget) {
+  const std::string parts = model_parts(r);
+  const std::string runtime_name = r.autotune_spike_bytes.count() > 0.0
+                                       ? "CUDA graphs, activations and the autotune spike"
+                                       : "CUDA graphs and activations";
+  if (model >= r.budget) {
     r.limit = MemoryLimit::weights;
-    r.fit_summary = fmt::format("the weights alone ({} per node at {}) exceed the {} budget",
-                                gb(r.weights_bytes), layout, gb(r.budget));
-  } else if (r.weights_bytes + r.nccl_bytes >= r.budget) {
+    r.fit_summary = r.engram.counted.count() > 0.0
+                        ? fmt::format("the {} per node at {} alone exceed the {} budget", parts,
+                                      layout, gb(r.budget))
+                        : fmt::format("the weights alone ({} per node at {}) exceed the {} budget",
+                                      gb(r.weights_bytes), layout, gb(r.budget));
+  } else if (model + r.nccl_bytes >= r.budget) {
     r.limit = MemoryLimit::nccl_buffers;
     // The overage quoted is the whole fixed part's: the report's shortfall.
     r.fit_summary = fmt::format(
-        "weights {} + NCCL buffers {} per node at {} exceed the {} budget; with CUDA graphs and "
-        "activations ({}) the fixed parts are {} over",
-        gb(r.weights_bytes), gb(r.nccl_bytes), layout, gb(r.budget), gb(runtime),
+        "{} + NCCL buffers {} per node at {} exceed the {} budget; with {} ({}) the fixed parts "
+        "are {} over",
+        parts, gb(r.nccl_bytes), layout, gb(r.budget), runtime_name, gb(runtime),
         gb(r.shortfall_bytes));
-    if (r.nccl_tuned_bytes && r.weights_bytes + *r.nccl_tuned_bytes + runtime < r.budget) {
+    if (r.nccl_tuned_bytes && model + *r.nccl_tuned_bytes + runtime < r.budget) {
       r.fit_summary += fmt::format("; with the node's tuned NCCL buffers ({}) it would fit",
                                    gb(*r.nccl_tuned_bytes));
     }
   } else if (!r.fixed_fits) {
     r.limit = MemoryLimit::runtime;
     r.fit_summary = fmt::format(
-        "weights {} + NCCL buffers {} + CUDA graphs and activations {} per node at {} exceed the "
-        "{} budget by {}",
-        gb(r.weights_bytes), gb(r.nccl_bytes), gb(runtime), layout, gb(r.budget),
-        gb(r.shortfall_bytes));
+        "{} + NCCL buffers {} + {} {} per node at {} exceed the {} budget by {}", parts,
+        gb(r.nccl_bytes), runtime_name, gb(runtime), layout, gb(r.budget), gb(r.shortfall_bytes));
   } else if (r.max_model_len_fits == false) {
     r.limit = MemoryLimit::kv_cache;
     r.fit_summary = fmt::format(
-        "weights, NCCL buffers, CUDA graphs and activations take {} of the {} budget at {}, "
-        "leaving {} of KV cache; one max-model-len sequence of {} tokens needs {}",
+        "{}, NCCL buffers, {} take {} of the {} budget at {}, leaving {} of KV cache; one "
+        "max-model-len sequence of {} tokens needs {}",
+        r.engram.counted.count() > 0.0 ? "weights, Engram tables" : "weights", runtime_name,
         gb(r.fixed_bytes), gb(r.budget), layout, gb(r.kv_cache_bytes), r.max_model_len,
         gb(r.sequence_bytes.value_or(Bytes(0.0))));
   } else {
     r.limit = MemoryLimit::none;
     r.fit_summary = fmt::format(
-        "weights {} + NCCL buffers {} + CUDA graphs and activations {} = {} of the {} budget at "
-        "{}, leaving {} for the KV cache",
-        gb(r.weights_bytes), gb(r.nccl_bytes), gb(runtime), gb(r.fixed_bytes), gb(r.budget), layout,
+        "{} + NCCL buffers {} + {} {} = {} of the {} budget at {}, leaving "
+        "{} for the KV cache",
+        parts, gb(r.nccl_bytes), runtime_name, gb(runtime), gb(r.fixed_bytes), gb(r.budget), layout,
         gb(r.kv_cache_bytes));
   }
+  r.fit_summary += tables_outside(r);
 }
 
 }  // namespace
@@ -174,6 +212,9 @@ void validate(const MemoryRequest& request) {
   if (in.kv_bytes_per_token && !(in.kv_bytes_per_token->count() > 0.0)) {
     fail("memory.kv_bytes_per_token", "must be a positive byte size");
   }
+  if (!(in.autotune_spike.count() >= 0.0) || in.autotune_spike.count() > 1e15) {
+    fail("memory.autotune_spike", "must be a byte size from 0 (off) up to 1PB");
+  }
 }
 
 MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
@@ -195,6 +236,9 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
   // Drafting by MTP loads the MTP layers beside the model.
   r.weights = weight_memory(m, layout, engine.num_speculative_tokens > 0);
   r.weights_bytes = r.weights.per_node();
+  r.has_engram = m.engram.has_value();
+  r.engram = engram_tables(m, layout, in.engram_tables, request.node.unified_memory);
+  r.gpu_weights_bytes = r.weights_bytes + r.engram.gpu;
   const NcclBuffers buffers = nccl_buffers(request);
   r.nccl_tuned = in.nccl_profile == NcclProfile::tuned;
   r.nccl_channels = buffers.channels;
@@ -210,7 +254,9 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
   r.activation_factor = in.activation_factor;
   r.activation_peak_bytes = Bytes(d(engine.max_num_batched_tokens) * d(m.hidden_size) *
                                   engine.activation_bytes * in.activation_factor);
-  r.fixed_bytes = r.weights_bytes + r.nccl_bytes + r.cuda_graph_bytes + r.activation_peak_bytes;
+  r.autotune_spike_bytes = in.autotune_spike;
+  r.fixed_bytes = r.weights_bytes + r.engram.counted + r.nccl_bytes + r.cuda_graph_bytes +
+                  r.activation_peak_bytes + r.autotune_spike_bytes;
   r.fixed_fits = r.fixed_bytes < r.budget;
   r.kv_cache_bytes = r.fixed_fits ? r.budget - r.fixed_bytes : Bytes(0.0);
   r.shortfall_bytes = r.fixed_fits ? Bytes(0.0) : r.fixed_bytes - r.budget;
@@ -233,6 +279,19 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
     r.sequence_bytes = r.sequence->total();
     r.longest_sequence_tokens =
         longest_sequence(m, tp, in.kv_cache_dtype_bytes, share, r.kv_cache_bytes);
+  } else if (m.kv_bytes_per_token) {
+    // A deployment's measured size stands in for the shapes the model lacks.
+    r.kv_per_token_stated = true;
+    r.kv_bytes_per_token = *m.kv_bytes_per_token * share;
+    r.sequence_bytes = *r.kv_bytes_per_token * d(in.max_model_len);
+    r.longest_sequence_tokens = std::min<TokenCount>(
+        kMaxTokens, static_cast<TokenCount>(std::floor(r.kv_cache_bytes / *r.kv_bytes_per_token)));
+    if (in.kv_cache_dtype_bytes != 2) {
+      r.warnings.push_back(fmt::format(
+          "{} states its KV cache per token as its deployment measured it; "
+          "`memory.kv_cache_dtype` does not rescale it (give `memory.kv_bytes_per_token`)",
+          m.name));
+    }
   } else {
     std::string keys;
     for (const auto& key : missing) keys += (keys.empty() ? "" : ", ") + key;
@@ -294,6 +353,11 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
                     "(`memory.nccl_tuned`)",
                     t.channels, t.buffsize.count(), gb(r.nccl_bytes - *r.nccl_tuned_bytes)));
   }
+  if (in.engram_tables && !r.has_engram) {
+    r.warnings.push_back(
+        fmt::format("`memory.engram_tables` is {} but {} has no Engram tables; it changes nothing",
+                    to_string(*in.engram_tables), m.name));
+  }
   if (std::string refusal = tp_refusal(m, std::max(1, tp)); !refusal.empty()) {
     r.warnings.push_back(std::move(refusal));
   }
@@ -327,11 +391,13 @@ MinTpReport find_min_tp(const ModelArch& m, const MemoryRequest& request) {
     }
     // NCCL only grows with TP (s.12.2): once it, the graphs and the
     // activations fill the budget, no larger TP can fit.
-    if (r.nccl_bytes + r.cuda_graph_bytes + r.activation_peak_bytes >= r.budget) {
+    const Bytes runtime =
+        r.nccl_bytes + r.cuda_graph_bytes + r.activation_peak_bytes + r.autotune_spike_bytes;
+    if (runtime >= r.budget) {
       out.why_none = fmt::format(
           "from TP{} on, NCCL's buffers, CUDA graphs and activations alone ({}) fill the {} "
           "budget, and NCCL's buffers only grow with TP",
-          tp, gb(r.nccl_bytes + r.cuda_graph_bytes + r.activation_peak_bytes), gb(r.budget));
+          tp, gb(runtime), gb(r.budget));
       return out;
     }
   }

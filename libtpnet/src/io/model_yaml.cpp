@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "catalog_yaml.hpp"
+#include "tpnet/analysis/engram_tables.hpp"
 #include "tpnet/error.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/model/layer_plan.hpp"
@@ -135,6 +137,36 @@ void parse_shapes(const YAML::Node& root, const std::string& origin, ModelArch& 
     m.mamba = spec;
   }
   if (root["gated_ffn"].IsDefined()) m.gated_ffn = optional_flag(root, origin, "gated_ffn");
+}
+
+/// What a deployment measured beside the shapes: the Engram tables and a
+/// stated KV cache per token (docs/models.md).
+void parse_memory_parts(const YAML::Node& root, const std::string& origin, ModelArch& m) {
+  if (const YAML::Node engram = root["engram"]; engram.IsDefined() && !engram.IsNull()) {
+    yaml::require_map(engram, origin, "engram (table_bytes, host_share, placement)");
+    yaml::with_key_prefix("engram.", [&] {
+      yaml::reject_unknown_keys(engram, origin, {"table_bytes", "host_share", "placement"});
+      EngramSpec spec;
+      spec.table_bytes = catalog_yaml::required_bytes(engram, origin, "table_bytes");
+      if (!(spec.table_bytes.count() > 0.0)) {
+        throw InputError("must be a positive size, e.g. 281.2GB",
+                         yaml::where(engram["table_bytes"], origin, "table_bytes"));
+      }
+      spec.host_share = yaml::optional_number(engram, origin, "host_share", 0.0, 1.0).value_or(1.0);
+      if (auto placement = yaml::optional_string(engram, origin, "placement")) {
+        spec.placement = parse_table_placement(
+            *placement, yaml::where(engram["placement"], origin, "placement"));
+      }
+      m.engram = spec;
+    });
+  }
+  if (auto kv = catalog_yaml::optional_bytes(root, origin, "kv_bytes_per_token")) {
+    if (!(kv->count() > 0.0)) {
+      throw InputError("must be a positive size, e.g. 5959B",
+                       yaml::where(root["kv_bytes_per_token"], origin, "kv_bytes_per_token"));
+    }
+    m.kv_bytes_per_token = *kv;
+  }
 }
 
 }  // namespace
@@ -356,7 +388,9 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
                              "layer_pattern",
                              "mamba",
                              "gated_ffn",
-                             "compressed_attention"});
+                             "compressed_attention",
+                             "engram",
+                             "kv_bytes_per_token"});
 
   ModelArch m;
   m.name = yaml::required_string(root, origin, "name");
@@ -430,6 +464,7 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
   parse_shapes(root, origin, m);
   parse_layer_runs(root, origin, m);
   parse_compressed_attention(root, origin, m);
+  parse_memory_parts(root, origin, m);
   // 64 heads in a hidden_size of 2 are 0 wide each (found by tests/fuzz), and
   // every per-head size (attention weights, KV cache) would be 0.
   if (effective_head_dim(m) < 1) {

@@ -133,8 +133,9 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
   yaml::require_map(root, origin, "a node");
   yaml::reject_unknown_keys(root, origin,
                             {"name", "description", "source", "memory", "memory_bandwidth",
-                             "usable_memory", "reserved_memory", "nic", "ports", "host_links",
-                             "network_limit", "nccl_memory", "small_allreduce_latency", "notes"});
+                             "usable_memory", "reserved_memory", "unified_memory", "nic", "ports",
+                             "host_links", "network_limit", "nccl_memory",
+                             "small_allreduce_latency", "notes"});
   NodeSpec n;
   n.name = yaml::required_string(root, origin, "name");
   n.description = yaml::optional_string(root, origin, "description").value_or("");
@@ -151,6 +152,11 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
   if (n.reserved_memory > n.usable_memory) {
     throw InputError("must not exceed usable_memory",
                      yaml::where(root["reserved_memory"], origin, "reserved_memory"));
+  }
+  if (const YAML::Node unified = root["unified_memory"]; unified.IsDefined() && !unified.IsNull()) {
+    if (!YAML::convert<bool>::decode(unified, n.unified_memory)) {
+      throw InputError("expected true or false", yaml::where(unified, origin, "unified_memory"));
+    }
   }
   n.nic = yaml::optional_string(root, origin, "nic").value_or("");
 

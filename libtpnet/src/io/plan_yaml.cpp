@@ -239,7 +239,7 @@ ServingPlan parse_plan_yaml(std::string_view text, const std::string& origin) {
           m, origin,
           {"node_memory", "gpu_memory_utilization", "nccl_tuned", "nccl_channels", "nccl_buffsize",
            "cuda_graph_memory", "activation_factor", "kv_cache_dtype", "kv_bytes_per_token",
-           "max_model_len", "memory_bandwidth"});
+           "max_model_len", "memory_bandwidth", "engram_tables", "autotune_spike"});
     });
     MemorySettings& mem = plan.memory;
     mem.node_memory = optional_quantity(m, origin, "node_memory", "memory.", parse_bytes);
@@ -262,6 +262,10 @@ ServingPlan parse_plan_yaml(std::string_view text, const std::string& origin) {
                                   .value_or(mem.activation_factor);
       mem.max_model_len = yaml::optional_integer(m, origin, "max_model_len", 1, kMaxTokens)
                               .value_or(mem.max_model_len);
+      if (auto tables = yaml::optional_string(m, origin, "engram_tables")) {
+        mem.engram_tables = parse_table_placement(
+            *tables, yaml::where(m["engram_tables"], origin, "engram_tables"));
+      }
       if (auto dtype = yaml::optional_string(m, origin, "kv_cache_dtype")) {
         mem.kv_cache_dtype_bytes = parse_kv_cache_dtype(
             *dtype, yaml::where(m["kv_cache_dtype"], origin, "kv_cache_dtype"));
@@ -273,6 +277,15 @@ ServingPlan parse_plan_yaml(std::string_view text, const std::string& origin) {
     }
     mem.kv_bytes_per_token =
         optional_quantity(m, origin, "kv_bytes_per_token", "memory.", parse_bytes);
+    // 0 and off turn it off, where a byte size must be positive.
+    const bool spike_off =
+        has(m, "autotune_spike") && m["autotune_spike"].IsScalar() &&
+        (m["autotune_spike"].Scalar() == "0" || m["autotune_spike"].Scalar() == "off");
+    if (!spike_off) {
+      if (auto bytes = optional_quantity(m, origin, "autotune_spike", "memory.", parse_bytes)) {
+        mem.autotune_spike = *bytes;
+      }
+    }
     plan.memory_bandwidth =
         optional_quantity(m, origin, "memory_bandwidth", "memory.", parse_bit_rate);
   }

@@ -22,6 +22,18 @@ std::string_view to_string(AttentionKind kind) {
   return "unknown";
 }
 
+std::string_view to_string(TablePlacement placement) {
+  switch (placement) {
+    case TablePlacement::gpu:
+      return "gpu";
+    case TablePlacement::host:
+      return "host";
+    case TablePlacement::disk:
+      return "disk";
+  }
+  return "gpu";
+}
+
 std::string_view to_string(Mixer mixer) {
   switch (mixer) {
     case Mixer::attention:

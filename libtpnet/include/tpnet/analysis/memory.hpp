@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tpnet/analysis/engram_tables.hpp"
 #include "tpnet/analysis/kv_cache.hpp"
 #include "tpnet/analysis/nccl_memory.hpp"
 #include "tpnet/analysis/weights.hpp"
@@ -44,6 +45,14 @@ struct MemorySettings {
   /// memory.kv_bytes_per_token: replaces the architecture's KV bytes per
   /// token, e.g. for a model whose attention shapes are not known.
   std::optional<Bytes> kv_bytes_per_token;
+  /// memory.engram_tables: where the model's Engram tables live; default:
+  /// where the model file says its deployment kept them.
+  std::optional<TablePlacement> engram_tables;
+  /// memory.autotune_spike: what GEMM autotuning takes during vLLM's
+  /// profiling run, which sizes the KV cache (DeepGEMM/CUTLASS mxfp8: ~10 GB
+  /// in the DeepSeek-V4.1-Flash report). VLLM_FLASHINFER_AUTOTUNE=0 does not
+  /// turn that one off. 0 = off.
+  Bytes autotune_spike;
 };
 
 /// One node of one layout on one node type.
@@ -84,14 +93,17 @@ struct MemoryReport {
   Bytes budget;       ///< node_memory x gpu_memory_utilization
   Bytes os_reserved;  ///< the node's reserved_memory, what the OS keeps
 
-  Bytes weights_bytes;  ///< weights.per_node()
+  Bytes weights_bytes;      ///< weights.per_node()
+  Bytes gpu_weights_bytes;  ///< weights + Engram tables in GPU memory: the model on the GPU
+  Bytes autotune_spike_bytes;
   Bytes nccl_buffsize;
   Bytes nccl_bytes;
   Bytes cuda_graph_bytes;
   TokenCount chunk_tokens = 0;
   double activation_factor = 0.0;
   Bytes activation_peak_bytes;
-  Bytes fixed_bytes;      ///< weights + NCCL + CUDA graphs + activation peak
+  /// weights + Engram tables counted + NCCL + CUDA graphs + activation peak + autotune spike
+  Bytes fixed_bytes;
   Bytes kv_cache_bytes;   ///< budget - fixed_bytes, 0 when it does not fit
   Bytes shortfall_bytes;  ///< fixed_bytes - budget when it does not fit, else 0
   TokenCount max_model_len = 0;
@@ -117,6 +129,7 @@ struct MemoryReport {
   std::string fit_summary;
   std::vector<std::string> warnings;
   WeightMemory weights;
+  EngramTables engram;  ///< all zero for a model without Engram tables
   /// One max-model-len sequence by layer kind, when the KV shapes are known.
   std::optional<SequenceState> sequence;
 
@@ -127,9 +140,11 @@ struct MemoryReport {
   int kv_cache_dtype_bytes = 0;
   int max_num_seqs = 0;
   MemoryLimit limit = MemoryLimit::none;
-  bool nccl_tuned = false;          ///< the node's tuned NCCL profile was asked for
-  bool fixed_fits = false;          ///< fixed_bytes < budget
-  bool kv_per_token_given = false;  ///< from MemorySettings::kv_bytes_per_token
+  bool nccl_tuned = false;           ///< the node's tuned NCCL profile was asked for
+  bool fixed_fits = false;           ///< fixed_bytes < budget
+  bool kv_per_token_given = false;   ///< from MemorySettings::kv_bytes_per_token
+  bool kv_per_token_stated = false;  ///< from the model file's kv_bytes_per_token
+  bool has_engram = false;           ///< the model has Engram tables
   /// The fixed parts fit and, when the KV size is known, one max-model-len sequence too.
   bool fits = false;
   std::optional<bool> max_model_len_fits;  ///< one such sequence fits in kv_cache_bytes

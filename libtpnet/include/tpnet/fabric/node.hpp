@@ -71,6 +71,9 @@ struct NodeSpec {
   /// Of the usable memory, what a deployment leaves to the OS and the rest of
   /// the system (DGX Spark: 9 GB in the study); 0 when not stated.
   Bytes reserved_memory;
+  /// The GPU and the host share one memory (DGX Spark's 128 GB): pinned host
+  /// memory then counts against the same budget as the GPU's.
+  bool unified_memory = false;
   std::string nic;  ///< "ConnectX-7"
   NodePorts ports;
   HostLinks host_links;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tpnet/limits.hpp"
+#include "tpnet/units.hpp"
 
 namespace tpnet {
 
@@ -155,6 +156,26 @@ inline constexpr WeightPart kWeightParts[] = {
 /// "embedding", "lm_head", "attention", "dense_ffn", "routed_experts", "shared_experts", "router"
 [[nodiscard]] std::string_view to_string(WeightPart part);
 
+/// Where a model's lookup tables live while it serves.
+enum class TablePlacement {
+  gpu,   ///< in GPU memory, with the weights
+  host,  ///< in pinned host memory (on a unified-memory node, the same memory)
+  disk,  ///< on local NVMe, the rows a forward needs staged before it
+};
+/// "gpu", "host", "disk"
+[[nodiscard]] std::string_view to_string(TablePlacement placement);
+
+/// Lookup tables outside the transformer's matrices (DeepSeek's Engram):
+/// read by row, never multiplied, so they need not live in GPU memory. Each
+/// rank holds its 1/(tp x pp) of the rows (docs/formulas.md s.12.11).
+struct EngramSpec {
+  Bytes table_bytes;  ///< the whole model's tables
+  /// Of each rank's tables, the share a host placement pins in host memory;
+  /// the rest stays in GPU memory.
+  double host_share = 1.0;
+  TablePlacement placement = TablePlacement::host;  ///< as deployed: the default
+};
+
 struct ModelArch {
   std::string name;         ///< catalog name, e.g. "glm-5.3"
   std::string description;  ///< one line for listings
@@ -212,6 +233,12 @@ struct ModelArch {
   /// modules a quantization leaves out, or a mixed-precision map's mean over
   /// the part's layers. A part not listed is at bits_per_weight.
   std::map<WeightPart, double> part_bits;
+  /// Engram tables beside the weights; absent for a model without them.
+  std::optional<EngramSpec> engram;
+  /// KV cache one token adds on every rank, as a deployment measured it, for
+  /// a model whose attention shapes are not stated (memory.kv_bytes_per_token
+  /// replaces it; the architecture's shapes, when stated, come first).
+  std::optional<Bytes> kv_bytes_per_token;
 
   /// part_bits' entry for `part`, else bits_per_weight.
   [[nodiscard]] double bits_of(WeightPart part) const;
