@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -49,7 +50,7 @@ struct ReportOptions {
 // ---- the report as data, rendered to HTML or Markdown -------------------
 
 struct ReportFigure {
-  std::string name;  ///< file stem in Markdown: report-<name>.svg
+  std::string name;  ///< in Markdown's file name: report-<name>-<hash>.svg
   std::string svg;
   std::string sentence;  ///< what it shows, under it
 };
@@ -155,6 +156,22 @@ std::string render_html(const Report& r) {
   return out;
 }
 
+/// `<stem>-<chart>-<hash>.svg`: named by its content, so that a report
+/// written while another run writes the same --out links only to its own
+/// charts (no rename can replace a Markdown file and its SVGs as one). FNV-1a
+/// over the SVG text: stable across runs and machines, unlike std::hash.
+std::string svg_file_name(const std::string& stem, const ReportFigure& figure) {
+  constexpr std::uint64_t kOffset = 14695981039346656037ULL;
+  constexpr std::uint64_t kPrime = 1099511628211ULL;
+  std::uint64_t hash = kOffset;
+  for (const char c : figure.svg) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= kPrime;
+  }
+  constexpr int kShownBits = 48;  // 12 hex digits: a clash needs ~16M versions of one chart
+  return fmt::format("{}-{}-{:012x}.svg", stem, figure.name, hash >> (64 - kShownBits));
+}
+
 std::string render_markdown(const Report& r, const std::string& stem) {
   std::string out = "# " + r.title + "\n\n";
   for (const auto& p : r.verdict) out += "> " + p + "\n>\n";
@@ -164,7 +181,7 @@ std::string render_markdown(const Report& r, const std::string& stem) {
     out += "## " + s.heading + "\n\n";
     for (const auto& p : s.paragraphs) out += p + "\n\n";
     for (const auto& f : s.figures) {
-      out += fmt::format("![{}]({}-{}.svg)\n\n{}\n\n", f.sentence, stem, f.name, f.sentence);
+      out += fmt::format("![{}]({})\n\n{}\n\n", f.sentence, svg_file_name(stem, f), f.sentence);
     }
     for (const auto& t : s.tables) {
       out += "|";
@@ -649,7 +666,7 @@ Outcome run_report(const ReportOptions& o) {
   if (markdown) {
     for (const auto& s : report.sections) {
       for (const auto& f : s.figures) {
-        const std::string path = (out.parent_path() / (stem + "-" + f.name + ".svg")).string();
+        const std::string path = (out.parent_path() / svg_file_name(stem, f)).string();
         check_output_path(path, "--out");
         write_file_atomically(path, f.svg, "--out");
         svgs.push_back(path);
@@ -698,7 +715,7 @@ Command setup_report(CLI::App& app) {
   sub->add_option("--out", o->out, "The file to write (report.html, or report.md)")->required();
   sub->add_option("--format", o->kind,
                   "html: one self-contained file; markdown: the text, with each chart as an SVG "
-                  "beside it (<stem>-<chart>.svg)")
+                  "beside it (<stem>-<chart>-<hash>.svg)")
       ->check(CLI::IsMember({"html", "markdown"}))
       ->default_str("html");
   return Command{sub, [o] { return run_report(*o); },

@@ -22,6 +22,18 @@
 
 namespace {
 
+/// Every file a flag of `command` names, noted before it runs: which flags
+/// read and which write is the command's business, but no output may be a
+/// file another flag names (docs/hardening.md, "Outputs that are not theirs
+/// to replace").
+void note_flag_files(const CLI::App& command) {
+  for (const CLI::Option* option : command.get_options()) {
+    const auto& long_names = option->get_lnames();
+    const std::string flag = long_names.empty() ? option->get_name() : "--" + long_names.front();
+    for (const auto& value : option->results()) tpnet::note_named_file(flag, value);
+  }
+}
+
 int run(int argc, char** argv) {
   using namespace tpnet::cli;
   try {
@@ -95,6 +107,7 @@ int run(int argc, char** argv) {
   for (const auto& command : commands) {
     if (!command.app->parsed()) continue;
     try {
+      note_flag_files(*command.app);
       Outcome outcome = command.run();
       auto& doubts = model_warnings();
       outcome.doc.warnings.insert(outcome.doc.warnings.begin(), doubts.begin(), doubts.end());

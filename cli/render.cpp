@@ -7,7 +7,9 @@
 #include <iterator>
 
 #include "document.hpp"
+#include "printable.hpp"
 #include "tpnet/error.hpp"
+#include "tpnet/io/text_file.hpp"
 
 namespace tpnet::cli {
 namespace {
@@ -36,7 +38,7 @@ std::string display_value(const Field& f) {
     case Field::Kind::number:
       return display_number(f);
     case Field::Kind::text:
-      return f.text;
+      return printable(f.text);
     case Field::Kind::flag:
       return f.flag ? "yes" : "no";
     case Field::Kind::numbers: {
@@ -51,7 +53,7 @@ std::string display_value(const Field& f) {
     }
     case Field::Kind::texts: {
       std::string joined;
-      for (const auto& t : f.texts) joined += (joined.empty() ? "" : "; ") + t;
+      for (const auto& t : f.texts) joined += (joined.empty() ? "" : "; ") + printable(t);
       return joined;
     }
     case Field::Kind::record:
@@ -171,7 +173,9 @@ Grid make_grid(const Field& list) {
     for (const auto& f : row) {
       if (row_name.empty() && f.kind == Field::Kind::text) row_name = f.text;
       if (f.kind == Field::Kind::texts && !f.json_only) {
-        for (const auto& note : f.texts) g.notes.push_back(fmt::format("{}: {}", row_name, note));
+        for (const auto& note : f.texts) {
+          g.notes.push_back(printable(fmt::format("{}: {}", row_name, note)));
+        }
       }
       if (!is_scalar(f) || f.json_only) continue;
       cells.push_back(display_value(f));
@@ -232,7 +236,7 @@ void render_text_record(std::string& out, const Record& record, int depth) {
       }
       out += fmt::format("{}{:<{}}  {}\n", pad, f.label, label_width, value);
     } else if (f.kind == Field::Kind::texts) {
-      for (const auto& t : f.texts) out += fmt::format("{}{}: {}\n", pad, f.label, t);
+      for (const auto& t : f.texts) out += fmt::format("{}{}: {}\n", pad, f.label, printable(t));
     } else if (f.kind == Field::Kind::record) {
       out += pad + f.label + "\n";
       render_text_record(out, f.records.front(), depth + 1);
@@ -244,7 +248,7 @@ void render_text_record(std::string& out, const Record& record, int depth) {
 }
 
 std::string render_table(const Document& doc) {
-  std::string out = doc.title + "\n";
+  std::string out = printable(doc.title) + "\n";
   render_text_record(out, doc.fields, 0);
   return out;
 }
@@ -273,7 +277,9 @@ void render_md_record(std::string& out, const Record& record, int depth) {
       }
       out += indent + "- **" + f.label + "**: " + md_escape(value) + "\n";
     } else if (f.kind == Field::Kind::texts) {
-      for (const auto& t : f.texts) out += indent + "- " + f.label + ": " + md_escape(t) + "\n";
+      for (const auto& t : f.texts) {
+        out += indent + "- " + f.label + ": " + md_escape(printable(t)) + "\n";
+      }
     } else if (f.kind == Field::Kind::record) {
       out += indent + "- **" + f.label + "**\n";
       render_md_record(out, f.records.front(), depth + 1);
@@ -306,10 +312,10 @@ void render_md_tables(std::string& out, const Record& record) {
 }
 
 std::string render_markdown(const Document& doc) {
-  std::string out = "## " + doc.title + "\n\n";
+  std::string out = "## " + printable(doc.title) + "\n\n";
   render_md_record(out, doc.fields, 0);
   render_md_tables(out, doc.fields);
-  for (const auto& w : doc.warnings) out += "\n> warning: " + md_escape(w) + "\n";
+  for (const auto& w : doc.warnings) out += "\n> warning: " + md_escape(printable(w)) + "\n";
   return out;
 }
 
@@ -423,7 +429,21 @@ std::string format_number(double value, std::string_view what) {
 
 std::string json_string(std::string_view text) {
   std::string out = "\"";
-  for (const char c : text) {
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const char c = text[at];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      // JSON is UTF-8: a byte that is not (a name from a Latin-1 file) would
+      // make the whole output unreadable, so it becomes U+FFFD, as Python's
+      // errors="replace" does.
+      const std::size_t length = utf8_sequence_length(text, at);
+      if (length == 0) {
+        out += "\\ufffd";
+      } else {
+        out.append(text.substr(at, length));
+        at += length - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"':
         out += "\\\"";

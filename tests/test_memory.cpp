@@ -181,7 +181,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DeepSeek-V4.1-Flash fits on 4 DGX Sparks with its Engram tables on disk; TP1 and TP2 "
+    "DeepSeek-V4.1-Flash fits on 4 DGX Sparks with its Engram tables on disk where TP1 and TP2 "
     "refuse on the weights",
     "[memory][golden]") {
   const ModelArch m = builtin_model("deepseek-v4.1-flash");

@@ -131,11 +131,11 @@ SmallAllReduceLatency parse_small_allreduce_latency(const YAML::Node& map,
 NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
   const YAML::Node root = yaml::load_document(text, origin);
   yaml::require_map(root, origin, "a node");
-  yaml::reject_unknown_keys(root, origin,
-                            {"name", "description", "source", "memory", "memory_bandwidth",
-                             "usable_memory", "reserved_memory", "unified_memory", "nic", "ports",
-                             "host_links", "network_limit", "nccl_memory",
-                             "small_allreduce_latency", "notes"});
+  yaml::reject_unknown_keys(
+      root, origin,
+      {"name", "description", "source", "memory", "memory_bandwidth", "usable_memory",
+       "reserved_memory", "unified_memory", "nic", "ports", "host_links", "network_limit",
+       "nccl_memory", "small_allreduce_latency", "notes"});
   NodeSpec n;
   n.name = yaml::required_string(root, origin, "name");
   n.description = yaml::optional_string(root, origin, "description").value_or("");

@@ -9,9 +9,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <string_view>
 #include <utility>
+
+#include "tpnet/io/text_file.hpp"
 
 namespace tpnet {
 namespace {
@@ -51,39 +56,94 @@ InputLocation where(const std::string& flag, const std::string& path) {
 
 /// What an output path leads to.
 struct Resolved {
-  std::string target;  ///< the file to replace, symlinks followed
+  std::string target;  ///< the file to replace, symlinks followed, its folder canonical
   bool exists = false;
   struct stat info {};
 };
 
+/// The kernel's protected_symlinks rule, applied here because the machine
+/// may have it off: a symlink in a world-writable sticky folder (/tmp) is
+/// followed only when this user or the folder's owner owns it. Otherwise
+/// anyone may plant `/tmp/plot.svg -> /etc/passwd` for root to write
+/// through.
+void refuse_planted_link(const std::string& link, const struct stat& link_info,
+                         const std::string& flag, const std::string& path) {
+  const std::string folder = folder_of(link);
+  struct stat folder_info {};
+  if (::stat(folder.c_str(), &folder_info) != 0) return;  // found missing later, with its cause
+  const bool shared = (folder_info.st_mode & S_ISVTX) != 0 && (folder_info.st_mode & S_IWOTH) != 0;
+  if (!shared || link_info.st_uid == ::geteuid() || link_info.st_uid == folder_info.st_uid) return;
+  throw InputError(
+      fmt::format("{} is a symlink owned by uid {} in the world-writable sticky folder {}; such "
+                  "a link is followed only when its owner is this user (uid {}) or the folder's "
+                  "owner (the kernel's protected_symlinks rule); remove it or give another path",
+                  link, static_cast<long long>(link_info.st_uid), folder,
+                  static_cast<long long>(::geteuid())),
+      where(flag, path));
+}
+
+/// Another user's file is theirs: replacing it by rename needs only write
+/// permission on the folder, which a shared folder gives everyone. Root
+/// included, so that `sudo tpnet ... --out` in a shared folder cannot
+/// replace a file some user left there.
+void refuse_other_owner(const struct stat& info, const std::string& flag, const std::string& path) {
+  if (info.st_uid == ::geteuid()) return;
+  throw InputError(
+      fmt::format("is owned by uid {}, not by this user (uid {}); tpnet replaces "
+                  "only its user's own files; remove it or give another path",
+                  static_cast<long long>(info.st_uid), static_cast<long long>(::geteuid())),
+      where(flag, path));
+}
+
+using FileId = std::pair<std::uint64_t, std::uint64_t>;  // device, inode
+
+FileId id_of(const struct stat& info) {
+  return {static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino)};
+}
+
+struct NamedFile {
+  std::string flag;
+  std::string path;
+};
+
+struct NamedFiles {
+  std::mutex lock;
+  std::multimap<FileId, NamedFile> by_id;
+};
+
+NamedFiles& named_files() {
+  static NamedFiles registry;
+  return registry;
+}
+
+/// An output that is also an input of this run would replace what was read:
+/// a file read so far, or one another flag names (read later, perhaps).
+void refuse_input(const struct stat& info, const std::string& flag, const std::string& path) {
+  const FileId id = id_of(info);
+  if (const auto input = input_read_as(id.first, id.second)) {
+    throw InputError(fmt::format("is the same file as the input {} this run reads; writing it "
+                                 "would replace what was read; give another path",
+                                 *input),
+                     where(flag, path));
+  }
+  NamedFiles& named = named_files();
+  const std::lock_guard<std::mutex> hold(named.lock);
+  const auto [first, last] = named.by_id.equal_range(id);
+  for (auto it = first; it != last; ++it) {
+    if (it->second.flag == flag) continue;
+    throw InputError(fmt::format("is the same file as {} {}; writing it would replace that "
+                                 "file; give another path",
+                                 it->second.flag, it->second.path),
+                     where(flag, path));
+  }
+}
+
 /// Follows `path` to the file it names. Refuses what AtomicFile refuses.
 Resolved resolve(const std::string& path, const std::string& flag) {
   if (path.empty()) throw InputError("needs a file path", InputLocation::for_key(flag));
-  Resolved r;
-  struct stat info {};
-  if (::stat(path.c_str(), &info) == 0) {
-    if (!S_ISREG(info.st_mode)) {
-      struct stat link {};
-      const bool is_link = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
-      throw InputError(fmt::format("{} {}, not a regular file; give a file path",
-                                   is_link ? "is a symlink to" : "is", kind_of(info.st_mode)),
-                       where(flag, path));
-    }
-    const std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr),
-                                                           &std::free);
-    if (!real) {
-      throw InputError(fmt::format("cannot follow it: {}", reason(errno)), where(flag, path));
-    }
-    r.target = real.get();
-    r.exists = true;
-    r.info = info;
-    return r;
-  }
-  if (errno != ENOENT) {
-    throw InputError(fmt::format("cannot be written: {}", reason(errno)), where(flag, path));
-  }
-  // Missing, or a symlink that leads nowhere yet: the file is created where
-  // the last link points, as a shell's `>` would.
+  // The links the last component leads through, one by one, each checked
+  // where it lies; the file is created where the last link points when it
+  // does not exist yet, as a shell's `>` would.
   std::string at = path;
   for (int hops = 0;; ++hops) {
     struct stat link {};
@@ -91,6 +151,7 @@ Resolved resolve(const std::string& path, const std::string& flag) {
     if (hops == kMostSymlinks) {
       throw InputError(fmt::format("cannot be written: {}", reason(ELOOP)), where(flag, path));
     }
+    refuse_planted_link(at, link, flag, path);
     std::string next(static_cast<std::size_t>(link.st_size) + 1, '\0');
     const ssize_t got = ::readlink(at.c_str(), next.data(), next.size());
     if (got < 0) {
@@ -105,13 +166,55 @@ Resolved resolve(const std::string& path, const std::string& flag) {
     }
     at = std::move(next);
   }
+  Resolved r;
+  struct stat info {};
+  if (::stat(at.c_str(), &info) == 0) {
+    if (!S_ISREG(info.st_mode)) {
+      throw InputError(fmt::format("{} {}, not a regular file; give a file path",
+                                   at == path ? "is" : "is a symlink to", kind_of(info.st_mode)),
+                       where(flag, path));
+    }
+    refuse_other_owner(info, flag, path);
+    refuse_input(info, flag, path);
+    r.exists = true;
+    r.info = info;
+  } else if (errno != ENOENT) {
+    throw InputError(fmt::format("cannot be written: {}", reason(errno)), where(flag, path));
+  }
   const std::string folder = folder_of(at);
   struct stat folder_info {};
   if (::stat(folder.c_str(), &folder_info) != 0 || !S_ISDIR(folder_info.st_mode)) {
     throw InputError(fmt::format("folder {} does not exist", folder), where(flag, path));
   }
-  r.target = at;
+  const std::unique_ptr<char, decltype(&std::free)> real(::realpath(folder.c_str(), nullptr),
+                                                         &std::free);
+  if (!real) {
+    throw InputError(fmt::format("cannot follow it: {}", reason(errno)), where(flag, path));
+  }
+  r.target =
+      std::string(real.get()) + (std::string_view(real.get()) == "/" ? "" : "/") + name_of(at);
   return r;
+}
+
+/// The outputs this process has been asked to write, by target, so that two
+/// of them on one path (`--svg x --timeline x`, or two links to one file)
+/// are refused instead of one silently replacing the other. The same flag
+/// and path again is the same output (checked, then written).
+struct Claim {
+  std::string flag;
+  std::string path;
+};
+
+void claim(const Resolved& r, const std::string& flag, const std::string& path) {
+  static std::mutex lock;
+  static std::map<std::string, Claim> claims;
+  const std::lock_guard<std::mutex> hold(lock);
+  const auto [found, fresh] = claims.emplace(r.target, Claim{flag, path});
+  if (fresh || (found->second.flag == flag && found->second.path == path)) return;
+  throw InputError(fmt::format("is the same file as {} {}; two outputs on one path would lose "
+                               "one; give each its own path",
+                               found->second.flag, found->second.path),
+                   where(flag, path));
 }
 
 /// `<name>.<pid>-<n>-<random>.partial` beside `target`: unique to this
@@ -134,6 +237,7 @@ std::string temp_name(const std::string& target) {
 AtomicFile::AtomicFile(std::string path, std::string flag)
     : path_(std::move(path)), flag_(std::move(flag)) {
   const Resolved r = resolve(path_, flag_);
+  claim(r, flag_, path_);
   target_ = r.target;
   existed_ = r.exists;
   if (existed_) {
@@ -207,7 +311,15 @@ void AtomicFile::discard() noexcept {
 }
 
 void check_output_path(const std::string& path, const std::string& flag) {
-  (void)resolve(path, flag);
+  claim(resolve(path, flag), flag, path);
+}
+
+void note_named_file(const std::string& flag, const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return;
+  NamedFiles& named = named_files();
+  const std::lock_guard<std::mutex> hold(named.lock);
+  named.by_id.emplace(id_of(info), NamedFile{flag, path});
 }
 
 void write_file_atomically(const std::string& path, std::string_view text,

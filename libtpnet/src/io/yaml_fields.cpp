@@ -1,5 +1,7 @@
 #include "yaml_fields.hpp"
 
+#include "json_text.hpp"
+
 #include <yaml-cpp/eventhandler.h>
 
 #include <fmt/format.h>
@@ -30,18 +32,21 @@ class DuplicateKeyCheck : public YAML::EventHandler {
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t /*anchor*/) override {
     node(nullptr, mark.line + 1);
   }
-  void OnScalar(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t /*anchor*/,
                 const std::string& value) override {
+    refuse_tag(tag, mark);
     node(&value, mark.line + 1);
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/,
-                       YAML::anchor_t /*anchor*/, YAML::EmitterStyle::value /*style*/) override {
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t /*anchor*/,
+                       YAML::EmitterStyle::value /*style*/) override {
+    refuse_tag(tag, mark);
     node(nullptr, mark.line + 1);
     frames_.push_back(Frame{false, true, {}});
   }
   void OnSequenceEnd() override { frames_.pop_back(); }
-  void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t /*anchor*/,
                   YAML::EmitterStyle::value /*style*/) override {
+    refuse_tag(tag, mark);
     node(nullptr, mark.line + 1);
     frames_.push_back(Frame{true, true, {}});
   }
@@ -53,6 +58,22 @@ class DuplicateKeyCheck : public YAML::EventHandler {
     bool expecting_key = true;
     std::map<std::string, int> key_lines;
   };
+
+  /// No reader gives a tag a meaning (`!include`, `!!binary`, `!!str 5`):
+  /// yaml-cpp would read the text under it as if it were untagged, which is
+  /// not what its writer meant. Only the parser's own marks for untagged
+  /// nodes pass: "?" (plain) and "!" (quoted).
+  void refuse_tag(const std::string& tag, const YAML::Mark& mark) const {
+    if (tag.empty() || tag == "?" || tag == "!") return;
+    const std::string shown =
+        tag.rfind(kCoreTagPrefix, 0) == 0 ? "!!" + tag.substr(kCoreTagPrefix.size()) : tag;
+    throw InputError(fmt::format("has the tag '{}' at line {}; tags are not read, so the value "
+                                 "would not mean what it says; remove the tag",
+                                 shown, mark.line + 1),
+                     InputLocation::in_file(origin_, mark.line + 1));
+  }
+
+  static constexpr std::string_view kCoreTagPrefix = "tag:yaml.org,2002:";
 
   /// A node begins: in a mapping it is a key or a value, in turn.
   void node(const std::string* scalar, int line) {
@@ -111,6 +132,24 @@ void require_few_values(std::string_view text, const std::string& origin, Syntax
     }
   }
 }
+
+/// Notes where a document after the first begins and reads nothing else.
+class SecondDocument : public YAML::EventHandler {
+ public:
+  int line = 0;
+  void OnDocumentStart(const YAML::Mark& mark) override { line = mark.line + 1; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnAlias(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnScalar(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                const std::string& /*value*/) override {}
+  void OnSequenceStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/,
+                       YAML::anchor_t /*anchor*/, YAML::EmitterStyle::value /*style*/) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                  YAML::EmitterStyle::value /*style*/) override {}
+  void OnMapEnd() override {}
+};
 
 }  // namespace
 
@@ -181,11 +220,22 @@ std::string without_top_level_keys(std::string_view text,
 
 void reject_duplicate_keys(std::string_view text, const std::string& origin, Syntax syntax) {
   require_few_values(text, origin, syntax);
+  if (syntax == Syntax::json) json::require_strict_json(text, origin);
   std::istringstream in{std::string(text)};
   DuplicateKeyCheck check(origin, syntax);
   try {
     YAML::Parser parser(in);
     parser.HandleNextDocument(check);
+    // Every reader reads the first document only: a budget or a key in a
+    // second one (after `---`) would be dropped without a word.
+    SecondDocument second;
+    if (parser.HandleNextDocument(second)) {
+      throw InputError(
+          fmt::format("holds a second {}; only one is read, so what the second says would "
+                      "be dropped; put everything in one",
+                      syntax == Syntax::json ? "JSON value" : "YAML document (after `---`)"),
+          InputLocation::in_file(origin, second.line));
+    }
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("is not valid {}: {}", language(syntax), e.msg),
                      InputLocation::in_file(origin, e.mark.line + 1));

@@ -34,7 +34,10 @@ YAML::Node load_document(std::string_view text, const std::string& origin,
 /// Throws InputError naming both lines when a mapping of the first document
 /// in `text` has a key twice: readers disagree on which one wins (yaml-cpp
 /// keeps the first, Python's json the last), so neither is trusted. Reads
-/// the parser's events, so aliases are never expanded. Syntax errors too.
+/// the parser's events, so aliases are never expanded. Syntax errors too,
+/// a second document (after `---`, or a second JSON value) and a tag
+/// (`!include`, `!!str`): no reader reads either. JSON text must also be
+/// strict JSON (json::require_strict_json): every JSON reader passes here.
 void reject_duplicate_keys(std::string_view text, const std::string& origin, Syntax syntax);
 
 /// `text` (JSON, one or more top-level objects) with the value of each

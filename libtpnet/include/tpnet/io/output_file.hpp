@@ -27,9 +27,20 @@ namespace tpnet {
 /// - The temporary file is created in the target's folder (so the rename
 ///   is atomic) under a name unique to this process and call:
 ///   `<name>.<pid>-<n>-<random>.partial`, opened with O_EXCL.
-/// - An existing target's mode is kept, and its owner and group where this
-///   process may set them (fchown's EPERM is ignored); a new file gets
-///   0666 less the umask.
+/// - A target owned by another user than this process's effective user
+///   (root included) is refused: a shared folder lets anyone rename over
+///   anyone's file, and tpnet replaces only its user's own.
+/// - A symlink on the way that lies in a world-writable sticky folder (/tmp)
+///   is followed only when this user or the folder's owner owns it (the
+///   kernel's protected_symlinks rule, applied whether or not the machine
+///   has it on). Symlinked folders higher up the path are not checked.
+/// - A target that is a file this process read (read_text_file) or that
+///   another flag names (note_named_file) is refused,
+///   and so is a target another output already claimed (check_output_path
+///   or another AtomicFile, under another flag or path): two outputs on one
+///   path would lose one. The same flag and path again is the same output.
+/// - An existing target's mode is kept, and its group where this process may
+///   set it (fchown's EPERM is ignored); a new file gets 0666 less the umask.
 /// - Any failure (create, write, fsync, close, rename) removes the temporary
 ///   file, leaves the target as it was, and throws InputError naming `flag`
 ///   and `path` with the system's reason ("No space left on device").
@@ -75,9 +86,18 @@ class AtomicFile {
 };
 
 /// Refuses `path` for `flag` as AtomicFile would (a non-regular target, a
-/// missing folder) without creating anything: for checks made before work
-/// that should not start when the output cannot be written.
+/// missing folder, another user's file, a planted link, an input, another
+/// output's path) without creating anything, and claims the path for
+/// `flag`: for checks made before work that should not start when the
+/// output cannot be written.
 void check_output_path(const std::string& path, const std::string& flag);
+
+/// Notes that `flag` names the existing regular file `path` (nothing when
+/// it names none), so that an output given under another flag that is the
+/// same file is refused by check_output_path and AtomicFile before anything
+/// is written: `--timeline base.csv --baseline base.csv`. The CLI notes
+/// every flag's value before a command runs, not knowing which it reads.
+void note_named_file(const std::string& flag, const std::string& path);
 
 /// Writes `text` to `path` through an AtomicFile.
 void write_file_atomically(const std::string& path, std::string_view text, const std::string& flag);

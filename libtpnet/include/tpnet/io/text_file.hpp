@@ -2,8 +2,11 @@
 /// Reading whole input files, with errors that name the path and the real
 /// cause, and one size limit for every input (docs/hardening.md, "Input size").
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "tpnet/error.hpp"
 
@@ -24,5 +27,20 @@ void set_max_input_bytes(std::uint64_t bytes);
 /// the cause: permission, a symlink loop, ...) or larger than max_input_bytes
 /// (the message names the field `input.max_bytes`).
 std::string read_text_file(const std::string& path);
+
+/// The length of the UTF-8 sequence at `text[at]` (1 for ASCII), or 0 when
+/// the bytes there are not UTF-8 as RFC 3629 allows it: a stray
+/// continuation byte, a sequence cut short, an overlong form, a surrogate,
+/// or past U+10FFFF. The one check shared by the JSON reader and the
+/// printing of names.
+[[nodiscard]] std::size_t utf8_sequence_length(std::string_view text, std::size_t at);
+
+/// Files this process read (read_text_file, or note_input_file), so that an
+/// output never replaces one of its inputs (docs/hardening.md, "Outputs
+/// that are not theirs to replace"). Identified by device and inode: two
+/// paths to one file are one input.
+void note_input_file(const std::string& path);
+/// The path an input with this device and inode was read as, if any.
+[[nodiscard]] std::optional<std::string> input_read_as(std::uint64_t device, std::uint64_t inode);
 
 }  // namespace tpnet
