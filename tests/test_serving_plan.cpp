@@ -1,3 +1,7 @@
+#include <fmt/format.h>
+
+#include <string>
+
 #include "catch.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 
@@ -184,4 +188,22 @@ TEST_CASE("a plan places the Engram tables and the autotune spike under memory",
   CHECK_FALSE(parse_plan_yaml(kPlan, kOrigin).compare.memory.engram_tables.has_value());
   CHECK_THAT(error_of(std::string(kPlan) + "memory: {engram_tables: ram}\n"),
              ContainsSubstring(":11: memory.engram_tables: 'ram' is not a place for the tables"));
+}
+
+TEST_CASE(
+    "check's memory verdict and the fit sentence quote one figure: fixed parts and one "
+    "sequence",
+    "[plan][memory]") {
+  // Issue 26: the fit line said 92.59 GB (the fixed parts) where the verdict
+  // said 93.41 GB (they and one max-model-len sequence) for one fit.
+  const CheckReport result = run_check(parse_plan_yaml(kPlan, kOrigin));
+  const Verdict& fit = result.verdicts.front();
+  REQUIRE(fit.budget == "memory_fit");
+  const MemoryReport& memory = result.compare.layouts.front().memory;
+  REQUIRE(memory.sequence_bytes.has_value());
+  CHECK(fit.value == memory.required_bytes.count());
+  CHECK(memory.required_bytes.count() ==
+        memory.fixed_bytes.count() + memory.sequence_bytes->count());
+  const std::string quoted = fmt::format("a fit needs {:.2f} GB", fit.value / 1e9);
+  CHECK(memory.fit_summary.find(quoted) != std::string::npos);
 }

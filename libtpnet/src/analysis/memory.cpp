@@ -123,6 +123,12 @@ void judge_fit(MemoryReport& r) {
         "{} for the KV cache",
         parts, gb(r.nccl_bytes), runtime_name, gb(runtime), gb(r.fixed_bytes), gb(r.budget), layout,
         gb(r.kv_cache_bytes));
+    if (r.sequence_bytes) {
+      // check's memory verdict compares this total with the budget: say it here too.
+      r.fit_summary +=
+          fmt::format("; with one max-model-len sequence of {} tokens ({}) a fit needs {}",
+                      r.max_model_len, gb(*r.sequence_bytes), gb(r.required_bytes));
+    }
   }
   r.fit_summary += tables_outside(r);
 }
@@ -329,6 +335,7 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
     r.max_num_seqs_bytes = seq * engine.max_num_seqs;
   }
   r.fits = r.fixed_fits && r.max_model_len_fits.value_or(true);
+  r.required_bytes = r.fixed_bytes + r.sequence_bytes.value_or(Bytes(0.0));
   judge_fit(r);
 
   if (r.limit != MemoryLimit::none) {
@@ -375,9 +382,7 @@ MinTpReport find_min_tp(const ModelArch& m, const MemoryRequest& request) {
   MinTpReport out;
   MemoryRequest in = request;
   in.layout = ParallelLayout{1, 1, 1};
-  auto margin = [](const MemoryReport& r) {
-    return (r.budget - r.fixed_bytes - r.sequence_bytes.value_or(Bytes(0.0))).count();
-  };
+  auto margin = [](const MemoryReport& r) { return (r.budget - r.required_bytes).count(); };
   for (int tp = 1; tp <= kMaxTp; tp *= 2) {
     in.layout.tp = tp;
     out.tried.push_back(analyze_memory(m, in));

@@ -26,9 +26,9 @@ CheckReport run_check(const ServingPlan& plan) {
 
   const LayoutSummary& layout = grid.layouts.front();
   const MemoryReport& memory = layout.memory;
-  const Bytes needed = memory.fixed_bytes + memory.sequence_bytes.value_or(Bytes(0.0));
-  result.verdicts.push_back(Verdict{"memory_fit", layout.layout.name(), needed.count(),
-                                    memory.budget.count(), VerdictUnit::bytes, memory.fits});
+  result.verdicts.push_back(Verdict{"memory_fit", layout.layout.name(),
+                                    memory.required_bytes.count(), memory.budget.count(),
+                                    VerdictUnit::bytes, memory.fits});
   for (const auto& row : result.rows) row_verdicts(row, grid.request.budgets, result.verdicts);
   result.warnings = grid.warnings;
   return result;

@@ -104,6 +104,9 @@ struct MemoryReport {
   Bytes activation_peak_bytes;
   /// weights + Engram tables counted + NCCL + CUDA graphs + activation peak + autotune spike
   Bytes fixed_bytes;
+  /// fixed_bytes + one max-model-len sequence when its size is known: what a
+  /// fit needs, the one figure check's memory verdict and the fit sentence quote.
+  Bytes required_bytes;
   Bytes kv_cache_bytes;   ///< budget - fixed_bytes, 0 when it does not fit
   Bytes shortfall_bytes;  ///< fixed_bytes - budget when it does not fit, else 0
   TokenCount max_model_len = 0;
