@@ -12,6 +12,7 @@
 #include "checkpoint_precision.hpp"
 #include "tpnet/analysis/weights.hpp"
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/params.hpp"
 #include "yaml_fields.hpp"
@@ -521,17 +522,7 @@ void read_compressed_attention(const Scope& s, ModelArch& m) {
     a.compress_ratios.push_back(ratio);
   }
   if (m.sliding_window <= 0) missing(s, "sliding_window", " (every layer's window)");
-  const int dense = m.moe ? m.moe->first_dense_layers : m.num_layers;
-  m.layers.clear();
-  m.sliding_window_layers = 0;
-  for (int i = 0; i < m.num_layers; ++i) {
-    LayerSpec layer;
-    layer.mixer = a.compress_ratios[static_cast<std::size_t>(i)] > 1 ? Mixer::attention
-                                                                     : Mixer::sliding_window;
-    layer.ffn = i < dense ? FfnKind::dense : FfnKind::moe;
-    m.sliding_window_layers += layer.mixer == Mixer::sliding_window ? 1 : 0;
-    m.layers.push_back(layer);
-  }
+  set_compressed_attention_layers(m, a);
   m.head_dim = a.head_dim;
   m.compressed_attention = a;
   m.attention = AttentionKind::compressed;

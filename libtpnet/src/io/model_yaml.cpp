@@ -8,6 +8,7 @@
 #include "tpnet/analysis/engram_tables.hpp"
 #include "tpnet/error.hpp"
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "yaml_fields.hpp"
 
@@ -338,15 +339,7 @@ void parse_compressed_attention(const YAML::Node& root, const std::string& origi
         "sliding_window_layers and mla",
         yaml::where(node, origin, "compressed_attention"));
   }
-  const int dense = m.moe ? m.moe->first_dense_layers : m.num_layers;
-  for (int i = 0; i < m.num_layers; ++i) {
-    LayerSpec layer;
-    layer.mixer = a.compress_ratios[static_cast<std::size_t>(i)] > 1 ? Mixer::attention
-                                                                     : Mixer::sliding_window;
-    layer.ffn = i < dense ? FfnKind::dense : FfnKind::moe;
-    m.sliding_window_layers += layer.mixer == Mixer::sliding_window ? 1 : 0;
-    m.layers.push_back(layer);
-  }
+  set_compressed_attention_layers(m, a);
   if (m.head_dim == 0) m.head_dim = a.head_dim;
   m.compressed_attention = a;
 }

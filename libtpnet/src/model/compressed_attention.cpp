@@ -80,4 +80,18 @@ double compressor_state_bytes(const ModelArch& m, int ratio) {
   return bytes;
 }
 
+void set_compressed_attention_layers(ModelArch& model, const CompressedAttentionSpec& spec) {
+  const int dense = model.moe ? model.moe->first_dense_layers : model.num_layers;
+  model.layers.clear();
+  model.sliding_window_layers = 0;
+  for (int i = 0; i < model.num_layers; ++i) {
+    LayerSpec layer;
+    layer.mixer = spec.compress_ratios[static_cast<std::size_t>(i)] > 1 ? Mixer::attention
+                                                                        : Mixer::sliding_window;
+    layer.ffn = i < dense ? FfnKind::dense : FfnKind::moe;
+    model.sliding_window_layers += layer.mixer == Mixer::sliding_window ? 1 : 0;
+    model.layers.push_back(layer);
+  }
+}
+
 }  // namespace tpnet

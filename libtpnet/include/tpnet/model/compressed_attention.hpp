@@ -25,6 +25,13 @@ struct CompressedAttentionParams {
   [[nodiscard]] double total() const { return split + replicated; }
 };
 
+/// The layers that compress ratios make: a ratio above 1 an attention layer
+/// over compressed entries, 0 or 1 a sliding-window layer; the first
+/// model.moe->first_dense_layers FFNs dense, the rest MoE (all dense without
+/// MoE). Also sets model.sliding_window_layers to the window layers' count.
+/// The model's num_layers ratios must be given.
+void set_compressed_attention_layers(ModelArch& model, const CompressedAttentionSpec& spec);
+
 /// The weights of one layer's attention; zeros without compressed_attention.
 /// Ratios 0 and 1 are window-only layers without a compressor (vLLM reads 0 as 1).
 [[nodiscard]] CompressedAttentionParams compressed_attention_params(const ModelArch& model,
