@@ -576,7 +576,10 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
         if (d->active) active.push_back(d->device);
       }
     }
-    return make_check("nccl_ib_hca", active.empty() ? CheckStatus::not_judged : CheckStatus::holds,
+    if (active.empty()) {
+      return make_check("nccl_ib_hca", CheckStatus::not_judged, "not set, and no device is up");
+    }
+    return make_check("nccl_ib_hca", CheckStatus::holds,
                       "not set: NCCL uses every active device (" + joined(active) + ")");
   }
   std::vector<std::string> faults;
