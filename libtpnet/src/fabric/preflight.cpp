@@ -539,7 +539,7 @@ PreflightCheck check_pcie_link(const NodeFacts& facts, const NodeSpec& node) {
                                  std::max(ref_gt, max_gt.value_or(0.0)),
                                  std::max(ref_lanes, link.max_width.value_or(0))));
     if (stated && node.host_links.usable > BitRate(0.0)) {
-      /// What the half carries scales with lanes x GT/s (docs/formulas.md s.21).
+      /// What the half carries scales with lanes x GT/s (docs/formulas.md s.26).
       const BitRate share = node.host_links.usable * ((*cur_gt * *link.current_width) /
                                                       (want_gt * static_cast<double>(want_lanes)));
       estimated = estimated ? std::min(*estimated, share) : share;

@@ -88,7 +88,7 @@ struct ClusterPreflightReport {
 /// The RoCE path MTU a RoCE device runs at on an interface of `interface_mtu`
 /// bytes: the largest InfiniBand MTU (256-4096) that fits once the 96 bytes
 /// of RoCE v2 headers are taken off (the kernel's iboe_get_mtu), 0 below 352.
-/// docs/formulas.md s.21.
+/// docs/formulas.md s.26.
 [[nodiscard]] int roce_mtu_for_interface(int interface_mtu);
 
 /// Whether `device` is selected by an NCCL_IB_HCA value (`^` excludes, `=`
