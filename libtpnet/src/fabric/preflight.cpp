@@ -595,12 +595,15 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
   std::vector<std::string> used;
   for (const auto& g : groups) {
     if (!g.in_use()) continue;
+    const bool any_used = std::any_of(g.devices.begin(), g.devices.end(),
+                                      [](const PreflightDevice* d) { return d->nccl_uses; });
     for (const auto* d : g.devices) {
       if (d->nccl_uses) {
         used.push_back(d->device);
       } else {
-        faults.push_back(
-            fmt::format("leaves out {} ({}'s other PCIe half)", d->device, port_label(g)));
+        faults.push_back(fmt::format("leaves out {} ({}{})", d->device,
+                                     any_used ? "the other PCIe half of " : "", port_label(g)) +
+                         (any_used ? "" : ", the port in use"));
       }
     }
   }
