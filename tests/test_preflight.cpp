@@ -133,6 +133,12 @@ TEST_CASE("NCCL_IB_HCA naming one device of the port fails with 98 against 161 G
   const auto& c = check_of(r, "nccl_ib_hca");
   CHECK_THAT(c.finding, ContainsSubstring("leaves out roceP2p1s0f0"));
   CHECK_THAT(c.fix, ContainsSubstring("export NCCL_IB_HCA=roceP2p1s0f0,rocep1s0f0"));
+  // Both devices of the other, unused port: the port in use is left out whole.
+  const auto other = variant("other_port", [](const fs::path& t) {
+    write(t / "env", "NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1");
+  });
+  CHECK_THAT(check_of(judge(other), "nccl_ib_hca").finding,
+             ContainsSubstring("leaves out rocep1s0f0 (port 0, the port in use)"));
   REQUIRE(c.degraded);
   REQUIRE(c.healthy);
   CHECK(c.degraded->bits_per_second() == 98e9);
