@@ -601,9 +601,10 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
       if (d->nccl_uses) {
         used.push_back(d->device);
       } else {
-        faults.push_back(fmt::format("leaves out {} ({}{})", d->device,
-                                     any_used ? "the other PCIe half of " : "", port_label(g)) +
-                         (any_used ? "" : ", the port in use"));
+        faults.push_back(
+            any_used
+                ? fmt::format("leaves out {} (the other PCIe half of {})", d->device, port_label(g))
+                : fmt::format("leaves out {} ({}, the port in use)", d->device, port_label(g)));
       }
     }
   }
