@@ -114,15 +114,25 @@ class MpiGroup final : public ProcessGroup {
   }
 
   std::vector<std::string> gather(const std::string& text) override {
-    constexpr std::size_t kWidth = 512;
-    std::array<char, kWidth> mine{};
-    std::copy_n(text.begin(), std::min(text.size(), kWidth - 1), mine.begin());
-    std::vector<char> all(rank_ == 0 ? kWidth * static_cast<std::size_t>(size_) : 0);
-    mpi_check(MPI_Gather(mine.data(), static_cast<int>(kWidth), MPI_CHAR, all.data(),
-                         static_cast<int>(kWidth), MPI_CHAR, 0, MPI_COMM_WORLD),
+    // Lengths first, then the texts: a node's facts run to kilobytes.
+    const int length = static_cast<int>(text.size());
+    std::vector<int> lengths(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+    mpi_check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
               "MPI_Gather", who(), TPNET_HERE);
+    std::vector<int> offsets(lengths.size());
+    int total = 0;
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+      offsets[i] = total;
+      total += lengths[i];
+    }
+    std::vector<char> all(static_cast<std::size_t>(total) + 1);
+    mpi_check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                          MPI_CHAR, 0, MPI_COMM_WORLD),
+              "MPI_Gatherv", who(), TPNET_HERE);
     std::vector<std::string> texts;
-    for (std::size_t at = 0; at < all.size(); at += kWidth) texts.emplace_back(all.data() + at);
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+      texts.emplace_back(all.data() + offsets[i], static_cast<std::size_t>(lengths[i]));
+    }
     return texts;
   }
 

@@ -39,5 +39,6 @@ inline constexpr int kExitMeasurementFailed = 4;
 Subcommand setup_allreduce(CLI::App& parent);  // cmd_allreduce.cpp
 Subcommand setup_counters(CLI::App& parent);   // cmd_counters.cpp
 Subcommand setup_gemm(CLI::App& parent);       // cmd_gemm.cpp (CUDA) or cmd_gemm_unavailable.cpp
+Subcommand setup_preflight(CLI::App& parent);  // cmd_preflight.cpp
 
 }  // namespace tpnet::calibrate

@@ -34,7 +34,10 @@ void document_exit_codes(const std::vector<tpnet::calibrate::Subcommand>& comman
   for (const auto& command : commands) {
     std::string footer =
         "Exit codes:\n"
-        "  0  ok\n"
+        "  0  ok\n" +
+        std::string(command.app->get_name() == "preflight"
+                        ? "  1  a check fails on a node or across nodes\n"
+                        : "") +
         "  2  bad input or usage (one line on stderr naming the flag or file)\n"
         "  3  internal error\n"
         "  4  the measurement failed (a CUDA, NCCL or MPI call, a timeout, or wrong values)\n";
@@ -49,11 +52,12 @@ int run(int argc, char** argv) {
       "tpnet-calibrate measures a cluster for tpnet: all-reduce sweeps (NCCL or MPI), GEMM "
       "timing, RDMA port counters.\n"
       "Exit codes: 0 ok, 2 bad input or usage, 3 internal error, 4 the measurement failed; "
-      "counters -- CMD exits with CMD's exit code.",
+      "counters -- CMD exits with CMD's exit code; preflight exits 1 when a check fails.",
       "tpnet-calibrate"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tpnet-calibrate 0.1.0");
-  std::vector<Subcommand> commands{setup_allreduce(app), setup_gemm(app), setup_counters(app)};
+  std::vector<Subcommand> commands{setup_allreduce(app), setup_gemm(app), setup_counters(app),
+                                   setup_preflight(app)};
   document_exit_codes(commands);
   tpnet::cli::require_decimal_integers(app);
   try {

@@ -35,7 +35,7 @@ class ProcessGroup {
   virtual long long sum_over_ranks(long long value, double timeout_s, const std::string& what) = 0;
   /// Copies rank 0's `bytes` bytes at `data` to every rank.
   virtual void broadcast(void* data, int bytes) = 0;
-  /// Every rank's `text` on rank 0, in rank order; empty on the other ranks.
+  /// Every rank's `text` (any length) on rank 0, in rank order; empty on the other ranks.
   virtual std::vector<std::string> gather(const std::string& text) = 0;
   /// Stops the measurement on every rank after `error` on this one: prints it
   /// (one line naming rank and host) and exits with kExitMeasurementFailed

@@ -241,6 +241,7 @@ std::vector<Run> runs(const std::string& tmp) {
       {{"plan", "--model", "glm-5.3", "--nodes", "16", "--baseline-tp", "8", "--baseline-ttft",
         "6.36s", "--baseline-prompt", "8k"}},
       {{"doctor", "--nccl-tests", sweep}},
+      {{"preflight", "--root", kSource + "/tests/data/preflight/dgx-spark-port0"}},
       {{"calibration", "--nccl-tests", sweep, "--gemm",
         ex("calibration/gemm_glm53_tp8_synthetic.csv"), "--counters",
         ex("traffic/counters_synthetic.csv"), "--model", "glm-5.3", "--tp", "8", "--prompt-tokens",

@@ -124,6 +124,62 @@ SmallAllReduceLatency parse_small_allreduce_latency(const YAML::Node& map,
     throw InputError("needs 0 < fastest < slowest", yaml::where(healthy, origin, "healthy"));
   }
   return l;
+/// The findings preflight knows how to name; a finding under another key
+/// would never be shown, so it is refused.
+constexpr std::string_view kPreflightFindings[] = {"one_device", "mtu",        "gid_index",
+                                                   "pcie_link",  "nccl_build", "memlock"};
+
+PreflightFinding parse_preflight_finding(const YAML::Node& map, const std::string& origin) {
+  yaml::require_map(map, origin, "a finding (cost, source, fix, degraded, healthy)");
+  yaml::reject_unknown_keys(map, origin, {"cost", "source", "fix", "degraded", "healthy"});
+  PreflightFinding f;
+  f.cost = yaml::required_string(map, origin, "cost");
+  f.source = yaml::required_string(map, origin, "source");
+  f.fix = yaml::optional_string(map, origin, "fix").value_or("");
+  f.degraded = catalog_yaml::optional_rate(map, origin, "degraded");
+  f.healthy = catalog_yaml::optional_rate(map, origin, "healthy");
+  if (f.degraded.has_value() != f.healthy.has_value()) {
+    throw InputError(
+        "degraded and healthy come together: the rate the fault gave and the rate "
+        "without it",
+        yaml::where(map, origin, f.degraded ? "healthy" : "degraded"));
+  }
+  if (f.degraded && !(*f.degraded < *f.healthy)) {
+    throw InputError("must be below healthy", yaml::where(map["degraded"], origin, "degraded"));
+  }
+  return f;
+}
+
+NodePreflight parse_preflight(const YAML::Node& map, const std::string& origin) {
+  yaml::require_map(map, origin, "preflight (interface_mtu, roce_mtu, nccl_release, findings)");
+  yaml::reject_unknown_keys(map, origin, {"interface_mtu", "roce_mtu", "nccl_release", "findings"});
+  NodePreflight p;
+  p.interface_mtu =
+      static_cast<int>(yaml::required_integer(map, origin, "interface_mtu", 1280, 65535));
+  p.roce_mtu = static_cast<int>(yaml::required_integer(map, origin, "roce_mtu", 256, 4096));
+  if (p.roce_mtu & (p.roce_mtu - 1)) {
+    throw InputError("must be an InfiniBand MTU: 256, 512, 1024, 2048 or 4096",
+                     yaml::where(map["roce_mtu"], origin, "roce_mtu"));
+  }
+  p.nccl_release = yaml::optional_string(map, origin, "nccl_release").value_or("");
+  const YAML::Node findings = map["findings"];
+  if (findings.IsDefined() && !findings.IsNull()) {
+    yaml::require_map(findings, origin, "findings (one_device, mtu, gid_index, ...)");
+    for (const auto& item : findings) {
+      const auto key = item.first.as<std::string>();
+      if (std::find(std::begin(kPreflightFindings), std::end(kPreflightFindings), key) ==
+          std::end(kPreflightFindings)) {
+        throw InputError(
+            "is not a finding preflight names; use one_device, mtu, gid_index, pcie_link, "
+            "nccl_build or memlock",
+            yaml::where(item.first, origin, "findings." + key));
+      }
+      p.findings.emplace_back(key, yaml::with_key_prefix("findings." + key + ".", [&] {
+                                return parse_preflight_finding(item.second, origin);
+                              }));
+    }
+  }
+  return p;
 }
 
 }  // namespace
@@ -135,7 +191,7 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
       root, origin,
       {"name", "description", "source", "memory", "memory_bandwidth", "usable_memory",
        "reserved_memory", "unified_memory", "nic", "ports", "host_links", "network_limit",
-       "nccl_memory", "small_allreduce_latency", "notes"});
+       "nccl_memory", "small_allreduce_latency", "preflight", "notes"});
   NodeSpec n;
   n.name = yaml::required_string(root, origin, "name");
   n.description = yaml::optional_string(root, origin, "description").value_or("");
@@ -179,6 +235,10 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
       latency.IsDefined() && !latency.IsNull()) {
     n.small_allreduce_latency = yaml::with_key_prefix(
         "small_allreduce_latency.", [&] { return parse_small_allreduce_latency(latency, origin); });
+  if (const YAML::Node preflight = root["preflight"];
+      preflight.IsDefined() && !preflight.IsNull()) {
+    n.preflight =
+        yaml::with_key_prefix("preflight.", [&] { return parse_preflight(preflight, origin); });
   }
   n.notes = catalog_yaml::string_list(root, origin, "notes");
   return n;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tpnet/error.hpp"
@@ -59,6 +60,29 @@ struct SmallAllReduceLatency {
   Seconds healthy_min;  ///< the fastest measured
   Seconds healthy_max;  ///< the slowest a healthy run took
   std::string source;
+/// What one preflight finding costs on this node and how to fix it, as
+/// measured by someone who hit it (models/nodes/*.yaml `preflight.findings`).
+struct PreflightFinding {
+  std::string cost;    ///< "nccl-tests bus bandwidth 98 Gb/s instead of 161 Gb/s"
+  std::string source;  ///< where the measurement is published
+  std::string fix;     ///< the node's own fix (a Spark's BIOS update, say)
+  /// The measured rates behind `cost`, when it is a rate: what the fault
+  /// gave and what the same hardware gave without it.
+  std::optional<BitRate> degraded;
+  std::optional<BitRate> healthy;
+};
+
+/// The fabric settings a node needs to reach its measured rates, and what
+/// each known fault costs there (docs/preflight.md). The PCIe link each half
+/// should train at is `host_links` (pcie_gen, lanes).
+struct NodePreflight {
+  int interface_mtu = 0;     ///< bytes, each fabric interface (DGX Spark: 9000)
+  int roce_mtu = 0;          ///< bytes, the active RoCE path MTU (4096)
+  std::string nccl_release;  ///< the NCCL release measured at full rate ("2.28.9")
+  /// Keyed by finding: one_device, mtu, gid_index, pcie_link, nccl_build, memlock.
+  std::vector<std::pair<std::string, PreflightFinding>> findings;
+
+  [[nodiscard]] const PreflightFinding* finding(std::string_view key) const;
 };
 
 struct NodeSpec {
@@ -83,6 +107,9 @@ struct NodeSpec {
   std::optional<NcclMemoryProfile> nccl_memory;
   /// Small all-reduce latency of a healthy fabric; absent when never measured.
   std::optional<SmallAllReduceLatency> small_allreduce_latency;
+  /// Absent for a node whose fabric settings nobody stated: preflight then
+  /// judges only what needs no threshold.
+  std::optional<NodePreflight> preflight;
   std::vector<std::string> notes;
 
   /// What the node can move in total however it is cabled:

@@ -1,0 +1,108 @@
+// tpnet-calibrate preflight: under mpirun, every rank reads its own node's
+// fabric facts (or a tree saved from one: --root, with {rank} for the rank),
+// rank 0 gathers them, judges each node as `tpnet preflight` does and adds
+// what only the cluster shows (GID indices, MTUs, NCCL versions, NCCL_IB_HCA
+// or port rates that differ between nodes). docs/preflight.md.
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "calibrate_command.hpp"
+#include "common.hpp"
+#include "node_facts_here.hpp"
+#include "preflight_document.hpp"
+#include "process_group.hpp"
+#include "tpnet/error.hpp"
+#include "tpnet/fabric/preflight.hpp"
+#include "tpnet/io/node_facts.hpp"
+
+namespace tpnet::calibrate {
+namespace {
+
+struct PreflightOptions {
+  std::string root;
+  std::string node = std::string(kDefaultNodeName);
+  std::string format = "table";
+};
+
+/// A rank that could not read its facts sends this line instead.
+constexpr std::string_view kFailed = "error\t";
+
+std::string root_of_rank(std::string root, int rank) {
+  const std::string mark = "{rank}";
+  for (auto at = root.find(mark); at != std::string::npos; at = root.find(mark)) {
+    root.replace(at, mark.size(), std::to_string(rank));
+  }
+  return root;
+}
+
+int run_preflight(const PreflightOptions& o) {
+  // Catalog and format problems are the same on every rank: each refuses alone.
+  const NodeSpec node = resolve_node(o.node);
+  const cli::Format format = cli::parse_format(o.format);
+#if TPNET_HAVE_MPI
+  const std::unique_ptr<ProcessGroup> group = make_mpi_group();
+#else
+  const std::unique_ptr<ProcessGroup> group = make_single_process_group();
+#endif
+  std::string mine;
+  try {
+    NodeFacts facts = cli::read_facts(root_of_rank(o.root, group->rank()), "--root");
+    if (facts.host.empty()) facts.host = group->host();
+    mine = node_facts_text(facts);
+  } catch (const InputError& e) {
+    mine = std::string(kFailed) + e.what();
+  }
+  const std::vector<std::string> texts = group->gather(mine);
+  int exit_code = 0;
+  if (group->rank() == 0) {
+    try {
+      ClusterPreflightRequest request;
+      request.node = node;
+      for (size_t rank = 0; rank < texts.size(); ++rank) {
+        if (texts[rank].rfind(kFailed, 0) == 0) {
+          throw InputError(texts[rank].substr(kFailed.size()),
+                           InputLocation::for_key(fmt::format("rank {}", rank)));
+        }
+        request.nodes.push_back(parse_node_facts_text(texts[rank], fmt::format("rank {}", rank)));
+      }
+      const ClusterPreflightReport report = run_cluster_preflight(request);
+      const cli::Document doc = cli::cluster_preflight_document(report);
+      for (const auto& warning : doc.warnings) {
+        std::cerr << "tpnet-calibrate: warning: " << warning << "\n";
+      }
+      std::cout << cli::render(doc, format) << std::flush;
+      exit_code = report.gate_failed() ? 1 : 0;
+    } catch (const InputError& e) {
+      std::cerr << "tpnet-calibrate: error: " << e.what() << "\n";
+      exit_code = 2;
+    }
+  }
+  // Every rank leaves with rank 0's verdict, so mpirun's exit code is it.
+  group->broadcast(&exit_code, static_cast<int>(sizeof exit_code));
+  return exit_code;
+}
+
+}  // namespace
+
+Subcommand setup_preflight(CLI::App& parent) {
+  auto options = std::make_shared<PreflightOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "preflight",
+      "Under mpirun: gather every node's fabric facts and check each node as `tpnet preflight` "
+      "does, plus what differs between nodes (GID index, MTU, NCCL version, NCCL_IB_HCA, port "
+      "rate); exit 1 when a check fails");
+  app->add_option("--root", options->root,
+                  "Read a tree saved from a node instead of this node; {rank} in it is replaced "
+                  "by each rank's number");
+  app->add_option("--node", options->node,
+                  "Node from the catalog (models/nodes) or a node YAML file")
+      ->default_str(std::string(kDefaultNodeName));
+  cli::add_format_option(app, options->format);
+  return Subcommand{app, [options] { return run_preflight(*options); }};
+}
+
+}  // namespace tpnet::calibrate

@@ -1,0 +1,44 @@
+#include "node_facts_here.hpp"
+
+#include <sys/resource.h>
+
+#include <filesystem>
+
+#include "tpnet/error.hpp"
+#include "tpnet/io/node_facts.hpp"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
+
+namespace tpnet::cli {
+
+NodeFacts read_facts(const std::string& root, const std::string& flag) {
+  if (!root.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(root, ec)) {
+      throw InputError("'" + root + "' is not a directory (a tree saved by save-node-tree.sh)",
+                       InputLocation::for_key(flag));
+    }
+    return read_node_facts(NodeFactsSource{root, true});
+  }
+  NodeFacts facts = read_node_facts(NodeFactsSource{"/", false});
+  std::map<std::string, std::string> vars;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string line(*entry);
+    const auto eq = line.find('=');
+    // Only NCCL's own settings: the rest of an environment may hold secrets.
+    if (eq != std::string::npos && line.rfind("NCCL_", 0) == 0) {
+      vars[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+  }
+  facts.nccl_environment = vars;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_MEMLOCK, &limit) == 0) {
+    MemlockFacts m;
+    m.unlimited = limit.rlim_cur == RLIM_INFINITY;
+    if (!m.unlimited) m.limit = Bytes(static_cast<double>(limit.rlim_cur));
+    facts.memlock = m;
+  }
+  return facts;
+}
+
+}  // namespace tpnet::cli
