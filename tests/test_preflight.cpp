@@ -225,7 +225,7 @@ TEST_CASE("a development-branch NCCL fails with 3.04 against 23.74 GB/s", "[pref
   CHECK(check_of(judge(old), "nccl_version").status == tpnet::CheckStatus::warns);
 }
 
-TEST_CASE("a finite memlock limit without CAP_IPC_LOCK fails; the capability alone passes",
+TEST_CASE("a finite memlock limit without CAP_IPC_LOCK fails and the capability alone passes",
           "[preflight]") {
   const auto tree = variant("memlock", [](const fs::path& t) {
     write(t / "limits", "65536");
@@ -242,7 +242,7 @@ TEST_CASE("a finite memlock limit without CAP_IPC_LOCK fails; the capability alo
   CHECK(check_of(judge(capable), "memlock").status == tpnet::CheckStatus::holds);
 }
 
-TEST_CASE("one PCIe half down fails ports_up; a NCCL_SOCKET_IFNAME typo fails its check",
+TEST_CASE("one PCIe half down fails ports_up and a NCCL_SOCKET_IFNAME typo fails its check",
           "[preflight]") {
   const auto down = variant("half_down", [](const fs::path& t) {
     write(t / "sys/class/infiniband/roceP2p1s0f0/ports/1/state", "1: DOWN");
@@ -299,7 +299,7 @@ TEST_CASE("node facts survive their text form, tabs and newlines too", "[preflig
                     ContainsSubstring("a port before any device"));
 }
 
-TEST_CASE("the DGX Spark catalog entry carries the preflight thresholds; bad keys are refused",
+TEST_CASE("the DGX Spark catalog entry carries the preflight thresholds and bad keys are refused",
           "[preflight][catalog]") {
   const tpnet::NodeSpec spark = tpnet::builtin_node("dgx-spark");
   REQUIRE(spark.preflight);

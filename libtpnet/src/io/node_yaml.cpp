@@ -124,6 +124,8 @@ SmallAllReduceLatency parse_small_allreduce_latency(const YAML::Node& map,
     throw InputError("needs 0 < fastest < slowest", yaml::where(healthy, origin, "healthy"));
   }
   return l;
+}
+
 /// The findings preflight knows how to name; a finding under another key
 /// would never be shown, so it is refused.
 constexpr std::string_view kPreflightFindings[] = {"one_device", "mtu",        "gid_index",
@@ -235,6 +237,7 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
       latency.IsDefined() && !latency.IsNull()) {
     n.small_allreduce_latency = yaml::with_key_prefix(
         "small_allreduce_latency.", [&] { return parse_small_allreduce_latency(latency, origin); });
+  }
   if (const YAML::Node preflight = root["preflight"];
       preflight.IsDefined() && !preflight.IsNull()) {
     n.preflight =

@@ -60,6 +60,8 @@ struct SmallAllReduceLatency {
   Seconds healthy_min;  ///< the fastest measured
   Seconds healthy_max;  ///< the slowest a healthy run took
   std::string source;
+};
+
 /// What one preflight finding costs on this node and how to fix it, as
 /// measured by someone who hit it (models/nodes/*.yaml `preflight.findings`).
 struct PreflightFinding {
