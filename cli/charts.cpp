@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/model/layout.hpp"
 
 namespace tpnet::cli {
@@ -259,22 +259,6 @@ Figure capacity_figure(const CapacityReport& report) {
   f.panels.push_back(std::move(tps));
   f.panels.push_back(std::move(ttft));
   return f;
-}
-
-std::vector<MemoryReport> memory_by_tp(const ModelArch& model, const MemoryRequest& request,
-                                       const std::vector<int>& tps) {
-  std::vector<MemoryReport> out;
-  for (const int tp : tps) {
-    MemoryRequest r = request;
-    r.layout.tp = tp;
-    r.engine.tensor_parallel_size = tp;
-    try {
-      out.push_back(analyze_memory(model, r));
-    } catch (const InputError&) {
-      if (tp == request.layout.tp) throw;  // the one asked for must fit the model
-    }
-  }
-  return out;
 }
 
 Figure memory_figure(const std::vector<MemoryReport>& by_tp, const std::string& model) {

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "chart.hpp"
-#include "tpnet/analysis/capacity.hpp"
-#include "tpnet/analysis/compare.hpp"
-#include "tpnet/analysis/memory.hpp"
-#include "tpnet/analysis/penalty.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
-#include "tpnet/predict/predict.hpp"
+#include "tpnet/usecase/capacity.hpp"
+#include "tpnet/usecase/compare.hpp"
+#include "tpnet/usecase/memory.hpp"
+#include "tpnet/usecase/penalty.hpp"
+#include "tpnet/usecase/predict.hpp"
 
 namespace tpnet::cli {
 
@@ -36,12 +36,6 @@ namespace tpnet::cli {
 /// activation peak and the KV cache left, against vLLM's budget.
 [[nodiscard]] chart::Figure memory_figure(const std::vector<MemoryReport>& by_tp,
                                           const std::string& model);
-
-/// The memory reports of `tps` (those the model can be split into; others
-/// are left out), plus `required` which must work.
-[[nodiscard]] std::vector<MemoryReport> memory_by_tp(const ModelArch& model,
-                                                     const MemoryRequest& request,
-                                                     const std::vector<int>& tps);
 
 /// Requests per link predict's step chart draws.
 inline constexpr std::size_t kPredictChartRows = 24;

@@ -9,9 +9,11 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "sweep_flags.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/nccl_tests.hpp"
-#include "tpnet/measured/doctor.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/io/node_catalog.hpp"
+#include "tpnet/usecase/doctor.hpp"
 
 namespace tpnet::cli {
 namespace {
@@ -35,6 +37,7 @@ Outcome run_doctor(const DoctorOptions& o) {
   DoctorRequest request;
   request.sweep = load_nccl_tests(o.nccl_tests, read);
   request.link = parse_link(o.link, InputLocation::for_key("--link"));
+  request.node = builtin_node(kDefaultNodeName);
   request.ranks = given_ranks(o.ranks, o.ranks_flag);
   request.range = fit_range_from_flags(o.min_size, o.max_size);
   const DoctorReport r = tpnet::run_doctor(request);

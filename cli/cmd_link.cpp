@@ -6,8 +6,9 @@
 #include <memory>
 
 #include "common.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/io/link_presets.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -9,14 +9,14 @@
 #include "charts.hpp"
 #include "common.hpp"
 #include "svg_output.hpp"
-#include "tpnet/analysis/decode.hpp"
+#include "tpnet/base/limits.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/output_file.hpp"
 #include "tpnet/io/trace_csv.hpp"
-#include "tpnet/limits.hpp"
-#include "tpnet/predict/predict.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/usecase/decode.hpp"
+#include "tpnet/usecase/predict.hpp"
 
 namespace tpnet::cli {
 namespace {
@@ -28,7 +28,7 @@ struct PredictOptions {
   std::string node = std::string(kDefaultNodeName);
   std::vector<std::string> prompts;
   std::string trace;
-  std::string output = "1024";
+  std::string output = std::to_string(kDefaultOutputTokens);
   std::string baseline;
   std::vector<std::string> decode_itl;
   AcceptedTokensFlag accepted_tokens;
@@ -457,7 +457,8 @@ Command setup_predict(CLI::App& app) {
   sub->add_option("--prompt", o->prompts, "Prompt scenarios, all arriving at once: 1k,8k,4x16k")
       ->delimiter(',');
   sub->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens");
-  sub->add_option("--output", o->output, "Output tokens per request")->default_str("1024");
+  sub->add_option("--output", o->output, "Output tokens per request")
+      ->default_str(std::to_string(kDefaultOutputTokens));
   sub->add_option("--baseline", o->baseline,
                   "CSV of measured TTFT at the first link: single-request rows fit prefill "
                   "compute (columns requests, prompt_tokens_each, ttft_s)");

@@ -20,14 +20,15 @@
 #include "charts.hpp"
 #include "common.hpp"
 #include "switch_drawing.hpp"
-#include "tpnet/analysis/decode.hpp"
-#include "tpnet/analysis/plan_search.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/output_file.hpp"
 #include "tpnet/model/layout.hpp"
-#include "tpnet/predict/compute_fit.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/sim/compute_fit.hpp"
+#include "tpnet/usecase/decision_report.hpp"
+#include "tpnet/usecase/decode.hpp"
+#include "tpnet/usecase/plan_search.hpp"
 
 namespace tpnet::cli {
 namespace {
@@ -74,11 +75,6 @@ struct Report {
   std::vector<std::string> verdict;
   std::vector<ReportSection> sections;
 };
-
-/// tpnet predict's --output default: what a row without output_tokens decodes.
-constexpr TokenCount kDefaultOutputTokens = 1024;
-/// Requests per link the report's step chart draws.
-constexpr std::size_t kReportChartRequests = 8;
 
 std::string seconds(double s) { return chart::format_quantity(s, "s", 3); }
 std::string bytes(double b) { return chart::format_quantity(b, "B", 3); }
@@ -219,203 +215,46 @@ std::string quoted_word(const std::string& w) {
   return out + "'";
 }
 
-const Link& fastest(const std::vector<Link>& links) {
-  return *std::max_element(links.begin(), links.end(), [](const Link& a, const Link& b) {
-    return a.rate.bits_per_second() < b.rate.bits_per_second();
-  });
-}
+using Gathered = DecisionReport;
 
-const Link& slowest(const std::vector<Link>& links) {
-  return *std::min_element(links.begin(), links.end(), [](const Link& a, const Link& b) {
-    return a.rate.bits_per_second() < b.rate.bits_per_second();
-  });
-}
-
-struct Gathered {
-  ModelArch model;
-  EngineConfig engine;
-  PlanSearchRequest plan_request;
-  PlanSearchReport plan;
-  int tp = 0;
-  bool tp_given = false;
-  Link from;
-  Link to;
-  std::vector<PrefillScenario> scenarios;
-  PenaltyReport penalty;
-  std::vector<FabricProfile> fabrics;
-  DecodeReport decode;
-  std::shared_ptr<CompareReport> compare;
-  std::vector<MemoryReport> memory;
-  std::optional<CapacityReport> capacity;
-  std::optional<PredictReport> predict;
-  std::string predict_refused;
-  std::vector<std::string> warnings;
-};
-
-std::vector<PrefillScenario> workload_scenarios(const Workload& w) {
-  std::vector<PrefillScenario> out;
-  for (const auto& p : w.prompts) out.push_back(PrefillScenario{p.name, p.prompt, {}});
-  return out;
-}
-
-Gathered gather(const ReportOptions& o) {
-  Gathered g;
-  g.plan_request = to_plan_request(o.engine, o.cluster);
-  const PlanSearchRequest& in = g.plan_request;
-  g.model = in.model;
-  g.plan = search_plans(in);
-  for (const auto& w : g.plan.warnings) g.warnings.push_back(w);
-
-  // The TP the penalty, decode and timeline charts are drawn at.
-  g.tp_given = o.tp_option->count() > 0;
-  if (g.tp_given) {
-    g.tp = o.engine.tp;
-    require_tp_accepted(g.model, g.tp);  // as predict and check: vLLM would not start it
-  } else {
-    // The best layout that uses the network: usable first, then any.
-    for (const bool need_usable : {true, false}) {
-      for (const auto& opt : g.plan.options) {
-        if (g.tp == 0 && opt.tp >= 2 && (opt.usable || !need_usable)) g.tp = opt.tp;
-      }
-    }
-    if (g.tp == 0) {
-      throw InputError(fmt::format("no layout of {} nodes spreads an instance over two or more "
-                                   "(every one is TP1), so there is no network to report on; "
-                                   "give --tp",
-                                   o.cluster.nodes),
-                       InputLocation::for_key("--tp"));
-    }
-  }
-  EngineOptions at_tp = o.engine;
-  at_tp.tp = g.tp;
-  g.engine = to_engine(at_tp);
-  g.from = fastest(in.speeds);
-  g.to = slowest(in.speeds);
+/// Reads the report's files and maps its flags to the use case's request.
+DecisionRequest to_decision_request(const ReportOptions& o) {
+  DecisionRequest request;
+  request.plan = to_plan_request(o.engine, o.cluster);
+  if (o.tp_option->count() > 0) request.tp = o.engine.tp;
   if (!o.baseline.empty()) {
-    g.scenarios = load_baseline_csv(o.baseline);
-    if (!g.tp_given) {
-      g.warnings.push_back(fmt::format(
-          "--baseline {} taken as measured at TP{} on {} (the recommended layout and the fastest "
-          "speed); give --tp if it was measured at another size",
-          o.baseline, g.tp, g.from.name));
-    }
-  } else {
-    g.scenarios = workload_scenarios(in.workload);
+    request.baseline = load_baseline_csv(o.baseline);
+    request.baseline_origin = o.baseline;
   }
-  const auto calibration = load_calibration(o.calibration);
-  g.fabrics = to_fabrics({}, {g.from, g.to}, in.node.name, calibration);
-
-  PenaltyRequest pr;
-  pr.model = g.model;
-  pr.engine = g.engine;
-  pr.from = g.from;
-  pr.to = g.to;
-  pr.scenarios = g.scenarios;
-  pr.calibration = calibration;
-  pr.from_fabric = g.fabrics[0];
-  pr.to_fabric = g.fabrics[1];
-  g.penalty = tpnet::run_penalty(pr);
-  for (const auto& w : g.penalty.warnings) g.warnings.push_back(w);
-
-  DecodeRequest dr;
-  dr.model = g.model;
-  dr.engine = g.engine;
-  dr.from = g.from;
-  dr.to = g.to;
-  dr.node = in.node;
-  dr.calibration = calibration;
-  dr.from_fabric = g.fabrics[0];
-  dr.to_fabric = g.fabrics[1];
-  g.decode = run_decode(dr);
-
-  CompareRequest cr;
-  cr.model = g.model;
-  cr.engine = g.engine;
-  for (const int tp : g.plan.layouts_tried) {
-    if (tp >= 2) cr.layouts.push_back(ParallelLayout{tp, 1, 1});  // one node sends nothing
-  }
-  cr.from = {g.from};
-  for (const auto& s : in.speeds) {
-    if (s.rate.bits_per_second() < g.from.rate.bits_per_second()) cr.to.push_back(s);
-  }
-  if (cr.to.empty()) cr.to = {g.from};
-  cr.prompts = g.scenarios;
-  cr.measured_layout = ParallelLayout{g.tp, 1, 1};
-  cr.node = in.node;
-  cr.memory = in.memory;
-  if (!cr.layouts.empty()) {
-    g.compare = std::make_shared<CompareReport>(tpnet::run_compare(cr));
-    for (const auto& w : g.compare->warnings) g.warnings.push_back(w);
-  }
-
-  MemoryRequest mr;
-  mr.layout = ParallelLayout{g.tp, 1, 1};
-  mr.engine = g.engine;
-  mr.node = in.node;
-  mr.settings = in.memory;
-  std::vector<int> tps = g.plan.layouts_tried;
-  if (std::find(tps.begin(), tps.end(), g.tp) == tps.end()) tps.push_back(g.tp);
-  std::sort(tps.begin(), tps.end());
-  g.memory = memory_by_tp(g.model, mr, tps);
-
+  request.calibration = load_calibration(o.calibration);
+  const auto& speeds = request.plan.speeds;
+  const auto by_rate = [](const Link& a, const Link& b) {
+    return a.rate.bits_per_second() < b.rate.bits_per_second();
+  };
+  const Link& from = *std::max_element(speeds.begin(), speeds.end(), by_rate);
+  const Link& to = *std::min_element(speeds.begin(), speeds.end(), by_rate);
+  request.fabrics = to_fabrics({}, {from, to}, request.plan.node.name, request.calibration);
   if (!o.sweeps.empty()) {
     SloSpec slo;
     slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
     slo.tps = parse_token_rate(o.tps_slo, InputLocation::for_key("--tps-slo"));
     BenchNaming naming;
     naming.config_key = o.config_key;
-    if (g.tp_given) naming.tp = g.tp;  // results that record no TP were run at --tp
+    if (request.tp) naming.tp = *request.tp;  // results that record no TP were run at --tp
     std::vector<SweepSet> sets;
-    for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s, naming));
+    for (const auto& sweep : o.sweeps) sets.push_back(load_sweep_argument(sweep, naming));
     SweepSet all = merge_sweep_sets(sets);
-    for (auto& w : model_id_warnings(all, g.model.name)) g.warnings.push_back(std::move(w));
-    g.capacity = tpnet::run_capacity(
-        CapacityRequest{std::move(all.sweeps), std::move(all.warnings), slo, CapacityOptions{}});
-    for (const auto& w : g.capacity->warnings) g.warnings.push_back(w);
+    std::vector<std::string> warnings = model_id_warnings(all, request.plan.model.name);
+    for (auto& w : all.warnings) warnings.push_back(std::move(w));
+    request.capacity =
+        CapacityRequest{std::move(all.sweeps), std::move(warnings), slo, CapacityOptions{}};
   }
-
-  // The step timeline needs compute from the baseline's single requests; a
-  // model or a baseline that cannot give it leaves the chart out, saying why.
-  if (!o.baseline.empty()) {
-    PredictRequest req;
-    req.model = g.model;
-    req.engine = g.engine;
-    req.memory_bandwidth = in.node.memory_bandwidth;
-    req.links = {g.from, g.to};
-    req.fabrics = g.fabrics;
-    req.baseline = g.scenarios;
-    req.baseline_origin = o.baseline;
-    req.scenarios = scenarios_from_baseline(g.scenarios, kDefaultOutputTokens);
-    if (auto m = baseline_decode_measurement(g.scenarios, g.tp, o.baseline)) {
-      req.decode_measurements.push_back(std::move(*m));
-    }
-    req.spans_of_requests = kReportChartRequests;
-    try {
-      g.predict = tpnet::run_predict(req);
-    } catch (const InputError& e) {
-      g.predict_refused = e.what();
-    }
-  }
-  return g;
-}
-
-std::string longest_name(const PenaltyReport& p) {
-  const auto it = std::max_element(p.scenarios.begin(), p.scenarios.end(),
-                                   [](const ScenarioPenalty& a, const ScenarioPenalty& b) {
-                                     return a.extra_ttft_bound.value() < b.extra_ttft_bound.value();
-                                   });
-  return it == p.scenarios.end() ? std::string() : it->scenario.name;
+  return request;
 }
 
 std::vector<std::string> verdict_lines(const Gathered& g) {
   std::vector<std::string> out;
-  const PlanOption* best = nullptr;
-  for (const auto& o : g.plan.options) {
-    if (o.usable) {
-      best = &o;
-      break;
-    }
-  }
+  const PlanOption* best = g.chosen_option();
   if (best != nullptr) {
     std::string buy = fmt::format("Buy {} and run {} x TP{} at {} per node.",
                                   best->fabric ? best->fabric->description : "no switch",
@@ -429,12 +268,8 @@ std::vector<std::string> verdict_lines(const Gathered& g) {
   } else if (!g.plan.options.empty()) {
     out.push_back("No layout of these nodes is usable as asked: " + g.plan.options.front().reason);
   }
-  const auto worst =
-      std::max_element(g.penalty.scenarios.begin(), g.penalty.scenarios.end(),
-                       [](const ScenarioPenalty& a, const ScenarioPenalty& b) {
-                         return a.extra_ttft_bound.value() < b.extra_ttft_bound.value();
-                       });
-  if (worst != g.penalty.scenarios.end() && g.from.name != g.to.name) {
+  const ScenarioPenalty* worst = g.worst_scenario();
+  if (worst != nullptr && g.from.name != g.to.name) {
     std::string cost = fmt::format(
         "What {} instead of {} costs at TP{}: at most {} on the longest test ({}, {} prompt "
         "tokens) at the nominal rates",
@@ -504,7 +339,7 @@ std::vector<std::string> plan_row(const PlanOption& r) {
 Report build_report(const ReportOptions& o, const Gathered& g) {
   Report r;
   r.title = fmt::format("{} on {} x {}: network decision ({})", g.model.name, o.cluster.nodes,
-                        g.plan_request.node.name, fmt::join(o.cluster.speeds, " vs "));
+                        g.node.name, fmt::join(o.cluster.speeds, " vs "));
   r.verdict = verdict_lines(g);
   const std::string subject = describe(g.model, g.engine);
 
@@ -519,7 +354,7 @@ Report build_report(const ReportOptions& o, const Gathered& g) {
        fmt::format("Extra time to first token per test at TP{}: the bound (every prefill byte at "
                    "{}, nothing overlapped) and the scheduler's prediction on the fabric "
                    "profiles. The largest is {}.",
-                   g.tp, g.to.name, longest_name(g.penalty))});
+                   g.tp, g.to.name, g.worst_scenario() ? g.worst_scenario()->scenario.name : "")});
   cost.paragraphs.push_back(fmt::format(
       "Prefill sends {} per prompt token per node at TP{}; the predicted column uses the fabric "
       "profiles {} and {}.",
@@ -628,7 +463,7 @@ Report build_report(const ReportOptions& o, const Gathered& g) {
   for (const auto& opt : g.plan.options) t.rows.push_back(plan_row(opt));
   options.tables.push_back(std::move(t));
   options.paragraphs.push_back(fmt::format("Extra TTFT against {}, for the {} workload.",
-                                           g.plan.reference.name, g.plan_request.workload.name));
+                                           g.plan.reference.name, g.workload));
   r.sections.push_back(std::move(options));
 
   if (!g.warnings.empty()) {
@@ -655,7 +490,7 @@ Outcome run_report(const ReportOptions& o) {
   const bool markdown = o.kind == "markdown";
   const std::filesystem::path out(o.out);
   const std::string stem = out.stem().string();
-  const Gathered g = gather(o);
+  const Gathered g = run_decision_report(to_decision_request(o));
   const Report report = build_report(o, g);
 
   Outcome outcome;

@@ -7,10 +7,12 @@
 #include <memory>
 
 #include "common.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
+#include "tpnet/io/node_catalog.hpp"
+#include "tpnet/io/switch_catalog.hpp"
 
 namespace tpnet::cli {
 namespace {

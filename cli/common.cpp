@@ -1,15 +1,20 @@
 #include "common.hpp"
 
 #include "tpnet/io/calibration_yaml.hpp"
+#include "tpnet/io/fabric_catalog.hpp"
+#include "tpnet/io/link_presets.hpp"
+#include "tpnet/io/node_catalog.hpp"
+#include "tpnet/io/switch_catalog.hpp"
+#include "tpnet/io/workload_yaml.hpp"
 
 #include <fmt/format.h>
 
 #include "integer_flags.hpp"
-#include "tpnet/analysis/kv_cache.hpp"
-#include "tpnet/limits.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/base/limits.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/io/model_catalog.hpp"
+#include "tpnet/model/kv_cache.hpp"
 #include "tpnet/model/quantization.hpp"
-#include "tpnet/quantity.hpp"
 #include "vllm_args.hpp"
 
 namespace tpnet::cli {

@@ -9,7 +9,7 @@ using tpnet::test::json_of;
 using tpnet::test::run_tpnet;
 
 TEST_CASE("tpnet plan --model glm-5.3 --nodes 16 recommends two TP8 instances and says why",
-          "[cli][recommend]") {
+          "[cli][plan]") {
   const YAML::Node j = json_of(run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "16", "--speeds",
                                           "100G,200G", "--format", "json"}));
   const YAML::Node best = j["options"][0];
@@ -21,7 +21,7 @@ TEST_CASE("tpnet plan --model glm-5.3 --nodes 16 recommends two TP8 instances an
              ContainsSubstring("2 x TP8 on 1 x crs804 at 100G"));
 }
 
-TEST_CASE("tpnet plan prints a markdown table for a design review", "[cli][recommend]") {
+TEST_CASE("tpnet plan prints a markdown table for a design review", "[cli][plan]") {
   const auto r = run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "8", "--workload", "long-docs",
                             "--format", "markdown"});
   REQUIRE(r.exit_code == 0);
@@ -29,7 +29,7 @@ TEST_CASE("tpnet plan prints a markdown table for a design review", "[cli][recom
   CHECK_THAT(r.out, ContainsSubstring("1 x TP8"));
 }
 
-TEST_CASE("tpnet plan: bad input exits 2 with one line", "[cli][recommend][bad-input]") {
+TEST_CASE("tpnet plan: bad input exits 2 with one line", "[cli][plan][bad-input]") {
   expect_bad_input(run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "1"}), "--nodes");
   expect_bad_input(
       run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "16", "--workload", "podcasts"}),

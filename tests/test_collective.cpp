@@ -1,6 +1,7 @@
 #include "catch.hpp"
 #include "golden.hpp"
-#include "tpnet/fabric/collective.hpp"
+#include "tpnet/fabric/allreduce_time.hpp"
+#include "tpnet/traffic/collective.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

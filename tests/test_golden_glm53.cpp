@@ -3,7 +3,10 @@
 #include "catch.hpp"
 #include "golden.hpp"
 #include "tpnet/fabric/node.hpp"
+#include "tpnet/io/link_presets.hpp"
+#include "tpnet/io/node_catalog.hpp"
 #include "tpnet/tpnet.hpp"
+#include "tpnet/usecase/bytes_report.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

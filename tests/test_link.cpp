@@ -1,5 +1,6 @@
 #include "catch.hpp"
 #include "tpnet/fabric/link.hpp"
+#include "tpnet/io/link_presets.hpp"
 
 using namespace tpnet;
 

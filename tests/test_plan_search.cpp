@@ -1,6 +1,10 @@
 #include "catch.hpp"
-#include "tpnet/analysis/plan_search.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/io/link_presets.hpp"
+#include "tpnet/io/model_catalog.hpp"
+#include "tpnet/io/node_catalog.hpp"
+#include "tpnet/io/switch_catalog.hpp"
+#include "tpnet/io/workload_yaml.hpp"
+#include "tpnet/usecase/plan_search.hpp"
 
 using namespace tpnet;
 
@@ -21,7 +25,7 @@ PlanSearchRequest sixteen_sparks() {
 }  // namespace
 
 TEST_CASE("GLM-5.3 on 16 Sparks: two TP8 instances on one CRS804 at 100G, ahead of one TP16",
-          "[recommend][golden]") {
+          "[plan][golden]") {
   PlanSearchRequest in = sixteen_sparks();
   in.baseline = MeasuredTtft{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}};
   const PlanSearchReport report = search_plans(in);
@@ -43,7 +47,7 @@ TEST_CASE("GLM-5.3 on 16 Sparks: two TP8 instances on one CRS804 at 100G, ahead 
   CHECK_THAT(best.reason, ContainsSubstring("2 instances keep serving if one fails"));
 }
 
-TEST_CASE("layouts that do not fit in memory are listed but never recommended", "[recommend]") {
+TEST_CASE("layouts that do not fit in memory are listed but never recommended", "[plan]") {
   const PlanSearchReport report = search_plans(sixteen_sparks());
   for (const auto& r : report.options) {
     if (r.tp < 8) {
@@ -55,7 +59,7 @@ TEST_CASE("layouts that do not fit in memory are listed but never recommended", 
   }
 }
 
-TEST_CASE("a TTFT budget rules out the slower link", "[recommend]") {
+TEST_CASE("a TTFT budget rules out the slower link", "[plan]") {
   PlanSearchRequest in = sixteen_sparks();
   in.ttft_budget = Seconds(1.0);
   const PlanSearchReport report = search_plans(in);
@@ -67,7 +71,7 @@ TEST_CASE("a TTFT budget rules out the slower link", "[recommend]") {
   }
 }
 
-TEST_CASE("two nodes need no switch: one direct cable", "[recommend]") {
+TEST_CASE("two nodes need no switch: one direct cable", "[plan]") {
   PlanSearchRequest in = sixteen_sparks();
   in.nodes = 2;
   in.model = builtin_model("llama-3.1-70b");
@@ -78,7 +82,7 @@ TEST_CASE("two nodes need no switch: one direct cable", "[recommend]") {
   CHECK_THAT(best.fabric->description, ContainsSubstring("direct cable"));
 }
 
-TEST_CASE("plan inputs out of range are refused naming the flag", "[recommend][bad-input]") {
+TEST_CASE("plan inputs out of range are refused naming the flag", "[plan][bad-input]") {
   PlanSearchRequest in = sixteen_sparks();
   in.nodes = 1;
   CHECK_THROWS_AS(search_plans(in), InputError);
@@ -88,7 +92,7 @@ TEST_CASE("plan inputs out of range are refused naming the flag", "[recommend][b
   CHECK_THROWS_AS(resolve_workload("podcasts"), InputError);
 }
 
-TEST_CASE("workloads come as presets or YAML files", "[recommend]") {
+TEST_CASE("workloads come as presets or YAML files", "[plan]") {
   CHECK(resolve_workload("chat").prompts.front().prompt.tokens_each == 1024);
   CHECK(resolve_workload("long-docs").prompts.size() == 2);
   const Workload w = parse_workload_yaml("name: mine\nprompts: [2k, 4x16k]\n", "w.yaml");

@@ -39,7 +39,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 
 }  // namespace
 
-TEST_CASE("a plan reads its baseline beside itself and every budget holds", "[plan]") {
+TEST_CASE("a plan reads its baseline beside itself and every budget holds", "[serving-plan]") {
   const ServingPlan plan = parse_plan_yaml(kPlan, kOrigin);
   CHECK(plan.layout().tp == 8);
   CHECK(plan.compare.engine.tensor_parallel_size == 8);
@@ -54,7 +54,7 @@ TEST_CASE("a plan reads its baseline beside itself and every budget holds", "[pl
   CHECK(result.verdicts.front().within);
 }
 
-TEST_CASE("a tighter budget fails the plan and names the scenario", "[plan][gate]") {
+TEST_CASE("a tighter budget fails the plan and names the scenario", "[serving-plan][gate]") {
   const ServingPlan plan =
       parse_plan_yaml(replaced(kPlan, "max_ttft_increase: 25%", "max_ttft_increase: 18%"), kOrigin);
   const CheckReport result = run_check(plan);
@@ -66,7 +66,8 @@ TEST_CASE("a tighter budget fails the plan and names the scenario", "[plan][gate
   CHECK(failed == std::vector<std::string>{"TP8 200G->100G P4", "TP8 200G->100G P6"});
 }
 
-TEST_CASE("a TTFT budget without any TTFT to compare with is an input error", "[plan][bad-input]") {
+TEST_CASE("a TTFT budget without any TTFT to compare with is an input error",
+          "[serving-plan][bad-input]") {
   const ServingPlan plan = parse_plan_yaml(
       replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k, 4x8k]"), kOrigin);
   try {
@@ -78,7 +79,8 @@ TEST_CASE("a TTFT budget without any TTFT to compare with is an input error", "[
   }
 }
 
-TEST_CASE("a projection from another TP size gives the TTFT budget something to check", "[plan]") {
+TEST_CASE("a projection from another TP size gives the TTFT budget something to check",
+          "[serving-plan]") {
   std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
   text = replaced(text, "layout: {tp: 8}", "layout: {tp: 16}");
   text += "projection: {tp: 8, ttft: 6.36s, prompt: 8k}\n";
@@ -89,7 +91,7 @@ TEST_CASE("a projection from another TP size gives the TTFT budget something to 
   CHECK_FALSE(result.passed());  // 31% > 25%
 }
 
-TEST_CASE("plan errors name the file, line and key", "[plan][bad-input]") {
+TEST_CASE("plan errors name the file, line and key", "[serving-plan][bad-input]") {
   CHECK_THAT(error_of(std::string(kPlan) + "budget: {}\n"),
              ContainsSubstring("test-plan.yaml:11: budget: unknown key"));
   CHECK_THAT(error_of(replaced(kPlan, "to: 100G", "to: 100Q")),
@@ -119,7 +121,8 @@ TEST_CASE("plan errors name the file, line and key", "[plan][bad-input]") {
              ContainsSubstring(":2: layout.dp: unknown key"));
 }
 
-TEST_CASE("a projection that cannot hold names the plan's key, not a flag", "[plan][bad-input]") {
+TEST_CASE("a projection that cannot hold names the plan's key, not a flag",
+          "[serving-plan][bad-input]") {
   std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
   text += "projection: {tp: 8, ttft: 0.5s, prompt: 8k}\n";
   try {
@@ -131,7 +134,7 @@ TEST_CASE("a projection that cannot hold names the plan's key, not a flag", "[pl
   }
 }
 
-TEST_CASE("a single-node TTFT projects: all of it is compute", "[plan]") {
+TEST_CASE("a single-node TTFT projects: all of it is compute", "[serving-plan]") {
   std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
   text += "projection: {tp: 1, ttft: 40s, prompt: 8k}\n";
   const CheckReport result = run_check(parse_plan_yaml(text, kOrigin));
@@ -141,7 +144,7 @@ TEST_CASE("a single-node TTFT projects: all of it is compute", "[plan]") {
 }
 
 TEST_CASE("a plan whose layout does not fit the node fails the gate with a memory verdict",
-          "[plan][gate][memory]") {
+          "[serving-plan][gate][memory]") {
   // DeepSeek-V3 at TP8: 84.8 GB of weights + NCCL's default 37 GB exceed the 108.9 GB budget.
   std::string text = replaced(kPlan, "model: glm-5.3", "model: deepseek-v3");
   text = replaced(text, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
@@ -161,7 +164,7 @@ TEST_CASE("a plan whose layout does not fit the node fails the gate with a memor
 }
 
 TEST_CASE("a plan's memory section reads the memory fit's settings and refuses reserved",
-          "[plan][memory][bad-input]") {
+          "[serving-plan][memory][bad-input]") {
   const ServingPlan plan = parse_plan_yaml(
       std::string(kPlan) +
           "node: dgx-spark\nmemory: {gpu_memory_utilization: 0.85, nccl_channels: 16, "
@@ -179,7 +182,8 @@ TEST_CASE("a plan's memory section reads the memory fit's settings and refuses r
              ContainsSubstring(":11: node: unknown node 'dgx-sparkle'"));
 }
 
-TEST_CASE("a plan places the Engram tables and the autotune spike under memory", "[plan][memory]") {
+TEST_CASE("a plan places the Engram tables and the autotune spike under memory",
+          "[serving-plan][memory]") {
   const ServingPlan plan = parse_plan_yaml(
       std::string(kPlan) + "memory: {engram_tables: disk, autotune_spike: 10GB}\n", kOrigin);
   const MemorySettings& m = plan.compare.memory;
@@ -193,7 +197,7 @@ TEST_CASE("a plan places the Engram tables and the autotune spike under memory",
 TEST_CASE(
     "check's memory verdict and the fit sentence quote one figure: fixed parts and one "
     "sequence",
-    "[plan][memory]") {
+    "[serving-plan][memory]") {
   // Issue 26: the fit line said 92.59 GB (the fixed parts) where the verdict
   // said 93.41 GB (they and one max-model-len sequence) for one fit.
   const CheckReport result = run_check(parse_plan_yaml(kPlan, kOrigin));

@@ -5,8 +5,10 @@
 
 #include "catch.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
+#include "tpnet/io/node_catalog.hpp"
+#include "tpnet/io/switch_catalog.hpp"
 
 using namespace tpnet;
 

@@ -9,8 +9,11 @@
 #include <string>
 
 #include "compare_writer.hpp"
-#include "tpnet/analysis/capacity.hpp"
-#include "tpnet/analysis/compare.hpp"
+#include "tpnet/io/fabric_catalog.hpp"
+#include "tpnet/io/link_presets.hpp"
+#include "tpnet/io/node_catalog.hpp"
+#include "tpnet/usecase/capacity.hpp"
+#include "tpnet/usecase/compare.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/tpnet.hpp"

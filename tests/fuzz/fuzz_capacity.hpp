@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "tpnet/analysis/capacity.hpp"
+#include "tpnet/usecase/capacity.hpp"
 #include "tpnet/io/sweep_io.hpp"
 
 namespace tpnet::fuzz {

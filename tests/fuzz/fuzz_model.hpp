@@ -6,8 +6,10 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/penalty.hpp"
+#include "tpnet/io/link_presets.hpp"
+#include "tpnet/usecase/bytes_report.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/usecase/penalty.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"

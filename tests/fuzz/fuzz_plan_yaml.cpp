@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "tpnet/analysis/serving_plan.hpp"
+#include "tpnet/usecase/serving_plan.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include "fuzz_check.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
 
 namespace tpnet::fuzz {

@@ -7,6 +7,7 @@
 
 #include "fuzz_check.hpp"
 #include "fuzz_switch_plan.hpp"
+#include "tpnet/io/node_catalog.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/switch_yaml.hpp"
 

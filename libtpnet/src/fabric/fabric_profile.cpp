@@ -5,17 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../builtin_models.hpp"
-#include "../catalog_lookup.hpp"
-#include "tpnet/fabric/collective.hpp"
+#include "tpnet/fabric/allreduce_time.hpp"
 #include "tpnet/fabric/link.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
-#include "tpnet/io/fabric_yaml.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
+#include "tpnet/traffic/collective.hpp"
 
 namespace tpnet {
 namespace {
-
-InputLocation fabric_key() { return InputLocation::for_key("fabric"); }
 
 /// A table's measured time less its bytes at the bus bandwidth of the fabric
 /// it was measured on, at `block`: linear between measured sizes, the
@@ -48,7 +44,7 @@ double table_excess(const SmallAllReduceTable& t, Bytes block) {
   return excess(pts.back()) * (1.0 - std::log(x / last) / std::log(bus_size.count() / last));
 }
 
-double ring_steps(int ranks) {
+double allreduce_ring_steps(int ranks) {
   return static_cast<double>(allreduce_steps(ranks, CollectiveAlgorithm::ring));
 }
 
@@ -91,16 +87,18 @@ Seconds shared_allreduce_latency(const std::vector<SmallAllReduceTable>& small, 
   std::size_t base = 0;
   while (base + 1 < tables.size() && tables[base + 1]->ranks <= ranks) ++base;
   const SmallAllReduceTable& from = *tables[base];
-  const double steps = ring_steps(ranks) - ring_steps(from.ranks);
+  const double steps = allreduce_ring_steps(ranks) - allreduce_ring_steps(from.ranks);
   if (tables.size() == 1) {
-    return Seconds(table_excess(from, block) * ring_steps(ranks) / ring_steps(from.ranks));
+    return Seconds(table_excess(from, block) * allreduce_ring_steps(ranks) /
+                   allreduce_ring_steps(from.ranks));
   }
   const std::size_t other = base + 1 < tables.size() ? base + 1 : base - 1;
   const SmallAllReduceTable& a = *tables[std::min(base, other)];
   const SmallAllReduceTable& b = *tables[std::max(base, other)];
   const Bytes smallest = std::max(a.points.front().size, b.points.front().size);
-  const double per_step = std::max(0.0, (table_excess(b, smallest) - table_excess(a, smallest)) /
-                                            (ring_steps(b.ranks) - ring_steps(a.ranks)));
+  const double per_step =
+      std::max(0.0, (table_excess(b, smallest) - table_excess(a, smallest)) /
+                        (allreduce_ring_steps(b.ranks) - allreduce_ring_steps(a.ranks)));
   return Seconds(std::max(0.0, table_excess(from, block) + per_step * steps));
 }
 
@@ -178,7 +176,7 @@ FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int 
       return {latency + transfer, latency, transfer};
     }
     case FabricSource::calibration: {
-      const AllReduceCalibration& c = *profile.calibration->allreduce;
+      const AllReduceCalibration& c = *profile.measured_curve;
       const Seconds time = calibrated_allreduce_time(c, block, ranks, profile.link.rate);
       const Seconds latency = std::min(
           time, Seconds(std::max(0.0, c.alpha.value())) *
@@ -214,7 +212,7 @@ Seconds fabric_allgather(const FabricProfile& profile, Bytes sent_per_node, int 
       return choose_nccl_allgather(gathered, nccl_setup(plan, profile.link)).chosen.time;
     }
     case FabricSource::calibration: {
-      const AllReduceCalibration& c = *profile.calibration->allreduce;
+      const AllReduceCalibration& c = *profile.measured_curve;
       const Seconds step = Seconds(std::max(0.0, c.alpha.value())) /
                            static_cast<double>(allreduce_steps(c.ranks, CollectiveAlgorithm::ring));
       return step * steps + sent_per_node / calibrated_rate(c, profile.link.rate);
@@ -234,30 +232,11 @@ BitRate fabric_rate(const FabricProfile& profile) {
     case FabricSource::builtin:
       return profile.bus_bandwidth;
     case FabricSource::calibration:
-      return calibrated_rate(*profile.calibration->allreduce, profile.link.rate);
+      return calibrated_rate(*profile.measured_curve, profile.link.rate);
     case FabricSource::nominal:
       return profile.link.rate;
   }
   return profile.link.rate;
-}
-
-const std::vector<FabricProfile>& builtin_fabric_profiles() {
-  static const std::vector<FabricProfile> profiles = [] {
-    std::vector<FabricProfile> all;
-    for (const auto& entry : detail::builtin_fabric_texts()) {
-      auto some = parse_fabric_catalog(entry.text,
-                                       "built-in models/fabrics/" + std::string(entry.file_name));
-      all.insert(all.end(), some.begin(), some.end());
-    }
-    return all;
-  }();
-  return profiles;
-}
-
-std::vector<std::string> builtin_fabric_names() {
-  std::vector<std::string> names;
-  for (const auto& p : builtin_fabric_profiles()) names.push_back(p.name);
-  return names;
 }
 
 FabricProfile nominal_fabric(const Link& link) {
@@ -273,103 +252,19 @@ FabricProfile nominal_fabric(const Link& link) {
   return p;
 }
 
-namespace {
-
-/// The preset a link is: by its name, else by its rate, so that `200Gb/s`
-/// and `200G` (one quantity spelled two ways) get one profile.
-std::string_view preset_of(const Link& link) {
-  const auto& presets = link_presets();
-  for (const auto& preset : presets) {
-    if (link.name == preset.name) return preset.name;
-  }
-  for (const auto& preset : presets) {
-    if (same_rate(BitRate::gigabits_per_second(preset.gigabits_per_second), link.rate)) {
-      return preset.name;
-    }
-  }
-  return link.name;
-}
-
-}  // namespace
-
-FabricProfile default_fabric(const Link& link, std::string_view node) {
-  // A user's latency override is an explicit ask for the alpha-beta model.
-  if (link.latency.override) return nominal_fabric(link);
-  bool node_measured = false;
-  for (const auto& p : builtin_fabric_profiles()) {
-    if (!detail::same_name(p.node, node)) continue;
-    node_measured = true;
-    if (p.is_default && p.for_link == preset_of(link)) {
-      FabricProfile out = p;
-      out.link = link;
-      return out;
-    }
-  }
-  FabricProfile p = nominal_fabric(link);
-  if (node_measured) {
-    // The node has measured paths, not this one: say so rather than let a
-    // nominal rate pass for a measurement. Its fixed cost is the node's
-    // measured one (a property of the NICs and NCCL, shared by every path),
-    // so a slower unmeasured link never prices a collective below a measured
-    // faster one the way NCCL's tuner latencies would.
-    for (const auto& b : builtin_fabric_profiles()) {
-      if (detail::same_name(b.node, node)) {
-        p.small = b.small;
-        break;
-      }
-    }
-    p.description = fmt::format(
-        "no measured profile for this path ({} on {}): bytes at the nominal {}, which real links "
-        "do not reach; fixed cost from the node's measured small all-reduces",
-        link.name, node, rate_label(link.rate));
-    p.provenance = {p.description};
-  }
+FabricProfile calibration_fabric(std::shared_ptr<const AllReduceCalibration> curve,
+                                 const std::string& origin, const Link& link) {
+  FabricProfile p;
+  p.name = origin;
+  p.source = FabricSource::calibration;
+  p.link = link;
+  p.measured_curve = std::move(curve);
+  const AllReduceCalibration& c = *p.measured_curve;
+  p.description = fmt::format("measured: {} ranks on {} ({})", c.ranks, c.link, c.source);
+  p.provenance.push_back(
+      fmt::format("the measured all-reduce curve of {}, moved to {} by docs/formulas.md s.19",
+                  p.name, link.name));
   return p;
-}
-
-FabricProfile resolve_fabric(std::string_view spec, const Link& link, std::string_view node,
-                             std::shared_ptr<const Calibration> calibration) {
-  if (spec.empty() || spec == "auto") return default_fabric(link, node);
-  if (spec == "nominal") return nominal_fabric(link);
-  if (calibration) {
-    if (!calibration->allreduce) {
-      throw InputError(calibration->origin +
-                           ": has no allreduce section; a fabric profile needs a "
-                           "measured all-reduce sweep",
-                       fabric_key());
-    }
-    FabricProfile p;
-    p.name = calibration->origin;
-    p.source = FabricSource::calibration;
-    p.link = link;
-    p.calibration = std::move(calibration);
-    const AllReduceCalibration& c = *p.calibration->allreduce;
-    p.description = fmt::format("measured: {} ranks on {} ({})", c.ranks, c.link, c.source);
-    p.provenance.push_back(
-        fmt::format("the measured all-reduce curve of {}, moved to {} by docs/formulas.md s.19",
-                    p.name, link.name));
-    return p;
-  }
-  for (const auto& p : builtin_fabric_profiles()) {
-    if (!detail::same_name(p.name, spec)) continue;
-    if (!same_rate(p.link.rate, link.rate)) {
-      throw InputError(
-          fmt::format("profile {} describes {} links ({}), not {} ({}); give one profile per link "
-                      "or auto",
-                      p.name, p.for_link, rate_label(p.link.rate), link.name,
-                      rate_label(link.rate)),
-          fabric_key());
-    }
-    FabricProfile out = p;
-    out.link = link;
-    return out;
-  }
-  auto names = builtin_fabric_names();
-  names.emplace_back("nominal");
-  names.emplace_back("auto");
-  throw InputError(detail::unknown_name_message("fabric profile", spec, names) +
-                       " (a calibration.yaml path also works)",
-                   fabric_key());
 }
 
 std::string describe(const FabricProfile& profile) {

@@ -1,4 +1,5 @@
 #include "tpnet/fabric/nccl_model.hpp"
+#include "tpnet/traffic/collective.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -237,8 +238,6 @@ void validate_size(Bytes size) {
   }
 }
 
-enum class Collective { all_reduce, all_gather };
-
 /// Everything ncclTopoTuneModel and ncclTopoGetAlgoTime compute for one pair.
 NcclCost price(Bytes size, const NcclSetup& s, Collective coll, CollectiveAlgorithm algorithm,
                NcclProtocol protocol) {
@@ -284,7 +283,7 @@ NcclCost price(Bytes size, const NcclSetup& s, Collective coll, CollectiveAlgori
                      channels * k.tree_ll128_max_bw_per_channel[arch][column]);
     }
   }
-  const int steps = coll == Collective::all_reduce ? 2 * (ranks - 1) : ranks - 1;
+  const int steps = ring_steps(coll, ranks);
   const int inter_steps = nodes == 1 ? 0 : (coll == Collective::all_reduce ? 2 : 1) * (nodes - 1);
   double algbw = bus * (ring ? static_cast<double>(ranks) / steps : 0.5);
 

@@ -1,5 +1,8 @@
 #include "tpnet/io/fabric_yaml.hpp"
 
+#include "tpnet/io/link_presets.hpp"
+#include "tpnet/traffic/collective.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,8 +10,8 @@
 #include <string>
 
 #include "catalog_yaml.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {
@@ -166,8 +169,8 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
                        yaml::where(root["nccl"], origin, "nccl"));
     }
     const double floor = 1.0 / r->second.rate.bytes_per_second();
-    const double n = c.ranks;
-    const double factor = c.all_gather ? (n - 1.0) / n : 2.0 * (n - 1.0) / n;
+    const double factor =
+        ring_sent_factor(c.all_gather ? Collective::all_gather : Collective::all_reduce, c.ranks);
     for (const auto& pt : c.points) {
       const double sent = pt.size.count() * factor;
       const double time = sent / pt.bus_bandwidth.bytes_per_second();

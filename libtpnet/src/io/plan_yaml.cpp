@@ -1,13 +1,15 @@
 #include "tpnet/io/plan_yaml.hpp"
+#include "tpnet/io/link_presets.hpp"
+#include "tpnet/io/node_catalog.hpp"
 
 #include <filesystem>
 
-#include "tpnet/analysis/kv_cache.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/baseline_csv.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/model/model_catalog.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/model/kv_cache.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {

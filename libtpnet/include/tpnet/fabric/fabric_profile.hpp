@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "tpnet/base/units.hpp"
 #include "tpnet/fabric/link.hpp"
-#include "tpnet/measured/calibration.hpp"
+#include "tpnet/fabric/measured_allreduce.hpp"
 #include "tpnet/model/engine.hpp"
-#include "tpnet/units.hpp"
 
 namespace tpnet {
 
@@ -81,8 +81,8 @@ struct FabricProfile {
   /// The curve's rates times this: the profile's RDMA rate over the rate of
   /// the path the curve was measured on (1 when it is the same path).
   double curve_scale = 1.0;
-  // Calibration profiles:
-  std::shared_ptr<const Calibration> calibration;
+  // Calibration profiles: the measured curve, moved to `link` (s.19).
+  std::shared_ptr<const AllReduceCalibration> measured_curve;
 };
 
 /// One all-reduce on a profile.
@@ -134,25 +134,13 @@ struct PerByteGap {
                                               int ranks, CollectiveAlgorithm algorithm,
                                               Bytes smallest, Bytes largest);
 
-/// The built-in profiles, every node's, in catalog order.
-[[nodiscard]] const std::vector<FabricProfile>& builtin_fabric_profiles();
-[[nodiscard]] std::vector<std::string> builtin_fabric_names();
-
-/// The profile a link gets when nothing is asked: the built-in profile of
-/// `node` for the link's preset name, or nominal when there is none.
-[[nodiscard]] FabricProfile default_fabric(const Link& link, std::string_view node);
-
 /// NCCL's model at the link's nominal rate.
 [[nodiscard]] FabricProfile nominal_fabric(const Link& link);
 
-/// `auto` (default_fabric), `nominal`, a built-in profile name, or a
-/// calibration.yaml path (`calibration`: the file already read). Throws
-/// InputError naming `fabric` for an unknown name, a built-in profile whose
-/// path runs at another rate than the link, or a calibration without an
-/// all-reduce sweep.
-[[nodiscard]] FabricProfile resolve_fabric(std::string_view spec, const Link& link,
-                                           std::string_view node,
-                                           std::shared_ptr<const Calibration> calibration = {});
+/// A calibration's measured all-reduce curve as the profile of `link`,
+/// named after `origin` (the calibration file).
+[[nodiscard]] FabricProfile calibration_fabric(std::shared_ptr<const AllReduceCalibration> curve,
+                                               const std::string& origin, const Link& link);
 
 /// "dgx-spark-200g-switch (built-in, measured)": how reports name a profile.
 [[nodiscard]] std::string describe(const FabricProfile& profile);

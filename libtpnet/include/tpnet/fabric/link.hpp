@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/units.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
-#include "tpnet/units.hpp"
 
 namespace tpnet {
 
@@ -41,19 +41,6 @@ struct Link {
   BitRate rate;      ///< rate traffic actually moves at
   LinkLatency latency;
 };
-
-/// A named preset; `description` says where its rate comes from.
-struct LinkPreset {
-  std::string_view name;
-  double gigabits_per_second;
-  std::string_view description;
-};
-
-/// `200G`, `100G`, `emulated-100G` (one PCIe Gen5 x4 half: 109 Gb/s measured).
-[[nodiscard]] const std::vector<LinkPreset>& link_presets();
-
-/// A preset name or any bit rate `parse_bit_rate` accepts.
-Link parse_link(std::string_view text, const InputLocation& where);
 
 /// PCIe line coding: 8b/10b (Gen1-2) or 128b/130b (Gen3-5).
 enum class LineCoding { b8b10b, b128b130b };

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "tpnet/error.hpp"
-#include "tpnet/units.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/units.hpp"
 
 namespace tpnet {
 
@@ -121,13 +121,5 @@ struct NodeSpec {
 
 /// The node every command assumes unless a request's `node` says otherwise.
 inline constexpr std::string_view kDefaultNodeName = "dgx-spark";
-
-/// Names of the built-in nodes, sorted.
-[[nodiscard]] std::vector<std::string> builtin_node_names();
-/// A built-in node ("dgx-spark"); throws InputError naming `node` and
-/// suggesting close names for an unknown one.
-[[nodiscard]] NodeSpec builtin_node(std::string_view name);
-/// A built-in name, or a path to a node YAML file.
-[[nodiscard]] NodeSpec resolve_node(std::string_view name_or_path);
 
 }  // namespace tpnet

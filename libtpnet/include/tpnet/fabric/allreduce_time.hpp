@@ -1,0 +1,47 @@
+#pragma once
+/// An all-reduce over a link: its latency (the link's per-step latency or
+/// NCCL's model), its whole alpha-beta time, and whether latency or bytes
+/// dominate. Derivations: docs/formulas.md s.5 (time) and s.20 (NCCL).
+
+#include <optional>
+#include <string_view>
+
+#include "tpnet/base/units.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/fabric/nccl_model.hpp"
+#include "tpnet/traffic/collective.hpp"
+
+namespace tpnet {
+
+/// alpha of a plain alpha-beta model: base + steps x per_step (0 for N = 1).
+[[nodiscard]] Seconds allreduce_latency(const AllReducePlan& plan, const StepLatency& latency);
+
+/// The NCCL setup an all-reduce of `plan` over `link` is priced with: the
+/// link's NCCL settings with ranks = N, nodes = N (one GPU a node), the link's
+/// rate, and, unless the link says otherwise, only the plan's algorithm.
+[[nodiscard]] NcclSetup nccl_setup(const AllReducePlan& plan, const Link& link);
+
+/// One all-reduce's fixed latency and how it was priced.
+struct AllReduceLatency {
+  Seconds alpha;
+  /// NCCL's pick (and its runners-up) when NCCL's model priced alpha: the
+  /// chosen pair's latency, size-dependent factors included. nullopt under a
+  /// user's alpha-beta override.
+  std::optional<NcclChoice> nccl;
+};
+
+/// alpha by the link's latency model (docs/formulas.md s.5 and s.20).
+[[nodiscard]] AllReduceLatency price_allreduce_latency(const AllReducePlan& plan, const Link& link);
+/// price_allreduce_latency(plan, link).alpha.
+[[nodiscard]] Seconds allreduce_latency(const AllReducePlan& plan, const Link& link);
+
+/// alpha + beta.
+[[nodiscard]] Seconds allreduce_time(const AllReducePlan& plan, const Link& link);
+
+/// Which term dominates an all-reduce.
+enum class CommRegime { latency_bound, bandwidth_bound };
+[[nodiscard]] std::string_view to_string(CommRegime regime);
+/// latency-bound when the fixed latency is at least the transfer time at `rate`.
+[[nodiscard]] CommRegime classify(const AllReducePlan& plan, const Link& link);
+
+}  // namespace tpnet

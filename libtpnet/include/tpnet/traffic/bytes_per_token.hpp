@@ -1,0 +1,47 @@
+#pragma once
+/// What tensor parallelism sends: all-reduces per forward pass, the block of
+/// each, and bytes per prompt token per node (docs/background.md s.2,
+/// docs/formulas.md s.3).
+
+#include <vector>
+
+#include "tpnet/base/units.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/model.hpp"
+#include "tpnet/traffic/collective.hpp"
+
+namespace tpnet {
+
+/// The all-reduces of layers [begin, end): one per block of the layer plan
+/// whose output is reduced (its mixer and its FFN), or layers x
+/// allreduces_per_layer when that is set.
+[[nodiscard]] int layer_allreduces(const ModelArch& model, const EngineConfig& engine, int begin,
+                                   int end);
+
+/// layer_allreduces over every layer + extra_allreduces_per_forward: 2L + 1
+/// for attention + FFN layers, L + 1 for Nemotron-H's one-block layers.
+[[nodiscard]] int allreduces_per_forward(const ModelArch& model, const EngineConfig& engine);
+
+/// S(t) = t x hidden_size x activation_bytes. Independent of TP.
+[[nodiscard]] Bytes activation_block(const ModelArch& model, const EngineConfig& engine,
+                                     TokenCount tokens);
+
+/// (allreduces per forward) x hidden x activation_bytes x sent factor(N).
+[[nodiscard]] Bytes bytes_per_prompt_token(const ModelArch& model, const EngineConfig& engine);
+
+/// One row of a TP scaling table, relative to a reference TP.
+struct TpShare {
+  int tp = 0;
+  Bytes per_token_bytes;
+  double bytes_vs_reference = 0.0;    ///< f(N) / f(ref)
+  double compute_vs_reference = 0.0;  ///< ref / N: weights and FLOPs split N ways
+};
+
+/// Warnings about a TP size the model's heads do not divide evenly.
+[[nodiscard]] std::vector<std::string> layout_warnings(const ModelArch& model,
+                                                       const EngineConfig& engine);
+
+/// Throws InputError unless 2 <= TP: a single node sends nothing.
+void require_network_tp(const EngineConfig& engine);
+
+}  // namespace tpnet

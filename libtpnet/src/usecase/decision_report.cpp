@@ -1,0 +1,189 @@
+#include "tpnet/usecase/decision_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "tpnet/base/error.hpp"
+#include "tpnet/model/layout.hpp"
+#include "tpnet/sim/compute_fit.hpp"
+
+namespace tpnet {
+namespace {
+
+const Link& fastest(const std::vector<Link>& links) {
+  return *std::max_element(links.begin(), links.end(), [](const Link& a, const Link& b) {
+    return a.rate.bits_per_second() < b.rate.bits_per_second();
+  });
+}
+
+const Link& slowest(const std::vector<Link>& links) {
+  return *std::min_element(links.begin(), links.end(), [](const Link& a, const Link& b) {
+    return a.rate.bits_per_second() < b.rate.bits_per_second();
+  });
+}
+
+std::vector<PrefillScenario> workload_scenarios(const Workload& w) {
+  std::vector<PrefillScenario> out;
+  for (const auto& p : w.prompts) out.push_back(PrefillScenario{p.name, p.prompt, {}});
+  return out;
+}
+
+/// The best layout that uses the network: usable first, then any.
+int networked_tp(const PlanSearchReport& plan, int nodes) {
+  for (const bool need_usable : {true, false}) {
+    for (const auto& opt : plan.options) {
+      if (opt.tp >= 2 && (opt.usable || !need_usable)) return opt.tp;
+    }
+  }
+  throw InputError(fmt::format("no layout of {} nodes spreads an instance over two or more "
+                               "(every one is TP1), so there is no network to report on; "
+                               "give layout.tp",
+                               nodes),
+                   InputLocation::for_key("layout.tp"));
+}
+
+}  // namespace
+
+const PlanOption* DecisionReport::chosen_option() const {
+  return chosen ? &plan.options[*chosen] : nullptr;
+}
+
+const ScenarioPenalty* DecisionReport::worst_scenario() const {
+  const auto worst =
+      std::max_element(penalty.scenarios.begin(), penalty.scenarios.end(),
+                       [](const ScenarioPenalty& a, const ScenarioPenalty& b) {
+                         return a.extra_ttft_bound.value() < b.extra_ttft_bound.value();
+                       });
+  return worst == penalty.scenarios.end() ? nullptr : &*worst;
+}
+
+DecisionReport run_decision_report(const DecisionRequest& request) {
+  const PlanSearchRequest& in = request.plan;
+  DecisionReport g;
+  g.model = in.model;
+  g.node = in.node;
+  g.workload = in.workload.name;
+  g.plan = search_plans(in);
+  for (const auto& w : g.plan.warnings) g.warnings.push_back(w);
+  for (std::size_t i = 0; i < g.plan.options.size(); ++i) {
+    if (g.plan.options[i].usable) {
+      g.chosen = i;
+      break;
+    }
+  }
+
+  g.tp_given = request.tp.has_value();
+  if (g.tp_given) {
+    g.tp = *request.tp;
+    require_tp_accepted(in.model, g.tp);  // as predict and check: vLLM would not start it
+  } else {
+    g.tp = networked_tp(g.plan, in.nodes);
+  }
+  g.engine = in.engine;
+  g.engine.tensor_parallel_size = g.tp;
+  g.from = fastest(in.speeds);
+  g.to = slowest(in.speeds);
+  if (!request.baseline.empty()) {
+    g.scenarios = request.baseline;
+    if (!g.tp_given) {
+      g.warnings.push_back(fmt::format(
+          "workload.baseline {} taken as measured at TP{} on {} (the recommended layout and the "
+          "fastest speed); give layout.tp if it was measured at another size",
+          request.baseline_origin, g.tp, g.from.name));
+    }
+  } else {
+    g.scenarios = workload_scenarios(in.workload);
+  }
+  if (request.fabrics.size() != 2) {
+    throw InputError(fmt::format("{} fabric profiles; give the fastest speed's and the slowest's",
+                                 request.fabrics.size()),
+                     InputLocation::for_key("fabric"));
+  }
+  g.fabrics = request.fabrics;
+
+  PenaltyRequest pr;
+  pr.model = in.model;
+  pr.engine = g.engine;
+  pr.from = g.from;
+  pr.to = g.to;
+  pr.scenarios = g.scenarios;
+  pr.calibration = request.calibration;
+  pr.from_fabric = g.fabrics[0];
+  pr.to_fabric = g.fabrics[1];
+  g.penalty = run_penalty(pr);
+  for (const auto& w : g.penalty.warnings) g.warnings.push_back(w);
+
+  DecodeRequest dr;
+  dr.model = in.model;
+  dr.engine = g.engine;
+  dr.from = g.from;
+  dr.to = g.to;
+  dr.node = in.node;
+  dr.calibration = request.calibration;
+  dr.from_fabric = g.fabrics[0];
+  dr.to_fabric = g.fabrics[1];
+  g.decode = run_decode(dr);
+
+  CompareRequest cr;
+  cr.model = in.model;
+  cr.engine = g.engine;
+  for (const int tp : g.plan.layouts_tried) {
+    if (tp >= 2) cr.layouts.push_back(ParallelLayout{tp, 1, 1});  // one node sends nothing
+  }
+  cr.from = {g.from};
+  for (const auto& s : in.speeds) {
+    if (s.rate.bits_per_second() < g.from.rate.bits_per_second()) cr.to.push_back(s);
+  }
+  if (cr.to.empty()) cr.to = {g.from};
+  cr.prompts = g.scenarios;
+  cr.measured_layout = ParallelLayout{g.tp, 1, 1};
+  cr.node = in.node;
+  cr.memory = in.memory;
+  if (!cr.layouts.empty()) {
+    auto compare = std::make_shared<CompareReport>(run_compare(cr));
+    for (const auto& w : compare->warnings) g.warnings.push_back(w);
+    g.compare = std::move(compare);
+  }
+
+  MemoryRequest mr;
+  mr.layout = ParallelLayout{g.tp, 1, 1};
+  mr.engine = g.engine;
+  mr.node = in.node;
+  mr.settings = in.memory;
+  std::vector<int> tps = g.plan.layouts_tried;
+  if (std::find(tps.begin(), tps.end(), g.tp) == tps.end()) tps.push_back(g.tp);
+  std::sort(tps.begin(), tps.end());
+  g.memory = memory_by_tp(in.model, mr, tps);
+
+  if (request.capacity) {
+    g.capacity = run_capacity(*request.capacity);
+    for (const auto& w : g.capacity->warnings) g.warnings.push_back(w);
+  }
+
+  // The step timeline needs compute from the baseline's single requests; a
+  // model or a baseline that cannot give it leaves the chart out, saying why.
+  if (!request.baseline.empty()) {
+    PredictRequest req;
+    req.model = in.model;
+    req.engine = g.engine;
+    req.memory_bandwidth = in.node.memory_bandwidth;
+    req.links = {g.from, g.to};
+    req.fabrics = g.fabrics;
+    req.baseline = g.scenarios;
+    req.baseline_origin = request.baseline_origin;
+    req.scenarios = scenarios_from_baseline(g.scenarios, kDefaultOutputTokens);
+    if (auto m = baseline_decode_measurement(g.scenarios, g.tp, request.baseline_origin)) {
+      req.decode_measurements.push_back(std::move(*m));
+    }
+    req.spans_of_requests = kReportChartRequests;
+    try {
+      g.predict = run_predict(req);
+    } catch (const InputError& e) {
+      g.predict_refused = e.what();
+    }
+  }
+  return g;
+}
+
+}  // namespace tpnet
