@@ -59,6 +59,18 @@ void require_collective(Bytes bytes, int ranks) {
   }
 }
 
+/// A direct cable's or a ring's measurement says nothing about more ranks
+/// than it joined: a switchless profile never prices them.
+void require_within_topology(const FabricProfile& profile, int ranks) {
+  if (profile.max_ranks > 0 && ranks > profile.max_ranks) {
+    throw InputError(
+        fmt::format("profile {} was measured on a {} of at most {} nodes; {} ranks need a switch "
+                    "(give a switch profile, auto or nominal)",
+                    profile.name, to_string(profile.topology), profile.max_ranks, ranks),
+        fabric_key());
+  }
+}
+
 /// The sizes at which the per-byte cost of a collective on `profile` changes
 /// slope (a built-in curve's points; none for the others).
 std::vector<Bytes> fabric_breakpoints(const FabricProfile& profile) {
@@ -161,9 +173,24 @@ std::string_view to_string(FabricSource source) {
   return "unknown";
 }
 
+std::string_view to_string(FabricTopology topology) {
+  switch (topology) {
+    case FabricTopology::none:
+      return "none";
+    case FabricTopology::direct:
+      return "direct";
+    case FabricTopology::ring:
+      return "ring";
+    case FabricTopology::switched:
+      return "switch";
+  }
+  return "unknown";
+}
+
 FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int ranks,
                                  CollectiveAlgorithm algorithm) {
   require_collective(block, ranks);
+  require_within_topology(profile, ranks);
   if (ranks == 1) return {};
   switch (profile.source) {
     case FabricSource::nominal: {
@@ -198,6 +225,7 @@ FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int 
 
 Seconds fabric_allgather(const FabricProfile& profile, Bytes sent_per_node, int ranks) {
   require_collective(sent_per_node, ranks);
+  require_within_topology(profile, ranks);
   if (ranks == 1) return {};
   const double steps = ranks - 1;
   switch (profile.source) {
@@ -292,18 +320,22 @@ std::string_view preset_of(const Link& link) {
 
 }  // namespace
 
-FabricProfile default_fabric(const Link& link, std::string_view node) {
+FabricProfile default_fabric(const Link& link, std::string_view node, FabricTopology topology) {
   // A user's latency override is an explicit ask for the alpha-beta model.
   if (link.latency.override) return nominal_fabric(link);
   bool node_measured = false;
+  const FabricProfile* chosen = nullptr;
   for (const auto& p : builtin_fabric_profiles()) {
     if (!detail::same_name(p.node, node)) continue;
     node_measured = true;
-    if (p.is_default && p.for_link == preset_of(link)) {
-      FabricProfile out = p;
-      out.link = link;
-      return out;
-    }
+    if (p.topology != topology || p.for_link != preset_of(link)) continue;
+    // Several switch profiles of one link: the catalog's default.
+    if (chosen == nullptr || (p.is_default && !chosen->is_default)) chosen = &p;
+  }
+  if (chosen != nullptr && (chosen->is_default || topology != FabricTopology::switched)) {
+    FabricProfile out = *chosen;
+    out.link = link;
+    return out;
   }
   FabricProfile p = nominal_fabric(link);
   if (node_measured) {
@@ -319,9 +351,12 @@ FabricProfile default_fabric(const Link& link, std::string_view node) {
       }
     }
     p.description = fmt::format(
-        "no measured profile for this path ({} on {}): bytes at the nominal {}, which real links "
-        "do not reach; fixed cost from the node's measured small all-reduces",
-        link.name, node, rate_label(link.rate));
+        "no measured profile for this path ({}{} on {}): bytes at the nominal {}, which real "
+        "links do not reach; fixed cost from the node's measured small all-reduces",
+        link.name,
+        topology == FabricTopology::switched ? std::string()
+                                             : fmt::format(", {}", to_string(topology)),
+        node, rate_label(link.rate));
     p.provenance = {p.description};
   }
   return p;
@@ -370,6 +405,42 @@ FabricProfile resolve_fabric(std::string_view spec, const Link& link, std::strin
   throw InputError(detail::unknown_name_message("fabric profile", spec, names) +
                        " (a calibration.yaml path also works)",
                    fabric_key());
+}
+
+bool names_calibration_file(std::string_view spec) {
+  if (spec == "auto" || spec == "nominal") return false;
+  return spec.find('/') != std::string_view::npos || spec.ends_with(".yaml") ||
+         spec.ends_with(".yml");
+}
+
+std::vector<FabricProfile> choose_fabrics(const FabricAsk& ask, const std::vector<Link>& links,
+                                          std::string_view node) {
+  const auto& specs = ask.specs;
+  if (specs.size() > 1 && specs.size() != links.size()) {
+    throw InputError(fmt::format("{} profiles for {} links; give one for all, or one per link",
+                                 specs.size(), links.size()),
+                     fabric_key());
+  }
+  std::vector<FabricProfile> out;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (specs.empty()) {
+      if (ask.calibration && ask.calibration->allreduce) {
+        out.push_back(resolve_fabric(ask.calibration->origin, links[i], node, ask.calibration));
+      } else {
+        out.push_back(default_fabric(links[i], node, ask.topology));
+      }
+      continue;
+    }
+    const std::size_t k = specs.size() == 1 ? 0 : i;
+    const std::string& spec = specs[k];
+    if (spec.empty() || spec == "auto") {
+      out.push_back(default_fabric(links[i], node, ask.topology));
+      continue;
+    }
+    const auto file = k < ask.spec_files.size() ? ask.spec_files[k] : nullptr;
+    out.push_back(resolve_fabric(spec, links[i], node, file));
+  }
+  return out;
 }
 
 std::string describe(const FabricProfile& profile) {

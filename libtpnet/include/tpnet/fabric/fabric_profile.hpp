@@ -25,6 +25,19 @@ enum class FabricSource {
 
 [[nodiscard]] std::string_view to_string(FabricSource source);
 
+/// What joins the nodes of one instance: the fabric a layout buys
+/// (docs/formulas.md s.28). A direct cable joins two nodes; a ring cables
+/// each node's two ports to its two neighbours, so each rank sends on one
+/// RDMA device and receives on the other; a switch joins any number.
+enum class FabricTopology {
+  none,      ///< one node per instance (TP1): nothing crosses RoCE
+  direct,    ///< one cable between two nodes
+  ring,      ///< each node's two ports to its two neighbours
+  switched,  ///< one port (or breakout lane) per node to a switch
+};
+
+[[nodiscard]] std::string_view to_string(FabricTopology topology);
+
 /// One measured all-reduce time at a small size.
 struct SmallAllReducePoint {
   Bytes size;
@@ -74,8 +87,16 @@ struct FabricProfile {
   std::string node;         ///< the node it was measured on
   std::string for_link;     ///< the link preset it describes
   bool is_default = false;  ///< the profile `for_link` gets on `node` unless told otherwise
-  BitRate bus_bandwidth;    ///< the curve's rate at its largest size (bulk)
-  int rdma_devices = 0;     ///< RDMA devices the traffic is spread over
+  /// What the measured path joined: a profile prices layouts of that
+  /// topology only (default_fabric), and a direct cable or a ring no more
+  /// ranks than it joins (max_ranks).
+  FabricTopology topology = FabricTopology::switched;
+  int max_ranks = 0;  ///< the most ranks the topology joins; 0: any
+  /// NCCL settings the topology needs to initialise at all (a ring's), one
+  /// `NAME=value` each.
+  std::vector<std::string> nccl_settings;
+  BitRate bus_bandwidth;  ///< the curve's rate at its largest size (bulk)
+  int rdma_devices = 0;   ///< RDMA devices the traffic is spread over
   std::vector<SmallAllReduceTable> small;
   BusBandwidthCurve curve;  ///< what bytes move at, by size (s.22)
   /// The curve's rates times this: the profile's RDMA rate over the rate of
@@ -93,11 +114,11 @@ struct FabricAllReduce {
 };
 
 /// Time of one all-reduce of `block` bytes on `ranks` ranks (0 for one rank).
-/// calibration: calibrated_allreduce_time at the link's rate (s.19); nominal:
-/// allreduce_time over the link (s.5, s.20); built-in: the measured small-size
-/// latency, moved to `ranks` by the algorithm's step count, plus the sent
-/// bytes at the measured bus bandwidth (s.22). Throws InputError for a
-/// negative block or ranks < 1.
+/// Throws InputError naming `fabric` when `ranks` exceeds the profile's
+/// max_ranks (a direct cable's profile pricing four ranks). calibration: calibrated_allreduce_time
+/// at the link's rate (s.19); nominal: allreduce_time over the link (s.5, s.20); built-in: the
+/// measured small-size latency, moved to `ranks` by the algorithm's step count, plus the sent bytes
+/// at the measured bus bandwidth (s.22). Throws InputError for a negative block or ranks < 1.
 [[nodiscard]] FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int ranks,
                                                CollectiveAlgorithm algorithm);
 
@@ -139,8 +160,10 @@ struct PerByteGap {
 [[nodiscard]] std::vector<std::string> builtin_fabric_names();
 
 /// The profile a link gets when nothing is asked: the built-in profile of
-/// `node` for the link's preset name, or nominal when there is none.
-[[nodiscard]] FabricProfile default_fabric(const Link& link, std::string_view node);
+/// `node` for the link's preset name and `topology` (the default one among
+/// switched profiles), or nominal when there is none, saying so.
+[[nodiscard]] FabricProfile default_fabric(const Link& link, std::string_view node,
+                                           FabricTopology topology = FabricTopology::switched);
 
 /// NCCL's model at the link's nominal rate.
 [[nodiscard]] FabricProfile nominal_fabric(const Link& link);
@@ -153,6 +176,30 @@ struct PerByteGap {
 [[nodiscard]] FabricProfile resolve_fabric(std::string_view spec, const Link& link,
                                            std::string_view node,
                                            std::shared_ptr<const Calibration> calibration = {});
+
+/// Whether a --fabric value names a calibration.yaml to read rather than a
+/// profile: it holds a '/' or ends in .yaml/.yml (auto and nominal never).
+[[nodiscard]] bool names_calibration_file(std::string_view spec);
+
+/// What a command asks of the fabric for its links, in the one order every
+/// command prices on (docs/formulas.md s.28): the profiles asked for (one
+/// for all links or one per link; a calibration path comes with its file
+/// read), else a calibration's measured sweep (it measured this cluster),
+/// else the node's built-in profile of each link for the topology the
+/// layout buys, else nominal.
+struct FabricAsk {
+  std::vector<std::string> specs;
+  /// The file each spec names when names_calibration_file(spec); null else.
+  std::vector<std::shared_ptr<const Calibration>> spec_files;
+  std::shared_ptr<const Calibration> calibration;  ///< a calibration given apart
+  FabricTopology topology = FabricTopology::switched;
+};
+
+/// One profile per link. Throws InputError naming `fabric` for a spec count
+/// that is neither 1 nor the links' and for what resolve_fabric refuses.
+[[nodiscard]] std::vector<FabricProfile> choose_fabrics(const FabricAsk& ask,
+                                                        const std::vector<Link>& links,
+                                                        std::string_view node);
 
 /// "dgx-spark-200g-switch (built-in, measured)": how reports name a profile.
 [[nodiscard]] std::string describe(const FabricProfile& profile);
