@@ -181,7 +181,7 @@ TEST_CASE("two Sparks for a model that needs two: a direct cable, priced on the 
 // Issue 30 item 3: plan --nodes 4 weighs a ring against a switch in TTFT.
 TEST_CASE("four Sparks: a ring and a switch side by side, each priced on its own profile",
           "[plan_search][fabric]") {
-  const PlanSearchReport report = search_plans(sparks(4, "llama-3.1-70b", {"200G"}));
+  const PlanSearchReport report = search_plans(sparks(4, "llama-3.1-70b", {"100G", "200G"}));
   REQUIRE(report.reference_profile);
   CHECK(report.reference_profile->name == "dgx-spark-200g-switch");
   const PlanOption* ring = find_option(report, 4, "200G", FabricTopology::ring);
@@ -208,6 +208,13 @@ TEST_CASE("four Sparks: a ring and a switch side by side, each priced on its own
     needs_subnet_routing |= note == "NCCL: NCCL_IB_SUBNET_AWARE_ROUTING=1";
   }
   CHECK(needs_subnet_routing);
+  // A ring runs its cables at the port's rate: none is offered at 100G.
+  CHECK(find_option(report, 4, "100G", FabricTopology::ring) == nullptr);
+  CHECK(find_option(report, 4, "100G", FabricTopology::switched) != nullptr);
+  // Two TP2 pairs of neighbours each talk over their own cable: no ring-only NCCL.
+  const PlanOption* pairs = find_option(report, 2, "200G", FabricTopology::ring);
+  REQUIRE(pairs);
+  CHECK_THAT(pairs->reason, ContainsSubstring("subnet-aware routing"));
 }
 
 TEST_CASE("a TTFT budget holds a ring to what it is predicted to give, not its cables' rate",

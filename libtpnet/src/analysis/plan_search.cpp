@@ -71,10 +71,10 @@ std::string describe_reason(const PlanOption& r, const PlanOption* best_same_spe
   if (r.fabric->topology == FabricTopology::none) {
     std::string text =
         r.instances == 1
-            ? std::string("1 x TP1 on one node: no fabric to buy")
+            ? std::string("1 x TP1 on one node, no fabric to buy")
             : fmt::format(
-                  "{} x TP1 replicas: no fabric to buy, they exchange nothing over RoCE "
-                  "(a load balancer's ordinary network reaches them)",
+                  "{} x TP1 replicas, no fabric to buy (they exchange nothing over RoCE; "
+                  "a load balancer's ordinary network reaches them)",
                   r.instances);
     text += ": no TTFT loss against the fastest link";
     text += r.instances > 1 ? fmt::format("; {} instances keep serving if one fails", r.instances)
@@ -99,9 +99,10 @@ std::string describe_reason(const PlanOption& r, const PlanOption* best_same_spe
                         r.fabric->switches == 1 ? "" : "es", rate_label(r.fabric->capacity));
   }
   if (r.fabric->topology == FabricTopology::ring) {
-    text += r.instances * r.tp > 3
-                ? " but a ring-only NCCL build (stock NCCL's tree needs the missing diagonal)"
-                : " but NCCL's subnet-aware routing (NCCL_IB_SUBNET_AWARE_ROUTING=1)";
+    // Only a communicator spanning the ring needs the missing diagonal; a
+    // TP2 pair of neighbours talks over its own cable.
+    text += r.tp > 3 ? " but a ring-only NCCL build (stock NCCL's tree needs the missing diagonal)"
+                     : " but NCCL's subnet-aware routing (NCCL_IB_SUBNET_AWARE_ROUTING=1)";
   }
   const bool predicted_loss =
       r.worst_predicted_extra_ttft && r.worst_predicted_extra_ttft->value() > 0.005;
@@ -166,8 +167,12 @@ std::vector<Fabric> fabrics_for_layout(const PlanSearchRequest& in, int tp, cons
   }
   for (const auto& option : switchless_options(in.node, in.nodes)) {
     if (option.cables == 0 || !(option.link_rate >= speed.rate)) continue;
+    const bool ring = option.nodes > 2;
+    // A ring is bought to run its cables at the port's rate (no breakout, no
+    // switch): at a slower speed it is nothing anyone measured or would cable.
+    if (ring && !same_rate(option.link_rate, speed.rate)) continue;
     Fabric f;
-    f.topology = option.nodes == 2 ? FabricTopology::direct : FabricTopology::ring;
+    f.topology = ring ? FabricTopology::ring : FabricTopology::direct;
     f.description = fmt::format("{} ({} x {})", option.topology, option.cables, option.cable);
     f.notes = option.notes;
     out.push_back(std::move(f));
