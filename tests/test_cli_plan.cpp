@@ -75,3 +75,10 @@ TEST_CASE("tpnet plan for a model that fits one node buys no fabric", "[cli][pla
     CHECK(j["recommendation"].as<std::string>().find("no fabric to buy") != std::string::npos);
   }
 }
+
+TEST_CASE("tpnet penalty refuses a direct cable's profile for eight ranks, naming --fabric",
+          "[cli][fabric][bad-input]") {
+  expect_bad_input(run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--to", "emulated-100G",
+                              "--fabric", "dgx-spark-200g-direct,dgx-spark-one-half-direct"}),
+                   "--fabric");
+}

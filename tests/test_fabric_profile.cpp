@@ -63,8 +63,8 @@ TEST_CASE("a direct cable's or a ring's profile refuses more ranks than it joins
   CHECK(direct.max_ranks == 2);
   CHECK_NOTHROW(allreduce_us(direct, 8192, 2));
   CHECK_THROWS_WITH(allreduce_us(direct, 8192, 4),
-                    ContainsSubstring("measured on a direct of at most 2 nodes; 4 ranks need a "
-                                      "switch"));
+                    ContainsSubstring("measured on a direct cable joining 2 nodes; 4 ranks need "
+                                      "a switch"));
   const FabricProfile ring = resolve_fabric("dgx-spark-200g-ring", preset("200G"), "dgx-spark");
   CHECK_THROWS_AS(fabric_allgather(ring, Bytes(8192), 8), InputError);
 }

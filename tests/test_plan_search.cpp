@@ -239,3 +239,21 @@ TEST_CASE("plan's fabric choice and the one priced_profile gives agree", "[plan_
         priced_profile(FabricTopology::direct, in.speeds.front(), in.node).name);
   CHECK(fabrics_for_layout(in, 1, in.speeds.front()).front().topology == FabricTopology::none);
 }
+
+// What report prices its penalty, decode and predict on: the fabric plan bought.
+TEST_CASE("the profiles report prices on follow the fabric the plan bought",
+          "[plan_search][fabric]") {
+  const PlanSearchRequest in = sparks(2, "llama-3.1-70b", {"emulated-100G", "200G"});
+  const PlanSearchReport report = search_plans(in);
+  const PlanOption& best = report.options.front();
+  REQUIRE(best.fabric);
+  const auto profiles = priced_profiles(in, *best.fabric, in.speeds);
+  REQUIRE(profiles.size() == 2);
+  CHECK(profiles[0].name == "dgx-spark-one-half-direct");
+  CHECK(profiles[1].name == "dgx-spark-200g-direct");
+  const PlanSearchRequest four = sparks(4, "llama-3.1-70b", {"200G"});
+  const PlanSearchReport ring_report = search_plans(four);
+  const PlanOption* ring = find_option(ring_report, 4, "200G", FabricTopology::ring);
+  REQUIRE(ring);
+  CHECK(priced_profiles(four, *ring->fabric, four.speeds).front().name == "dgx-spark-200g-ring");
+}

@@ -155,6 +155,16 @@ FabricProfile priced_profile(FabricTopology topology, const Link& speed, const N
   return choose_fabrics(ask, {speed}, node.name).front();
 }
 
+std::vector<FabricProfile> priced_profiles(const PlanSearchRequest& in, const Fabric& fabric,
+                                           const std::vector<Link>& links) {
+  const FabricTopology topology =
+      fabric.topology == FabricTopology::none ? FabricTopology::switched : fabric.topology;
+  std::vector<FabricProfile> out;
+  for (const auto& link : links)
+    out.push_back(priced_profile(topology, link, in.node, in.calibration));
+  return out;
+}
+
 std::vector<Fabric> fabrics_for_layout(const PlanSearchRequest& in, int tp, const Link& speed) {
   std::vector<Fabric> out;
   if (tp == 1) {

@@ -63,11 +63,15 @@ void require_collective(Bytes bytes, int ranks) {
 /// than it joined: a switchless profile never prices them.
 void require_within_topology(const FabricProfile& profile, int ranks) {
   if (profile.max_ranks > 0 && ranks > profile.max_ranks) {
-    throw InputError(
-        fmt::format("profile {} was measured on a {} of at most {} nodes; {} ranks need a switch "
-                    "(give a switch profile, auto or nominal)",
-                    profile.name, to_string(profile.topology), profile.max_ranks, ranks),
-        fabric_key());
+    const std::string joined =
+        profile.topology == FabricTopology::direct
+            ? fmt::format("a direct cable joining {} nodes", profile.max_ranks)
+            : fmt::format("a {} of at most {} nodes", to_string(profile.topology),
+                          profile.max_ranks);
+    throw InputError(fmt::format("profile {} was measured on {}; {} ranks need a switch (give a "
+                                 "switch profile, auto or nominal)",
+                                 profile.name, joined, ranks),
+                     fabric_key());
   }
 }
 

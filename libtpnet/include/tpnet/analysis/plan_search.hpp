@@ -104,6 +104,14 @@ struct PlanSearchReport {
                                            const NodeSpec& node,
                                            std::shared_ptr<const Calibration> calibration = {});
 
+/// The profiles `links` are priced on once `fabric` is bought: each link's
+/// priced_profile of the fabric's topology (a switch's for none, as the
+/// bound assumes). What report's penalty, decode and predict take, so their
+/// TTFT is priced on the fabric plan bought.
+[[nodiscard]] std::vector<FabricProfile> priced_profiles(const PlanSearchRequest& request,
+                                                         const Fabric& fabric,
+                                                         const std::vector<Link>& links);
+
 /// The fabrics a layout of `tp` nodes per instance can buy to join the
 /// request's nodes at `speed`, cheapest first, each with the profile its
 /// TTFT is priced on: none for TP1 (replicas exchange nothing over RoCE),
