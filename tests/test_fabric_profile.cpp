@@ -1,6 +1,11 @@
 // Fabric profiles by topology: the direct cable's and the switchless ring's
 // (docs/formulas.md s.28), and the one order every command chooses them in.
 
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "catch.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/io/fabric_yaml.hpp"
@@ -115,4 +120,37 @@ profiles:
       parse_fabric_catalog(head + "    topology: ring\n    max_nodes: 4\n    nccl_settings: [X]\n",
                            "f.yaml"),
       ContainsSubstring("NAME=value"));
+}
+
+// The cross-check of the ring's rate on a real ring record
+// (tests/data/rings/SOURCES): the slope between its two largest rows.
+TEST_CASE("sparkring's four-ring NCCL control moves bytes at one PCIe half's rate",
+          "[golden][fabric]") {
+  std::ifstream in(std::string(TPNET_SOURCE_DIR) +
+                   "/tests/data/rings/sparkring-4ring-nccl2.30.7-allreduce-control.md");
+  REQUIRE(in);
+  std::vector<std::pair<double, double>> rows;  // bytes, p50 us
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string digits;
+    for (const char c : line) {
+      if (c != ',') digits += c == '|' ? ' ' : c;
+    }
+    std::istringstream fields(digits);
+    double bytes = 0.0;
+    double p50 = 0.0;
+    if (fields >> bytes >> p50) rows.emplace_back(bytes, p50);
+  }
+  REQUIRE(rows.size() == 6);
+  const auto [b0, t0] = rows[4];
+  const auto [b1, t1] = rows[5];
+  // 1.5 x the bytes more (four ranks) in the microseconds more.
+  const double slope_bps = 1.5 * (b1 - b0) * 8.0 / ((t1 - t0) * 1e-6);
+  CHECK_THAT(slope_bps / 1e9, WithinRel(104.6, 1e-3));
+  const FabricProfile ring = default_fabric(preset("200G"), "dgx-spark", FabricTopology::ring);
+  const double ring_bps = 8.0 / builtin_seconds_per_byte(ring, Bytes(4194304.0));
+  CHECK_THAT(ring_bps, WithinRel(slope_bps, 0.10));
+  // Both halves through a switch are far faster than the ring measured.
+  const FabricProfile sw = default_fabric(preset("200G"), "dgx-spark");
+  CHECK(8.0 / builtin_seconds_per_byte(sw, Bytes(4194304.0)) > 1.3 * slope_bps);
 }
