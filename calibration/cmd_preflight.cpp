@@ -15,10 +15,10 @@
 #include "node_facts_here.hpp"
 #include "preflight_document.hpp"
 #include "process_group.hpp"
-#include "tpnet/io/node_catalog.hpp"
 #include "tpnet/base/error.hpp"
-#include "tpnet/usecase/preflight.hpp"
+#include "tpnet/io/node_catalog.hpp"
 #include "tpnet/io/node_facts.hpp"
+#include "tpnet/usecase/preflight.hpp"
 
 namespace tpnet::calibrate {
 namespace {

@@ -12,6 +12,7 @@
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/usecase/penalty.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -54,6 +54,12 @@ Outcome run_plan(const PlanOptions& o) {
         json_only(number("speed_bps", "speed", r.speed.rate.bits_per_second(), kGbps, 0)),
         text("fabric", "switches", r.fabric ? r.fabric->description : "none carries it"),
         json_only(integer("switches", "switch count", r.fabric ? r.fabric->switches : -1)),
+        json_only(text("topology", "topology",
+                       r.fabric ? std::string(to_string(r.fabric->topology)) : "none carries it")),
+        text("fabric_profile", "priced on",
+             r.fabric && r.fabric->profile ? r.fabric->profile->name : "-"),
+        json_only(texts("fabric_notes", "fabric notes",
+                        r.fabric ? r.fabric->notes : std::vector<std::string>{})),
         json_only(flag("fits_memory", "fits", r.fits_memory)),
         table_only(text("", "fits", r.fits_memory ? "yes" : "NO")),
         number("weights_per_node_bytes", "weights/node", r.memory.weights_bytes.count(), kBytesGB,
@@ -63,6 +69,8 @@ Outcome run_plan(const PlanOptions& o) {
                       kSeconds, 2),
         json_only(
             number("mean_extra_ttft_s", "mean extra TTFT", r.mean_extra_ttft.value(), kSeconds, 3)),
+        signed_number("worst_predicted_extra_ttft_s", "predicted on its fabric",
+                      r.worst_predicted_extra_ttft.value_or(Seconds(0.0)).value(), kSeconds, 2),
     };
     if (in.baseline) {
       rec.push_back(signed_number("worst_ttft_increase_pct", "TTFT increase",
@@ -83,6 +91,10 @@ Outcome run_plan(const PlanOptions& o) {
   doc.fields = {text("model", "model", model.name), integer("nodes", "nodes", in.nodes),
                 text("node", "node", in.node.name), text("workload", "workload", in.workload.name),
                 text("reference", "extra TTFT against", report.reference.name)};
+  if (report.reference_profile) {
+    doc.fields.push_back(
+        text("reference_profile", "predicted against", describe(*report.reference_profile)));
+  }
   if (!report.options.empty() && report.options.front().usable) {
     doc.fields.push_back(text("recommendation", "recommended", report.options.front().reason));
   }

@@ -17,6 +17,7 @@
 #include "tpnet/io/trace_csv.hpp"
 #include "tpnet/usecase/decode.hpp"
 #include "tpnet/usecase/predict.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -1,5 +1,6 @@
 #include "common.hpp"
 
+#include "tpnet/fabric/allreduce_time.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
 #include "tpnet/io/link_presets.hpp"
@@ -129,6 +130,7 @@ PlanSearchRequest to_plan_request(const EngineOptions& engine, const ClusterOpti
   in.engine = to_engine(per_layout);
   in.node = load_node(o.node);
   in.switches = chosen_switches(o.switches);
+  in.fabric_catalog = builtin_fabric_profiles();
   in.memory = to_memory_settings(o.memory);
   return in;
 }
@@ -472,35 +474,28 @@ Field nccl_candidate_records(std::string key, std::string label, const NcclChoic
   return records(std::move(key), std::move(label), std::move(rows));
 }
 
+namespace {
+
+/// The calibration file a --fabric value names, read; null for a profile name.
+std::shared_ptr<const Calibration> fabric_file(const std::string& spec) {
+  if (!names_calibration_file(spec)) return nullptr;
+  return std::make_shared<const Calibration>(load_calibration_yaml(spec));
+}
+
+}  // namespace
+
 FabricProfile to_fabric(const std::string& spec, const Link& link, const std::string& node) {
-  std::shared_ptr<const Calibration> file;
-  if (spec != "auto" && spec != "nominal" &&
-      (spec.find('/') != std::string::npos || spec.ends_with(".yaml") || spec.ends_with(".yml"))) {
-    file = std::make_shared<const Calibration>(load_calibration_yaml(spec));
-  }
-  return resolve_fabric(spec, link, node, file);
+  return resolve_fabric(spec, link, node, fabric_file(spec));
 }
 
 std::vector<FabricProfile> to_fabrics(const std::vector<std::string>& specs,
                                       const std::vector<Link>& links, const std::string& node,
                                       const std::optional<CalibrationInput>& calibration) {
-  if (specs.size() > 1 && specs.size() != links.size()) {
-    throw InputError(fmt::format("{} profiles for {} links; give one for all, or one per link",
-                                 specs.size(), links.size()),
-                     InputLocation::for_key("--fabric"));
-  }
-  std::vector<FabricProfile> out;
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    if (specs.empty() && calibration && calibration->file->allreduce) {
-      out.push_back(resolve_fabric(calibration->file->origin, links[i], node, calibration->file));
-    } else {
-      out.push_back(to_fabric(specs.empty()       ? "auto"
-                              : specs.size() == 1 ? specs[0]
-                                                  : specs[i],
-                              links[i], node));
-    }
-  }
-  return out;
+  FabricAsk ask;
+  ask.specs = specs;
+  for (const auto& spec : specs) ask.spec_files.push_back(fabric_file(spec));
+  if (calibration) ask.calibration = calibration->file;
+  return choose_fabrics(ask, links, node);
 }
 
 std::optional<double> AcceptedTokensFlag::given() const {

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "tpnet/base/error.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet::cli {
 namespace {

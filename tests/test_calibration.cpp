@@ -18,6 +18,7 @@
 #include "tpnet/measured/calibration.hpp"
 #include "tpnet/measured/point_estimate.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/traffic/transfer_time.hpp"
 #include "tpnet/usecase/penalty.hpp"
 
 using namespace tpnet;

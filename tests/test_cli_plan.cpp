@@ -30,7 +30,7 @@ TEST_CASE("tpnet plan prints a markdown table for a design review", "[cli][plan]
 }
 
 TEST_CASE("tpnet plan: bad input exits 2 with one line", "[cli][plan][bad-input]") {
-  expect_bad_input(run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "1"}), "--nodes");
+  expect_bad_input(run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "0"}), "--nodes");
   expect_bad_input(
       run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "16", "--workload", "podcasts"}),
       "--workload");
@@ -38,4 +38,47 @@ TEST_CASE("tpnet plan: bad input exits 2 with one line", "[cli][plan][bad-input]
                    "crs999");
   expect_bad_input(run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "16", "--speeds", "100Q"}),
                    "--speeds");
+}
+
+TEST_CASE("tpnet plan --nodes 4 prices a ring and a switch side by side", "[cli][plan][fabric]") {
+  const YAML::Node j = json_of(run_tpnet({"plan", "--model", "llama-3.1-70b", "--nodes", "4",
+                                          "--speeds", "200G", "--format", "json"}));
+  CHECK(j["reference_profile"].as<std::string>().find("dgx-spark-200g-switch") == 0);
+  double ring = -1.0;
+  double sw = -1.0;
+  for (const auto& row : j["options"]) {
+    if (row["tp"].as<int>() != 4) continue;
+    const auto profile = row["fabric_profile"].as<std::string>();
+    if (profile == "dgx-spark-200g-ring") {
+      CHECK(row["topology"].as<std::string>() == "ring");
+      CHECK(row["switches"].as<int>() == 0);
+      ring = row["worst_predicted_extra_ttft_s"].as<double>();
+    }
+    if (profile == "dgx-spark-200g-switch") {
+      CHECK(row["topology"].as<std::string>() == "switch");
+      sw = row["worst_predicted_extra_ttft_s"].as<double>();
+    }
+  }
+  CHECK(sw == 0.0);
+  CHECK(ring > 0.1);
+}
+
+TEST_CASE("tpnet plan for a model that fits one node buys no fabric", "[cli][plan][fabric]") {
+  for (const char* nodes : {"1", "2", "4"}) {
+    CAPTURE(nodes);
+    const YAML::Node j = json_of(
+        run_tpnet({"plan", "--model", "qwen3.6-27b", "--nodes", nodes, "--format", "json"}));
+    const YAML::Node best = j["options"][0];
+    CHECK(best["tp"].as<int>() == 1);
+    CHECK(best["topology"].as<std::string>() == "none");
+    CHECK(best["switches"].as<int>() == 0);
+    CHECK(j["recommendation"].as<std::string>().find("no fabric to buy") != std::string::npos);
+  }
+}
+
+TEST_CASE("tpnet penalty refuses a direct cable's profile for eight ranks, naming --fabric",
+          "[cli][fabric][bad-input]") {
+  expect_bad_input(run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--to", "emulated-100G",
+                              "--fabric", "dgx-spark-200g-direct,dgx-spark-one-half-direct"}),
+                   "--fabric");
 }

@@ -74,7 +74,8 @@ TEST_CASE("tpnet switch JSON carries the port plan, cables, traps and checklist"
   CHECK(j["warnings"].size() == 0);
 }
 
-TEST_CASE("tpnet switch lists the switchless layouts for two and three nodes", "[cli][switch]") {
+TEST_CASE("tpnet switch lists the switchless layouts for two, three and four nodes",
+          "[cli][switch]") {
   const YAML::Node two =
       json_of(run_tpnet({"switch", "--nodes", "2", "--speed", "200G", "--format", "json"}));
   REQUIRE(two["switchless"].size() == 1);
@@ -86,7 +87,12 @@ TEST_CASE("tpnet switch lists the switchless layouts for two and three nodes", "
   CHECK(three["switchless"][0]["per_node_rate_bps"].as<double>() == 200e9);
   const YAML::Node four =
       json_of(run_tpnet({"switch", "--nodes", "4", "--speed", "100G", "--format", "json"}));
-  CHECK(four["switchless"].size() == 0);
+  REQUIRE(four["switchless"].size() == 1);
+  CHECK(four["switchless"][0]["topology"].as<std::string>() == "ring");
+  CHECK(four["switchless"][0]["cables"].as<int>() == 4);
+  const YAML::Node five =
+      json_of(run_tpnet({"switch", "--nodes", "5", "--speed", "100G", "--format", "json"}));
+  CHECK(five["switchless"].size() == 0);
 }
 
 TEST_CASE("tpnet switch prints a table, CSV and Markdown", "[cli][switch]") {

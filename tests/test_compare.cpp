@@ -12,6 +12,7 @@
 #include "tpnet/usecase/decode.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/usecase/plan_search.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

@@ -27,6 +27,7 @@
 #include "tpnet/model/params.hpp"
 #include "tpnet/model/prefill_gemms.hpp"
 #include "tpnet/model/weights.hpp"
+#include "tpnet/sim/decode_floor.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/usecase/decode.hpp"
 #include "tpnet/usecase/memory.hpp"

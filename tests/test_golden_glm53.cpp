@@ -2,11 +2,14 @@
 
 #include "catch.hpp"
 #include "golden.hpp"
+#include "tpnet/fabric/allreduce_time.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/node_catalog.hpp"
 #include "tpnet/tpnet.hpp"
+#include "tpnet/traffic/transfer_time.hpp"
 #include "tpnet/usecase/bytes_report.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

@@ -27,6 +27,7 @@
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/traffic/collective.hpp"
 #include "tpnet/traffic/layout_traffic.hpp"
+#include "tpnet/traffic/transfer_time.hpp"
 #include "tpnet/usecase/capacity.hpp"
 #include "tpnet/usecase/compare.hpp"
 #include "tpnet/usecase/penalty.hpp"

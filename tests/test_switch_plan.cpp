@@ -324,7 +324,7 @@ TEST_CASE("traps attach to the plans that meet them", "[switch]") {
   CHECK(broken->checklist[2].catalog_ok);
 }
 
-TEST_CASE("two DGX Sparks need only a direct cable, three a ring", "[switch]") {
+TEST_CASE("two DGX Sparks need only a direct cable, three or four a ring", "[switch]") {
   const auto two = switchless_options(spark(), 2);
   REQUIRE(two.size() == 1);
   CHECK(two[0].topology == "direct cable");
@@ -337,5 +337,12 @@ TEST_CASE("two DGX Sparks need only a direct cable, three a ring", "[switch]") {
   CHECK(three[0].cables == 3);
   CHECK(three[0].per_node_rate == k200G);  // both ports together: ~200 Gb/s
   CHECK(switchless_options(spark(), 1)[0].cables == 0);
-  CHECK(switchless_options(spark(), 4).empty());
+  const auto four = switchless_options(spark(), 4);
+  REQUIRE(four.size() == 1);
+  CHECK(four[0].topology == "ring");
+  CHECK(four[0].cables == 4);
+  // Opposite nodes have no cable: the note says stock NCCL's tree cannot connect.
+  CHECK_THAT(four[0].notes[0], ContainsSubstring("opposite nodes have no cable"));
+  CHECK_THAT(four[0].notes[1], ContainsSubstring("one RDMA device's rate"));
+  CHECK(switchless_options(spark(), 5).empty());
 }

@@ -9,14 +9,15 @@
 #include <string>
 
 #include "compare_writer.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
 #include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/node_catalog.hpp"
-#include "tpnet/usecase/capacity.hpp"
-#include "tpnet/usecase/compare.hpp"
-#include "tpnet/fabric/node.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/tpnet.hpp"
+#include "tpnet/usecase/capacity.hpp"
+#include "tpnet/usecase/compare.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace {
 

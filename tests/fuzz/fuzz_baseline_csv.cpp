@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "tpnet/io/link_presets.hpp"
-#include "tpnet/usecase/penalty.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/io/baseline_csv.hpp"
-#include "tpnet/model/engine.hpp"
+#include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/model_catalog.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/usecase/penalty.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tpnet;

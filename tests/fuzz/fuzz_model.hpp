@@ -6,14 +6,15 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "tpnet/io/link_presets.hpp"
-#include "tpnet/usecase/bytes_report.hpp"
-#include "tpnet/traffic/bytes_per_token.hpp"
-#include "tpnet/usecase/penalty.hpp"
 #include "tpnet/fabric/link.hpp"
+#include "tpnet/io/link_presets.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/model/params.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/usecase/bytes_report.hpp"
+#include "tpnet/usecase/penalty.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet::fuzz {
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "tpnet/fabric/allreduce_time.hpp"
@@ -12,6 +13,14 @@
 
 namespace tpnet {
 namespace {
+
+/// Node names compare as the catalogs do: without regard to case.
+bool same_node_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
 
 /// A table's measured time less its bytes at the bus bandwidth of the fabric
 /// it was measured on, at `block`: linear between measured sizes, the
@@ -52,6 +61,22 @@ void require_collective(Bytes bytes, int ranks) {
   if (ranks < 1) throw InputError("ranks must be at least 1", InputLocation::for_key("tp"));
   if (bytes.count() < 0.0) {
     throw InputError("a collective's size cannot be negative", InputLocation::for_key("block"));
+  }
+}
+
+/// A direct cable's or a ring's measurement says nothing about more ranks
+/// than it joined: a switchless profile never prices them.
+void require_within_topology(const FabricProfile& profile, int ranks) {
+  if (profile.max_ranks > 0 && ranks > profile.max_ranks) {
+    const std::string joined =
+        profile.topology == FabricTopology::direct
+            ? fmt::format("a direct cable joining {} nodes", profile.max_ranks)
+            : fmt::format("a {} of at most {} nodes", to_string(profile.topology),
+                          profile.max_ranks);
+    throw InputError(fmt::format("profile {} was measured on {}; {} ranks need a switch (give a "
+                                 "switch profile, auto or nominal)",
+                                 profile.name, joined, ranks),
+                     fabric_key());
   }
 }
 
@@ -159,9 +184,24 @@ std::string_view to_string(FabricSource source) {
   return "unknown";
 }
 
+std::string_view to_string(FabricTopology topology) {
+  switch (topology) {
+    case FabricTopology::none:
+      return "none";
+    case FabricTopology::direct:
+      return "direct";
+    case FabricTopology::ring:
+      return "ring";
+    case FabricTopology::switched:
+      return "switch";
+  }
+  return "unknown";
+}
+
 FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int ranks,
                                  CollectiveAlgorithm algorithm) {
   require_collective(block, ranks);
+  require_within_topology(profile, ranks);
   if (ranks == 1) return {};
   switch (profile.source) {
     case FabricSource::nominal: {
@@ -196,6 +236,7 @@ FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int 
 
 Seconds fabric_allgather(const FabricProfile& profile, Bytes sent_per_node, int ranks) {
   require_collective(sent_per_node, ranks);
+  require_within_topology(profile, ranks);
   if (ranks == 1) return {};
   const double steps = ranks - 1;
   switch (profile.source) {
@@ -264,6 +305,50 @@ FabricProfile calibration_fabric(std::shared_ptr<const AllReduceCalibration> cur
   p.provenance.push_back(
       fmt::format("the measured all-reduce curve of {}, moved to {} by docs/formulas.md s.19",
                   p.name, link.name));
+  return p;
+}
+
+FabricProfile default_fabric(const std::vector<FabricProfile>& catalog, const Link& link,
+                             std::string_view node, FabricTopology topology) {
+  // A user's latency override is an explicit ask for the alpha-beta model.
+  if (link.latency.override) return nominal_fabric(link);
+  bool node_measured = false;
+  const FabricProfile* chosen = nullptr;
+  for (const auto& p : catalog) {
+    if (!same_node_name(p.node, node)) continue;
+    node_measured = true;
+    if (p.topology != topology || p.for_link != (link.preset.empty() ? link.name : link.preset))
+      continue;
+    // Several switch profiles of one link: the catalog's default.
+    if (chosen == nullptr || (p.is_default && !chosen->is_default)) chosen = &p;
+  }
+  if (chosen != nullptr && (chosen->is_default || topology != FabricTopology::switched)) {
+    FabricProfile out = *chosen;
+    out.link = link;
+    return out;
+  }
+  FabricProfile p = nominal_fabric(link);
+  if (node_measured) {
+    // The node has measured paths, not this one: say so rather than let a
+    // nominal rate pass for a measurement. Its fixed cost is the node's
+    // measured one (a property of the NICs and NCCL, shared by every path),
+    // so a slower unmeasured link never prices a collective below a measured
+    // faster one the way NCCL's tuner latencies would.
+    for (const auto& b : catalog) {
+      if (same_node_name(b.node, node)) {
+        p.small = b.small;
+        break;
+      }
+    }
+    p.description = fmt::format(
+        "no measured profile for this path ({}{} on {}): bytes at the nominal {}, which real "
+        "links do not reach; fixed cost from the node's measured small all-reduces",
+        link.name,
+        topology == FabricTopology::switched ? std::string()
+                                             : fmt::format(", {}", to_string(topology)),
+        node, rate_label(link.rate));
+    p.provenance = {p.description};
+  }
   return p;
 }
 

@@ -592,21 +592,28 @@ std::vector<SwitchlessOption> switchless_options(const NodeSpec& node, int nodes
           node.name, rate_label(total)));
     }
     out.push_back(std::move(direct));
-  } else if (nodes == 3 && node.ports.count >= 2) {
+  } else if ((nodes == 3 || nodes == 4) && node.ports.count >= 2) {
     SwitchlessOption ring;
     ring.topology = "ring";
-    ring.nodes = 3;
-    ring.cables = 3;
+    ring.nodes = nodes;
+    ring.cables = nodes;
     ring.cable = cable;
     ring.link_rate = node.ports.rate;
     ring.per_node_rate = total;
-    ring.notes.emplace_back(
-        "each node's two ports go to its two neighbours: in a ring of three every node reaches "
-        "both others directly, so none forwards for another");
-    ring.notes.push_back(
-        fmt::format("both ports together carry at most {} per node: a ring all-reduce sends to one "
-                    "neighbour at full rate, traffic to both at once gets about {} each",
-                    rate_label(total), rate_label(total / 2.0)));
+    if (nodes == 3) {
+      ring.notes.emplace_back(
+          "each node's two ports go to its two neighbours: in a ring of three every node reaches "
+          "both others directly, so none forwards for another");
+    } else {
+      ring.notes.emplace_back(
+          "each node's two ports go to its two neighbours: opposite nodes have no cable, so "
+          "NCCL's tree cannot connect and only a ring-only NCCL initialises (stock NCCL does not)");
+    }
+    ring.notes.push_back(fmt::format(
+        "NCCL's ring sends one way round: each node transmits on one port and receives on the "
+        "other, so an all-reduce moves bytes at one RDMA device's rate, about half of the {} a "
+        "switch port gives",
+        rate_label(total)));
     ring.notes.emplace_back("each cable is its own point-to-point link: give each its own subnet");
     out.push_back(std::move(ring));
   }

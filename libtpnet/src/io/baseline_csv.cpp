@@ -1,4 +1,5 @@
 #include "tpnet/io/baseline_csv.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 #include <fmt/format.h>
 

@@ -35,58 +35,8 @@ std::vector<std::string> builtin_fabric_names() {
   return names;
 }
 
-namespace {
-
-/// The preset a link is: by its name, else by its rate, so that `200Gb/s`
-/// and `200G` (one quantity spelled two ways) get one profile.
-std::string_view preset_of(const Link& link) {
-  const auto& presets = link_presets();
-  for (const auto& preset : presets) {
-    if (link.name == preset.name) return preset.name;
-  }
-  for (const auto& preset : presets) {
-    if (same_rate(BitRate::gigabits_per_second(preset.gigabits_per_second), link.rate)) {
-      return preset.name;
-    }
-  }
-  return link.name;
-}
-
-}  // namespace
-
-FabricProfile default_fabric(const Link& link, std::string_view node) {
-  // A user's latency override is an explicit ask for the alpha-beta model.
-  if (link.latency.override) return nominal_fabric(link);
-  bool node_measured = false;
-  for (const auto& p : builtin_fabric_profiles()) {
-    if (!detail::same_name(p.node, node)) continue;
-    node_measured = true;
-    if (p.is_default && p.for_link == preset_of(link)) {
-      FabricProfile out = p;
-      out.link = link;
-      return out;
-    }
-  }
-  FabricProfile p = nominal_fabric(link);
-  if (node_measured) {
-    // The node has measured paths, not this one: say so rather than let a
-    // nominal rate pass for a measurement. Its fixed cost is the node's
-    // measured one (a property of the NICs and NCCL, shared by every path),
-    // so a slower unmeasured link never prices a collective below a measured
-    // faster one the way NCCL's tuner latencies would.
-    for (const auto& b : builtin_fabric_profiles()) {
-      if (detail::same_name(b.node, node)) {
-        p.small = b.small;
-        break;
-      }
-    }
-    p.description = fmt::format(
-        "no measured profile for this path ({} on {}): bytes at the nominal {}, which real links "
-        "do not reach; fixed cost from the node's measured small all-reduces",
-        link.name, node, rate_label(link.rate));
-    p.provenance = {p.description};
-  }
-  return p;
+FabricProfile default_fabric(const Link& link, std::string_view node, FabricTopology topology) {
+  return default_fabric(builtin_fabric_profiles(), link, node, topology);
 }
 
 FabricProfile resolve_fabric(std::string_view spec, const Link& link, std::string_view node,
@@ -123,6 +73,42 @@ FabricProfile resolve_fabric(std::string_view spec, const Link& link, std::strin
   throw InputError(detail::unknown_name_message("fabric profile", spec, names) +
                        " (a calibration.yaml path also works)",
                    fabric_key());
+}
+
+bool names_calibration_file(std::string_view spec) {
+  if (spec == "auto" || spec == "nominal") return false;
+  return spec.find('/') != std::string_view::npos || spec.ends_with(".yaml") ||
+         spec.ends_with(".yml");
+}
+
+std::vector<FabricProfile> choose_fabrics(const FabricAsk& ask, const std::vector<Link>& links,
+                                          std::string_view node) {
+  const auto& specs = ask.specs;
+  if (specs.size() > 1 && specs.size() != links.size()) {
+    throw InputError(fmt::format("{} profiles for {} links; give one for all, or one per link",
+                                 specs.size(), links.size()),
+                     fabric_key());
+  }
+  std::vector<FabricProfile> out;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (specs.empty()) {
+      if (ask.calibration && ask.calibration->allreduce) {
+        out.push_back(resolve_fabric(ask.calibration->origin, links[i], node, ask.calibration));
+      } else {
+        out.push_back(default_fabric(links[i], node, ask.topology));
+      }
+      continue;
+    }
+    const std::size_t k = specs.size() == 1 ? 0 : i;
+    const std::string& spec = specs[k];
+    if (spec.empty() || spec == "auto") {
+      out.push_back(default_fabric(links[i], node, ask.topology));
+      continue;
+    }
+    const auto file = k < ask.spec_files.size() ? ask.spec_files[k] : nullptr;
+    out.push_back(resolve_fabric(spec, links[i], node, file));
+  }
+  return out;
 }
 
 }  // namespace tpnet

@@ -105,6 +105,47 @@ std::map<std::string, Path> parse_paths(const YAML::Node& map, const std::string
   return out;
 }
 
+/// topology (switch, direct, ring; switch when absent), max_nodes (a
+/// direct cable joins 2; a ring needs it) and nccl_settings.
+void parse_topology(const YAML::Node& item, const std::string& origin, FabricProfile& p) {
+  const std::string topology = yaml::optional_string(item, origin, "topology").value_or("switch");
+  if (topology == "switch") {
+    p.topology = FabricTopology::switched;
+  } else if (topology == "direct") {
+    p.topology = FabricTopology::direct;
+    p.max_ranks = 2;
+  } else if (topology == "ring") {
+    p.topology = FabricTopology::ring;
+  } else {
+    throw InputError("'" + topology + "' is not a topology; allowed switch, direct, ring",
+                     yaml::where(item["topology"], origin, "topology"));
+  }
+  if (item["max_nodes"].IsDefined()) {
+    if (p.topology == FabricTopology::switched) {
+      throw InputError("only a direct cable or a ring joins a limited number of nodes",
+                       yaml::where(item["max_nodes"], origin, "max_nodes"));
+    }
+    p.max_ranks = static_cast<int>(yaml::required_integer(item, origin, "max_nodes", 2, 64));
+  } else if (p.topology == FabricTopology::ring) {
+    throw InputError("a ring profile needs max_nodes (the most nodes it was measured with)",
+                     yaml::where(item, origin, "max_nodes"));
+  }
+  const YAML::Node settings = item["nccl_settings"];
+  if (settings.IsDefined()) {
+    if (!settings.IsSequence()) {
+      throw InputError("expected a list of NAME=value",
+                       yaml::where(settings, origin, "nccl_settings"));
+    }
+    for (const auto& s : settings) {
+      const std::string text = s.IsScalar() ? s.as<std::string>() : std::string();
+      if (text.find('=') == std::string::npos || text.front() == '=') {
+        throw InputError("expected NAME=value", yaml::where(s, origin, "nccl_settings"));
+      }
+      p.nccl_settings.push_back(text);
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std::string& origin) {
@@ -198,7 +239,9 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
   for (const auto& item : list) {
     yaml::require_map(item, origin, "profile");
     yaml::reject_unknown_keys(
-        item, origin, {"name", "link", "default", "description", "path", "nccl", "rdma_devices"});
+        item, origin,
+        {"name", "link", "default", "description", "path", "nccl", "rdma_devices", "topology",
+         "max_nodes", "small_allreduce", "nccl_settings"});
     FabricProfile p;
     p.source = FabricSource::builtin;
     p.name = yaml::required_string(item, origin, "name");
@@ -214,6 +257,28 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
     p.description = yaml::required_string(item, origin, "description");
     p.rdma_devices = static_cast<int>(yaml::required_integer(item, origin, "rdma_devices", 1, 16));
     p.small = small;
+    std::string profile_latency_line;
+    parse_topology(item, origin, p);
+    // A topology whose fixed cost differs from the node's shared one (a
+    // ring's patched NCCL) carries its own small all-reduces: they replace
+    // the shared tables of the same rank count and keep the others, so rank
+    // counts it did not measure still move along ring steps (s.22).
+    if (item["small_allreduce"].IsDefined()) {
+      const auto own = parse_small(item["small_allreduce"], origin, nccl);
+      std::erase_if(p.small, [&](const SmallAllReduceTable& shared) {
+        return std::any_of(own.begin(), own.end(),
+                           [&](const auto& t) { return t.ranks == shared.ranks; });
+      });
+      p.small.insert(p.small.end(), own.begin(), own.end());
+      for (const auto& t : own) {
+        profile_latency_line +=
+            (profile_latency_line.empty() ? "" : "; ") +
+            fmt::format(
+                "this topology's own small all-reduces on {} ranks, in place of the shared "
+                "table of that rank count ({} sizes, bytes taken out at {}'s {}): {}",
+                t.ranks, t.points.size(), t.measured_on, gbps(t.measured_bus_bandwidth), t.source);
+      }
+    }
 
     // The path's own RDMA rate, measured.
     const std::string path_name = yaml::required_string(item, origin, "path");
@@ -245,6 +310,11 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
     }
     p.bus_bandwidth = BitRate(8.0 / builtin_seconds_per_byte(p, p.curve.points.back().size));
     p.provenance.push_back(latency_line);
+    if (!profile_latency_line.empty()) p.provenance.push_back(profile_latency_line);
+    for (const auto& setting : p.nccl_settings) {
+      p.provenance.push_back("needs " + setting + " to initialise on a " +
+                             std::string(to_string(p.topology)));
+    }
     for (const auto& other : out) {
       if (other.name == p.name) {
         throw InputError("profile '" + p.name + "' is listed twice",

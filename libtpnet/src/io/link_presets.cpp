@@ -1,6 +1,7 @@
 #include "tpnet/io/link_presets.hpp"
 
 #include "tpnet/base/quantity.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/io/node_catalog.hpp"
 
 namespace tpnet {
@@ -24,17 +25,27 @@ Link parse_link(std::string_view text, const InputLocation& where) {
   for (const auto& preset : link_presets()) {
     if (text == preset.name) {
       return Link{std::string(preset.name),
-                  BitRate::gigabits_per_second(preset.gigabits_per_second), LinkLatency{}};
+                  BitRate::gigabits_per_second(preset.gigabits_per_second), LinkLatency{},
+                  std::string(preset.name)};
     }
   }
+  Link link;
   try {
-    return Link{std::string(text), parse_bit_rate(text, where), LinkLatency{}};
+    link = Link{std::string(text), parse_bit_rate(text, where), LinkLatency{}};
   } catch (const InputError&) {
     throw InputError("'" + std::string(text) +
                          "' is not a link; use a preset (200G, 100G, emulated-100G) or a rate "
                          "such as 200Gb/s, 109.07G or 25GB/s",
                      where);
   }
+  // `200Gb/s` and `200G` are one quantity spelled two ways: one preset, one profile.
+  for (const auto& preset : link_presets()) {
+    if (same_rate(BitRate::gigabits_per_second(preset.gigabits_per_second), link.rate)) {
+      link.preset = std::string(preset.name);
+      break;
+    }
+  }
+  return link;
 }
 
 }  // namespace tpnet

@@ -1,6 +1,7 @@
 #include "tpnet/io/plan_yaml.hpp"
 #include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/node_catalog.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 #include <filesystem>
 

@@ -1,4 +1,5 @@
 #include "tpnet/io/workload_yaml.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 #include <filesystem>
 

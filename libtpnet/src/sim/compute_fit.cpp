@@ -1,4 +1,5 @@
 #include "tpnet/sim/compute_fit.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 #include <fmt/format.h>
 

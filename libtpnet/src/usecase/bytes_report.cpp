@@ -1,4 +1,5 @@
 #include "tpnet/usecase/bytes_report.hpp"
+#include "tpnet/fabric/allreduce_time.hpp"
 
 namespace tpnet {
 

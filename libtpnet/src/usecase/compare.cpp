@@ -1,5 +1,8 @@
 #include "tpnet/usecase/compare.hpp"
+#include "tpnet/sim/decode_floor.hpp"
 #include "tpnet/traffic/layout_traffic.hpp"
+#include "tpnet/traffic/transfer_time.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,6 @@
 #include "tpnet/usecase/decision_report.hpp"
+#include "tpnet/usecase/memory.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,6 @@
 #include "tpnet/usecase/decode.hpp"
+#include "tpnet/fabric/allreduce_time.hpp"
+#include "tpnet/sim/decode_floor.hpp"
 
 #include "tpnet/sim/step_cost.hpp"
 
@@ -9,6 +11,7 @@
 #include "tpnet/model/weights.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/traffic/transfer_time.hpp"
+#include "tpnet/usecase/penalty.hpp"
 
 namespace tpnet {
 

@@ -1,4 +1,6 @@
 #include "tpnet/usecase/penalty.hpp"
+#include "tpnet/traffic/transfer_time.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>

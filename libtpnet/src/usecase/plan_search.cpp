@@ -1,4 +1,5 @@
 #include "tpnet/usecase/plan_search.hpp"
+#include "tpnet/traffic/transfer_time.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -6,26 +7,17 @@
 #include "tpnet/base/limits.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/usecase/predict.hpp"
 
 namespace tpnet {
 namespace {
 
-/// The best way to connect `nodes` at `speed`: no switch for up to 3 nodes,
-/// else the catalog plan with the fewest switches, then the least port
+/// Output tokens a workload prompt decodes when it does not say: the studies' 1,024.
+constexpr TokenCount kStudyOutputTokens = 1024;
+
+/// The catalog switch plan with the fewest switches, then the least port
 /// capacity bought (a cost proxy), then the least oversubscription.
-std::optional<Fabric> best_fabric(const PlanSearchRequest& in, BitRate speed) {
-  if (in.nodes <= 3) {
-    for (const auto& option : switchless_options(in.node, in.nodes)) {
-      if (option.link_rate >= speed) {
-        return Fabric{fmt::format("{} ({} x {})", option.topology, option.cables, option.cable),
-                      0,
-                      BitRate(0.0),
-                      {},
-                      std::nullopt,
-                      true};
-      }
-    }
-  }
+std::optional<Fabric> best_switch(const PlanSearchRequest& in, BitRate speed) {
   std::vector<Fabric> candidates;
   for (const auto& sw : in.switches) {
     const SwitchAnswer answer = answer_for_switch(sw, in.node, in.nodes, speed);
@@ -35,8 +27,13 @@ std::optional<Fabric> best_fabric(const PlanSearchRequest& in, BitRate speed) {
         text +=
             fmt::format(" joined by {} x {} ISL", plan.isl->cables(), rate_label(plan.isl->rate));
       }
-      candidates.push_back(
-          Fabric{text, plan.switches, sw.data_port_capacity() * plan.switches, {}, plan, true});
+      Fabric f;
+      f.topology = FabricTopology::switched;
+      f.description = text;
+      f.switches = plan.switches;
+      f.capacity = sw.data_port_capacity() * plan.switches;
+      f.plan = plan;
+      candidates.push_back(std::move(f));
     }
   }
   if (candidates.empty()) return std::nullopt;
@@ -72,6 +69,19 @@ std::string describe_reason(const PlanOption& r, const PlanOption* best_same_spe
     return fmt::format("no catalog switch carries {} nodes at {}", r.instances * r.tp,
                        r.speed.name);
   }
+  if (r.fabric->topology == FabricTopology::none) {
+    std::string text =
+        r.instances == 1
+            ? std::string("1 x TP1 on one node, no fabric to buy")
+            : fmt::format(
+                  "{} x TP1 replicas, no fabric to buy (they exchange nothing over RoCE; "
+                  "a load balancer's ordinary network reaches them)",
+                  r.instances);
+    text += ": no TTFT loss against the fastest link";
+    text += r.instances > 1 ? fmt::format("; {} instances keep serving if one fails", r.instances)
+                            : std::string("; one instance is a single point of failure");
+    return text;
+  }
   std::string text =
       fmt::format("{} x TP{} on {} at {}", r.instances, r.tp, r.fabric->description, r.speed.name);
   if (!r.fabric->alternatives.empty()) {
@@ -89,12 +99,26 @@ std::string describe_reason(const PlanOption& r, const PlanOption* best_same_spe
     text += fmt::format(", {} switch{} with {} of data ports bought", r.fabric->switches,
                         r.fabric->switches == 1 ? "" : "es", rate_label(r.fabric->capacity));
   }
+  if (r.fabric->topology == FabricTopology::ring) {
+    // Only a communicator spanning the ring needs the missing diagonal; a
+    // TP2 pair of neighbours talks over its own cable.
+    text += r.tp > 3 ? " but a ring-only NCCL build (stock NCCL's tree needs the missing diagonal)"
+                     : " but NCCL's subnet-aware routing (NCCL_IB_SUBNET_AWARE_ROUTING=1)";
+  }
+  const bool predicted_loss =
+      r.worst_predicted_extra_ttft && r.worst_predicted_extra_ttft->value() > 0.005;
   if (r.worst_extra_ttft.value() <= 0.0) {
-    text += ": no TTFT loss against the fastest link";
+    text += predicted_loss ? ": the fastest link's nominal rate"
+                           : ": no TTFT loss against the fastest link";
   } else {
     text += fmt::format(": at most +{:.2f} s TTFT per request against {}",
                         r.worst_extra_ttft.value(), report.reference.name);
     if (r.worst_ttft_increase) text += fmt::format(" ({:+.1f}%)", *r.worst_ttft_increase * 100.0);
+  }
+  if (r.tp > 1 && r.worst_predicted_extra_ttft && r.fabric->profile && report.reference_profile) {
+    text +=
+        fmt::format("; predicted {:+.2f} s on {} against {}", r.worst_predicted_extra_ttft->value(),
+                    r.fabric->profile->name, report.reference_profile->name);
   }
   if (best_same_speed_tp != nullptr && best_same_speed_tp->tp < r.tp &&
       best_same_speed_tp->worst_extra_ttft.value() > 0.0) {
@@ -124,11 +148,66 @@ std::string describe_reason(const PlanOption& r, const PlanOption* best_same_spe
 
 }  // namespace
 
+FabricProfile priced_profile(const std::vector<FabricProfile>& catalog, FabricTopology topology,
+                             const Link& speed, const NodeSpec& node,
+                             std::shared_ptr<const Calibration> calibration) {
+  // The same order as choose_fabrics with nothing asked: the cluster's own
+  // measured sweep, then the built-in profile of this topology, then nominal.
+  if (calibration && calibration->allreduce) {
+    return calibration_fabric(std::make_shared<const AllReduceCalibration>(*calibration->allreduce),
+                              calibration->origin, speed);
+  }
+  return default_fabric(catalog, speed, node.name, topology);
+}
+
+std::vector<FabricProfile> priced_profiles(const PlanSearchRequest& in, const Fabric& fabric,
+                                           const std::vector<Link>& links) {
+  const FabricTopology topology =
+      fabric.topology == FabricTopology::none ? FabricTopology::switched : fabric.topology;
+  std::vector<FabricProfile> out;
+  for (const auto& link : links)
+    out.push_back(priced_profile(in.fabric_catalog, topology, link, in.node, in.calibration));
+  return out;
+}
+
+std::vector<Fabric> fabrics_for_layout(const PlanSearchRequest& in, int tp, const Link& speed) {
+  std::vector<Fabric> out;
+  if (tp == 1) {
+    // Replicas behind a load balancer: no collective crosses RoCE.
+    Fabric none;
+    none.topology = FabricTopology::none;
+    none.description = in.nodes == 1 ? "none: one node" : "none: TP1 replicas exchange nothing";
+    out.push_back(std::move(none));
+    return out;
+  }
+  for (const auto& option : switchless_options(in.node, in.nodes)) {
+    if (option.cables == 0 || !(option.link_rate >= speed.rate)) continue;
+    const bool ring = option.nodes > 2;
+    // A ring is bought to run its cables at the port's rate (no breakout, no
+    // switch): at a slower speed it is nothing anyone measured or would cable.
+    if (ring && !same_rate(option.link_rate, speed.rate)) continue;
+    Fabric f;
+    f.topology = ring ? FabricTopology::ring : FabricTopology::direct;
+    f.description = fmt::format("{} ({} x {})", option.topology, option.cables, option.cable);
+    f.notes = option.notes;
+    out.push_back(std::move(f));
+  }
+  // Two nodes never need a switch; three or four weigh one against the ring.
+  if (in.nodes > 2) {
+    if (auto sw = best_switch(in, speed.rate)) out.push_back(std::move(*sw));
+  }
+  for (auto& f : out) {
+    f.profile = priced_profile(in.fabric_catalog, f.topology, speed, in.node, in.calibration);
+    for (const auto& setting : f.profile->nccl_settings) f.notes.push_back("NCCL: " + setting);
+  }
+  return out;
+}
+
 PlanSearchReport search_plans(const PlanSearchRequest& in) {
   const ModelArch& model = in.model;
-  if (in.nodes < 2 || in.nodes > kMaxClusterNodes) {
+  if (in.nodes < 1 || in.nodes > kMaxClusterNodes) {
     throw InputError(
-        fmt::format("{} is not allowed; plan 2 to {} nodes", in.nodes, kMaxClusterNodes),
+        fmt::format("{} is not allowed; plan 1 to {} nodes", in.nodes, kMaxClusterNodes),
         InputLocation::for_key("nodes"));
   }
   if (in.speeds.empty())
@@ -146,8 +225,13 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
         TtftBaseline{in.baseline->layout, in.baseline->ttft, in.baseline->prompt, report.reference};
   }
 
-  std::vector<std::optional<Fabric>> fabrics;
-  for (const auto& speed : in.speeds) fabrics.push_back(best_fabric(in, speed.rate));
+  // Predicted extras count against a switch at the fastest speed, the
+  // fabric the nominal bound's reference rate stands for.
+  if (in.nodes > 1) {
+    report.reference_profile = priced_profile(in.fabric_catalog, FabricTopology::switched,
+                                              report.reference, in.node, in.calibration);
+  }
+  const double accepted = accepted_tokens_per_decode(in.engine, std::nullopt);
 
   // Up to the largest TP any engine takes: 4,096 nodes are 4 x TP1024, not TP4096.
   for (int tp = 1; tp <= std::min(in.nodes, kMaxTp); tp *= 2) {
@@ -165,35 +249,66 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
       compute_per_token = compute_node_seconds_per_token(model, in.engine, *report.baseline) / tp;
     }
 
-    for (std::size_t s = 0; s < in.speeds.size(); ++s) {
-      PlanOption r;
-      r.instances = in.nodes / tp;
-      r.tp = tp;
-      r.speed = in.speeds[s];
-      r.memory = mem;
-      r.fits_memory = mem.fits;
-      r.vllm_refusal = tp_refusal(model, tp);
-      r.fabric = fabrics[s];
-      if (r.fabric) r.fabric->instances_stay_local = instances_local(*r.fabric, tp);
-      r.per_token_bytes = per_token;
-      double sum = 0.0;
-      for (const auto& prompt : in.workload.prompts) {
-        const Bytes bytes = per_token * static_cast<double>(prompt.prompt.total_tokens());
-        const Seconds extra = extra_transfer_time(bytes, report.reference.rate, r.speed.rate);
-        sum += extra.value();
-        r.worst_extra_ttft = std::max(r.worst_extra_ttft, extra);
-        if (compute_per_token) {
-          const Seconds ttft =
-              *compute_per_token * static_cast<double>(prompt.prompt.total_tokens()) +
-              bytes / report.reference.rate;
-          const double increase = extra / ttft;
-          r.worst_ttft_increase = std::max(r.worst_ttft_increase.value_or(0.0), increase);
+    for (const auto& speed : in.speeds) {
+      // TP1 replicas send nothing: one row, at the fastest speed, buying nothing.
+      if (tp == 1 && speed.name != report.reference.name) continue;
+      std::vector<std::optional<Fabric>> fabrics;
+      for (auto& f : fabrics_for_layout(in, tp, speed)) fabrics.emplace_back(std::move(f));
+      if (fabrics.empty()) fabrics.emplace_back(std::nullopt);
+      for (auto& fabric : fabrics) {
+        PlanOption r;
+        r.instances = in.nodes / tp;
+        r.tp = tp;
+        r.speed = speed;
+        r.memory = mem;
+        r.fits_memory = mem.fits;
+        r.vllm_refusal = tp_refusal(model, tp);
+        r.fabric = std::move(fabric);
+        if (r.fabric) r.fabric->instances_stay_local = instances_local(*r.fabric, tp);
+        r.per_token_bytes = per_token;
+        // What the fabric bought gives; with none to buy, what a switch would
+        // (the nominal bound assumes one too). TP1 sends nothing.
+        std::optional<FabricProfile> priced_on;
+        if (tp > 1 && report.reference_profile) {
+          priced_on = r.fabric && r.fabric->profile
+                          ? *r.fabric->profile
+                          : priced_profile(in.fabric_catalog, FabricTopology::switched, speed,
+                                           in.node, in.calibration);
+        } else {
+          r.worst_predicted_extra_ttft = Seconds(0.0);
         }
+        double sum = 0.0;
+        for (const auto& prompt : in.workload.prompts) {
+          const Bytes bytes = per_token * static_cast<double>(prompt.prompt.total_tokens());
+          const Seconds extra = extra_transfer_time(bytes, report.reference.rate, r.speed.rate);
+          sum += extra.value();
+          r.worst_extra_ttft = std::max(r.worst_extra_ttft, extra);
+          if (compute_per_token) {
+            const Seconds ttft =
+                *compute_per_token * static_cast<double>(prompt.prompt.total_tokens()) +
+                bytes / report.reference.rate;
+            const double increase = extra / ttft;
+            r.worst_ttft_increase = std::max(r.worst_ttft_increase.value_or(0.0), increase);
+          }
+          if (priced_on) {
+            const PrefillCommunication c = prefill_communication(
+                model, engine, *report.reference_profile, *priced_on, prompt.prompt,
+                prompt.output_tokens.value_or(kStudyOutputTokens), accepted);
+            if (!r.worst_predicted_extra_ttft || c.extra > *r.worst_predicted_extra_ttft) {
+              r.worst_predicted_extra_ttft = c.extra;
+            }
+          }
+        }
+        r.mean_extra_ttft = Seconds(sum / static_cast<double>(in.workload.prompts.size()));
+        // A fabric slower than its nominal rate (a ring's one RDMA device)
+        // is held to the budget at what it is predicted to give.
+        const Seconds held =
+            std::max(r.worst_extra_ttft, r.worst_predicted_extra_ttft.value_or(Seconds(0.0)));
+        r.within_budget = !in.ttft_budget || held <= *in.ttft_budget;
+        r.usable =
+            r.vllm_refusal.empty() && r.fits_memory && r.fabric.has_value() && r.within_budget;
+        report.options.push_back(std::move(r));
       }
-      r.mean_extra_ttft = Seconds(sum / static_cast<double>(in.workload.prompts.size()));
-      r.within_budget = !in.ttft_budget || r.worst_extra_ttft <= *in.ttft_budget;
-      r.usable = r.vllm_refusal.empty() && r.fits_memory && r.fabric.has_value() && r.within_budget;
-      report.options.push_back(std::move(r));
     }
   }
 

@@ -1,4 +1,5 @@
 #include "tpnet/usecase/predict.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 #include <fmt/format.h>
 

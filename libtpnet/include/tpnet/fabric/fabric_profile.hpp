@@ -25,6 +25,19 @@ enum class FabricSource {
 
 [[nodiscard]] std::string_view to_string(FabricSource source);
 
+/// What joins the nodes of one instance: the fabric a layout buys
+/// (docs/formulas.md s.28). A direct cable joins two nodes; a ring cables
+/// each node's two ports to its two neighbours, so each rank sends on one
+/// RDMA device and receives on the other; a switch joins any number.
+enum class FabricTopology {
+  none,      ///< one node per instance (TP1): nothing crosses RoCE
+  direct,    ///< one cable between two nodes
+  ring,      ///< each node's two ports to its two neighbours
+  switched,  ///< one port (or breakout lane) per node to a switch
+};
+
+[[nodiscard]] std::string_view to_string(FabricTopology topology);
+
 /// One measured all-reduce time at a small size.
 struct SmallAllReducePoint {
   Bytes size;
@@ -74,8 +87,16 @@ struct FabricProfile {
   std::string node;         ///< the node it was measured on
   std::string for_link;     ///< the link preset it describes
   bool is_default = false;  ///< the profile `for_link` gets on `node` unless told otherwise
-  BitRate bus_bandwidth;    ///< the curve's rate at its largest size (bulk)
-  int rdma_devices = 0;     ///< RDMA devices the traffic is spread over
+  /// What the measured path joined: a profile prices layouts of that
+  /// topology only (default_fabric), and a direct cable or a ring no more
+  /// ranks than it joins (max_ranks).
+  FabricTopology topology = FabricTopology::switched;
+  int max_ranks = 0;  ///< the most ranks the topology joins; 0: any
+  /// NCCL settings the topology needs to initialise at all (a ring's), one
+  /// `NAME=value` each.
+  std::vector<std::string> nccl_settings;
+  BitRate bus_bandwidth;  ///< the curve's rate at its largest size (bulk)
+  int rdma_devices = 0;   ///< RDMA devices the traffic is spread over
   std::vector<SmallAllReduceTable> small;
   BusBandwidthCurve curve;  ///< what bytes move at, by size (s.22)
   /// The curve's rates times this: the profile's RDMA rate over the rate of
@@ -93,11 +114,11 @@ struct FabricAllReduce {
 };
 
 /// Time of one all-reduce of `block` bytes on `ranks` ranks (0 for one rank).
-/// calibration: calibrated_allreduce_time at the link's rate (s.19); nominal:
-/// allreduce_time over the link (s.5, s.20); built-in: the measured small-size
-/// latency, moved to `ranks` by the algorithm's step count, plus the sent
-/// bytes at the measured bus bandwidth (s.22). Throws InputError for a
-/// negative block or ranks < 1.
+/// Throws InputError naming `fabric` when `ranks` exceeds the profile's
+/// max_ranks (a direct cable's profile pricing four ranks). calibration: calibrated_allreduce_time
+/// at the link's rate (s.19); nominal: allreduce_time over the link (s.5, s.20); built-in: the
+/// measured small-size latency, moved to `ranks` by the algorithm's step count, plus the sent bytes
+/// at the measured bus bandwidth (s.22). Throws InputError for a negative block or ranks < 1.
 [[nodiscard]] FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int ranks,
                                                CollectiveAlgorithm algorithm);
 
@@ -133,6 +154,14 @@ struct PerByteGap {
 [[nodiscard]] PerByteGap largest_per_byte_gap(const FabricProfile& from, const FabricProfile& to,
                                               int ranks, CollectiveAlgorithm algorithm,
                                               Bytes smallest, Bytes largest);
+
+/// The profile a link gets when nothing is asked, from `catalog` (the
+/// built-in profiles, io/fabric_catalog.hpp): the profile of `node` for the
+/// link's preset name and `topology` (the default one among switched
+/// profiles), or nominal when there is none, saying so.
+[[nodiscard]] FabricProfile default_fabric(const std::vector<FabricProfile>& catalog,
+                                           const Link& link, std::string_view node,
+                                           FabricTopology topology = FabricTopology::switched);
 
 /// NCCL's model at the link's nominal rate.
 [[nodiscard]] FabricProfile nominal_fabric(const Link& link);

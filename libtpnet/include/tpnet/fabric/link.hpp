@@ -40,6 +40,9 @@ struct Link {
   std::string name;  ///< what the user typed, or the preset name
   BitRate rate;      ///< rate traffic actually moves at
   LinkLatency latency;
+  /// The preset this link is, by name or else by rate ("200Gb/s" is 200G):
+  /// what picks its fabric profile. Empty for a rate no preset has.
+  std::string preset = {};
 };
 
 /// PCIe line coding: 8b/10b (Gen1-2) or 128b/130b (Gen3-5).

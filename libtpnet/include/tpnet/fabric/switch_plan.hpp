@@ -2,7 +2,7 @@
 /// Switch plans: how many nodes a switch takes at a per-node speed, which of
 /// its ports to run in which breakout mode with which cables, what is left
 /// over, and, when one switch is not enough, switches joined by inter-switch
-/// links (ISLs); plus the switchless layouts (a direct cable, a 3-node ring).
+/// links (ISLs); plus the switchless layouts (a direct cable, a 3- or 4-node ring).
 /// Port arithmetic and its derivation: docs/formulas.md s.14.
 
 #include <optional>
@@ -173,7 +173,7 @@ struct SwitchPlanReport {
                                                         int nodes, BitRate speed);
 
 /// Layouts with no switch: 1 node needs none, 2 nodes one direct cable,
-/// 3 nodes a ring (each node's two ports to its two neighbours).
+/// 3 or 4 nodes a ring (each node's two ports to its two neighbours).
 [[nodiscard]] std::vector<SwitchlessOption> switchless_options(const NodeSpec& node, int nodes);
 
 /// Everything about one switch model for the cluster.

@@ -4,10 +4,12 @@
 /// TTFT cost for a workload, ranked with a reason per row
 /// (docs/formulas.md s.15).
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
@@ -39,16 +41,28 @@ struct PlanSearchRequest {
   NodeSpec node;
   MemorySettings memory;
   std::vector<SwitchSpec> switches;
+  /// A measured all-reduce sweep of this cluster: prices every fabric (it
+  /// measured the one there is). Null: each fabric's built-in profile.
+  std::shared_ptr<const Calibration> calibration;
+  /// The fabric profiles each fabric is priced on when no calibration is
+  /// given: the built-in ones (io/fabric_catalog.hpp), read at the edge.
+  std::vector<FabricProfile> fabric_catalog;
 };
 
-/// How the nodes are connected at one speed.
+/// How the nodes are connected at one speed: what a layout buys, and the
+/// profile its TTFT is priced on (docs/formulas.md s.28).
 struct Fabric {
+  FabricTopology topology = FabricTopology::switched;
   std::string description;  ///< "1 x CRS804", "2 x CRS804 joined by 1 x 400G ISL", "direct cable"
   int switches = 0;         ///< 0 for switchless
   BitRate capacity;         ///< data-port capacity of the switches bought: a cost proxy
   std::vector<std::string> alternatives;  ///< other switches that do it with as few switches
   std::optional<SwitchPlan> plan;
   bool instances_stay_local = true;  ///< every instance on one switch: no TP traffic on an ISL
+  /// What the fabric's collectives are priced on; absent for none (TP1).
+  std::optional<FabricProfile> profile;
+  /// What the topology needs beyond cables (a ring's NCCL settings).
+  std::vector<std::string> notes;
 };
 
 struct PlanOption {
@@ -64,6 +78,11 @@ struct PlanOption {
   Seconds worst_extra_ttft;
   Seconds mean_extra_ttft;
   std::optional<double> worst_ttft_increase;  ///< projected from the baseline
+  /// The worst prompt's extra TTFT predicted on the fabric's profile against
+  /// the reference profile (a switch at the fastest speed): the scheduler's
+  /// steps priced on both (prefill_communication); with no fabric to buy, a
+  /// switch's profile at the option's speed; 0 for TP1 (nothing is sent).
+  std::optional<Seconds> worst_predicted_extra_ttft;
   bool within_budget = true;
   /// Why vLLM refuses this TP for the model (tp_refusal); empty when it runs.
   std::string vllm_refusal;
@@ -74,13 +93,41 @@ struct PlanOption {
 struct PlanSearchReport {
   Link reference;                        ///< the fastest speed: extra TTFT is counted against it
   std::optional<TtftBaseline> baseline;  ///< the measured TTFT, on `reference`
-  std::vector<int> layouts_tried;        ///< TP sizes that divide the nodes
-  std::vector<PlanOption> options;       ///< best first
+  /// What predicted extras are counted against: a switch at `reference`.
+  std::optional<FabricProfile> reference_profile;
+  std::vector<int> layouts_tried;   ///< TP sizes that divide the nodes
+  std::vector<PlanOption> options;  ///< best first
   std::vector<std::string> warnings;
 };
 
-/// Throws InputError naming `nodes`, `speeds` or `workload` for fewer than 2
-/// nodes, no speeds, or an empty workload.
+/// The profile a fabric of `topology` at `speed` prices collectives on, in
+/// the order every command uses (choose_fabrics): the calibration's sweep,
+/// else the node's profile of that link and topology in `catalog` (the
+/// built-in profiles), else nominal.
+[[nodiscard]] FabricProfile priced_profile(const std::vector<FabricProfile>& catalog,
+                                           FabricTopology topology, const Link& speed,
+                                           const NodeSpec& node,
+                                           std::shared_ptr<const Calibration> calibration = {});
+
+/// The profiles `links` are priced on once `fabric` is bought: each link's
+/// priced_profile of the fabric's topology (a switch's for none, as the
+/// bound assumes). What report's penalty, decode and predict take, so their
+/// TTFT is priced on the fabric plan bought.
+[[nodiscard]] std::vector<FabricProfile> priced_profiles(const PlanSearchRequest& request,
+                                                         const Fabric& fabric,
+                                                         const std::vector<Link>& links);
+
+/// The fabrics a layout of `tp` nodes per instance can buy to join the
+/// request's nodes at `speed`, cheapest first, each with the profile its
+/// TTFT is priced on: none for TP1 (replicas exchange nothing over RoCE),
+/// a direct cable for two nodes, a ring and the best switch plan side by
+/// side for three or four, the best switch plan beyond. Empty when nothing
+/// carries them. `plan` and `report` both buy and price through here.
+[[nodiscard]] std::vector<Fabric> fabrics_for_layout(const PlanSearchRequest& request, int tp,
+                                                     const Link& speed);
+
+/// Throws InputError naming `nodes`, `speeds` or `workload` for fewer than 1
+/// node, no speeds, or an empty workload.
 [[nodiscard]] PlanSearchReport search_plans(const PlanSearchRequest& request);
 
 }  // namespace tpnet

@@ -19,6 +19,7 @@
 #include "tpnet/sim/compute_fit.hpp"
 #include "tpnet/sim/step_cost.hpp"
 #include "tpnet/sim/step_schedule.hpp"
+#include "tpnet/usecase/penalty.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet {

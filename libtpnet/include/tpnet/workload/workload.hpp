@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tpnet/base/error.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet {

@@ -1,0 +1,158 @@
+// Fabric profiles by topology: the direct cable's and the switchless ring's
+// (docs/formulas.md s.28), and the one order every command chooses them in.
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "tpnet/fabric/fabric_profile.hpp"
+#include "tpnet/io/fabric_catalog.hpp"
+#include "tpnet/io/fabric_yaml.hpp"
+#include "tpnet/io/link_presets.hpp"
+
+using namespace tpnet;
+
+namespace {
+
+Link preset(const std::string& name) { return parse_link(name, InputLocation::for_key("link")); }
+
+double allreduce_us(const FabricProfile& p, double bytes, int ranks) {
+  return fabric_allreduce(p, Bytes(bytes), ranks, CollectiveAlgorithm::ring).time.value() * 1e6;
+}
+
+}  // namespace
+
+TEST_CASE("a four-Spark ring prices an 8 KB all-reduce at sparkring's measured 42 us",
+          "[golden][fabric]") {
+  const FabricProfile ring = default_fabric(preset("200G"), "dgx-spark", FabricTopology::ring);
+  REQUIRE(ring.name == "dgx-spark-200g-ring");
+  CHECK(ring.topology == FabricTopology::ring);
+  CHECK(ring.max_ranks == 4);
+  // FujitsuPolycom/sparkring issue #273: "~42 us per 8 KB all-reduce" on four.
+  CHECK_THAT(allreduce_us(ring, 8192, 4), WithinRel(42.0, 0.03));
+  // Three ranks lie between the node's 2-rank table and the ring's 4-rank one.
+  const double three = allreduce_us(ring, 8192, 3);
+  CHECK(three > allreduce_us(ring, 8192, 2));
+  CHECK(three < allreduce_us(ring, 8192, 4));
+}
+
+TEST_CASE("a four-Spark ring moves a 1 GiB all-reduce at one PCIe half's 13.93 GB/s",
+          "[golden][fabric]") {
+  const FabricProfile ring = default_fabric(preset("200G"), "dgx-spark", FabricTopology::ring);
+  // Each rank sends on one RDMA device (sparkring #273): the direct one-half
+  // curve's 1 GiB point (13.93 GB/s), 1.5 x 1 GiB sent at four ranks, and no
+  // fixed cost left at that size.
+  const double expected_ms = 1.5 * 1073741824.0 / 13.93e9 * 1e3;
+  CHECK_THAT(allreduce_us(ring, 1073741824.0, 4) / 1e3, WithinRel(expected_ms, 1e-3));
+  CHECK_THAT(expected_ms, WithinRel(115.62, 1e-3));
+  // Half a switch's: the switch profile's both halves move it far faster.
+  const FabricProfile sw = default_fabric(preset("200G"), "dgx-spark");
+  CHECK(allreduce_us(sw, 1073741824.0, 4) < 0.75 * allreduce_us(ring, 1073741824.0, 4));
+}
+
+TEST_CASE("each topology gets its own profile of the link", "[fabric]") {
+  CHECK(default_fabric(preset("200G"), "dgx-spark").name == "dgx-spark-200g-switch");
+  CHECK(default_fabric(preset("200G"), "dgx-spark", FabricTopology::direct).name ==
+        "dgx-spark-200g-direct");
+  CHECK(default_fabric(preset("emulated-100G"), "dgx-spark", FabricTopology::direct).name ==
+        "dgx-spark-one-half-direct");
+  const FabricProfile unmeasured =
+      default_fabric(preset("100G"), "dgx-spark", FabricTopology::ring);
+  CHECK(unmeasured.source == FabricSource::nominal);
+  CHECK_THAT(unmeasured.description, ContainsSubstring("100G, ring on dgx-spark"));
+}
+
+TEST_CASE("a direct cable's or a ring's profile refuses more ranks than it joins",
+          "[fabric][bad-input]") {
+  const FabricProfile direct = resolve_fabric("dgx-spark-200g-direct", preset("200G"), "dgx-spark");
+  CHECK(direct.max_ranks == 2);
+  CHECK_NOTHROW(allreduce_us(direct, 8192, 2));
+  CHECK_THROWS_WITH(allreduce_us(direct, 8192, 4),
+                    ContainsSubstring("measured on a direct cable joining 2 nodes; 4 ranks need "
+                                      "a switch"));
+  const FabricProfile ring = resolve_fabric("dgx-spark-200g-ring", preset("200G"), "dgx-spark");
+  CHECK_THROWS_AS(fabric_allgather(ring, Bytes(8192), 8), InputError);
+}
+
+TEST_CASE("choose_fabrics: asked profiles first, else the layout's topology", "[fabric]") {
+  const std::vector<Link> links{preset("200G"), preset("emulated-100G")};
+  FabricAsk ask;
+  ask.topology = FabricTopology::direct;
+  auto chosen = choose_fabrics(ask, links, "dgx-spark");
+  CHECK(chosen[0].name == "dgx-spark-200g-direct");
+  CHECK(chosen[1].name == "dgx-spark-one-half-direct");
+  ask.specs = {"dgx-spark-200g-switch", "auto"};
+  chosen = choose_fabrics(ask, links, "dgx-spark");
+  CHECK(chosen[0].name == "dgx-spark-200g-switch");
+  CHECK(chosen[1].name == "dgx-spark-one-half-direct");
+  ask.specs = {"auto", "auto", "auto"};
+  CHECK_THROWS_WITH(choose_fabrics(ask, links, "dgx-spark"),
+                    ContainsSubstring("3 profiles for 2 links"));
+  CHECK(names_calibration_file("runs/calibration.yaml"));
+  CHECK(names_calibration_file("mine.yml"));
+  CHECK_FALSE(names_calibration_file("dgx-spark-200g-ring"));
+  CHECK_FALSE(names_calibration_file("auto"));
+}
+
+TEST_CASE("a fabric catalog's topology keys are checked", "[fabric][bad-input]") {
+  const std::string head = R"(node: n
+small_allreduce:
+  - {ranks: 2, measured_on: p, source: s, points: [{size: 8192, time: 30us}]}
+rdma:
+  p: {rate: 100G, line_rate: 200G, source: s}
+nccl:
+  p: {ranks: 2, collective: all_reduce, source: s, points: [{size: 1MiB, bus_bandwidth: 10GB/s}]}
+profiles:
+  - name: x
+    link: 200G
+    description: d
+    path: p
+    rdma_devices: 1
+)";
+  CHECK(parse_fabric_catalog(head + "    topology: direct\n", "f.yaml").front().max_ranks == 2);
+  CHECK_THROWS_WITH(parse_fabric_catalog(head + "    topology: mesh\n", "f.yaml"),
+                    ContainsSubstring("not a topology"));
+  CHECK_THROWS_WITH(parse_fabric_catalog(head + "    topology: ring\n", "f.yaml"),
+                    ContainsSubstring("needs max_nodes"));
+  CHECK_THROWS_WITH(parse_fabric_catalog(head + "    max_nodes: 4\n", "f.yaml"),
+                    ContainsSubstring("only a direct cable or a ring"));
+  CHECK_THROWS_WITH(
+      parse_fabric_catalog(head + "    topology: ring\n    max_nodes: 4\n    nccl_settings: [X]\n",
+                           "f.yaml"),
+      ContainsSubstring("NAME=value"));
+}
+
+// The cross-check of the ring's rate on a real ring record
+// (tests/data/rings/SOURCES): the slope between its two largest rows.
+TEST_CASE("sparkring's four-ring NCCL control moves bytes at one PCIe half's rate",
+          "[golden][fabric]") {
+  std::ifstream in(std::string(TPNET_SOURCE_DIR) +
+                   "/tests/data/rings/sparkring-4ring-nccl2.30.7-allreduce-control.md");
+  REQUIRE(in);
+  std::vector<std::pair<double, double>> rows;  // bytes, p50 us
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string digits;
+    for (const char c : line) {
+      if (c != ',') digits += c == '|' ? ' ' : c;
+    }
+    std::istringstream fields(digits);
+    double bytes = 0.0;
+    double p50 = 0.0;
+    if (fields >> bytes >> p50) rows.emplace_back(bytes, p50);
+  }
+  REQUIRE(rows.size() == 6);
+  const auto [b0, t0] = rows[4];
+  const auto [b1, t1] = rows[5];
+  // 1.5 x the bytes more (four ranks) in the microseconds more.
+  const double slope_bps = 1.5 * (b1 - b0) * 8.0 / ((t1 - t0) * 1e-6);
+  CHECK_THAT(slope_bps / 1e9, WithinRel(104.6, 1e-3));
+  const FabricProfile ring = default_fabric(preset("200G"), "dgx-spark", FabricTopology::ring);
+  const double ring_bps = 8.0 / builtin_seconds_per_byte(ring, Bytes(4194304.0));
+  CHECK_THAT(ring_bps, WithinRel(slope_bps, 0.10));
+  // Both halves through a switch are far faster than the ring measured.
+  const FabricProfile sw = default_fabric(preset("200G"), "dgx-spark");
+  CHECK(8.0 / builtin_seconds_per_byte(sw, Bytes(4194304.0)) > 1.3 * slope_bps);
+}
