@@ -5,10 +5,10 @@
 #include <string>
 
 #include "catch.hpp"
-#include "tpnet/fabric/collective.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
-#include "tpnet/model/model_catalog.hpp"
-#include "tpnet/predict/predict.hpp"
+#include "tpnet/io/model_catalog.hpp"
+#include "tpnet/traffic/collective.hpp"
+#include "tpnet/usecase/predict.hpp"
 
 using namespace tpnet;
 using Catch::Matchers::WithinRel;
