@@ -94,6 +94,14 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
                                    s.predicted_comm_to->value(), kSeconds, 2)));
     rec.push_back(signed_number("predicted_extra_ttft_s", "predicted extra",
                                 s.predicted_extra->value(), kSeconds, 2));
+    if (const auto& range = s.predicted_extra_range) {
+      rec.push_back(
+          table_only(text("predicted_extra_range", "measured range", range_text(*range))));
+      rec.push_back(json_only(signed_number("predicted_extra_ttft_low_s", "predicted extra low",
+                                            range->low.value(), kSeconds, 2)));
+      rec.push_back(json_only(signed_number("predicted_extra_ttft_high_s", "predicted extra high",
+                                            range->high.value(), kSeconds, 2)));
+    }
     rec.push_back(signed_number("achieved_bound_ttft_s", "bound at achieved rates",
                                 s.predicted_bound->value(), kSeconds, 2));
     rec.push_back(json_only(number("achieved_bound_from_bps", "achieved rate at " + from.name,

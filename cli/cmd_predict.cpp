@@ -203,6 +203,14 @@ Record scenario_record(const PredictScenarioResult& s) {
   if (s.extra_last_first_token) {
     rec.push_back(signed_number("extra_last_first_token_s", "extra last first token",
                                 s.extra_last_first_token->value(), kSeconds, 2));
+    if (const auto& range = s.extra_last_first_token_range) {
+      rec.push_back(
+          table_only(text("extra_last_first_token_range", "measured range", range_text(*range))));
+      rec.push_back(json_only(
+          signed_number("extra_last_first_token_low_s", "low", range->low.value(), kSeconds, 2)));
+      rec.push_back(json_only(signed_number("extra_last_first_token_high_s", "high",
+                                            range->high.value(), kSeconds, 2)));
+    }
     rec.push_back(signed_number("increase_last_first_token_pct", "increase",
                                 *s.increase_last_first_token * 100.0, kPercent, 1));
     rec.push_back(signed_number("extra_mean_ttft_s", "extra mean TTFT", s.extra_mean_ttft->value(),

@@ -2,6 +2,7 @@
 // the studies (docs/prediction.md): the numbers reported there are asserted
 // here, within the issue's tolerances.
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -74,8 +75,9 @@ TEST_CASE("every built-in fabric profile says where each number comes from") {
     INFO(p.name);
     CHECK(p.source == FabricSource::builtin);
     CHECK(p.node == "dgx-spark");
-    // The ring adds its own small all-reduces and the NCCL settings it needs.
-    REQUIRE(p.provenance.size() == (p.topology == FabricTopology::ring ? 9U : 3U));
+    // RDMA rate, NCCL run, fixed cost; the prefill bursts where measured;
+    // a ring's own small all-reduces and the NCCL settings it needs.
+    REQUIRE(p.provenance.size() >= (p.topology == FabricTopology::ring ? 9U : 3U));
     CHECK(p.provenance[0].find("RDMA rate") == 0);
     CHECK(p.provenance[0].find("measured") != std::string::npos);
     CHECK(p.provenance[2].find("NVIDIA/dgx-spark-playbooks pull request #103") !=
@@ -158,12 +160,15 @@ TEST_CASE("a built-in profile gives back its measured all-reduce times") {
       WithinRel(excess4 + (excess4 - excess2) / 4.0 * 8.0 + 1.75 * 8192.0 / bus * 1e6, 1e-9));
   CHECK(us(8192, 1) == 0.0);
   // Beyond the measured rank counts larger blocks never take less time (the
-  // two-rank table itself is not monotone: 8 KiB took 35.15 us, 16 KiB 31.67).
+  // two-rank table itself is not monotone: 8 KiB took 35.15 us, 16 KiB 31.67),
+  // but for a dip of at most 3% above 1 MiB: the four-rank table's slow 1 MiB
+  // (908 us) fades out by the study's 50.3 MB bursts faster than bytes grow
+  // (docs/prediction.md s.4).
   for (const int ranks : {4, 8, 16}) {
     double previous = 0.0;
     for (double size = 1024.0; size < 4e9; size *= 1.5) {
       const double t = us(size, ranks);
-      CHECK(t >= previous);
+      CHECK(t >= (size > 1048576.0 ? 0.97 : 1.0) * previous);
       previous = t;
     }
   }
@@ -455,7 +460,10 @@ TEST_CASE("the predicted traffic reads back through tpnet traffic's reader with 
   // At 1 ms the bursts reach near the profile's rate; averaged over 100 ms they do not.
   const TrafficWindows w = traffic_windows(
       traffic_intervals(back), {Seconds::milliseconds(1.0), Seconds::milliseconds(100.0)});
-  const double rate = fabric_rate(run.fabric).bits_per_second();
+  // The profile's fastest point: the study's four-prompt bursts at 50.3 MB
+  // run faster than the nccl-tests rows at 1-4 GiB.
+  double rate = 0.0;
+  for (const double spb : run.fabric.curve.seconds_per_byte) rate = std::max(rate, 8.0 / spb);
   CHECK(w.windows[0].xmit.peak.bits_per_second() > 0.8 * rate);
   CHECK(w.windows[0].xmit.peak.bits_per_second() <= 1.0001 * rate);
   CHECK(w.windows[1].xmit.peak.bits_per_second() < w.windows[0].xmit.peak.bits_per_second());
@@ -566,9 +574,11 @@ TEST_CASE("decode's fabric estimate prices one forward as predict prices a decod
   CHECK_THAT(r.fabric->comm_from.value(), WithinRel(expected, 1e-12));
   // The profiles share one fixed cost (100G, unmeasured, takes the node's),
   // so what 100G adds is byte time alone, at the rates the profiles give
-  // decode's small blocks (157.84 Gb/s measured for 200G, the nominal 100 for
-  // 100G): less than the nominal bound, never a saving.
-  const double profile_rates = 1.0 / 100e9 - 1.0 / 157.84e9;
+  // decode's small blocks (200G's curve below its smallest point, the 1K
+  // prompt's burst, the nominal 100 for 100G): less than the nominal bound,
+  // never a saving.
+  const double profile_rates =
+      1.0 / 100e9 - builtin_seconds_per_byte(*d.from_fabric, Bytes(8192)) / 8.0;
   const double nominal_rates = 1.0 / 100e9 - 1.0 / 200e9;
   CHECK(r.fabric->added.value() > 0.0);
   CHECK(r.fabric->added.value() < r.max_added_per_forward.value());

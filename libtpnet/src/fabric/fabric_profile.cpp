@@ -130,21 +130,47 @@ Seconds shared_allreduce_latency(const std::vector<SmallAllReduceTable>& small, 
 double builtin_seconds_per_byte(const FabricProfile& profile, Bytes size) {
   const BusBandwidthCurve& c = profile.curve;
   const auto& pts = c.points;
-  const auto& spb = c.seconds_per_byte;
+  const auto& spb = profile.end == FabricEnd::slowest   ? c.slowest_seconds_per_byte
+                    : profile.end == FabricEnd::fastest ? c.fastest_seconds_per_byte
+                                                        : c.seconds_per_byte;
   if (pts.empty() || spb.size() != pts.size()) {
     return 1.0 / profile.bus_bandwidth.bytes_per_second();
   }
-  const double scale = profile.curve_scale > 0.0 ? profile.curve_scale : 1.0;
   const double x = size.count();
-  if (x <= pts.front().size.count()) return spb.front() / scale;
+  if (x <= pts.front().size.count()) return spb.front();
   for (std::size_t i = 1; i < pts.size(); ++i) {
     if (x <= pts[i].size.count()) {
       const double w = std::log(x / pts[i - 1].size.count()) /
                        std::log(pts[i].size.count() / pts[i - 1].size.count());
-      return (spb[i - 1] * (1.0 - w) + spb[i] * w) / scale;
+      return spb[i - 1] * (1.0 - w) + spb[i] * w;
     }
   }
-  return spb.back() / scale;
+  return spb.back();
+}
+
+FabricProfile fabric_at_end(const FabricProfile& profile, FabricEnd end) {
+  FabricProfile out = profile;
+  if (profile.source == FabricSource::builtin) out.end = end;
+  return out;
+}
+
+bool has_spread(const FabricProfile& profile) {
+  return profile.source == FabricSource::builtin &&
+         profile.curve.slowest_seconds_per_byte != profile.curve.fastest_seconds_per_byte;
+}
+
+ExtraRange extra_range(
+    const FabricProfile& from, const FabricProfile& to, Seconds central,
+    const std::function<Seconds(const FabricProfile&, const FabricProfile&)>& extra) {
+  if (!has_spread(from) && !has_spread(to)) return {central, central};
+  // The extra is smallest with the first link at its slowest and the second
+  // at its fastest, largest the other way round; each link's end is one
+  // curve its measurements allow, taken whole (s.29).
+  const Seconds a =
+      extra(fabric_at_end(from, FabricEnd::slowest), fabric_at_end(to, FabricEnd::fastest));
+  const Seconds b =
+      extra(fabric_at_end(from, FabricEnd::fastest), fabric_at_end(to, FabricEnd::slowest));
+  return {std::min({a, b, central}), std::max({a, b, central})};
 }
 
 PerByteGap largest_per_byte_gap(const FabricProfile& from, const FabricProfile& to, int ranks,
@@ -350,6 +376,12 @@ FabricProfile default_fabric(const std::vector<FabricProfile>& catalog, const Li
     p.provenance = {p.description};
   }
   return p;
+}
+
+std::string range_text(const ExtraRange& range) {
+  // Rounded first, so that -0.001 prints as +0.00 and not as -0.00.
+  auto seconds = [](Seconds s) { return std::round(s.value() * 100.0) / 100.0 + 0.0; };
+  return fmt::format("{:+.2f} to {:+.2f} s", seconds(range.low), seconds(range.high));
 }
 
 std::string describe(const FabricProfile& profile) {

@@ -27,6 +27,75 @@ struct NcclPath {
   BusBandwidthCurve curve;  ///< seconds_per_byte filled once the fixed cost is known
 };
 
+/// All-reduce rates read off a path's RDMA port counters during real
+/// prefill (the `prefill_bursts` section): whole all-reduces at exactly the
+/// sizes and rank count a workload ran, counted with their packet headers.
+struct BurstPoint {
+  Bytes size;
+  BitRate rate;  ///< counted bytes over time, the central figure
+  BitRate slowest;
+  BitRate fastest;
+};
+
+struct PrefillBursts {
+  int ranks = 0;
+  std::string source;
+  double counted_over_sent_low = 1.0;   ///< counted bytes per formula byte, least
+  double counted_over_sent_high = 1.0;  ///< and most
+  std::map<std::string, std::vector<BurstPoint>> paths;
+};
+
+PrefillBursts parse_bursts(const YAML::Node& root, const std::string& origin) {
+  PrefillBursts b;
+  const YAML::Node m = root["prefill_bursts"];
+  if (!m.IsDefined() || m.IsNull()) return b;
+  yaml::require_map(m, origin, "prefill_bursts (ranks, source, counted_over_sent, paths)");
+  yaml::reject_unknown_keys(m, origin, {"ranks", "source", "counted_over_sent", "paths"});
+  b.ranks = static_cast<int>(yaml::required_integer(m, origin, "ranks", 2, 4096));
+  b.source = yaml::required_string(m, origin, "source");
+  const YAML::Node over = m["counted_over_sent"];
+  yaml::require_map(over, origin, "counted_over_sent (low, high)");
+  yaml::reject_unknown_keys(over, origin, {"low", "high"});
+  b.counted_over_sent_low = yaml::required_number(over, origin, "low", 1.0, 2.0);
+  b.counted_over_sent_high = yaml::required_number(over, origin, "high", 1.0, 2.0);
+  if (b.counted_over_sent_high < b.counted_over_sent_low) {
+    throw InputError("is below low", yaml::where(over["high"], origin, "high"));
+  }
+  const YAML::Node paths = m["paths"];
+  if (!paths.IsMap() || paths.size() == 0) {
+    throw InputError("expected a mapping of rdma path names", yaml::where(m, origin, "paths"));
+  }
+  for (const auto& entry : paths) {
+    const auto name = entry.first.as<std::string>();
+    if (!entry.second.IsSequence() || entry.second.size() == 0) {
+      throw InputError("expected a list of {size, rate, slowest, fastest}",
+                       yaml::where(entry.second, origin, name));
+    }
+    std::vector<BurstPoint> points;
+    for (const auto& pt : entry.second) {
+      yaml::require_map(pt, origin, "burst (size, rate, slowest, fastest)");
+      yaml::reject_unknown_keys(pt, origin, {"size", "rate", "slowest", "fastest"});
+      BurstPoint bp;
+      bp.size = catalog_yaml::required_bytes(pt, origin, "size");
+      bp.rate = catalog_yaml::required_rate(pt, origin, "rate");
+      bp.slowest = catalog_yaml::optional_rate(pt, origin, "slowest").value_or(bp.rate);
+      bp.fastest = catalog_yaml::optional_rate(pt, origin, "fastest").value_or(bp.rate);
+      if (!(bp.size.count() > 0.0)) {
+        throw InputError("must be positive", yaml::where(pt, origin, "size"));
+      }
+      if (bp.slowest > bp.rate || bp.rate > bp.fastest) {
+        throw InputError("slowest <= rate <= fastest must hold", yaml::where(pt, origin, "rate"));
+      }
+      if (!points.empty() && !(bp.size > points.back().size)) {
+        throw InputError("sizes must increase", yaml::where(pt, origin, "size"));
+      }
+      points.push_back(bp);
+    }
+    b.paths.emplace(name, std::move(points));
+  }
+  return b;
+}
+
 template <typename Path>
 const Path& named_path(const std::map<std::string, Path>& paths, const YAML::Node& map,
                        const std::string& origin, std::string_view key, std::string_view what) {
@@ -44,7 +113,8 @@ const Path& named_path(const std::map<std::string, Path>& paths, const YAML::Nod
 std::string gbps(BitRate rate) { return fmt::format("{:.2f} Gb/s", rate.bits_per_second() / 1e9); }
 
 std::vector<SmallAllReduceTable> parse_small(const YAML::Node& list, const std::string& origin,
-                                             const std::map<std::string, NcclPath>& nccl) {
+                                             const std::map<std::string, NcclPath>& nccl,
+                                             const PrefillBursts& bursts) {
   if (!list.IsDefined() || list.IsNull()) {
     throw InputError("required key is missing", yaml::where(list, origin, "small_allreduce"));
   }
@@ -64,6 +134,13 @@ std::vector<SmallAllReduceTable> parse_small(const YAML::Node& list, const std::
     // The curve's smallest size: the measurement the fixed cost fades out at.
     t.measured_bus_bandwidth = measured.curve.points.front().bus_bandwidth;
     t.measured_bus_bandwidth_size = measured.curve.points.front().size;
+    // Whole all-reduces measured at smaller sizes on that path (prefill
+    // bursts), the largest near the RDMA rate: the fixed cost is gone by the
+    // largest of them, and the smaller ones keep what is left of it.
+    if (const auto it = bursts.paths.find(t.measured_on); it != bursts.paths.end()) {
+      t.measured_bus_bandwidth_size =
+          std::min(t.measured_bus_bandwidth_size, it->second.back().size);
+    }
     const YAML::Node points = item["points"];
     if (!points.IsSequence() || points.size() == 0) {
       throw InputError("expected a list of {size, time}", yaml::where(item, origin, "points"));
@@ -87,6 +164,69 @@ std::vector<SmallAllReduceTable> parse_small(const YAML::Node& list, const std::
     out.push_back(std::move(t));
   }
   return out;
+}
+
+/// A path's prefill bursts into its curve: between the smallest and the
+/// largest burst size the bursts replace the NCCL run's points (they are
+/// whole all-reduces at exactly those sizes and rank count, on the cluster
+/// itself), and each burst's seconds per sent byte is its counted bytes
+/// over its rate, less the shared fixed cost, never below the path's RDMA
+/// rate; its slow end at the most counted bytes and the slowest rate, its
+/// fast end at the fewest and the fastest (s.22, s.29).
+void merge_bursts(BusBandwidthCurve& c, const std::vector<BurstPoint>& points,
+                  const PrefillBursts& bursts, double floor,
+                  const std::vector<SmallAllReduceTable>& small) {
+  const double lo = points.front().size.count();
+  const double hi = points.back().size.count();
+  BusBandwidthCurve merged = c;
+  merged.points.clear();
+  merged.seconds_per_byte.clear();
+  merged.slowest_seconds_per_byte.clear();
+  merged.fastest_seconds_per_byte.clear();
+  auto add = [&](const BusBandwidthPoint& pt, double central, double slow, double fast) {
+    merged.points.push_back(pt);
+    merged.seconds_per_byte.push_back(central);
+    merged.slowest_seconds_per_byte.push_back(slow);
+    merged.fastest_seconds_per_byte.push_back(fast);
+  };
+  const double factor = 2.0 * (bursts.ranks - 1.0) / bursts.ranks;
+  const double middle = (bursts.counted_over_sent_low + bursts.counted_over_sent_high) / 2.0;
+  auto per_byte = [&](Bytes size, double counted, BitRate rate) {
+    const double sent = size.count() * factor;
+    const double time = sent * counted / rate.bytes_per_second();
+    const double fixed = shared_allreduce_latency(small, size, bursts.ranks).value();
+    return std::max(floor, (time - fixed) / sent);
+  };
+  std::size_t i = 0;
+  if (c.points.empty() || c.points.front().size.count() >= lo) {
+    // No NCCL point below the bursts: up to the largest small all-reduce the
+    // bytes keep the rate the tables' own bytes were taken out at, so those
+    // tables' measurements come back (s.22), and from there they move
+    // towards the first burst.
+    Bytes largest;
+    for (const auto& t : small) largest = std::max(largest, t.points.back().size);
+    const BitRate bus = small.front().measured_bus_bandwidth;
+    if (largest.count() < lo) {
+      const double spb = 1.0 / bus.bytes_per_second();
+      add(BusBandwidthPoint{largest, bus}, spb, spb, spb);
+    }
+  }
+  for (; i < c.points.size() && c.points[i].size.count() < lo; ++i) {
+    add(c.points[i], c.seconds_per_byte[i], c.slowest_seconds_per_byte[i],
+        c.fastest_seconds_per_byte[i]);
+  }
+  for (const BurstPoint& b : points) {
+    const double central = per_byte(b.size, middle, b.rate);
+    add(BusBandwidthPoint{b.size, BitRate(8.0 / central)}, central,
+        per_byte(b.size, bursts.counted_over_sent_high, b.slowest),
+        per_byte(b.size, bursts.counted_over_sent_low, b.fastest));
+  }
+  for (; i < c.points.size(); ++i) {
+    if (c.points[i].size.count() <= hi) continue;
+    add(c.points[i], c.seconds_per_byte[i], c.slowest_seconds_per_byte[i],
+        c.fastest_seconds_per_byte[i]);
+  }
+  c = std::move(merged);
 }
 
 template <typename Path, typename Read>
@@ -151,7 +291,8 @@ void parse_topology(const YAML::Node& item, const std::string& origin, FabricPro
 std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std::string& origin) {
   const YAML::Node root = yaml::load_document(text, origin);
   yaml::require_map(root, origin, "a fabric catalog");
-  yaml::reject_unknown_keys(root, origin, {"node", "small_allreduce", "rdma", "nccl", "profiles"});
+  yaml::reject_unknown_keys(
+      root, origin, {"node", "small_allreduce", "rdma", "nccl", "prefill_bursts", "profiles"});
   const std::string node = yaml::required_string(root, origin, "node");
   const auto rdma = parse_paths<RdmaPath>(root, origin, "rdma", [&](const YAML::Node& m) {
     yaml::require_map(m, origin, "rdma path (rate, line_rate, source)");
@@ -197,7 +338,14 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
     return p;
   });
   auto nccl_paths = nccl;
-  const auto small = parse_small(root["small_allreduce"], origin, nccl);
+  const PrefillBursts bursts = parse_bursts(root, origin);
+  for (const auto& [name, points] : bursts.paths) {
+    if (rdma.find(name) == rdma.end()) {
+      throw InputError(fmt::format("'{}' is not a path of the rdma section", name),
+                       yaml::where(root["prefill_bursts"]["paths"], origin, name));
+    }
+  }
+  const auto small = parse_small(root["small_allreduce"], origin, nccl, bursts);
   // Each curve's seconds per sent byte: the measured time less the fixed cost
   // every profile shares, never below the path's own RDMA rate (s.22).
   for (auto& [name, path] : nccl_paths) {
@@ -219,6 +367,9 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
           shared_allreduce_latency(small, pt.size, c.ranks).value() * (c.all_gather ? 0.5 : 1.0);
       c.seconds_per_byte.push_back(std::max(floor, (time - fixed) / sent));
     }
+    // One run, one figure a size: no spread of its own (s.29).
+    c.slowest_seconds_per_byte = c.seconds_per_byte;
+    c.fastest_seconds_per_byte = c.seconds_per_byte;
   }
 
   std::string latency_line;
@@ -308,9 +459,35 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
           "{}'s ({} / {}); {}",
           curve_name, p.curve_scale, curve_name, gbps(r.rate), gbps(of.rate), measured));
     }
+    for (auto* spb : {&p.curve.seconds_per_byte, &p.curve.slowest_seconds_per_byte,
+                      &p.curve.fastest_seconds_per_byte}) {
+      for (double& v : *spb) v /= p.curve_scale;
+    }
+    if (const auto it = bursts.paths.find(path_name); it != bursts.paths.end()) {
+      merge_bursts(p.curve, it->second, bursts, 1.0 / r.rate.bytes_per_second(), small);
+      std::string rates;
+      for (const auto& b : it->second) {
+        rates += fmt::format("{}{} {:.0f} Gb/s", rates.empty() ? "" : ", ", format_bytes(b.size),
+                             b.rate.bits_per_second() / 1e9);
+        if (b.slowest < b.fastest) {
+          rates += fmt::format(" ({:.0f}-{:.0f})", b.slowest.bits_per_second() / 1e9,
+                               b.fastest.bits_per_second() / 1e9);
+        }
+      }
+      p.provenance.push_back(fmt::format(
+          "all-reduces of prefill on {} ranks, read off the RDMA port counters at 1 ms ({}; "
+          "counted bytes over sent {:.2f}-{:.2f}), replacing the curve between their sizes: {}",
+          bursts.ranks, rates, bursts.counted_over_sent_low, bursts.counted_over_sent_high,
+          bursts.source));
+    }
     p.bus_bandwidth = BitRate(8.0 / builtin_seconds_per_byte(p, p.curve.points.back().size));
-    p.provenance.push_back(latency_line);
-    if (!profile_latency_line.empty()) p.provenance.push_back(profile_latency_line);
+    // The fixed cost after the RDMA rate and the NCCL run, before the bursts.
+    std::size_t at = 2;
+    p.provenance.insert(p.provenance.begin() + static_cast<std::ptrdiff_t>(at++), latency_line);
+    if (!profile_latency_line.empty()) {
+      p.provenance.insert(p.provenance.begin() + static_cast<std::ptrdiff_t>(at++),
+                          profile_latency_line);
+    }
     for (const auto& setting : p.nccl_settings) {
       p.provenance.push_back("needs " + setting + " to initialise on a " +
                              std::string(to_string(p.topology)));

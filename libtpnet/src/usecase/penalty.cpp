@@ -114,10 +114,11 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
       // (the studies') unless the baseline row says.
       const PrefillCommunication c = prefill_communication(
           request.model, request.engine, *request.from_fabric, *request.to_fabric,
-          s.scenario.prompt, s.scenario.output_tokens.value_or(1024), accepted);
+          s.scenario.prompt, s.scenario.output_tokens.value_or(1024), accepted, true);
       s.predicted_comm_from = c.from;
       s.predicted_comm_to = c.to;
       s.predicted_extra = c.extra;
+      s.predicted_extra_range = c.extra_range;
       s.predicted_bound = c.bound;
       s.predicted_gap = c.gap;
       if (s.scenario.baseline_ttft) s.predicted_ttft_at_to = *s.scenario.baseline_ttft + c.extra;

@@ -37,15 +37,20 @@ void add_span(std::vector<RequestSpan>& spans, double start, double end, bool pr
   spans.push_back(RequestSpan{start, end, prefill});
 }
 
+/// One scenario at one link. `fabric` (the range's runs, s.29) replaces the
+/// link's profile; such a run keeps no steps or spans and feeds no sink.
 PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
                      const SchedulerSettings& scheduler, const PredictScenario& scenario,
-                     std::size_t scenario_index, std::size_t link_index) {
+                     std::size_t scenario_index, std::size_t link_index,
+                     const FabricProfile* fabric = nullptr) {
   PredictLink out;
-  const bool keep = r.keep_steps && scenario_index == 0 && link_index == 0;
-  out.spans.resize(std::min(r.spans_of_requests, scenario.requests.size()));
+  const bool central = fabric == nullptr;
+  const bool keep = central && r.keep_steps && scenario_index == 0 && link_index == 0;
+  const bool sink = central && static_cast<bool>(r.step_sink);
+  if (central) out.spans.resize(std::min(r.spans_of_requests, scenario.requests.size()));
   int number = 0;
   out.link = r.links[link_index];
-  out.fabric = r.fabrics[link_index];
+  out.fabric = central ? r.fabrics[link_index] : *fabric;
   const int tp = r.engine.tensor_parallel_size;
   // Sums over the steps so far, and as they stood after the latest step that
   // completed a prompt: steps run in time order, so at the end that is the
@@ -82,10 +87,10 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
         add_span(out.spans[request], step.start_s, end, w.prefill_tokens > 0);
       }
     }
-    if (keep || r.step_sink) {
+    if (keep || sink) {
       PricedStep priced{step, c.compute, c.communication, comm.sent_per_node, std::move(comm.each)};
       priced.step.end_s = end;
-      if (r.step_sink) r.step_sink(PricedStepEvent{scenario_index, link_index, number, priced});
+      if (sink) r.step_sink(PricedStepEvent{scenario_index, link_index, number, priced});
       if (keep) out.steps.push_back(std::move(priced));
     }
     return c.total.value();
@@ -264,6 +269,13 @@ PredictReport run_predict(const PredictRequest& r) {
       s.extra_last_first_token = b.last_first_token - a.last_first_token;
       s.extra_mean_ttft = b.mean_ttft - a.mean_ttft;
       s.increase_last_first_token = *s.extra_last_first_token / a.last_first_token;
+      const std::size_t index = report.scenarios.size();
+      s.extra_last_first_token_range = extra_range(
+          a.fabric, b.fabric, *s.extra_last_first_token,
+          [&](const FabricProfile& from, const FabricProfile& to) {
+            return run_link(r, cost, scheduler, scenario, index, 1, &to).last_first_token -
+                   run_link(r, cost, scheduler, scenario, index, 0, &from).last_first_token;
+          });
       s.increase_mean_ttft = *s.extra_mean_ttft / a.mean_ttft;
       if (tp >= 2) {
         // The nominal bound of s.4, as penalty prices the same prompt.
@@ -363,7 +375,9 @@ void require_simulated_steps(double steps, const char* field, double limit) {
                       steps, limit));
 }
 
-PrefillCommunication prefill_communication(const ModelArch& model, const EngineConfig& engine,
+namespace {
+
+PrefillCommunication communication_between(const ModelArch& model, const EngineConfig& engine,
                                            const FabricProfile& from, const FabricProfile& to,
                                            const PromptSpec& prompt, TokenCount output_tokens,
                                            double accepted_tokens) {
@@ -429,6 +443,26 @@ PrefillCommunication prefill_communication(const ModelArch& model, const EngineC
   } else {
     c.bound = c.extra;  // no all-reduce: only gathers, if any, and they are priced exactly
   }
+  return c;
+}
+
+}  // namespace
+
+PrefillCommunication prefill_communication(const ModelArch& model, const EngineConfig& engine,
+                                           const FabricProfile& from, const FabricProfile& to,
+                                           const PromptSpec& prompt, TokenCount output_tokens,
+                                           double accepted_tokens, bool with_range) {
+  PrefillCommunication c =
+      communication_between(model, engine, from, to, prompt, output_tokens, accepted_tokens);
+  if (!with_range) {
+    c.extra_range = {c.extra, c.extra};
+    return c;
+  }
+  c.extra_range =
+      extra_range(from, to, c.extra, [&](const FabricProfile& f, const FabricProfile& t) {
+        return communication_between(model, engine, f, t, prompt, output_tokens, accepted_tokens)
+            .extra;
+      });
   return c;
 }
 

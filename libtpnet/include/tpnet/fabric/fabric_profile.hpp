@@ -5,6 +5,7 @@
 /// nominal rate. Every estimated time of a collective goes through here; the
 /// bounds keep nominal rates (docs/formulas.md s.22).
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -73,7 +74,16 @@ struct BusBandwidthCurve {
   std::vector<BusBandwidthPoint> points;  ///< sizes strictly increasing
   /// Seconds per sent byte at each point's size, after the fixed cost.
   std::vector<double> seconds_per_byte;
+  /// The same at the slow and at the fast end of what the point's source
+  /// measured (docs/formulas.md s.29); equal to seconds_per_byte where the
+  /// source gives one figure.
+  std::vector<double> slowest_seconds_per_byte;
+  std::vector<double> fastest_seconds_per_byte;
 };
+
+/// Which curve of a built-in profile prices bytes: the central one, or the
+/// slowest or fastest its measurements allow (docs/formulas.md s.29).
+enum class FabricEnd { central, slowest, fastest };
 
 struct FabricProfile {
   std::string name;  ///< "dgx-spark-200g-switch", "nominal", or the calibration file
@@ -99,9 +109,12 @@ struct FabricProfile {
   int rdma_devices = 0;   ///< RDMA devices the traffic is spread over
   std::vector<SmallAllReduceTable> small;
   BusBandwidthCurve curve;  ///< what bytes move at, by size (s.22)
-  /// The curve's rates times this: the profile's RDMA rate over the rate of
-  /// the path the curve was measured on (1 when it is the same path).
+  /// The borrowed run's rates times this: the profile's RDMA rate over the
+  /// rate of the path the curve was measured on (1 when it is the same path);
+  /// already applied to the curve's seconds per byte.
   double curve_scale = 1.0;
+  /// Which of the curve's ends prices bytes (central unless a range asks).
+  FabricEnd end = FabricEnd::central;
   // Calibration profiles: the measured curve, moved to `link` (s.19).
   std::shared_ptr<const AllReduceCalibration> measured_curve;
 };
@@ -132,8 +145,8 @@ struct FabricAllReduce {
 [[nodiscard]] BitRate fabric_rate(const FabricProfile& profile);
 
 /// Seconds per sent byte of a built-in profile's bytes at collective size
-/// `size`: linear in log(size) between the curve's points, the nearest
-/// point's outside them, divided by curve_scale (s.22).
+/// `size`, on the profile's `end` of its curve: linear in log(size) between
+/// the curve's points, the nearest point's outside them (s.22).
 [[nodiscard]] double builtin_seconds_per_byte(const FabricProfile& profile, Bytes size);
 
 /// The fixed cost every built-in profile of `small` shares for one
@@ -170,6 +183,33 @@ struct PerByteGap {
 /// named after `origin` (the calibration file).
 [[nodiscard]] FabricProfile calibration_fabric(std::shared_ptr<const AllReduceCalibration> curve,
                                                const std::string& origin, const Link& link);
+
+/// `profile` priced at `end` of its measurements (a built-in profile's
+/// slowest or fastest curve, s.29); other profiles carry no spread and come
+/// back unchanged.
+[[nodiscard]] FabricProfile fabric_at_end(const FabricProfile& profile, FabricEnd end);
+
+/// Whether `profile`'s slowest and fastest curves differ anywhere.
+[[nodiscard]] bool has_spread(const FabricProfile& profile);
+
+/// A predicted extra time at the two ends of what the profiles' measurements
+/// allow (s.29): `low` with `from` at its slowest and `to` at its fastest,
+/// `high` the other way round, each widened to take in the central value.
+struct ExtraRange {
+  Seconds low;
+  Seconds high;
+};
+
+/// The one place the range is made: `extra(from', to')` evaluated at the two
+/// crossed ends of the profiles' curves, low and high the least and the most
+/// of those two and `central` (the extra at the central curves). Neither
+/// profile with a spread: both `central`, `extra` not called.
+[[nodiscard]] ExtraRange extra_range(
+    const FabricProfile& from, const FabricProfile& to, Seconds central,
+    const std::function<Seconds(const FabricProfile&, const FabricProfile&)>& extra);
+
+/// "+4.91 to +7.40 s": how outputs print a range of extra seconds, to 0.01 s.
+[[nodiscard]] std::string range_text(const ExtraRange& range);
 
 /// "dgx-spark-200g-switch (built-in, measured)": how reports name a profile.
 [[nodiscard]] std::string describe(const FabricProfile& profile);

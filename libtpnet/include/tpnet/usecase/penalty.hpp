@@ -39,6 +39,8 @@ struct ScenarioPenalty {
   std::optional<Seconds> predicted_comm_from;
   std::optional<Seconds> predicted_comm_to;
   std::optional<Seconds> predicted_extra;
+  /// predicted_extra at the two ends of what the profiles measured (s.29).
+  std::optional<ExtraRange> predicted_extra_range;
   /// The achieved-rate bound of predicted_extra (s.25) and the per-byte gap
   /// of the two profiles it takes every all-reduce byte at.
   std::optional<Seconds> predicted_bound;

@@ -128,6 +128,10 @@ struct PredictScenarioResult {
   std::optional<Seconds> extra_mean_ttft;
   std::optional<double> increase_last_first_token;
   std::optional<double> increase_mean_ttft;
+  /// extra_last_first_token at the two ends of what the links' profiles
+  /// measured (docs/formulas.md s.29): the same compute, the first link at
+  /// its slowest curve and the second at its fastest, and the other way round.
+  std::optional<ExtraRange> extra_last_first_token_range;
   std::optional<Seconds> bound_extra;  ///< the penalty bound for the same prompt tokens
   /// Why: the most requests that shared a prefill step, and the reason lines.
   int most_prefills_in_a_step = 0;
@@ -224,6 +228,8 @@ struct PrefillCommunication {
   Seconds from;
   Seconds to;
   Seconds extra;  ///< to - from
+  /// `extra` at the two ends of what the profiles measured (s.29).
+  ExtraRange extra_range;
   int steps = 0;  ///< steps until the last first token
   /// The achieved-rate bound of `extra` (s.25): every all-reduce's sent bytes
   /// at the largest per-byte gap of the two profiles (`gap`), plus what `to`
@@ -234,11 +240,13 @@ struct PrefillCommunication {
 
 /// All `prompt.requests` arrive at once with `output_tokens` each; decodes
 /// of requests that finished their prompts share the steps (1 + drafts
-/// tokens, `accepted_tokens` yielded each).
+/// tokens, `accepted_tokens` yielded each). `with_range`: also the extra at
+/// the ends of the profiles' measurements (s.29; two more schedules), else
+/// `extra_range` is `extra` at both ends.
 [[nodiscard]] PrefillCommunication prefill_communication(
     const ModelArch& model, const EngineConfig& engine, const FabricProfile& from,
     const FabricProfile& to, const PromptSpec& prompt, TokenCount output_tokens,
-    double accepted_tokens);
+    double accepted_tokens, bool with_range = false);
 
 /// Predicted RDMA counter samples of one node every `interval` over a priced
 /// run (kept steps): each step's collectives as bursts at their priced rate,
