@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cmath>
 
 #include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/limits.hpp"
@@ -12,8 +13,9 @@ namespace {
 
 /// The best way to connect `nodes` at `speed`: no switch for up to 3 nodes,
 /// else the catalog plan with the fewest switches, then the least port
-/// capacity bought (a cost proxy), then the least oversubscription.
-std::optional<Fabric> best_fabric(const PlanSearchRequest& in, BitRate speed) {
+/// capacity bought (a cost proxy), then the least oversubscription; when
+/// ranking by money (`by_price`), the least priced switches and cables first.
+std::optional<Fabric> best_fabric(const PlanSearchRequest& in, BitRate speed, bool by_price) {
   if (in.nodes <= 3) {
     for (const auto& option : switchless_options(in.node, in.nodes)) {
       if (option.link_rate >= speed) {
@@ -22,7 +24,9 @@ std::optional<Fabric> best_fabric(const PlanSearchRequest& in, BitRate speed) {
                       BitRate(0.0),
                       {},
                       std::nullopt,
-                      true};
+                      true,
+                      {},
+                      {CableLine{option.cables, option.cable}}};
       }
     }
   }
@@ -35,8 +39,14 @@ std::optional<Fabric> best_fabric(const PlanSearchRequest& in, BitRate speed) {
         text +=
             fmt::format(" joined by {} x {} ISL", plan.isl->cables(), rate_label(plan.isl->rate));
       }
-      candidates.push_back(
-          Fabric{text, plan.switches, sw.data_port_capacity() * plan.switches, {}, plan, true});
+      candidates.push_back(Fabric{text,
+                                  plan.switches,
+                                  sw.data_port_capacity() * plan.switches,
+                                  {},
+                                  plan,
+                                  true,
+                                  sw.name,
+                                  plan.cables});
     }
   }
   if (candidates.empty()) return std::nullopt;
@@ -45,12 +55,41 @@ std::optional<Fabric> best_fabric(const PlanSearchRequest& in, BitRate speed) {
     if (a.capacity != b.capacity) return a.capacity < b.capacity;
     return a.plan->oversubscription() < b.plan->oversubscription();
   });
+  if (by_price && in.prices) {
+    // The cheapest fabric whose switches have a known price; cables count
+    // where priced. A switch of unknown price is never taken as free.
+    const auto fabric_cost = [&](const Fabric& f) -> std::optional<double> {
+      Purchase bought;
+      bought.switch_name = f.switch_name;
+      bought.switch_count = f.switches;
+      for (const auto& line : f.cables) bought.cables.push_back({line.count, line.description});
+      const PlanCost cost = price_purchase(bought, *in.prices, in.today);
+      if (cost.lines.empty() || !cost.lines.front().unit_price) return std::nullopt;
+      return cost.total;
+    };
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const Fabric& a, const Fabric& b) {
+      const auto ca = fabric_cost(a);
+      const auto cb = fabric_cost(b);
+      if (ca.has_value() != cb.has_value()) return ca.has_value();
+      return ca && *ca < *cb;
+    });
+  }
   Fabric best = candidates.front();
+  const auto switches_cost = [&](const Fabric& f) -> std::optional<double> {
+    const Price* price =
+        in.prices ? in.prices->find(PricedKind::switch_model, f.switch_name) : nullptr;
+    if (price == nullptr || !price->amount) return std::nullopt;
+    return *price->amount * f.switches;
+  };
   for (std::size_t i = 1; i < candidates.size(); ++i) {
-    if (candidates[i].switches == best.switches &&
-        candidates[i].plan->switch_name != best.plan->switch_name) {
-      best.alternatives.push_back(candidates[i].plan->switch_name);
+    if (candidates[i].switches != best.switches ||
+        candidates[i].plan->switch_name == best.plan->switch_name) {
+      continue;
     }
+    // Ranked by money, an alternative is one that costs the same.
+    const auto cost = switches_cost(candidates[i]);
+    if (by_price && in.prices && !(cost && cost == switches_cost(best))) continue;
+    best.alternatives.push_back(candidates[i].plan->switch_name);
   }
   return best;
 }
@@ -62,6 +101,42 @@ bool instances_local(const Fabric& fabric, int tp) {
     if (unit.nodes % tp != 0) return false;
   }
   return true;
+}
+
+std::string money(double amount, const std::string& currency) {
+  return fmt::format("{} {:.0f}", currency, amount);
+}
+
+/// "costs USD 82,590 (USD 5,162 per node)", naming what is left unpriced.
+std::string describe_cost(const PlanCost& cost) {
+  if (cost.currency.empty()) return "no price known for what it buys";
+  std::string text = fmt::format("costs {} ({} per node)", money(cost.total, cost.currency),
+                                 money(cost.per_node, cost.currency));
+  if (!cost.complete) {
+    text += " without";
+    for (std::size_t i = 0; i < cost.unpriced.size(); ++i) {
+      text += (i == 0 ? " " : ", ") + cost.unpriced[i];
+    }
+    text += " (price unknown)";
+  }
+  return text;
+}
+
+Purchase purchase_of(const PlanSearchRequest& in, const Fabric& fabric) {
+  Purchase p;
+  p.node = in.node.name;
+  p.node_count = in.nodes;
+  p.switch_name = fabric.switch_name;
+  p.switch_count = fabric.switches;
+  for (const auto& line : fabric.cables) p.cables.push_back({line.count, line.description});
+  return p;
+}
+
+PlanObjective resolve_objective(const PlanSearchRequest& in) {
+  if (in.objective != PlanObjective::automatic) return in.objective;
+  if (!in.users_per_instance.empty() && in.prices) return PlanObjective::users_per_dollar;
+  if (in.ttft_budget && in.prices) return PlanObjective::cheapest;
+  return PlanObjective::fewest_switches;
 }
 
 std::string describe_reason(const PlanOption& r, const PlanOption* best_same_speed_tp,
@@ -119,10 +194,96 @@ std::string describe_reason(const PlanOption& r, const PlanOption* best_same_spe
     text += "; one instance is a single point of failure";
   }
   if (!r.within_budget) text += "; exceeds the TTFT budget";
+  if (r.cost) text += "; " + describe_cost(*r.cost);
   return text;
 }
 
+/// Reorders the options (already in fewest-switches order, which breaks
+/// every tie) by the objective: usable first, then the priced total or the
+/// users per dollar (docs/formulas.md s.28.3).
+void rank_by_objective(PlanObjective objective, std::vector<PlanOption>& options) {
+  if (objective == PlanObjective::cheapest) {
+    std::stable_sort(options.begin(), options.end(), [](const PlanOption& a, const PlanOption& b) {
+      if (a.usable != b.usable) return a.usable;
+      if (a.cost.has_value() != b.cost.has_value()) return a.cost.has_value();
+      return a.cost && a.cost->total < b.cost->total;
+    });
+  } else if (objective == PlanObjective::users_per_dollar) {
+    std::stable_sort(options.begin(), options.end(), [](const PlanOption& a, const PlanOption& b) {
+      if (a.usable != b.usable) return a.usable;
+      if (a.users_per_dollar.has_value() != b.users_per_dollar.has_value()) {
+        return a.users_per_dollar.has_value();
+      }
+      return a.users_per_dollar && *a.users_per_dollar > *b.users_per_dollar;
+    });
+  }
+}
+
+/// What the ranking by money could not see: prices unknown, or old.
+void add_price_warnings(PlanSearchReport& report, const PlanSearchRequest& in) {
+  if (!in.prices) return;
+  std::vector<std::string> unpriced;
+  std::vector<std::string> stale;
+  for (const auto& r : report.options) {
+    if (!r.usable || !r.cost) continue;
+    for (const auto& line : r.cost->lines) {
+      const std::string item = fmt::format("{} {}", to_string(line.kind), line.item);
+      auto& list = line.unit_price ? stale : unpriced;
+      if (line.unit_price && !line.stale) continue;
+      const std::string entry =
+          line.unit_price ? fmt::format("{} (seen {})", item, line.seen->text()) : item;
+      if (std::find(list.begin(), list.end(), entry) == list.end()) list.push_back(entry);
+    }
+  }
+  const auto joined = [](const std::vector<std::string>& items) {
+    std::string text;
+    for (std::size_t i = 0; i < items.size(); ++i) text += (i == 0 ? "" : ", ") + items[i];
+    return text;
+  };
+  if (!unpriced.empty()) {
+    report.warnings.push_back(fmt::format(
+        "no known price for {}: costs count only what is priced{}; give a quote with a price file",
+        joined(unpriced),
+        report.objective == PlanObjective::fewest_switches ? "" : ", and so does the ranking"));
+  }
+  if (!stale.empty()) {
+    report.warnings.push_back(fmt::format("prices older than a year on {}: {}; check them",
+                                          in.today.text(), joined(stale)));
+  }
+  if (report.objective == PlanObjective::users_per_dollar &&
+      std::none_of(report.options.begin(), report.options.end(),
+                   [](const PlanOption& r) { return r.users_per_dollar.has_value(); })) {
+    report.warnings.emplace_back(
+        "no option has both served users and a complete price: users per dollar ranks none");
+  }
+}
+
 }  // namespace
+
+std::string_view to_string(PlanObjective objective) {
+  switch (objective) {
+    case PlanObjective::automatic:
+      return "automatic";
+    case PlanObjective::fewest_switches:
+      return "fewest-switches";
+    case PlanObjective::cheapest:
+      return "cheapest";
+    case PlanObjective::users_per_dollar:
+      return "users-per-dollar";
+  }
+  return "automatic";
+}
+
+PlanObjective parse_plan_objective(std::string_view text, const InputLocation& where) {
+  for (const auto objective : {PlanObjective::automatic, PlanObjective::fewest_switches,
+                               PlanObjective::cheapest, PlanObjective::users_per_dollar}) {
+    if (text == to_string(objective)) return objective;
+  }
+  throw InputError("'" + std::string(text) +
+                       "' is not an objective; use automatic, fewest-switches, cheapest or "
+                       "users-per-dollar",
+                   where);
+}
 
 PlanSearchReport search_plans(const PlanSearchRequest& in) {
   const ModelArch& model = in.model;
@@ -136,6 +297,16 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
   if (in.workload.prompts.empty()) {
     throw InputError("the workload has no prompts", InputLocation::for_key("workload"));
   }
+  const PlanObjective objective = resolve_objective(in);
+  if (objective != PlanObjective::fewest_switches && !in.prices) {
+    throw InputError(fmt::format("ranking by {} needs prices", to_string(objective)),
+                     InputLocation::for_key("prices"));
+  }
+  if (objective == PlanObjective::users_per_dollar && in.users_per_instance.empty()) {
+    throw InputError(
+        "ranking by users-per-dollar needs served users per instance (a capacity sweep)",
+        InputLocation::for_key("users_per_instance"));
+  }
   PlanSearchReport report;
   report.reference =
       *std::max_element(in.speeds.begin(), in.speeds.end(),
@@ -147,7 +318,8 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
   }
 
   std::vector<std::optional<Fabric>> fabrics;
-  for (const auto& speed : in.speeds) fabrics.push_back(best_fabric(in, speed.rate));
+  const bool by_price = objective != PlanObjective::fewest_switches;
+  for (const auto& speed : in.speeds) fabrics.push_back(best_fabric(in, speed.rate, by_price));
 
   // Up to the largest TP any engine takes: 4,096 nodes are 4 x TP1024, not TP4096.
   for (int tp = 1; tp <= std::min(in.nodes, kMaxTp); tp *= 2) {
@@ -181,6 +353,7 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
         const Bytes bytes = per_token * static_cast<double>(prompt.prompt.total_tokens());
         const Seconds extra = extra_transfer_time(bytes, report.reference.rate, r.speed.rate);
         sum += extra.value();
+        if (extra > r.worst_extra_ttft || r.worst_prompt.empty()) r.worst_prompt = prompt.name;
         r.worst_extra_ttft = std::max(r.worst_extra_ttft, extra);
         if (compute_per_token) {
           const Seconds ttft =
@@ -193,6 +366,12 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
       r.mean_extra_ttft = Seconds(sum / static_cast<double>(in.workload.prompts.size()));
       r.within_budget = !in.ttft_budget || r.worst_extra_ttft <= *in.ttft_budget;
       r.usable = r.vllm_refusal.empty() && r.fits_memory && r.fabric.has_value() && r.within_budget;
+      if (in.prices && r.fabric)
+        r.cost = price_purchase(purchase_of(in, *r.fabric), *in.prices, in.today);
+      if (const auto users = in.users_per_instance.find(tp); users != in.users_per_instance.end()) {
+        r.users = users->second * r.instances;
+        if (r.cost) r.users_per_dollar = tpnet::users_per_dollar(*r.users, *r.cost);
+      }
       report.options.push_back(std::move(r));
     }
   }
@@ -215,6 +394,8 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
                      if (a.instances != b.instances) return a.instances > b.instances;
                      return a.speed.rate > b.speed.rate;
                    });
+  report.objective = objective;
+  rank_by_objective(report.objective, report.options);
   for (std::size_t i = 0; i < report.options.size(); ++i) {
     PlanOption& r = report.options[i];
     r.rank = static_cast<int>(i) + 1;
@@ -233,7 +414,116 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
     report.warnings.emplace_back(
         "no layout fits in memory, has a switch plan and meets the budget");
   }
+  add_price_warnings(report, in);
   return report;
+}
+
+namespace {
+
+/// "1 x crs804 (or crs812)": the other switches that would do (at the same
+/// price, when ranked by money).
+std::string fabric_with_alternatives(const Fabric& fabric) {
+  std::string text = fabric.description;
+  const auto& others = fabric.alternatives;
+  if (others.empty()) return text;
+  text += " (or";
+  for (std::size_t i = 0; i < others.size(); ++i) text += (i == 0 ? " " : ", ") + others[i];
+  return text + ")";
+}
+
+}  // namespace
+
+std::map<int, double> served_users_by_tp(const CapacityReport& capacity) {
+  std::map<int, double> users;
+  for (const auto& config : capacity.configs) {
+    if (!config.users || config.tp <= 0) continue;
+    auto [it, added] = users.emplace(config.tp, *config.users);
+    if (!added) it->second = std::max(it->second, *config.users);
+  }
+  return users;
+}
+
+std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report) {
+  std::vector<SpeedTrade> trades;
+  std::vector<std::pair<int, int>> layouts;
+  for (const auto& r : report.options) {
+    if (!r.usable || !r.cost) continue;
+    const std::pair layout{r.instances, r.tp};
+    if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) {
+      layouts.push_back(layout);
+    }
+  }
+  for (const auto& [instances, tp] : layouts) {
+    const PlanOption* slower = nullptr;
+    const PlanOption* faster = nullptr;
+    for (const auto& r : report.options) {
+      if (!r.usable || !r.cost || r.instances != instances || r.tp != tp) continue;
+      if (slower == nullptr || r.speed.rate < slower->speed.rate) slower = &r;
+      if (faster == nullptr || r.speed.rate > faster->speed.rate) faster = &r;
+    }
+    if (slower == nullptr || faster == nullptr || !(faster->speed.rate > slower->speed.rate)) {
+      continue;
+    }
+    SpeedTrade t;
+    t.instances = instances;
+    t.tp = tp;
+    t.slower = slower->speed;
+    t.faster = faster->speed;
+    t.slower_fabric = fabric_with_alternatives(*slower->fabric);
+    t.faster_fabric = fabric_with_alternatives(*faster->fabric);
+    t.slower_cost = *slower->cost;
+    t.faster_cost = *faster->cost;
+    t.extra_cost = t.faster_cost.total - t.slower_cost.total;
+    t.cost_complete = t.slower_cost.complete && t.faster_cost.complete;
+    t.ttft_saved = slower->worst_extra_ttft - faster->worst_extra_ttft;
+    if (slower->worst_ttft_increase) {
+      // Both losses are against the same reference TTFT, so their difference
+      // is the share of the slower layout's projected TTFT that the faster link saves.
+      const double slow = *slower->worst_ttft_increase;
+      const double fast = faster->worst_ttft_increase.value_or(0.0);
+      t.ttft_saved_fraction = (slow - fast) / (1.0 + slow);
+    }
+    t.prompt = slower->worst_prompt;
+    for (const auto* cost : {&t.slower_cost, &t.faster_cost}) {
+      for (const auto& line : cost->lines) {
+        if (!line.unit_price) continue;
+        const std::string entry = fmt::format(
+            "{} {}: {} {:.0f} ({}, seen {})", to_string(line.kind), line.item, cost->currency,
+            *line.unit_price, line.source, line.seen ? line.seen->text() : "?");
+        if (std::find(t.sources.begin(), t.sources.end(), entry) == t.sources.end()) {
+          t.sources.push_back(entry);
+        }
+      }
+    }
+    const std::string currency =
+        t.faster_cost.currency.empty() ? t.slower_cost.currency : t.faster_cost.currency;
+    const double gap = std::abs(t.extra_cost);
+    std::string sentence =
+        gap == 0.0
+            ? fmt::format("{} x TP{}: {} on {} costs the same as {} on {}", instances, tp,
+                          t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric)
+            : fmt::format("{} x TP{}: {} on {} costs {} {:.0f} {} than {} on {}", instances, tp,
+                          t.faster.name, t.faster_fabric, currency, gap,
+                          t.extra_cost > 0.0 ? "more" : "less", t.slower.name, t.slower_fabric);
+    sentence += fmt::format(" and saves up to {:.2f} s", t.ttft_saved.value());
+    if (t.ttft_saved_fraction)
+      sentence += fmt::format(" ({:.1f}%)", *t.ttft_saved_fraction * 100.0);
+    sentence += fmt::format(" of TTFT on {} prompts", t.prompt);
+    if (!t.cost_complete) {
+      std::vector<std::string> missing = t.slower_cost.unpriced;
+      for (const auto& item : t.faster_cost.unpriced) {
+        if (std::find(missing.begin(), missing.end(), item) == missing.end())
+          missing.push_back(item);
+      }
+      sentence += "; not counting";
+      for (std::size_t i = 0; i < missing.size(); ++i)
+        sentence += (i == 0 ? " " : ", ") + missing[i];
+      sentence += " (price unknown)";
+    }
+    t.sentence = std::move(sentence);
+    trades.push_back(std::move(t));
+  }
+  return trades;
 }
 
 }  // namespace tpnet
