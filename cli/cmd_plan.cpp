@@ -103,12 +103,17 @@ Outcome run_plan(const PlanOptions& o) {
       rec.push_back(json_only(flag("cost_complete", "every price known", c.complete)));
       rec.push_back(json_only(texts("unpriced", "price unknown", c.unpriced)));
     }
-    if (r.users) {
-      rec.push_back(number("users", "served users", *r.users, kCount, 0));
-      if (r.users_per_dollar) {
-        rec.push_back(
-            number("users_per_cost", "users per 1000", *r.users_per_dollar * 1000.0, kCount, 3));
-      }
+    if (!in.users_per_instance.empty()) {
+      // Every row has the same columns (CSV takes its header from the first):
+      // -1 where the sweeps measured no config of this TP, or the bill is incomplete.
+      rec.push_back(json_only(number("users", "served users", r.users.value_or(-1.0), kCount, 1)));
+      rec.push_back(table_only(
+          text("", "served users", r.users ? fmt::format("{:.0f}", *r.users) : "not measured")));
+      rec.push_back(json_only(number("users_per_cost", "users per money unit",
+                                     r.users_per_dollar.value_or(-1.0), kCount, 9)));
+      rec.push_back(table_only(
+          text("", "users per 1000",
+               r.users_per_dollar ? fmt::format("{:.3f}", *r.users_per_dollar * 1000.0) : "n/a")));
     }
     rec.push_back(json_only(flag("within_budget", "within budget", r.within_budget)));
     rec.push_back(flag("usable", "usable", r.usable));

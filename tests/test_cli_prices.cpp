@@ -1,6 +1,8 @@
 // tpnet prices, and tpnet plan priced and ranked by the user's objective.
 
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "catch.hpp"
 #include "cli_checks.hpp"
@@ -12,6 +14,17 @@ using tpnet::test::json_of;
 using tpnet::test::run_tpnet;
 
 namespace {
+
+/// Cells in one CSV line: commas outside double quotes, plus one.
+long cells_of(const std::string& line) {
+  long cells = 1;
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) ++cells;
+  }
+  return cells;
+}
 
 std::string write_file(const std::string& name, const std::string& text) {
   const auto path = fresh_dir("prices_" + name) / name;
@@ -115,4 +128,52 @@ TEST_CASE("plan on 8 Sparks states what 200G costs over 100G and what it saves",
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, ContainsSubstring("costs the same as 100G on 1 x crs804 (or crs812"));
   CHECK_THAT(r.out, ContainsSubstring("1 x TP8: 200G on 1 x crs804"));
+}
+
+TEST_CASE("plan --sweep ranks by users per dollar; a TP the sweeps never measured says so",
+          "[cli][prices][recommend]") {
+  const std::vector<std::string> args{
+      "plan",
+      "--model",
+      "qwen3.6-27b",
+      "--nodes",
+      "8",
+      "--sweep",
+      std::string(TPNET_SOURCE_DIR) + "/examples/data/qwen36_27b_sweep.csv",
+      "--prices",
+      std::string(TPNET_SOURCE_DIR) + "/tests/data/prices/quote-synthetic.yaml",
+      "--as-of",
+      "2026-12-04"};
+  std::vector<std::string> json = args;
+  json.insert(json.end(), {"--format", "json"});
+  const YAML::Node j = json_of(run_tpnet(json));
+  CHECK(j["objective"].as<std::string>() == "users-per-dollar");
+  double previous = 1e300;
+  for (const auto& o : j["options"]) {
+    if (o["tp"].as<int>() == 8) {
+      CHECK(o["users"].as<double>() == -1.0);  // the sweep has TP1, TP2 and TP4 only
+      CHECK(o["users_per_cost"].as<double>() == -1.0);
+    }
+    if (!o["usable"].as<bool>() || o["users_per_cost"].as<double>() < 0.0) continue;
+    CHECK(o["cost_complete"].as<bool>());
+    const double per_cost = o["users_per_cost"].as<double>();
+    CHECK_THAT(per_cost, WithinRel(o["users"].as<double>() / o["cost_total"].as<double>(), 1e-6));
+    CHECK(per_cost <= previous);
+    previous = per_cost;
+  }
+  // Every CSV line has as many cells as the header.
+  std::vector<std::string> csv = args;
+  csv.insert(csv.end(), {"--format", "csv"});
+  const auto r = run_tpnet(csv);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  const long header = cells_of(line);
+  int rows = 0;
+  while (std::getline(lines, line) && !line.empty()) {
+    ++rows;
+    CHECK(cells_of(line) == header);
+  }
+  CHECK(rows == 8);  // TP1 to TP8 at two speeds
 }

@@ -366,8 +366,17 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
       r.mean_extra_ttft = Seconds(sum / static_cast<double>(in.workload.prompts.size()));
       r.within_budget = !in.ttft_budget || r.worst_extra_ttft <= *in.ttft_budget;
       r.usable = r.vllm_refusal.empty() && r.fits_memory && r.fabric.has_value() && r.within_budget;
-      if (in.prices && r.fabric)
-        r.cost = price_purchase(purchase_of(in, *r.fabric), *in.prices, in.today);
+      if (in.prices) {
+        if (r.fabric) {
+          r.cost = price_purchase(purchase_of(in, *r.fabric), *in.prices, in.today);
+        } else {
+          // The nodes are still bought; what would join them is not known.
+          r.cost =
+              price_purchase(Purchase{in.node.name, in.nodes, {}, 0, {}}, *in.prices, in.today);
+          r.cost->complete = false;
+          r.cost->unpriced.emplace_back("a fabric (no catalog switch carries the nodes)");
+        }
+      }
       if (const auto users = in.users_per_instance.find(tp); users != in.users_per_instance.end()) {
         r.users = users->second * r.instances;
         if (r.cost) r.users_per_dollar = tpnet::users_per_dollar(*r.users, *r.cost);
