@@ -132,7 +132,18 @@ Outcome run_plan(const PlanOptions& o) {
                 text("reference", "extra TTFT against", report.reference.name)};
   doc.fields.push_back(text("objective", "ranked by", std::string(to_string(report.objective))));
   if (!report.options.empty() && report.options.front().usable) {
-    doc.fields.push_back(text("recommendation", "recommended", report.options.front().reason));
+    const PlanOption& best = report.options.front();
+    doc.fields.push_back(text("recommendation", "recommended", best.reason));
+    if (best.cost && !best.cost->currency.empty()) {
+      const PlanCost& c = *best.cost;
+      std::string line = fmt::format("{:.0f} {} ({:.0f} {} per node)", c.total, c.currency,
+                                     c.per_node, c.currency);
+      for (std::size_t i = 0; i < c.unpriced.size(); ++i) {
+        line += (i == 0 ? ", without " : ", ") + c.unpriced[i];
+      }
+      if (!c.complete) line += " (price unknown)";
+      doc.fields.push_back(text("recommended_cost", "its cost", line));
+    }
   }
   doc.fields.push_back(records("options", "options, best first", std::move(rows)));
   std::vector<Record> trades;

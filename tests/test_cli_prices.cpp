@@ -99,7 +99,7 @@ TEST_CASE("plan --model glm-5.3 --nodes 16 --ttft-budget 5s ranks by cost within
     CHECK(o["cost_nodes"].as<double>() == 16 * 5000.0);
   }
   CHECK(usable_seen);
-  CHECK_THAT(j["recommendation"].as<std::string>(), ContainsSubstring("costs USD"));
+  CHECK_THAT(j["recommended_cost"].as<std::string>(), ContainsSubstring(" USD per node)"));
 }
 
 TEST_CASE("plan --prices FILE: a user's quote changes the ranking", "[cli][prices][recommend]") {

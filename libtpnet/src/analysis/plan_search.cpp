@@ -103,25 +103,6 @@ bool instances_local(const Fabric& fabric, int tp) {
   return true;
 }
 
-std::string money(double amount, const std::string& currency) {
-  return fmt::format("{} {:.0f}", currency, amount);
-}
-
-/// "costs USD 82,590 (USD 5,162 per node)", naming what is left unpriced.
-std::string describe_cost(const PlanCost& cost) {
-  if (cost.currency.empty()) return "no price known for what it buys";
-  std::string text = fmt::format("costs {} ({} per node)", money(cost.total, cost.currency),
-                                 money(cost.per_node, cost.currency));
-  if (!cost.complete) {
-    text += " without";
-    for (std::size_t i = 0; i < cost.unpriced.size(); ++i) {
-      text += (i == 0 ? " " : ", ") + cost.unpriced[i];
-    }
-    text += " (price unknown)";
-  }
-  return text;
-}
-
 Purchase purchase_of(const PlanSearchRequest& in, const Fabric& fabric) {
   Purchase p;
   p.node = in.node.name;
@@ -194,7 +175,6 @@ std::string describe_reason(const PlanOption& r, const PlanOption* best_same_spe
     text += "; one instance is a single point of failure";
   }
   if (!r.within_budget) text += "; exceeds the TTFT budget";
-  if (r.cost) text += "; " + describe_cost(*r.cost);
   return text;
 }
 
