@@ -6,8 +6,8 @@
 
 #include "common.hpp"
 #include "price_flags.hpp"
-#include "tpnet/analysis/plan_search.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/usecase/plan_search.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "document.hpp"
-#include "tpnet/analysis/cost.hpp"
-#include "tpnet/analysis/plan_search.hpp"
+#include "tpnet/fabric/cost.hpp"
+#include "tpnet/usecase/plan_search.hpp"
 
 namespace tpnet::cli {
 

@@ -2,10 +2,10 @@
 // plans ranked by money (docs/formulas.md s.28).
 
 #include "catch.hpp"
-#include "tpnet/analysis/cost.hpp"
-#include "tpnet/analysis/plan_search.hpp"
+#include "tpnet/fabric/cost.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/price_yaml.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/usecase/plan_search.hpp"
 
 using namespace tpnet;
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/analysis/cost.hpp"
+#include "tpnet/fabric/cost.hpp"
 
 namespace tpnet {
 

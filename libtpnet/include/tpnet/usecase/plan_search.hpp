@@ -1,0 +1,149 @@
+#pragma once
+/// `tpnet plan`: layouts of a cluster (instances x TP) that fit in memory,
+/// the switch plans that carry them at each per-node speed, each layout's
+/// TTFT cost for a workload, ranked with a reason per row
+/// (docs/formulas.md s.15).
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpnet/fabric/cost.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/fabric/node.hpp"
+#include "tpnet/fabric/switch_plan.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/model.hpp"
+#include "tpnet/usecase/capacity.hpp"
+#include "tpnet/usecase/compare.hpp"
+#include "tpnet/usecase/memory.hpp"
+#include "tpnet/workload/workload.hpp"
+
+namespace tpnet {
+
+/// A TTFT measured on one layout and prompt; `tpnet plan` takes it as
+/// measured on the fastest speed considered, as the study measured at 200G.
+struct MeasuredTtft {
+  ParallelLayout layout;
+  Seconds ttft;
+  PromptSpec prompt;
+};
+
+/// What `plan` ranks by (docs/formulas.md s.28.3).
+enum class PlanObjective {
+  automatic,         ///< users_per_dollar with served users, cheapest with a TTFT budget, else
+                     ///< fewest_switches
+  fewest_switches,   ///< fewest switches, least port capacity, least TTFT loss (the order before
+                     ///< prices)
+  cheapest,          ///< least priced total among usable options
+  users_per_dollar,  ///< most served users per unit of money (needs served users per TP)
+};
+/// "automatic", "fewest-switches", "cheapest", "users-per-dollar"
+[[nodiscard]] std::string_view to_string(PlanObjective objective);
+/// The inverse; throws InputError at `where` naming the four.
+[[nodiscard]] PlanObjective parse_plan_objective(std::string_view text, const InputLocation& where);
+
+struct PlanSearchRequest {
+  ModelArch model;
+  int nodes = 8;
+  std::vector<Link> speeds;  ///< per-node link speeds to consider
+  Workload workload;
+  std::optional<Seconds> ttft_budget;    ///< most extra TTFT a request may gain
+  std::optional<MeasuredTtft> baseline;  ///< projection: a measured TTFT to project shares from
+  EngineConfig engine;                   ///< tensor_parallel_size is each layout's
+  NodeSpec node;
+  MemorySettings memory;
+  std::vector<SwitchSpec> switches;
+  /// Prices to cost each option with; absent: no option is priced.
+  std::optional<PriceCatalog> prices;
+  CalendarDate today;  ///< prices seen more than a year before it draw a warning
+  PlanObjective objective = PlanObjective::automatic;
+  /// Served users of one instance per TP size (a capacity sweep's Little's
+  /// law figure): users_per_dollar ranks by instances x these over the cost.
+  std::map<int, double> users_per_instance;
+};
+
+/// How the nodes are connected at one speed.
+struct Fabric {
+  std::string description;  ///< "1 x CRS804", "2 x CRS804 joined by 1 x 400G ISL", "direct cable"
+  int switches = 0;         ///< 0 for switchless
+  BitRate capacity;         ///< data-port capacity of the switches bought: a cost proxy
+  std::vector<std::string> alternatives;  ///< other switches that do it with as few switches
+  std::optional<SwitchPlan> plan;
+  bool instances_stay_local = true;  ///< every instance on one switch: no TP traffic on an ISL
+  std::string switch_name;           ///< the catalog switch bought; empty for switchless
+  std::vector<CableLine> cables;     ///< the bill of cables, switchless layouts' too
+};
+
+struct PlanOption {
+  int rank = 0;
+  int instances = 0;
+  int tp = 0;
+  Link speed;
+  bool fits_memory = false;
+  MemoryReport memory;
+  std::optional<Fabric> fabric;  ///< absent: no catalog switch carries the nodes at this speed
+  Bytes per_token_bytes;
+  /// Against the fastest speed considered, per workload prompt: the worst and the mean.
+  Seconds worst_extra_ttft;
+  Seconds mean_extra_ttft;
+  std::optional<double> worst_ttft_increase;  ///< projected from the baseline
+  bool within_budget = true;
+  /// Why vLLM refuses this TP for the model (tp_refusal); empty when it runs.
+  std::string vllm_refusal;
+  bool usable = false;  ///< vLLM runs it, fits memory, has a fabric and stays within the budget
+  std::string reason;
+  std::string worst_prompt;  ///< the workload prompt whose extra TTFT is worst_extra_ttft
+  std::optional<PlanCost>
+      cost;  ///< nodes, switches and cables priced; absent without prices or a fabric
+  std::optional<double> users;  ///< instances x served users per instance, when given for this TP
+  std::optional<double> users_per_dollar;  ///< users / cost.total, when both are known
+};
+
+struct PlanSearchReport {
+  Link reference;                        ///< the fastest speed: extra TTFT is counted against it
+  std::optional<TtftBaseline> baseline;  ///< the measured TTFT, on `reference`
+  std::vector<int> layouts_tried;        ///< TP sizes that divide the nodes
+  std::vector<PlanOption> options;       ///< best first
+  std::vector<std::string> warnings;
+  PlanObjective objective = PlanObjective::fewest_switches;  ///< the one ranked by, resolved
+};
+
+/// Served users of one instance per TP size, from measured sweeps judged
+/// against SLOs (Little's law, docs/formulas.md s.13): the most any config
+/// of that TP serves. Configs whose users are unknown are left out.
+[[nodiscard]] std::map<int, double> served_users_by_tp(const CapacityReport& capacity);
+
+/// Between the two speeds of one layout: what the faster link costs and
+/// what it saves (docs/formulas.md s.28.4). "200G on 1 x crs804 costs $X more
+/// than 100G on 1 x crs812 and saves up to Y s (Z%) of TTFT on 32k prompts".
+struct SpeedTrade {
+  int instances = 0;
+  int tp = 0;
+  Link slower;
+  Link faster;
+  std::string slower_fabric;  ///< "1 x crs812"
+  std::string faster_fabric;
+  PlanCost slower_cost;
+  PlanCost faster_cost;
+  double extra_cost = 0.0;     ///< faster_cost.total - slower_cost.total, of what is priced
+  bool cost_complete = false;  ///< both bills are fully priced
+  Seconds ttft_saved;          ///< slower's worst extra TTFT - faster's
+  std::optional<double>
+      ttft_saved_fraction;           ///< of the slower layout's TTFT, projected from a baseline
+  std::string prompt;                ///< the workload prompt where the saving is largest
+  std::vector<std::string> sources;  ///< where each price used came from, with its date
+  std::string sentence;              ///< the trade in one sentence, with the unpriced items named
+};
+
+/// For each layout (instances x TP) usable at two or more speeds, the trade
+/// between its slowest and fastest usable speed; needs priced options.
+[[nodiscard]] std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report);
+
+/// Throws InputError naming `nodes`, `speeds` or `workload` for fewer than 2
+/// nodes, no speeds, or an empty workload.
+[[nodiscard]] PlanSearchReport search_plans(const PlanSearchRequest& request);
+
+}  // namespace tpnet

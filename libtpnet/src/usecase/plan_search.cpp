@@ -1,0 +1,518 @@
+#include "tpnet/usecase/plan_search.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+
+#include "tpnet/base/limits.hpp"
+#include "tpnet/model/layout.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+
+namespace tpnet {
+namespace {
+
+/// The best way to connect `nodes` at `speed`: no switch for up to 3 nodes,
+/// else the catalog plan with the fewest switches, then the least port
+/// capacity bought (a cost proxy), then the least oversubscription; when
+/// ranking by money (`by_price`), the least priced switches and cables first.
+std::optional<Fabric> best_fabric(const PlanSearchRequest& in, BitRate speed, bool by_price) {
+  if (in.nodes <= 3) {
+    for (const auto& option : switchless_options(in.node, in.nodes)) {
+      if (option.link_rate >= speed) {
+        return Fabric{fmt::format("{} ({} x {})", option.topology, option.cables, option.cable),
+                      0,
+                      BitRate(0.0),
+                      {},
+                      std::nullopt,
+                      true,
+                      {},
+                      {CableLine{option.cables, option.cable}}};
+      }
+    }
+  }
+  std::vector<Fabric> candidates;
+  for (const auto& sw : in.switches) {
+    const SwitchAnswer answer = answer_for_switch(sw, in.node, in.nodes, speed);
+    for (const auto& plan : answer.plans) {
+      std::string text = fmt::format("{} x {}", plan.switches, sw.name);
+      if (plan.isl) {
+        text +=
+            fmt::format(" joined by {} x {} ISL", plan.isl->cables(), rate_label(plan.isl->rate));
+      }
+      candidates.push_back(Fabric{text,
+                                  plan.switches,
+                                  sw.data_port_capacity() * plan.switches,
+                                  {},
+                                  plan,
+                                  true,
+                                  sw.name,
+                                  plan.cables});
+    }
+  }
+  if (candidates.empty()) return std::nullopt;
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Fabric& a, const Fabric& b) {
+    if (a.switches != b.switches) return a.switches < b.switches;
+    if (a.capacity != b.capacity) return a.capacity < b.capacity;
+    return a.plan->oversubscription() < b.plan->oversubscription();
+  });
+  if (by_price && in.prices) {
+    // The cheapest fabric whose switches have a known price; cables count
+    // where priced. A switch of unknown price is never taken as free.
+    const auto fabric_cost = [&](const Fabric& f) -> std::optional<double> {
+      Purchase bought;
+      bought.switch_name = f.switch_name;
+      bought.switch_count = f.switches;
+      for (const auto& line : f.cables) bought.cables.push_back({line.count, line.description});
+      const PlanCost cost = price_purchase(bought, *in.prices, in.today);
+      if (cost.lines.empty() || !cost.lines.front().unit_price) return std::nullopt;
+      return cost.total;
+    };
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const Fabric& a, const Fabric& b) {
+      const auto ca = fabric_cost(a);
+      const auto cb = fabric_cost(b);
+      if (ca.has_value() != cb.has_value()) return ca.has_value();
+      return ca && *ca < *cb;
+    });
+  }
+  Fabric best = candidates.front();
+  const auto switches_cost = [&](const Fabric& f) -> std::optional<double> {
+    const Price* price =
+        in.prices ? in.prices->find(PricedKind::switch_model, f.switch_name) : nullptr;
+    if (price == nullptr || !price->amount) return std::nullopt;
+    return *price->amount * f.switches;
+  };
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    if (candidates[i].switches != best.switches ||
+        candidates[i].plan->switch_name == best.plan->switch_name) {
+      continue;
+    }
+    // Ranked by money, an alternative is one that costs the same.
+    const auto cost = switches_cost(candidates[i]);
+    if (by_price && in.prices && !(cost && cost == switches_cost(best))) continue;
+    best.alternatives.push_back(candidates[i].plan->switch_name);
+  }
+  return best;
+}
+
+/// Every instance sits on one switch when the switches hold whole instances.
+bool instances_local(const Fabric& fabric, int tp) {
+  if (!fabric.plan || fabric.plan->units.empty()) return true;
+  for (const auto& unit : fabric.plan->units) {
+    if (unit.nodes % tp != 0) return false;
+  }
+  return true;
+}
+
+Purchase purchase_of(const PlanSearchRequest& in, const Fabric& fabric) {
+  Purchase p;
+  p.node = in.node.name;
+  p.node_count = in.nodes;
+  p.switch_name = fabric.switch_name;
+  p.switch_count = fabric.switches;
+  for (const auto& line : fabric.cables) p.cables.push_back({line.count, line.description});
+  return p;
+}
+
+PlanObjective resolve_objective(const PlanSearchRequest& in) {
+  if (in.objective != PlanObjective::automatic) return in.objective;
+  if (!in.users_per_instance.empty() && in.prices) return PlanObjective::users_per_dollar;
+  if (in.ttft_budget && in.prices) return PlanObjective::cheapest;
+  return PlanObjective::fewest_switches;
+}
+
+std::string describe_reason(const PlanOption& r, const PlanOption* best_same_speed_tp,
+                            const PlanSearchReport& report) {
+  if (!r.vllm_refusal.empty()) return r.vllm_refusal;
+  if (!r.fits_memory) return fmt::format("TP{} does not fit: {}", r.tp, r.memory.fit_summary);
+  if (!r.fabric) {
+    return fmt::format("no catalog switch carries {} nodes at {}", r.instances * r.tp,
+                       r.speed.name);
+  }
+  std::string text =
+      fmt::format("{} x TP{} on {} at {}", r.instances, r.tp, r.fabric->description, r.speed.name);
+  if (!r.fabric->alternatives.empty()) {
+    text += " (or";
+    for (std::size_t i = 0; i < r.fabric->alternatives.size(); ++i) {
+      text += (i == 0 ? " " : ", ");
+      text += r.fabric->alternatives[i];
+    }
+    text += ")";
+  }
+  // What the ranking weighs first: the fabric's cost.
+  if (r.fabric->switches == 0) {
+    text += ", no switch to buy";
+  } else {
+    text += fmt::format(", {} switch{} with {} of data ports bought", r.fabric->switches,
+                        r.fabric->switches == 1 ? "" : "es", rate_label(r.fabric->capacity));
+  }
+  if (r.worst_extra_ttft.value() <= 0.0) {
+    text += ": no TTFT loss against the fastest link";
+  } else {
+    text += fmt::format(": at most +{:.2f} s TTFT per request against {}",
+                        r.worst_extra_ttft.value(), report.reference.name);
+    if (r.worst_ttft_increase) text += fmt::format(" ({:+.1f}%)", *r.worst_ttft_increase * 100.0);
+  }
+  if (best_same_speed_tp != nullptr && best_same_speed_tp->tp < r.tp &&
+      best_same_speed_tp->worst_extra_ttft.value() > 0.0) {
+    const PlanOption& smaller = *best_same_speed_tp;
+    if (r.worst_ttft_increase && smaller.worst_ttft_increase) {
+      text += fmt::format("; TP{} loses {:.1f}x the share of TTFT that TP{} loses", r.tp,
+                          *r.worst_ttft_increase / *smaller.worst_ttft_increase, smaller.tp);
+    } else {
+      text += fmt::format(
+          "; TP{} sends {:.2f}x TP{}'s bytes with {:.0f}x less compute per node, so its share "
+          "of TTFT grows faster (a measured `projection.ttft` quantifies it)",
+          r.tp, r.worst_extra_ttft / smaller.worst_extra_ttft, smaller.tp,
+          static_cast<double>(r.tp) / smaller.tp);
+    }
+  }
+  if (r.instances > 1) {
+    text += fmt::format("; {} instances keep serving if one fails", r.instances);
+    if (r.fabric->switches > 1 && r.fabric->instances_stay_local) {
+      text += ", and each sits on its own switch so no TP traffic crosses the ISL";
+    }
+  } else {
+    text += "; one instance is a single point of failure";
+  }
+  if (!r.within_budget) text += "; exceeds the TTFT budget";
+  return text;
+}
+
+/// Reorders the options (already in fewest-switches order, which breaks
+/// every tie) by the objective: usable first, then the priced total or the
+/// users per dollar (docs/formulas.md s.28.3).
+void rank_by_objective(PlanObjective objective, std::vector<PlanOption>& options) {
+  if (objective == PlanObjective::cheapest) {
+    std::stable_sort(options.begin(), options.end(), [](const PlanOption& a, const PlanOption& b) {
+      if (a.usable != b.usable) return a.usable;
+      if (a.cost.has_value() != b.cost.has_value()) return a.cost.has_value();
+      return a.cost && a.cost->total < b.cost->total;
+    });
+  } else if (objective == PlanObjective::users_per_dollar) {
+    std::stable_sort(options.begin(), options.end(), [](const PlanOption& a, const PlanOption& b) {
+      if (a.usable != b.usable) return a.usable;
+      if (a.users_per_dollar.has_value() != b.users_per_dollar.has_value()) {
+        return a.users_per_dollar.has_value();
+      }
+      return a.users_per_dollar && *a.users_per_dollar > *b.users_per_dollar;
+    });
+  }
+}
+
+/// What the ranking by money could not see: prices unknown, or old.
+void add_price_warnings(PlanSearchReport& report, const PlanSearchRequest& in) {
+  if (!in.prices) return;
+  std::vector<std::string> unpriced;
+  std::vector<std::string> stale;
+  for (const auto& r : report.options) {
+    if (!r.usable || !r.cost) continue;
+    for (const auto& line : r.cost->lines) {
+      const std::string item = fmt::format("{} {}", to_string(line.kind), line.item);
+      auto& list = line.unit_price ? stale : unpriced;
+      if (line.unit_price && !line.stale) continue;
+      const std::string entry =
+          line.unit_price ? fmt::format("{} (seen {})", item, line.seen->text()) : item;
+      if (std::find(list.begin(), list.end(), entry) == list.end()) list.push_back(entry);
+    }
+  }
+  const auto joined = [](const std::vector<std::string>& items) {
+    std::string text;
+    for (std::size_t i = 0; i < items.size(); ++i) text += (i == 0 ? "" : ", ") + items[i];
+    return text;
+  };
+  if (!unpriced.empty()) {
+    report.warnings.push_back(fmt::format(
+        "no known price for {}: costs count only what is priced{}; give a quote with a price file",
+        joined(unpriced),
+        report.objective == PlanObjective::fewest_switches ? "" : ", and so does the ranking"));
+  }
+  if (!stale.empty()) {
+    report.warnings.push_back(fmt::format("prices older than a year on {}: {}; check them",
+                                          in.today.text(), joined(stale)));
+  }
+  if (report.objective == PlanObjective::users_per_dollar &&
+      std::none_of(report.options.begin(), report.options.end(),
+                   [](const PlanOption& r) { return r.users_per_dollar.has_value(); })) {
+    report.warnings.emplace_back(
+        "no option has both served users and a complete price: users per dollar ranks none");
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(PlanObjective objective) {
+  switch (objective) {
+    case PlanObjective::automatic:
+      return "automatic";
+    case PlanObjective::fewest_switches:
+      return "fewest-switches";
+    case PlanObjective::cheapest:
+      return "cheapest";
+    case PlanObjective::users_per_dollar:
+      return "users-per-dollar";
+  }
+  return "automatic";
+}
+
+PlanObjective parse_plan_objective(std::string_view text, const InputLocation& where) {
+  for (const auto objective : {PlanObjective::automatic, PlanObjective::fewest_switches,
+                               PlanObjective::cheapest, PlanObjective::users_per_dollar}) {
+    if (text == to_string(objective)) return objective;
+  }
+  throw InputError("'" + std::string(text) +
+                       "' is not an objective; use automatic, fewest-switches, cheapest or "
+                       "users-per-dollar",
+                   where);
+}
+
+PlanSearchReport search_plans(const PlanSearchRequest& in) {
+  const ModelArch& model = in.model;
+  if (in.nodes < 2 || in.nodes > kMaxClusterNodes) {
+    throw InputError(
+        fmt::format("{} is not allowed; plan 2 to {} nodes", in.nodes, kMaxClusterNodes),
+        InputLocation::for_key("nodes"));
+  }
+  if (in.speeds.empty())
+    throw InputError("give at least one speed", InputLocation::for_key("speeds"));
+  if (in.workload.prompts.empty()) {
+    throw InputError("the workload has no prompts", InputLocation::for_key("workload"));
+  }
+  const PlanObjective objective = resolve_objective(in);
+  if (objective != PlanObjective::fewest_switches && !in.prices) {
+    throw InputError(fmt::format("ranking by {} needs prices", to_string(objective)),
+                     InputLocation::for_key("prices"));
+  }
+  if (objective == PlanObjective::users_per_dollar && in.users_per_instance.empty()) {
+    throw InputError(
+        "ranking by users-per-dollar needs served users per instance (a capacity sweep)",
+        InputLocation::for_key("users_per_instance"));
+  }
+  PlanSearchReport report;
+  report.reference =
+      *std::max_element(in.speeds.begin(), in.speeds.end(),
+                        [](const Link& a, const Link& b) { return a.rate < b.rate; });
+  // The measured TTFT is taken as measured on the fastest speed considered.
+  if (in.baseline) {
+    report.baseline =
+        TtftBaseline{in.baseline->layout, in.baseline->ttft, in.baseline->prompt, report.reference};
+  }
+
+  std::vector<std::optional<Fabric>> fabrics;
+  const bool by_price = objective != PlanObjective::fewest_switches;
+  for (const auto& speed : in.speeds) fabrics.push_back(best_fabric(in, speed.rate, by_price));
+
+  // Up to the largest TP any engine takes: 4,096 nodes are 4 x TP1024, not TP4096.
+  for (int tp = 1; tp <= std::min(in.nodes, kMaxTp); tp *= 2) {
+    if (in.nodes % tp != 0) continue;
+    report.layouts_tried.push_back(tp);
+    EngineConfig engine = in.engine;
+    engine.tensor_parallel_size = tp;
+    const MemoryReport mem =
+        analyze_memory(model, MemoryRequest{ParallelLayout{tp, 1, 1}, engine, in.node, in.memory});
+    const Bytes per_token = tp > 1 ? bytes_per_prompt_token(model, engine) : Bytes(0.0);
+
+    // The projection, when a baseline is given: compute divides over the TP nodes.
+    std::optional<Seconds> compute_per_token;
+    if (report.baseline) {
+      compute_per_token = compute_node_seconds_per_token(model, in.engine, *report.baseline) / tp;
+    }
+
+    for (std::size_t s = 0; s < in.speeds.size(); ++s) {
+      PlanOption r;
+      r.instances = in.nodes / tp;
+      r.tp = tp;
+      r.speed = in.speeds[s];
+      r.memory = mem;
+      r.fits_memory = mem.fits;
+      r.vllm_refusal = tp_refusal(model, tp);
+      r.fabric = fabrics[s];
+      if (r.fabric) r.fabric->instances_stay_local = instances_local(*r.fabric, tp);
+      r.per_token_bytes = per_token;
+      double sum = 0.0;
+      for (const auto& prompt : in.workload.prompts) {
+        const Bytes bytes = per_token * static_cast<double>(prompt.prompt.total_tokens());
+        const Seconds extra = extra_transfer_time(bytes, report.reference.rate, r.speed.rate);
+        sum += extra.value();
+        if (extra > r.worst_extra_ttft || r.worst_prompt.empty()) r.worst_prompt = prompt.name;
+        r.worst_extra_ttft = std::max(r.worst_extra_ttft, extra);
+        if (compute_per_token) {
+          const Seconds ttft =
+              *compute_per_token * static_cast<double>(prompt.prompt.total_tokens()) +
+              bytes / report.reference.rate;
+          const double increase = extra / ttft;
+          r.worst_ttft_increase = std::max(r.worst_ttft_increase.value_or(0.0), increase);
+        }
+      }
+      r.mean_extra_ttft = Seconds(sum / static_cast<double>(in.workload.prompts.size()));
+      r.within_budget = !in.ttft_budget || r.worst_extra_ttft <= *in.ttft_budget;
+      r.usable = r.vllm_refusal.empty() && r.fits_memory && r.fabric.has_value() && r.within_budget;
+      if (in.prices) {
+        if (r.fabric) {
+          r.cost = price_purchase(purchase_of(in, *r.fabric), *in.prices, in.today);
+        } else {
+          // The nodes are still bought; what would join them is not known.
+          r.cost =
+              price_purchase(Purchase{in.node.name, in.nodes, {}, 0, {}}, *in.prices, in.today);
+          r.cost->complete = false;
+          r.cost->unpriced.emplace_back("a fabric (no catalog switch carries the nodes)");
+        }
+      }
+      if (const auto users = in.users_per_instance.find(tp); users != in.users_per_instance.end()) {
+        r.users = users->second * r.instances;
+        if (r.cost) r.users_per_dollar = tpnet::users_per_dollar(*r.users, *r.cost);
+      }
+      report.options.push_back(std::move(r));
+    }
+  }
+
+  // Usable first; then the cheapest fabric (fewer switches, less port
+  // capacity bought); then less TTFT loss; then more instances (a failure
+  // takes out less); then the faster link.
+  std::stable_sort(report.options.begin(), report.options.end(),
+                   [](const PlanOption& a, const PlanOption& b) {
+                     if (a.usable != b.usable) return a.usable;
+                     const int sa = a.fabric ? a.fabric->switches : 1 << 20;
+                     const int sb = b.fabric ? b.fabric->switches : 1 << 20;
+                     if (sa != sb) return sa < sb;
+                     const BitRate ca = a.fabric ? a.fabric->capacity : BitRate(0.0);
+                     const BitRate cb = b.fabric ? b.fabric->capacity : BitRate(0.0);
+                     if (ca != cb) return ca < cb;
+                     if (a.worst_extra_ttft != b.worst_extra_ttft) {
+                       return a.worst_extra_ttft < b.worst_extra_ttft;
+                     }
+                     if (a.instances != b.instances) return a.instances > b.instances;
+                     return a.speed.rate > b.speed.rate;
+                   });
+  report.objective = objective;
+  rank_by_objective(report.objective, report.options);
+  for (std::size_t i = 0; i < report.options.size(); ++i) {
+    PlanOption& r = report.options[i];
+    r.rank = static_cast<int>(i) + 1;
+    // Compare with the smallest TP that fits at the same speed.
+    const PlanOption* smaller = nullptr;
+    for (const auto& other : report.options) {
+      if (other.speed.name == r.speed.name && other.fits_memory && other.vllm_refusal.empty() &&
+          other.tp < r.tp && (smaller == nullptr || other.tp > smaller->tp)) {
+        smaller = &other;
+      }
+    }
+    r.reason = describe_reason(r, smaller, report);
+  }
+  if (std::none_of(report.options.begin(), report.options.end(),
+                   [](const PlanOption& r) { return r.usable; })) {
+    report.warnings.emplace_back(
+        "no layout fits in memory, has a switch plan and meets the budget");
+  }
+  add_price_warnings(report, in);
+  return report;
+}
+
+namespace {
+
+/// "1 x crs804 (or crs812)": the other switches that would do (at the same
+/// price, when ranked by money).
+std::string fabric_with_alternatives(const Fabric& fabric) {
+  std::string text = fabric.description;
+  const auto& others = fabric.alternatives;
+  if (others.empty()) return text;
+  text += " (or";
+  for (std::size_t i = 0; i < others.size(); ++i) text += (i == 0 ? " " : ", ") + others[i];
+  return text + ")";
+}
+
+}  // namespace
+
+std::map<int, double> served_users_by_tp(const CapacityReport& capacity) {
+  std::map<int, double> users;
+  for (const auto& config : capacity.configs) {
+    if (!config.users || config.tp <= 0) continue;
+    auto [it, added] = users.emplace(config.tp, *config.users);
+    if (!added) it->second = std::max(it->second, *config.users);
+  }
+  return users;
+}
+
+std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report) {
+  std::vector<SpeedTrade> trades;
+  std::vector<std::pair<int, int>> layouts;
+  for (const auto& r : report.options) {
+    if (!r.usable || !r.cost) continue;
+    const std::pair layout{r.instances, r.tp};
+    if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) {
+      layouts.push_back(layout);
+    }
+  }
+  for (const auto& [instances, tp] : layouts) {
+    const PlanOption* slower = nullptr;
+    const PlanOption* faster = nullptr;
+    for (const auto& r : report.options) {
+      if (!r.usable || !r.cost || r.instances != instances || r.tp != tp) continue;
+      if (slower == nullptr || r.speed.rate < slower->speed.rate) slower = &r;
+      if (faster == nullptr || r.speed.rate > faster->speed.rate) faster = &r;
+    }
+    if (slower == nullptr || faster == nullptr || !(faster->speed.rate > slower->speed.rate)) {
+      continue;
+    }
+    SpeedTrade t;
+    t.instances = instances;
+    t.tp = tp;
+    t.slower = slower->speed;
+    t.faster = faster->speed;
+    t.slower_fabric = fabric_with_alternatives(*slower->fabric);
+    t.faster_fabric = fabric_with_alternatives(*faster->fabric);
+    t.slower_cost = *slower->cost;
+    t.faster_cost = *faster->cost;
+    t.extra_cost = t.faster_cost.total - t.slower_cost.total;
+    t.cost_complete = t.slower_cost.complete && t.faster_cost.complete;
+    t.ttft_saved = slower->worst_extra_ttft - faster->worst_extra_ttft;
+    if (slower->worst_ttft_increase) {
+      // Both losses are against the same reference TTFT, so their difference
+      // is the share of the slower layout's projected TTFT that the faster link saves.
+      const double slow = *slower->worst_ttft_increase;
+      const double fast = faster->worst_ttft_increase.value_or(0.0);
+      t.ttft_saved_fraction = (slow - fast) / (1.0 + slow);
+    }
+    t.prompt = slower->worst_prompt;
+    for (const auto* cost : {&t.slower_cost, &t.faster_cost}) {
+      for (const auto& line : cost->lines) {
+        if (!line.unit_price) continue;
+        const std::string entry = fmt::format(
+            "{} {}: {} {:.0f} ({}, seen {})", to_string(line.kind), line.item, cost->currency,
+            *line.unit_price, line.source, line.seen ? line.seen->text() : "?");
+        if (std::find(t.sources.begin(), t.sources.end(), entry) == t.sources.end()) {
+          t.sources.push_back(entry);
+        }
+      }
+    }
+    const std::string currency =
+        t.faster_cost.currency.empty() ? t.slower_cost.currency : t.faster_cost.currency;
+    const double gap = std::abs(t.extra_cost);
+    std::string sentence =
+        gap == 0.0
+            ? fmt::format("{} x TP{}: {} on {} costs the same as {} on {}", instances, tp,
+                          t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric)
+            : fmt::format("{} x TP{}: {} on {} costs {} {:.0f} {} than {} on {}", instances, tp,
+                          t.faster.name, t.faster_fabric, currency, gap,
+                          t.extra_cost > 0.0 ? "more" : "less", t.slower.name, t.slower_fabric);
+    sentence += fmt::format(" and saves up to {:.2f} s", t.ttft_saved.value());
+    if (t.ttft_saved_fraction)
+      sentence += fmt::format(" ({:.1f}%)", *t.ttft_saved_fraction * 100.0);
+    sentence += fmt::format(" of TTFT on {} prompts", t.prompt);
+    if (!t.cost_complete) {
+      std::vector<std::string> missing = t.slower_cost.unpriced;
+      for (const auto& item : t.faster_cost.unpriced) {
+        if (std::find(missing.begin(), missing.end(), item) == missing.end())
+          missing.push_back(item);
+      }
+      sentence += "; not counting";
+      for (std::size_t i = 0; i < missing.size(); ++i)
+        sentence += (i == 0 ? " " : ", ") + missing[i];
+      sentence += " (price unknown)";
+    }
+    t.sentence = std::move(sentence);
+    trades.push_back(std::move(t));
+  }
+  return trades;
+}
+
+}  // namespace tpnet
