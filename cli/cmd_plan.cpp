@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "common.hpp"
+#include "price_flags.hpp"
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/usecase/plan_search.hpp"
 
@@ -14,14 +15,20 @@ namespace {
 struct PlanOptions {
   EngineOptions engine;
   ClusterOptions cluster;
+  PriceOptions prices;
   int baseline_tp = 0;
   std::string baseline_ttft;
   std::string baseline_prompt;
+  std::vector<std::string> sweeps;
+  std::string config_key = "config";
+  std::string ttft_slo = "1000ms";
+  std::string tps_slo = "15";
   std::string format = "table";
 };
 
 PlanSearchRequest to_request(const PlanOptions& o) {
   PlanSearchRequest in = to_plan_request(o.engine, o.cluster);
+  apply_price_options(in, o.prices);
   const bool any_baseline =
       o.baseline_tp != 0 || !o.baseline_ttft.empty() || !o.baseline_prompt.empty();
   if (any_baseline) {
@@ -34,6 +41,23 @@ PlanSearchRequest to_request(const PlanOptions& o) {
         MeasuredTtft{ParallelLayout{o.baseline_tp, 1, 1},
                      parse_duration(o.baseline_ttft, InputLocation::for_key("--baseline-ttft")),
                      parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt"))};
+  }
+  if (!o.sweeps.empty()) {
+    SloSpec slo;
+    slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
+    slo.tps = parse_token_rate(o.tps_slo, InputLocation::for_key("--tps-slo"));
+    BenchNaming naming;
+    naming.config_key = o.config_key;
+    std::vector<SweepSet> sets;
+    for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s, naming));
+    SweepSet all = merge_sweep_sets(sets);
+    const CapacityReport capacity = run_capacity(
+        CapacityRequest{std::move(all.sweeps), std::move(all.warnings), slo, CapacityOptions{}});
+    in.users_per_instance = served_users_by_tp(capacity);
+    if (in.users_per_instance.empty()) {
+      throw InputError("no config in the sweeps has served users (C_max > 0 with a latency)",
+                       InputLocation::for_key("--sweep"));
+    }
   }
   return in;
 }
@@ -76,6 +100,29 @@ Outcome run_plan(const PlanOptions& o) {
       rec.push_back(signed_number("worst_ttft_increase_pct", "TTFT increase",
                                   r.worst_ttft_increase.value_or(0.0) * 100.0, kPercent, 1));
     }
+    if (r.cost) {
+      const PlanCost& c = *r.cost;
+      rec.push_back(json_only(text("currency", "currency", c.currency)));
+      rec.push_back(money("cost_total", "cost", c.total, c.currency));
+      rec.push_back(json_only(money("cost_nodes", "nodes cost", c.nodes, c.currency)));
+      rec.push_back(json_only(money("cost_switches", "switches cost", c.switches, c.currency)));
+      rec.push_back(json_only(money("cost_cables", "cables cost", c.cables, c.currency)));
+      rec.push_back(money("cost_per_node", "cost/node", c.per_node, c.currency));
+      rec.push_back(json_only(flag("cost_complete", "every price known", c.complete)));
+      rec.push_back(json_only(texts("unpriced", "price unknown", c.unpriced)));
+    }
+    if (!in.users_per_instance.empty()) {
+      // Every row has the same columns (CSV takes its header from the first):
+      // -1 where the sweeps measured no config of this TP, or the bill is incomplete.
+      rec.push_back(json_only(number("users", "served users", r.users.value_or(-1.0), kCount, 1)));
+      rec.push_back(table_only(
+          text("", "served users", r.users ? fmt::format("{:.0f}", *r.users) : "not measured")));
+      rec.push_back(json_only(number("users_per_cost", "users per money unit",
+                                     r.users_per_dollar.value_or(-1.0), kCount, 9)));
+      rec.push_back(table_only(
+          text("", "users per 1000",
+               r.users_per_dollar ? fmt::format("{:.3f}", *r.users_per_dollar * 1000.0) : "n/a")));
+    }
     rec.push_back(json_only(flag("within_budget", "within budget", r.within_budget)));
     rec.push_back(flag("usable", "usable", r.usable));
     rec.push_back(text("reason", "why", r.reason));
@@ -95,10 +142,47 @@ Outcome run_plan(const PlanOptions& o) {
     doc.fields.push_back(
         text("reference_profile", "predicted against", describe(*report.reference_profile)));
   }
+  doc.fields.push_back(text("objective", "ranked by", std::string(to_string(report.objective))));
   if (!report.options.empty() && report.options.front().usable) {
-    doc.fields.push_back(text("recommendation", "recommended", report.options.front().reason));
+    const PlanOption& best = report.options.front();
+    doc.fields.push_back(text("recommendation", "recommended", best.reason));
+    if (best.cost && !best.cost->currency.empty()) {
+      const PlanCost& c = *best.cost;
+      std::string line = fmt::format("{:.0f} {} ({:.0f} {} per node)", c.total, c.currency,
+                                     c.per_node, c.currency);
+      for (std::size_t i = 0; i < c.unpriced.size(); ++i) {
+        line += (i == 0 ? ", without " : ", ") + c.unpriced[i];
+      }
+      if (!c.complete) line += " (price unknown)";
+      doc.fields.push_back(text("recommended_cost", "its cost", line));
+    }
   }
   doc.fields.push_back(records("options", "options, best first", std::move(rows)));
+  std::vector<Record> trades;
+  for (const auto& t : speed_trades(report)) {
+    const std::string currency =
+        t.faster_cost.currency.empty() ? t.slower_cost.currency : t.faster_cost.currency;
+    Record rec{
+        json_only(text("layout", "layout", fmt::format("{} x TP{}", t.instances, t.tp))),
+        json_only(text("slower_speed", "slower", t.slower.name)),
+        json_only(text("faster_speed", "faster", t.faster.name)),
+        json_only(text("slower_fabric", "slower fabric", t.slower_fabric)),
+        json_only(text("faster_fabric", "faster fabric", t.faster_fabric)),
+        json_only(text("currency", "currency", currency)),
+        json_only(signed_number("extra_cost", "extra cost", t.extra_cost, kCount, 0)),
+        json_only(flag("cost_complete", "every price known", t.cost_complete)),
+        json_only(number("ttft_saved_s", "TTFT saved", t.ttft_saved.value(), kSeconds, 3)),
+        json_only(text("prompt", "prompt", t.prompt)),
+        json_only(texts("sources", "sources", t.sources)),
+        text("sentence", "trade", t.sentence),
+    };
+    if (t.ttft_saved_fraction) {
+      rec.insert(rec.end() - 3, json_only(number("ttft_saved_pct", "TTFT saved",
+                                                 *t.ttft_saved_fraction * 100.0, kPercent, 1)));
+    }
+    trades.push_back(std::move(rec));
+  }
+  doc.fields.push_back(records("speed_trades", "what the faster link buys", std::move(trades)));
   doc.warnings = report.warnings;
   return out;
 }
@@ -116,7 +200,22 @@ Command setup_plan(CLI::App& app) {
   sub->add_option("--baseline-ttft", o->baseline_ttft, "Measured TTFT at the fastest speed")
       ->group(baseline);
   sub->add_option("--baseline-prompt", o->baseline_prompt, "Its prompt, e.g. 8k")->group(baseline);
+  const std::string capacity = "Served users (measured sweeps, as tpnet capacity reads them)";
+  sub->add_option("--sweep", o->sweeps,
+                  "A sweep CSV, a vllm bench serve result, or a folder: rank by users per dollar")
+      ->group(capacity);
+  sub->add_option("--config-key", o->config_key, "The vLLM result key that names each config")
+      ->group(capacity)
+      ->default_str("config");
+  sub->add_option("--ttft-slo", o->ttft_slo, "Most time to first token")
+      ->group(capacity)
+      ->default_str("1000ms");
+  sub->add_option("--tps-slo", o->tps_slo, "Least decode rate per request in tokens/s")
+      ->group(capacity)
+      ->default_str("15");
   add_memory_options(sub, o->cluster.memory);
+  add_price_file_options(sub, o->prices);
+  add_objective_option(sub, o->prices);
   add_format_option(sub, o->format);
   return Command{sub, [o] { return run_plan(*o); },
                  std::shared_ptr<const std::string>(o, &o->format)};

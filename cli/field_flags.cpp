@@ -81,6 +81,8 @@ constexpr FieldFlag kFieldFlags[] = {
     {"speeds", "--speeds"},
     {"workload", "--workload"},
     {"ttft_budget", "--ttft-budget"},
+    {"prices", "--prices"},
+    {"users_per_instance", "--sweep"},
     {"switches", "--switch"},
     {"sweeps", "--sweep"},
     {"sweep.config_key", "--config-key"},

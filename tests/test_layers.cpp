@@ -200,6 +200,7 @@ const std::vector<std::string>& cli_includes_not_yet_through_use_cases() {
       "cli/common.hpp tpnet/traffic/collective.hpp",
       "cli/compare_writer.cpp tpnet/workload/prefill_scenario.hpp",
       "cli/node_facts_here.hpp tpnet/fabric/node_facts.hpp",
+      "cli/price_flags.hpp tpnet/fabric/cost.hpp",
       "cli/sweep_flags.hpp tpnet/measured/allreduce_fit.hpp",
       "cli/switch_drawing.hpp tpnet/fabric/switch_plan.hpp"};
   return pending;

@@ -17,5 +17,6 @@ std::span<const EmbeddedText> builtin_model_texts();   // models/*.yaml
 std::span<const EmbeddedText> builtin_switch_texts();  // models/switches/*.yaml
 std::span<const EmbeddedText> builtin_node_texts();    // models/nodes/*.yaml
 std::span<const EmbeddedText> builtin_fabric_texts();  // models/fabrics/*.yaml
+std::span<const EmbeddedText> builtin_price_texts();   // models/prices/*.yaml
 
 }  // namespace tpnet::detail

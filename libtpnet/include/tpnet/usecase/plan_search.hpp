@@ -4,11 +4,13 @@
 /// TTFT cost for a workload, ranked with a reason per row
 /// (docs/formulas.md s.15).
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tpnet/fabric/cost.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
@@ -16,6 +18,7 @@
 #include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
+#include "tpnet/usecase/capacity.hpp"
 #include "tpnet/usecase/compare.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/workload/workload.hpp"
@@ -29,6 +32,20 @@ struct MeasuredTtft {
   Seconds ttft;
   PromptSpec prompt;
 };
+
+/// What `plan` ranks by (docs/formulas.md s.30.3).
+enum class PlanObjective {
+  automatic,         ///< users_per_dollar with served users, cheapest with a TTFT budget, else
+                     ///< fewest_switches
+  fewest_switches,   ///< fewest switches, least port capacity, least TTFT loss (the order before
+                     ///< prices)
+  cheapest,          ///< least priced total among usable options
+  users_per_dollar,  ///< most served users per unit of money (needs served users per TP)
+};
+/// "automatic", "fewest-switches", "cheapest", "users-per-dollar"
+[[nodiscard]] std::string_view to_string(PlanObjective objective);
+/// The inverse; throws InputError at `where` naming the four.
+[[nodiscard]] PlanObjective parse_plan_objective(std::string_view text, const InputLocation& where);
 
 struct PlanSearchRequest {
   ModelArch model;
@@ -47,6 +64,13 @@ struct PlanSearchRequest {
   /// The fabric profiles each fabric is priced on when no calibration is
   /// given: the built-in ones (io/fabric_catalog.hpp), read at the edge.
   std::vector<FabricProfile> fabric_catalog;
+  /// Prices to cost each option with; absent: no option is priced.
+  std::optional<PriceCatalog> prices;
+  CalendarDate today;  ///< prices seen more than a year before it draw a warning
+  PlanObjective objective = PlanObjective::automatic;
+  /// Served users of one instance per TP size (a capacity sweep's Little's
+  /// law figure): users_per_dollar ranks by instances x these over the cost.
+  std::map<int, double> users_per_instance;
 };
 
 /// How the nodes are connected at one speed: what a layout buys, and the
@@ -63,6 +87,8 @@ struct Fabric {
   std::optional<FabricProfile> profile;
   /// What the topology needs beyond cables (a ring's NCCL settings).
   std::vector<std::string> notes;
+  std::string switch_name;        ///< the catalog switch bought; empty for switchless
+  std::vector<CableLine> cables;  ///< the bill of cables, switchless layouts' too
 };
 
 struct PlanOption {
@@ -88,6 +114,11 @@ struct PlanOption {
   std::string vllm_refusal;
   bool usable = false;  ///< vLLM runs it, fits memory, has a fabric and stays within the budget
   std::string reason;
+  std::string worst_prompt;  ///< the workload prompt whose extra TTFT is worst_extra_ttft
+  std::optional<PlanCost>
+      cost;  ///< nodes, switches and cables priced; absent without prices or a fabric
+  std::optional<double> users;  ///< instances x served users per instance, when given for this TP
+  std::optional<double> users_per_dollar;  ///< users / cost.total, when both are known
 };
 
 struct PlanSearchReport {
@@ -98,6 +129,7 @@ struct PlanSearchReport {
   std::vector<int> layouts_tried;   ///< TP sizes that divide the nodes
   std::vector<PlanOption> options;  ///< best first
   std::vector<std::string> warnings;
+  PlanObjective objective = PlanObjective::fewest_switches;  ///< the one ranked by, resolved
 };
 
 /// The profile a fabric of `topology` at `speed` prices collectives on, in
@@ -125,6 +157,37 @@ struct PlanSearchReport {
 /// carries them. `plan` and `report` both buy and price through here.
 [[nodiscard]] std::vector<Fabric> fabrics_for_layout(const PlanSearchRequest& request, int tp,
                                                      const Link& speed);
+
+/// Served users of one instance per TP size, from measured sweeps judged
+/// against SLOs (Little's law, docs/formulas.md s.13): the most any config
+/// of that TP serves. Configs whose users are unknown are left out.
+[[nodiscard]] std::map<int, double> served_users_by_tp(const CapacityReport& capacity);
+
+/// Between the two speeds of one layout: what the faster link costs and
+/// what it saves (docs/formulas.md s.30.4). "200G on 1 x crs804 costs $X more
+/// than 100G on 1 x crs812 and saves up to Y s (Z%) of TTFT on 32k prompts".
+struct SpeedTrade {
+  int instances = 0;
+  int tp = 0;
+  Link slower;
+  Link faster;
+  std::string slower_fabric;  ///< "1 x crs812"
+  std::string faster_fabric;
+  PlanCost slower_cost;
+  PlanCost faster_cost;
+  double extra_cost = 0.0;     ///< faster_cost.total - slower_cost.total, of what is priced
+  bool cost_complete = false;  ///< both bills are fully priced
+  Seconds ttft_saved;          ///< slower's worst extra TTFT - faster's
+  std::optional<double>
+      ttft_saved_fraction;           ///< of the slower layout's TTFT, projected from a baseline
+  std::string prompt;                ///< the workload prompt where the saving is largest
+  std::vector<std::string> sources;  ///< where each price used came from, with its date
+  std::string sentence;              ///< the trade in one sentence, with the unpriced items named
+};
+
+/// For each layout (instances x TP) usable at two or more speeds, the trade
+/// between its slowest and fastest usable speed; needs priced options.
+[[nodiscard]] std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report);
 
 /// Throws InputError naming `nodes`, `speeds` or `workload` for fewer than 1
 /// node, no speeds, or an empty workload.
