@@ -76,7 +76,7 @@ void require_within_topology(const FabricProfile& profile, int ranks) {
     throw InputError(fmt::format("profile {} was measured on {}; {} ranks need a switch (give a "
                                  "switch profile, auto or nominal)",
                                  profile.name, joined, ranks),
-                     fabric_key());
+                     InputLocation::for_key("fabric"));
   }
 }
 

@@ -415,7 +415,7 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
     // the shared tables of the same rank count and keep the others, so rank
     // counts it did not measure still move along ring steps (s.22).
     if (item["small_allreduce"].IsDefined()) {
-      const auto own = parse_small(item["small_allreduce"], origin, nccl);
+      const auto own = parse_small(item["small_allreduce"], origin, nccl, bursts);
       std::erase_if(p.small, [&](const SmallAllReduceTable& shared) {
         return std::any_of(own.begin(), own.end(),
                            [&](const auto& t) { return t.ranks == shared.ranks; });

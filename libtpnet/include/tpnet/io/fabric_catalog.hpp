@@ -17,10 +17,6 @@ namespace tpnet {
 [[nodiscard]] const std::vector<FabricProfile>& builtin_fabric_profiles();
 [[nodiscard]] std::vector<std::string> builtin_fabric_names();
 
-/// The profile a link gets when nothing is asked: the built-in profile of
-/// `node` for the link's preset name, or nominal when there is none.
-[[nodiscard]] FabricProfile default_fabric(const Link& link, std::string_view node);
-
 /// `auto` (default_fabric), `nominal`, a built-in profile name, or a
 /// calibration.yaml path (`calibration`: the file already read). Throws
 /// InputError naming `fabric` for an unknown name, a built-in profile whose
