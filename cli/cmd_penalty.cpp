@@ -145,9 +145,9 @@ std::vector<std::string> penalty_answer(const PenaltyReport& r,
                                         const std::optional<DecodeReport>& decode) {
   const ScenarioPenalty* longest = longest_prompt(r);
   if (longest == nullptr || r.from.name == r.to.name) return {};
-  std::string cost = fmt::format(
-      "{} vs {}: the longest prompt ({}, {} tokens) gets {} TTFT at most", r.to.name, r.from.name,
-      longest->scenario.name, longest->total_tokens, signed_s(longest->extra_ttft_bound));
+  std::string cost = fmt::format("{} vs {}: longest prompt ({}, {} tokens) {} TTFT at most",
+                                 r.to.name, r.from.name, longest->scenario.name,
+                                 longest->total_tokens, signed_s(longest->extra_ttft_bound));
   if (longest->predicted_extra) {
     cost += fmt::format(", {} predicted", signed_s(*longest->predicted_extra));
   }
