@@ -112,15 +112,17 @@ Record config_record(const ConfigCapacity& c) {
   };
   add_users(rec, "users", "users", c.users);
   rec.push_back(flag("on_edge", "on edge", c.on_edge));
-  rec.push_back(level_field(axis, "c_max_tight", "c_max_tight_request_rate_per_s", "C_max tight",
-                            c.c_max_tight));
-  rec.push_back(level_field(axis, "c_max_loose", "c_max_loose_request_rate_per_s", "C_max loose",
-                            c.c_max_loose));
-  rec.push_back(number("peak_throughput_tokens_per_s",
-                       axis == LoadAxis::concurrency ? "peak TPS x C" : "peak output",
-                       c.peak_throughput.tokens_per_second(), kTokensPerSecond, 1));
-  rec.push_back(
-      level_field(axis, "peak_concurrency", "peak_request_rate_per_s", "at", c.peak_level));
+  // The default table answers "how many users": C_max, what binds, users;
+  // the sensitivity and the peak are --wide's (and the tables below).
+  rec.push_back(wide_only(level_field(axis, "c_max_tight", "c_max_tight_request_rate_per_s",
+                                      "C_max tight", c.c_max_tight)));
+  rec.push_back(wide_only(level_field(axis, "c_max_loose", "c_max_loose_request_rate_per_s",
+                                      "C_max loose", c.c_max_loose)));
+  rec.push_back(wide_only(number("peak_throughput_tokens_per_s",
+                                 axis == LoadAxis::concurrency ? "peak TPS x C" : "peak output",
+                                 c.peak_throughput.tokens_per_second(), kTokensPerSecond, 1)));
+  rec.push_back(wide_only(
+      level_field(axis, "peak_concurrency", "peak_request_rate_per_s", "at", c.peak_level)));
   rec.push_back(texts("notes", "notes", c.notes));
   return rec;
 }
@@ -243,20 +245,20 @@ Record fleet_record(const FleetOption& o, LoadAxis axis) {
       text("config", "config", o.config),
       integer("tp", "TP", o.tp),
       integer("replicas", "replicas", o.replicas),
-      integer("idle_nodes", "idle nodes", o.idle_nodes),
+      wide_only(integer("idle_nodes", "idle nodes", o.idle_nodes)),
       level_field(axis, "concurrent", "request_rate_per_s",
                   axis == LoadAxis::concurrency ? "concurrent" : "requests", o.concurrent),
   };
   add_users(rec, "users", "users", o.users);
   add_users(rec, "users_after_one_loss", "after losing one", o.users_after_one_loss);
-  rec.push_back(number("peak_throughput_tokens_per_s", "peak throughput",
-                       o.peak_throughput.tokens_per_second(), kTokensPerSecond, 1));
+  rec.push_back(wide_only(number("peak_throughput_tokens_per_s", "peak throughput",
+                                 o.peak_throughput.tokens_per_second(), kTokensPerSecond, 1)));
   rec.push_back(number("slo_throughput_tokens_per_s", "throughput at C_max",
                        o.slo_throughput.tokens_per_second(), kTokensPerSecond, 1));
   rec.push_back(flag("highly_available", "highly available", o.highly_available));
-  rec.push_back(
+  rec.push_back(wide_only(
       text("availability", "availability",
-           o.highly_available ? "survives losing one replica" : "single point of failure"));
+           o.highly_available ? "survives losing one replica" : "single point of failure")));
   return rec;
 }
 

@@ -118,11 +118,13 @@ Record table_row(const CompareRow& r, const CompareReport& report) {
       text("link", "link", r.from->name + "->" + r.to->name),
       text("prompt", "prompt", r.prompt->name),
       number("per_token_bytes", "bytes/token/node", s.per_token_bytes.count(), kBytesMB, 2),
-      number("bytes_ratio", "bytes ratio", s.bytes_ratio, kTimes, 2),
-      number("compute_ratio", "compute ratio", s.compute_ratio, kTimes, 2),
-      integer("steps_per_forward", "steps/forward", s.steps_per_forward),
-      number("decode_forward_bytes", "decode bytes/forward", s.decode_forward_bytes.count(),
-             kBytesMB, 2),
+      // The default table answers "what does each layout cost": bytes, the
+      // TTFT bound, memory fit; the ratios and per-forward detail are --wide's.
+      wide_only(number("bytes_ratio", "bytes ratio", s.bytes_ratio, kTimes, 2)),
+      wide_only(number("compute_ratio", "compute ratio", s.compute_ratio, kTimes, 2)),
+      wide_only(integer("steps_per_forward", "steps/forward", s.steps_per_forward)),
+      wide_only(number("decode_forward_bytes", "decode bytes/forward",
+                       s.decode_forward_bytes.count(), kBytesMB, 2)),
       json_only(number("prefill_forward_bytes", "prefill bytes/forward",
                        s.prefill_forward_bytes.count(), kBytesGB, 2)),
       json_only(integer("prefill_messages_per_forward", "prefill messages/forward",
@@ -138,21 +140,21 @@ Record table_row(const CompareRow& r, const CompareReport& report) {
         json_only(number("point_comm_from_s", "point comm", p.comm_from.value(), kSeconds, 2)));
     rec.push_back(signed_number("point_extra_ttft_s", "point extra", p.extra.value(), kSeconds, 2));
     if (report.calibration && report.calibration->compute != nullptr) {
-      rec.push_back(number("point_network_share_pct", "point share",
-                           p.network_share.value_or(0.0) * 100.0, kPercent, 1));
-      rec.push_back(signed_number("point_ttft_increase_pct", "point TTFT increase",
-                                  p.ttft_increase.value_or(0.0) * 100.0, kPercent, 1));
+      rec.push_back(wide_only(number("point_network_share_pct", "point share",
+                                     p.network_share.value_or(0.0) * 100.0, kPercent, 1)));
+      rec.push_back(wide_only(signed_number("point_ttft_increase_pct", "point TTFT increase",
+                                            p.ttft_increase.value_or(0.0) * 100.0, kPercent, 1)));
     }
   }
   if (r.predicted_extra && r.predicted_bound) {
     rec.push_back(signed_number("predicted_extra_ttft_s", "predicted extra",
                                 r.predicted_extra->value(), kSeconds, 2));
-    rec.push_back(signed_number("achieved_bound_ttft_s", "bound at achieved rates",
-                                r.predicted_bound->value(), kSeconds, 2));
+    rec.push_back(wide_only(signed_number("achieved_bound_ttft_s", "bound at achieved rates",
+                                          r.predicted_bound->value(), kSeconds, 2)));
   } else if (!report.request.from_fabrics.empty()) {
     // PP, EP: not predicted
     rec.push_back(text("predicted_extra_ttft_s", "predicted extra", "-"));
-    rec.push_back(text("achieved_bound_ttft_s", "bound at achieved rates", "-"));
+    rec.push_back(wide_only(text("achieved_bound_ttft_s", "bound at achieved rates", "-")));
   }
   rec.push_back(
       number("weights_per_node_bytes", "weights/node", s.weights_per_node().count(), kBytesGB, 1));

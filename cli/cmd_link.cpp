@@ -97,9 +97,10 @@ Document run_link(const LinkOptions& o) {
   if (o.pcie_gen == 0 && o.lanes == 0) {
     std::vector<Record> rows;
     for (const auto& p : link_presets()) {
-      rows.push_back({text("name", "preset", std::string(p.name)),
-                      number("link_bps", "rate", p.gigabits_per_second * 1e9, kGbps, 0),
-                      text("description", "what it is", std::string(p.description))});
+      rows.push_back(
+          {text("name", "preset", std::string(p.name)),
+           number("link_bps", "rate", p.gigabits_per_second * 1e9, kGbps, 0),
+           note_unless_wide(text("description", "what it is", std::string(p.description)))});
     }
     doc.title = "tpnet link: presets (any rate also works: 200Gb/s, 109.07G, 25GB/s)";
     doc.fields = {

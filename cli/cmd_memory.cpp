@@ -210,7 +210,8 @@ Record tried_row(const MemoryReport& r) {
   }
   if (r.kv_tokens) row.push_back(count("kv_tokens", "KV tokens", *r.kv_tokens));
   row.push_back(flag("fits", "fits", r.fits));
-  row.push_back(text("limit", "what pushes it over", std::string(to_string(r.limit))));
+  row.push_back(
+      note_unless_wide(text("limit", "what pushes it over", std::string(to_string(r.limit)))));
   return row;
 }
 

@@ -10,7 +10,9 @@
 #include "exit_codes.hpp"
 #include "svg_output.hpp"
 #include "tpnet/base/quantity.hpp"
+#include "tpnet/fabric/allreduce_time.hpp"
 #include "tpnet/io/baseline_csv.hpp"
+#include "tpnet/usecase/decode.hpp"
 #include "tpnet/usecase/penalty.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
 
@@ -63,28 +65,30 @@ void append_point_fields(Record& rec, const ScenarioPenalty& s, const Link& from
   if (pt.compute && pt.network_share && pt.ttft_increase) {
     rec.push_back(
         json_only(number("point_compute_s", "measured compute", pt.compute->value(), kSeconds, 2)));
-    rec.push_back(
-        number("point_network_share_pct", "point share", *pt.network_share * 100.0, kPercent, 1));
-    rec.push_back(signed_number("point_ttft_increase_pct", "point TTFT increase",
-                                *pt.ttft_increase * 100.0, kPercent, 1));
+    rec.push_back(wide_only(
+        number("point_network_share_pct", "point share", *pt.network_share * 100.0, kPercent, 1)));
+    rec.push_back(wide_only(signed_number("point_ttft_increase_pct", "point TTFT increase",
+                                          *pt.ttft_increase * 100.0, kPercent, 1)));
   }
 }
 
 Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& to) {
+  // The default table answers "what does the slower link cost": the prompt,
+  // the bound, the prediction and the TTFT they lead to; --wide adds the rest.
   Record rec{
       text("name", "test", s.scenario.name),
-      integer("requests", "requests", static_cast<double>(s.scenario.prompt.requests)),
-      integer("prompt_tokens_each", "tokens per request",
-              static_cast<double>(s.scenario.prompt.tokens_each)),
-      integer("prompt_tokens", "prompt tokens in all", static_cast<double>(s.total_tokens)),
-      number("prefill_bytes_per_node", "prefill bytes/node", s.prefill_bytes_per_node.count(),
-             kBytesGB, 1),
+      wide_only(integer("requests", "requests", static_cast<double>(s.scenario.prompt.requests))),
+      wide_only(integer("prompt_tokens_each", "tokens per request",
+                        static_cast<double>(s.scenario.prompt.tokens_each))),
+      integer("prompt_tokens", "prompt tokens", static_cast<double>(s.total_tokens)),
+      wide_only(number("prefill_bytes_per_node", "prefill bytes/node",
+                       s.prefill_bytes_per_node.count(), kBytesGB, 1)),
       json_only(
           integer("prefill_forwards", "prefill forwards", static_cast<double>(s.prefill_forwards))),
       json_only(number("step_block_bytes", "step block", s.step_block.count(), kBytesMB, 1)),
-      number("comm_time_from_s", "comm at " + from.name, s.comm_time_from.value(), kSeconds, 2),
-      signed_number("extra_ttft_bound_s", "bound at nominal rates", s.extra_ttft_bound.value(),
-                    kSeconds, 2),
+      wide_only(number("comm_time_from_s", "comm at " + from.name, s.comm_time_from.value(),
+                       kSeconds, 2)),
+      signed_number("extra_ttft_bound_s", "extra bound", s.extra_ttft_bound.value(), kSeconds, 2),
   };
   if (s.point) append_point_fields(rec, s, from, to);
   if (s.predicted_extra) {
@@ -102,8 +106,8 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
       rec.push_back(json_only(signed_number("predicted_extra_ttft_high_s", "predicted extra high",
                                             range->high.value(), kSeconds, 2)));
     }
-    rec.push_back(signed_number("achieved_bound_ttft_s", "bound at achieved rates",
-                                s.predicted_bound->value(), kSeconds, 2));
+    rec.push_back(wide_only(signed_number("achieved_bound_ttft_s", "bound at achieved rates",
+                                          s.predicted_bound->value(), kSeconds, 2)));
     rec.push_back(json_only(number("achieved_bound_from_bps", "achieved rate at " + from.name,
                                    s.predicted_gap->from_rate.bits_per_second(), kGbps, 1)));
     rec.push_back(json_only(number("achieved_bound_to_bps", "achieved rate at " + to.name,
@@ -118,14 +122,57 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
   if (s.scenario.baseline_ttft) {
     rec.push_back(
         number("baseline_ttft_s", "baseline TTFT", s.scenario.baseline_ttft->value(), kSeconds, 2));
-    rec.push_back(number("network_share_pct", "net share", *s.network_share * 100.0, kPercent, 1));
-    rec.push_back(signed_number("ttft_increase_bound_pct", "TTFT increase bound",
-                                *s.ttft_increase_bound * 100.0, kPercent, 1));
-    rec.push_back(number("ttft_bound_s", "TTFT bound at " + to.name, s.ttft_bound_at_to->value(),
-                         kSeconds, 2));
+    rec.push_back(
+        wide_only(number("network_share_pct", "net share", *s.network_share * 100.0, kPercent, 1)));
+    rec.push_back(wide_only(signed_number("ttft_increase_bound_pct", "TTFT increase bound",
+                                          *s.ttft_increase_bound * 100.0, kPercent, 1)));
+    rec.push_back(wide_only(number("ttft_bound_s", "TTFT bound at " + to.name,
+                                   s.ttft_bound_at_to->value(), kSeconds, 2)));
   }
   rec.push_back(texts("notes", "notes", s.notes));
   return rec;
+}
+
+/// The longest prompt of the run: the most tokens in one request, then in all.
+const ScenarioPenalty* longest_prompt(const PenaltyReport& r) {
+  const ScenarioPenalty* longest = nullptr;
+  for (const auto& s : r.scenarios) {
+    if (longest == nullptr ||
+        s.scenario.prompt.tokens_each > longest->scenario.prompt.tokens_each ||
+        (s.scenario.prompt.tokens_each == longest->scenario.prompt.tokens_each &&
+         s.total_tokens > longest->total_tokens)) {
+      longest = &s;
+    }
+  }
+  return longest;
+}
+
+std::string signed_s(Seconds t) { return fmt::format("{:+.2f} s", t.value()); }
+
+/// The three sentences `make run` opens with: what the slower link costs the
+/// longest prompt, per 1,000 prompt tokens, and what it does to decode.
+std::vector<std::string> penalty_answer(const PenaltyReport& r,
+                                        const std::optional<DecodeReport>& decode) {
+  const ScenarioPenalty* longest = longest_prompt(r);
+  if (longest == nullptr || r.from.name == r.to.name) return {};
+  std::string cost = fmt::format("{} vs {}: longest prompt ({}, {} tokens) {} TTFT at most",
+                                 r.to.name, r.from.name, longest->scenario.name,
+                                 longest->total_tokens, signed_s(longest->extra_ttft_bound));
+  if (longest->predicted_extra) {
+    cost += fmt::format(", {} predicted", signed_s(*longest->predicted_extra));
+  }
+  cost += ".";
+  std::vector<std::string> out{
+      cost, fmt::format("Per 1,000 prompt tokens: {} at most (every byte at the nominal rates).",
+                        fmt::format("{:+.3f} s", r.extra_per_1k_tokens.value()))};
+  if (!decode) return out;
+  const bool unchanged = decode->regime == CommRegime::latency_bound;
+  out.push_back(fmt::format(
+      "Decode {}: {} adds at most {:.2f} ms a forward, {:.1f}% of its {:.1f} ms weight-read floor.",
+      unchanged ? "does not change" : "slows", r.to.name,
+      decode->max_added_per_forward.value() * 1e3, decode->max_added_share * 100.0,
+      decode->weight_read_floor.value() * 1e3));
+  return out;
 }
 
 Outcome run_penalty(const PenaltyOptions& o) {
@@ -148,6 +195,22 @@ Outcome run_penalty(const PenaltyOptions& o) {
   request.to_fabric = fabrics[1];
   request.accepted_tokens = o.accepted_tokens.given();
   const PenaltyReport r = tpnet::run_penalty(request);
+  DecodeRequest decode_request;
+  decode_request.model = request.model;
+  decode_request.engine = request.engine;
+  decode_request.from = request.from;
+  decode_request.to = request.to;
+  decode_request.node = load_node(o.node);
+  decode_request.from_fabric = fabrics[0];
+  decode_request.to_fabric = fabrics[1];
+  // Decode is the answer's third sentence only: a node the decode formulas
+  // cannot price leaves it out rather than failing the penalty.
+  std::optional<DecodeReport> decode;
+  try {
+    decode = tpnet::run_decode(decode_request);
+  } catch (const InputError&) {
+    decode.reset();
+  }
   const ModelArch& model = request.model;
   const EngineConfig& engine = request.engine;
   const Link& from = request.from;
@@ -157,6 +220,7 @@ Outcome run_penalty(const PenaltyOptions& o) {
   for (const auto& s : r.scenarios) rows.push_back(scenario_record(s, from, to));
 
   Document doc;
+  doc.answer = penalty_answer(r, decode);
   doc.title = fmt::format(
       "tpnet penalty: {}, {} -> {}; bounds (no overlap) at the nominal rates and at the rates "
       "the profiles achieve, predicted on {} and {}{}",

@@ -125,7 +125,7 @@ Outcome run_plan(const PlanOptions& o) {
     }
     rec.push_back(json_only(flag("within_budget", "within budget", r.within_budget)));
     rec.push_back(flag("usable", "usable", r.usable));
-    rec.push_back(text("reason", "why", r.reason));
+    rec.push_back(note_unless_wide(text("reason", "why", r.reason)));
     rows.push_back(std::move(rec));
   }
   std::string prompts;

@@ -213,10 +213,10 @@ Record scenario_record(const PredictScenarioResult& s) {
     }
     rec.push_back(signed_number("increase_last_first_token_pct", "increase",
                                 *s.increase_last_first_token * 100.0, kPercent, 1));
-    rec.push_back(signed_number("extra_mean_ttft_s", "extra mean TTFT", s.extra_mean_ttft->value(),
-                                kSeconds, 2));
-    rec.push_back(signed_number("increase_mean_ttft_pct", "mean increase",
-                                *s.increase_mean_ttft * 100.0, kPercent, 1));
+    rec.push_back(wide_only(signed_number("extra_mean_ttft_s", "extra mean TTFT",
+                                          s.extra_mean_ttft->value(), kSeconds, 2)));
+    rec.push_back(wide_only(signed_number("increase_mean_ttft_pct", "mean increase",
+                                          *s.increase_mean_ttft * 100.0, kPercent, 1)));
   }
   if (s.bound_extra) {
     rec.push_back(signed_number("bound_extra_s", "bound at nominal rates", s.bound_extra->value(),

@@ -160,7 +160,7 @@ Record summary_record(const SwitchAnswer& a, BitRate speed) {
              2),
       number("fabric_load_pct", "fabric load", first ? first->peak_fabric_load() * 100.0 : 0.0,
              kPercent, 0),
-      text("verdict", "verdict", a.verdict),
+      note_unless_wide(text("verdict", "verdict", a.verdict)),
       json_only(text("no_speed_reason", "no speed", a.no_speed_reason)),
       table_only(texts("", "",
                        a.no_speed_reason.empty() ? std::vector<std::string>{}

@@ -24,6 +24,9 @@ void add_format_option(CLI::App* app, std::string& format) {
   app->add_option("--format", format, "Output: table (with a units row), json, csv or markdown")
       ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
       ->default_str("table");
+  app->add_flag("--wide", wide_output(),
+                "Tables: every column, however wide (the default shows the columns that answer "
+                "the question and fits the terminal, COLUMNS or 100 characters)");
 }
 
 void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
@@ -515,7 +518,7 @@ Record fabric_fields(const Link& link, const FabricProfile& profile, bool show_p
       text("fabric", "fabric", profile.name),
       text("source", "source", std::string(to_string(profile.source))),
       number("rate_bps", "rate at largest size", fabric_rate(profile).bits_per_second(), kGbps, 1),
-      text("description", "what it is", profile.description),
+      note_unless_wide(text("description", "what it is", profile.description)),
       std::move(provenance)};
 }
 

@@ -95,6 +95,16 @@ Field table_only(Field field) {
   return field;
 }
 
+Field wide_only(Field field) {
+  field.wide_only = true;
+  return field;
+}
+
+Field note_unless_wide(Field field) {
+  field.note_unless_wide = true;
+  return field;
+}
+
 Format parse_format(std::string_view name) {
   if (name == "json") return Format::json;
   if (name == "csv") return Format::csv;

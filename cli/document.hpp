@@ -3,6 +3,7 @@
 // JSON key (carrying its unit), a human label, and how to show the value.
 // Renderers never compute; subcommands never format.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,12 @@ struct Field {
   std::vector<Record> records;  ///< one element for kind record
   bool json_only = false;       ///< left out of tables (kept in JSON/CSV)
   bool table_only = false;      ///< a summary line for people, left out of JSON/CSV
+  /// A table column that only `--wide` shows: detail beside the columns that
+  /// answer the command's question (kept in JSON, CSV and Markdown).
+  bool wide_only = false;
+  /// A text column too long for a row: without --wide, a note under the
+  /// table ("row: text") instead of a column.
+  bool note_unless_wide = false;
 };
 
 Field number(std::string key, std::string label, double value, DisplayUnit unit, int decimals);
@@ -67,6 +74,8 @@ Field record(std::string key, std::string label, Record fields);
 Field records(std::string key, std::string label, std::vector<Record> rows);
 Field json_only(Field field);
 Field table_only(Field field);
+Field wide_only(Field field);
+Field note_unless_wide(Field field);
 
 /// How --format csv lays a document out.
 enum class CsvLayout {
@@ -76,6 +85,9 @@ enum class CsvLayout {
 
 /// A whole answer: a title line for tables, the fields, and warnings for stderr.
 struct Document {
+  /// The answer in at most three sentences, printed before everything else in
+  /// tables and Markdown (JSON and CSV carry the numbers in their fields).
+  std::vector<std::string> answer;
   std::string title;
   Record fields;
   std::vector<std::string> warnings;
@@ -84,6 +96,31 @@ struct Document {
 
 enum class Format { table, json, csv, markdown };
 Format parse_format(std::string_view name);
+
+/// How a table-format output fits the screen: every line at most `width`
+/// characters; prose wraps with a hanging indent, table rows never wrap (the
+/// columns that do not fit are left out and named), `wide` shows every column.
+inline constexpr std::size_t kDefaultTextWidth = 100;
+struct TextLayout {
+  std::size_t width = kDefaultTextWidth;
+  bool wide = false;
+};
+
+/// stdout's width when it is a terminal, else COLUMNS when set to a number,
+/// else 100; never below 40.
+[[nodiscard]] std::size_t output_width();
+
+/// --wide, as every subcommand's add_format_option registers it.
+[[nodiscard]] bool& wide_output();
+
+/// Characters `text` takes on a terminal: UTF-8 sequences count once.
+[[nodiscard]] std::size_t display_width(std::string_view text);
+
+/// `first` then `text`, broken at spaces into lines of at most `width`
+/// characters; lines after the first start with `hang` spaces. A word longer
+/// than a line is cut. Each line ends with a newline.
+[[nodiscard]] std::string wrap(std::string_view first, std::string_view text, std::size_t hang,
+                               std::size_t width);
 
 /// A number as JSON and CSV print it: whole values without a fraction, others
 /// with up to 12 significant digits. Throws tpnet::Error for NaN or infinity.
@@ -100,6 +137,6 @@ std::string json_string(std::string_view text);
 
 /// Renders `doc`; throws tpnet::Error if a number is NaN or infinite, so no
 /// such value ever reaches a user.
-std::string render(const Document& doc, Format format);
+std::string render(const Document& doc, Format format, const TextLayout& layout = {});
 
 }  // namespace tpnet::cli

@@ -120,7 +120,8 @@ int run(int argc, char** argv) {
       if (outcome.write) {
         exit_code = outcome.write(std::cout);
       } else {
-        std::cout << render(outcome.doc, parse_format(*command.format));
+        std::cout << render(outcome.doc, parse_format(*command.format),
+                            TextLayout{output_width(), wide_output()});
       }
       std::cout.flush();
       return exit_code;

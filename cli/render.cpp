@@ -2,8 +2,13 @@
 // units, values in base units), CSV (the main list, base units) and Markdown.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 
 #include "document.hpp"
@@ -154,18 +159,25 @@ struct Grid {
   std::vector<std::string> header;
   std::vector<std::string> units;
   std::vector<bool> numeric;
+  std::vector<bool> wide_only;
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;
 };
 
-Grid make_grid(const Field& list) {
+/// Whether a table shows `f` as a column (not a note, not JSON-only).
+bool is_column(const Field& f, bool wide) {
+  return is_scalar(f) && !f.json_only && (wide || !f.note_unless_wide);
+}
+
+Grid make_grid(const Field& list, bool wide = true) {
   Grid g;
   if (list.records.empty()) return g;
   for (const auto& f : list.records.front()) {
-    if (!is_scalar(f) || f.json_only) continue;
+    if (!is_column(f, wide)) continue;
     g.header.push_back(f.label);
     g.units.emplace_back(has_unit(f) ? f.unit.suffix : "");
     g.numeric.push_back(f.kind == Field::Kind::number);
+    g.wide_only.push_back(f.wide_only);
   }
   for (const auto& row : list.records) {
     std::vector<std::string> cells;
@@ -177,7 +189,10 @@ Grid make_grid(const Field& list) {
           g.notes.push_back(printable(fmt::format("{}: {}", row_name, note)));
         }
       }
-      if (!is_scalar(f) || f.json_only) continue;
+      if (!wide && f.note_unless_wide && f.kind == Field::Kind::text && !f.text.empty()) {
+        g.notes.push_back(printable(fmt::format("{}: {}", row_name, f.text)));
+      }
+      if (!is_column(f, wide)) continue;
       cells.push_back(display_value(f));
     }
     g.rows.push_back(std::move(cells));
@@ -185,42 +200,92 @@ Grid make_grid(const Field& list) {
   return g;
 }
 
-std::string render_grid_text(const Grid& g) {
+/// Columns a table shows: all with --wide; else those not wide-only, less
+/// the widest others (never the first, which names the row) until a row fits
+/// the width, so that a row never wraps.
+std::vector<bool> shown_columns(const Grid& g, const std::vector<std::size_t>& width,
+                                const TextLayout& layout) {
+  std::vector<bool> shown(width.size(), true);
+  if (layout.wide) return shown;
+  for (std::size_t i = 0; i < shown.size(); ++i) shown[i] = !g.wide_only[i];
+  auto row_width = [&] {
+    std::size_t total = 1;
+    for (std::size_t i = 0; i < width.size(); ++i) total += shown[i] ? width[i] + 2 : 0;
+    return total;
+  };
+  while (row_width() > layout.width) {
+    std::size_t widest = 0;
+    for (std::size_t i = 1; i < width.size(); ++i) {
+      if (shown[i] && (widest == 0 || width[i] > width[widest])) widest = i;
+    }
+    if (widest == 0) break;
+    shown[widest] = false;
+  }
+  return shown;
+}
+
+std::string render_grid_text(const Grid& g, const TextLayout& layout) {
   std::vector<std::size_t> width(g.header.size(), 0);
   auto widen = [&](const std::vector<std::string>& cells) {
     for (std::size_t i = 0; i < cells.size() && i < width.size(); ++i) {
-      width[i] = std::max(width[i], cells[i].size());
+      width[i] = std::max(width[i], display_width(cells[i]));
     }
   };
   widen(g.header);
   widen(g.units);
   for (const auto& r : g.rows) widen(r);
+  const std::vector<bool> shown = shown_columns(g, width, layout);
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out = " ";
     for (std::size_t i = 0; i < cells.size() && i < width.size(); ++i) {
+      if (!shown[i]) continue;
+      const std::size_t pad = width[i] - std::min(width[i], display_width(cells[i]));
       out += " ";
-      out += g.numeric[i] ? fmt::format("{:>{}}", cells[i], width[i])
-                          : fmt::format("{:<{}}", cells[i], width[i]);
+      if (g.numeric[i]) out.append(pad, ' ');
+      out += cells[i];
+      if (!g.numeric[i]) out.append(pad, ' ');
       out += " ";
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";
   };
   std::string out = line(g.header);
-  if (std::any_of(g.units.begin(), g.units.end(),
-                  [](const std::string& u) { return !u.empty(); })) {
-    out += line(g.units);
-  }
+  bool any_unit = false;
+  for (std::size_t i = 0; i < g.units.size(); ++i)
+    any_unit = any_unit || (shown[i] && !g.units[i].empty());
+  if (any_unit) out += line(g.units);
   std::string rule = " ";
-  for (auto w : width) rule += " " + std::string(w, '-') + " ";
+  for (std::size_t i = 0; i < width.size(); ++i) {
+    if (shown[i]) rule += " " + std::string(width[i], '-') + " ";
+  }
   while (!rule.empty() && rule.back() == ' ') rule.pop_back();
   out += rule + "\n";
   for (const auto& r : g.rows) out += line(r);
-  for (const auto& note : g.notes) out += "  note " + note + "\n";
+  for (const auto& note : g.notes) out += wrap("  note ", note, 4, layout.width);
+  std::vector<std::string> left_out;
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    if (!shown[i]) left_out.push_back(g.header[i]);
+  }
+  if (!left_out.empty()) {
+    out += wrap("  ",
+                fmt::format("--wide adds {}: {}", left_out.size() == 1 ? "a column" : "columns",
+                            fmt::join(left_out, ", ")),
+                4, layout.width);
+  }
   return out;
 }
 
-void render_text_record(std::string& out, const Record& record, int depth) {
+/// "label  value" with the value wrapped under itself, or under the label
+/// plus four when the label column takes more than half the line.
+std::string label_line(const std::string& pad, const std::string& label, std::size_t label_width,
+                       const std::string& value, std::size_t width) {
+  const std::string first = fmt::format("{}{:<{}}  ", pad, label, label_width);
+  const std::size_t hang = first.size() * 2 <= width ? first.size() : pad.size() + 4;
+  return wrap(first, value, hang, width);
+}
+
+void render_text_record(std::string& out, const Record& record, int depth,
+                        const TextLayout& layout) {
   std::size_t label_width = 0;
   for (const auto& f : record) {
     if (is_scalar(f) && !f.json_only) label_width = std::max(label_width, f.label.size());
@@ -234,22 +299,27 @@ void render_text_record(std::string& out, const Record& record, int depth) {
         value += f.unit.suffix == "%" || f.unit.suffix == "x" ? std::string(f.unit.suffix)
                                                               : " " + std::string(f.unit.suffix);
       }
-      out += fmt::format("{}{:<{}}  {}\n", pad, f.label, label_width, value);
+      out += label_line(pad, f.label, label_width, value, layout.width);
     } else if (f.kind == Field::Kind::texts) {
-      for (const auto& t : f.texts) out += fmt::format("{}{}: {}\n", pad, f.label, printable(t));
+      for (const auto& t : f.texts) {
+        out += wrap(pad + f.label + ": ", printable(t), pad.size() + 4, layout.width);
+      }
     } else if (f.kind == Field::Kind::record) {
-      out += pad + f.label + "\n";
-      render_text_record(out, f.records.front(), depth + 1);
+      out += wrap(pad, f.label, pad.size() + 4, layout.width);
+      render_text_record(out, f.records.front(), depth + 1, layout);
     } else if (f.kind == Field::Kind::records && !f.records.empty()) {
-      out += "\n" + pad + f.label + "\n";
-      out += render_grid_text(make_grid(f));
+      out += "\n" + wrap(pad, f.label, pad.size() + 4, layout.width);
+      out += render_grid_text(make_grid(f, layout.wide), layout);
     }
   }
 }
 
-std::string render_table(const Document& doc) {
-  std::string out = printable(doc.title) + "\n";
-  render_text_record(out, doc.fields, 0);
+std::string render_table(const Document& doc, const TextLayout& layout) {
+  std::string out;
+  for (const auto& sentence : doc.answer) out += wrap("", printable(sentence), 2, layout.width);
+  if (!doc.answer.empty()) out += "\n";
+  out += wrap("", printable(doc.title), 2, layout.width);
+  render_text_record(out, doc.fields, 0, layout);
   return out;
 }
 
@@ -313,6 +383,8 @@ void render_md_tables(std::string& out, const Record& record) {
 
 std::string render_markdown(const Document& doc) {
   std::string out = "## " + printable(doc.title) + "\n\n";
+  for (const auto& sentence : doc.answer) out += md_escape(printable(sentence)) + "\n";
+  if (!doc.answer.empty()) out += "\n";
   render_md_record(out, doc.fields, 0);
   render_md_tables(out, doc.fields);
   for (const auto& w : doc.warnings) out += "\n> warning: " + md_escape(printable(w)) + "\n";
@@ -471,7 +543,85 @@ std::string json_string(std::string_view text) {
   return out + "\"";
 }
 
-std::string render(const Document& doc, Format format) {
+std::size_t display_width(std::string_view text) {
+  std::size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+std::string wrap(std::string_view first, std::string_view text, std::size_t hang,
+                 std::size_t width) {
+  // A line that fits is printed as given, spaces and all.
+  if (display_width(first) + display_width(text) <= width) {
+    return std::string(first) + std::string(text) + "\n";
+  }
+  std::string out(first);
+  std::size_t column = display_width(first);
+  bool placed = false;  // a word is on this line already
+  std::size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && text[at] == ' ') ++at;
+    if (at >= text.size()) break;
+    std::size_t end = text.find(' ', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(at, end - at);
+    at = end;
+    const std::size_t gap = placed ? 1 : 0;
+    // A word that does not fit goes to the next line, unless that line would
+    // start no further left (a word longer than any line is cut below).
+    if (column + gap + display_width(word) > width && (placed || column > hang)) {
+      out += "\n" + std::string(hang, ' ');
+      column = hang;
+    } else if (placed) {
+      out += ' ';
+      ++column;
+    }
+    // A word wider than a whole line (a path, a URL) is cut where the line ends.
+    while (column + display_width(word) > width && width > column + 1) {
+      std::size_t take = 0;
+      std::size_t chars = 0;
+      while (take < word.size() && column + chars < width) {
+        ++take;
+        while (take < word.size() && (static_cast<unsigned char>(word[take]) & 0xC0) == 0x80) {
+          ++take;
+        }
+        ++chars;
+      }
+      out.append(word.substr(0, take));
+      word.remove_prefix(take);
+      out += "\n" + std::string(hang, ' ');
+      column = hang;
+    }
+    out.append(word);
+    column += display_width(word);
+    placed = true;
+  }
+  return out + "\n";
+}
+
+std::size_t output_width() {
+  constexpr std::size_t kNarrowest = 40;
+  winsize size{};
+  if (::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 &&
+      size.ws_col > 0) {
+    return std::max<std::size_t>(size.ws_col, kNarrowest);
+  }
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long value = std::strtol(columns, &end, 10);
+    if (end != columns && *end == '\0' && value > 0 && value < 100000) {
+      return std::max<std::size_t>(static_cast<std::size_t>(value), kNarrowest);
+    }
+  }
+  return kDefaultTextWidth;
+}
+
+bool& wide_output() {
+  static bool wide = false;
+  return wide;
+}
+
+std::string render(const Document& doc, Format format, const TextLayout& layout) {
   switch (format) {
     case Format::json:
       return render_json(doc);
@@ -480,9 +630,9 @@ std::string render(const Document& doc, Format format) {
     case Format::markdown:
       return render_markdown(doc);
     case Format::table:
-      return render_table(doc);
+      return render_table(doc, layout);
   }
-  return render_table(doc);
+  return render_table(doc, layout);
 }
 
 }  // namespace tpnet::cli

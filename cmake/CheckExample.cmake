@@ -4,7 +4,9 @@ file(STRINGS ${EXAMPLE} expectations REGEX "^# expect: ")
 if(NOT expectations)
   message(FATAL_ERROR "${EXAMPLE} has no '# expect: REGEX' line")
 endif()
-execute_process(COMMAND bash ${EXAMPLE} ${TPNET} WORKING_DIRECTORY ${SOURCE_DIR}
+# Text wraps at COLUMNS (100 when unset): the expectations are written for 100.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env COLUMNS=100 bash ${EXAMPLE} ${TPNET}
+  WORKING_DIRECTORY ${SOURCE_DIR}
   RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "${EXAMPLE} exited ${result}:\n${errors}")

@@ -4,8 +4,8 @@
 # latency, so TP4's users cannot be computed by Little's law: the answer says
 # so instead of guessing.
 # Usage: examples/deepseek-v41-capacity.sh [path/to/tpnet]
-# expect: TP4 +4 +4 +2 +tps +4 +n/a +n/a
-# expect: TP8-300K +8 +4 +4 +tps +8 +6\.49 +31 +yes +2 +4
+# expect: TP4 +4 +4 +2 +tps +4 +n/a +n/a +no
+# expect: TP8-300K +8 +4 +4 +tps +8 +6\.49 +31 +yes
 # expect: TP8-1M +8 +4 +2 +tps +4 +4\.86 +20 +[a-z]
 # expect: latency not reported at C=2: users by Little's law cannot be computed
 set -euo pipefail

@@ -14,7 +14,7 @@
 # expect: left for the KV cache +28\.89 GB
 # expect: one max-model-len sequence fits +yes
 # expect: fits +yes
-# expect: are on disk and count nothing against it
+# expect: are on disk and count nothing
 set -euo pipefail
 tpnet=${1:-tpnet}
 "$tpnet" memory --model deepseek-v4.1-flash --tp 8 --gpu-memory-utilization 0.75 --nccl-tuned \

@@ -6,10 +6,10 @@
 # 4 nodes as one TP4 instance against two TP2 replicas.
 # Usage: examples/qwen36-capacity.sh [path/to/tpnet]
 # expect: TP1 +1 +7 +0 +tps +1 +n/a +0 +no
-# expect: TP2 +2 +7 +8 +tps +16 +7\.25 +57 +yes +8 +16
-# expect: TP4 +4 +7 +16 +ttft\+tps +32 +6\.66 +124 +yes +16 +16
+# expect: TP2 +2 +7 +8 +tps +16 +7\.25 +57 +yes
+# expect: TP4 +4 +7 +16 +ttft\+tps +32 +6\.66 +124 +yes
 # expect: most users +TP4 x1: 124 users, peak 508 tokens/s, a single point of failure
-# expect: highly available +TP2 x2: 114 users, peak 867 tokens/s, 57 users after losing one replica
+# expect: highly available +TP2 x2: 114 users, peak 867 tokens/s, 57 users after losing one
 # expect: TP4's C=1 TTFT \(163\.59 ms\) is worse than TP2's \(148\.87 ms\)
 set -euo pipefail
 tpnet=${1:-tpnet}

@@ -55,7 +55,9 @@ inline CliResult run_program(const std::string& program, const std::vector<std::
       "tpnet_cli_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
   const auto out_path = dir / (stem + ".out");
   const auto err_path = dir / (stem + ".err");
-  std::string command = shell_quote(program);
+  // Text output fits the terminal's width, COLUMNS or 100 (docs: README's
+  // "Output"): runs see none of the caller's, so outputs do not depend on it.
+  std::string command = "env -u COLUMNS " + shell_quote(program);
   for (const auto& arg : args) command += " " + shell_quote(arg);
   command +=
       (setup.stdout_to.empty() ? " >" + shell_quote(out_path.string()) : " " + setup.stdout_to) +

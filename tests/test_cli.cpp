@@ -73,11 +73,11 @@ TEST_CASE("tpnet penalty reproduces P1-P6 with the baseline CSV", "[cli][golden]
 
 TEST_CASE("tpnet penalty with no prompts runs the study's P1-P6 and tables print the bounds",
           "[cli]") {
-  const CliResult r = run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8"});
+  const CliResult r = run_tpnet({"penalty", "--model", "glm-5.3", "--tp", "8", "--wide"});
   REQUIRE(r.exit_code == 0);
   for (const char* bound : {"+0.14", "+1.11", "+4.43", "+8.85"})
     CHECK_THAT(r.out, ContainsSubstring(bound));
-  CHECK_THAT(r.out, ContainsSubstring("GB"));  // the units row
+  CHECK_THAT(r.out, ContainsSubstring("GB"));  // the units row of --wide's prefill bytes
 }
 
 TEST_CASE("tpnet penalty --to equal to --from is zero penalty, not an error", "[cli]") {

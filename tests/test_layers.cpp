@@ -178,6 +178,7 @@ const std::vector<std::string>& cli_includes_not_yet_through_use_cases() {
       "cli/cmd_models.cpp tpnet/model/layout.hpp",
       "cli/cmd_models.cpp tpnet/model/params.hpp",
       "cli/cmd_models.cpp tpnet/traffic/bytes_per_token.hpp",
+      "cli/cmd_penalty.cpp tpnet/fabric/allreduce_time.hpp",
       "cli/cmd_penalty.cpp tpnet/workload/prefill_scenario.hpp",
       "cli/cmd_predict.cpp tpnet/workload/prefill_scenario.hpp",
       "cli/cmd_report.cpp tpnet/model/layout.hpp",
