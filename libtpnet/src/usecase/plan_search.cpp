@@ -313,315 +313,317 @@ std::vector<Fabric> fabrics_for_layout(const PlanSearchRequest& in, int tp, cons
     for (const auto& setting : f.profile->nccl_settings) f.notes.push_back("NCCL: " + setting);
   }
   return out;
-  std::string_view to_string(PlanObjective objective) {
-    switch (objective) {
-      case PlanObjective::automatic:
-        return "automatic";
-      case PlanObjective::fewest_switches:
-        return "fewest-switches";
-      case PlanObjective::cheapest:
-        return "cheapest";
-      case PlanObjective::users_per_dollar:
-        return "users-per-dollar";
-    }
-    return "automatic";
+}
+
+std::string_view to_string(PlanObjective objective) {
+  switch (objective) {
+    case PlanObjective::automatic:
+      return "automatic";
+    case PlanObjective::fewest_switches:
+      return "fewest-switches";
+    case PlanObjective::cheapest:
+      return "cheapest";
+    case PlanObjective::users_per_dollar:
+      return "users-per-dollar";
+  }
+  return "automatic";
+}
+
+PlanObjective parse_plan_objective(std::string_view text, const InputLocation& where) {
+  for (const auto objective : {PlanObjective::automatic, PlanObjective::fewest_switches,
+                               PlanObjective::cheapest, PlanObjective::users_per_dollar}) {
+    if (text == to_string(objective)) return objective;
+  }
+  throw InputError("'" + std::string(text) +
+                       "' is not an objective; use automatic, fewest-switches, cheapest or "
+                       "users-per-dollar",
+                   where);
+}
+
+PlanSearchReport search_plans(const PlanSearchRequest& in) {
+  const ModelArch& model = in.model;
+  if (in.nodes < 1 || in.nodes > kMaxClusterNodes) {
+    throw InputError(
+        fmt::format("{} is not allowed; plan 1 to {} nodes", in.nodes, kMaxClusterNodes),
+        InputLocation::for_key("nodes"));
+  }
+  if (in.speeds.empty())
+    throw InputError("give at least one speed", InputLocation::for_key("speeds"));
+  if (in.workload.prompts.empty()) {
+    throw InputError("the workload has no prompts", InputLocation::for_key("workload"));
+  }
+  const PlanObjective objective = resolve_objective(in);
+  if (objective != PlanObjective::fewest_switches && !in.prices) {
+    throw InputError(fmt::format("ranking by {} needs prices", to_string(objective)),
+                     InputLocation::for_key("prices"));
+  }
+  if (objective == PlanObjective::users_per_dollar && in.users_per_instance.empty()) {
+    throw InputError(
+        "ranking by users-per-dollar needs served users per instance (a capacity sweep)",
+        InputLocation::for_key("users_per_instance"));
+  }
+  PlanSearchReport report;
+  report.reference =
+      *std::max_element(in.speeds.begin(), in.speeds.end(),
+                        [](const Link& a, const Link& b) { return a.rate < b.rate; });
+  // The measured TTFT is taken as measured on the fastest speed considered.
+  if (in.baseline) {
+    report.baseline =
+        TtftBaseline{in.baseline->layout, in.baseline->ttft, in.baseline->prompt, report.reference};
   }
 
-  PlanObjective parse_plan_objective(std::string_view text, const InputLocation& where) {
-    for (const auto objective : {PlanObjective::automatic, PlanObjective::fewest_switches,
-                                 PlanObjective::cheapest, PlanObjective::users_per_dollar}) {
-      if (text == to_string(objective)) return objective;
-    }
-    throw InputError("'" + std::string(text) +
-                         "' is not an objective; use automatic, fewest-switches, cheapest or "
-                         "users-per-dollar",
-                     where);
+  // Predicted extras count against a switch at the fastest speed, the
+  // fabric the nominal bound's reference rate stands for.
+  if (in.nodes > 1) {
+    report.reference_profile = priced_profile(in.fabric_catalog, FabricTopology::switched,
+                                              report.reference, in.node, in.calibration);
   }
+  const double accepted = accepted_tokens_per_decode(in.engine, std::nullopt);
 
-  PlanSearchReport search_plans(const PlanSearchRequest& in) {
-    const ModelArch& model = in.model;
-    if (in.nodes < 1 || in.nodes > kMaxClusterNodes) {
-      throw InputError(
-          fmt::format("{} is not allowed; plan 1 to {} nodes", in.nodes, kMaxClusterNodes),
-          InputLocation::for_key("nodes"));
-    }
-    if (in.speeds.empty())
-      throw InputError("give at least one speed", InputLocation::for_key("speeds"));
-    if (in.workload.prompts.empty()) {
-      throw InputError("the workload has no prompts", InputLocation::for_key("workload"));
-    }
-    const PlanObjective objective = resolve_objective(in);
-    if (objective != PlanObjective::fewest_switches && !in.prices) {
-      throw InputError(fmt::format("ranking by {} needs prices", to_string(objective)),
-                       InputLocation::for_key("prices"));
-    }
-    if (objective == PlanObjective::users_per_dollar && in.users_per_instance.empty()) {
-      throw InputError(
-          "ranking by users-per-dollar needs served users per instance (a capacity sweep)",
-          InputLocation::for_key("users_per_instance"));
-    }
-    PlanSearchReport report;
-    report.reference =
-        *std::max_element(in.speeds.begin(), in.speeds.end(),
-                          [](const Link& a, const Link& b) { return a.rate < b.rate; });
-    // The measured TTFT is taken as measured on the fastest speed considered.
-    if (in.baseline) {
-      report.baseline = TtftBaseline{in.baseline->layout, in.baseline->ttft, in.baseline->prompt,
-                                     report.reference};
+  // Up to the largest TP any engine takes: 4,096 nodes are 4 x TP1024, not TP4096.
+  for (int tp = 1; tp <= std::min(in.nodes, kMaxTp); tp *= 2) {
+    if (in.nodes % tp != 0) continue;
+    report.layouts_tried.push_back(tp);
+    EngineConfig engine = in.engine;
+    engine.tensor_parallel_size = tp;
+    const MemoryReport mem =
+        analyze_memory(model, MemoryRequest{ParallelLayout{tp, 1, 1}, engine, in.node, in.memory});
+    const Bytes per_token = tp > 1 ? bytes_per_prompt_token(model, engine) : Bytes(0.0);
+
+    // The projection, when a baseline is given: compute divides over the TP nodes.
+    std::optional<Seconds> compute_per_token;
+    if (report.baseline) {
+      compute_per_token = compute_node_seconds_per_token(model, in.engine, *report.baseline) / tp;
     }
 
-    // Predicted extras count against a switch at the fastest speed, the
-    // fabric the nominal bound's reference rate stands for.
-    if (in.nodes > 1) {
-      report.reference_profile = priced_profile(in.fabric_catalog, FabricTopology::switched,
-                                                report.reference, in.node, in.calibration);
-    }
-    const double accepted = accepted_tokens_per_decode(in.engine, std::nullopt);
-
-    // Up to the largest TP any engine takes: 4,096 nodes are 4 x TP1024, not TP4096.
-    for (int tp = 1; tp <= std::min(in.nodes, kMaxTp); tp *= 2) {
-      if (in.nodes % tp != 0) continue;
-      report.layouts_tried.push_back(tp);
-      EngineConfig engine = in.engine;
-      engine.tensor_parallel_size = tp;
-      const MemoryReport mem = analyze_memory(
-          model, MemoryRequest{ParallelLayout{tp, 1, 1}, engine, in.node, in.memory});
-      const Bytes per_token = tp > 1 ? bytes_per_prompt_token(model, engine) : Bytes(0.0);
-
-      // The projection, when a baseline is given: compute divides over the TP nodes.
-      std::optional<Seconds> compute_per_token;
-      if (report.baseline) {
-        compute_per_token = compute_node_seconds_per_token(model, in.engine, *report.baseline) / tp;
-      }
-
-      for (const auto& speed : in.speeds) {
-        // TP1 replicas send nothing: one row, at the fastest speed, buying nothing.
-        if (tp == 1 && speed.name != report.reference.name) continue;
-        std::vector<std::optional<Fabric>> fabrics;
-        for (auto& f : fabrics_for_layout(in, tp, speed)) fabrics.emplace_back(std::move(f));
-        if (fabrics.empty()) fabrics.emplace_back(std::nullopt);
-        for (auto& fabric : fabrics) {
-          PlanOption r;
-          r.instances = in.nodes / tp;
-          r.tp = tp;
-          r.speed = speed;
-          r.memory = mem;
-          r.fits_memory = mem.fits;
-          r.vllm_refusal = tp_refusal(model, tp);
-          r.fabric = std::move(fabric);
-          if (r.fabric) r.fabric->instances_stay_local = instances_local(*r.fabric, tp);
-          r.per_token_bytes = per_token;
-          // What the fabric bought gives; with none to buy, what a switch would
-          // (the nominal bound assumes one too). TP1 sends nothing.
-          std::optional<FabricProfile> priced_on;
-          if (tp > 1 && report.reference_profile) {
-            priced_on = r.fabric && r.fabric->profile
-                            ? *r.fabric->profile
-                            : priced_profile(in.fabric_catalog, FabricTopology::switched, speed,
-                                             in.node, in.calibration);
+    for (const auto& speed : in.speeds) {
+      // TP1 replicas send nothing: one row, at the fastest speed, buying nothing.
+      if (tp == 1 && speed.name != report.reference.name) continue;
+      std::vector<std::optional<Fabric>> fabrics;
+      for (auto& f : fabrics_for_layout(in, tp, speed)) fabrics.emplace_back(std::move(f));
+      if (fabrics.empty()) fabrics.emplace_back(std::nullopt);
+      for (auto& fabric : fabrics) {
+        PlanOption r;
+        r.instances = in.nodes / tp;
+        r.tp = tp;
+        r.speed = speed;
+        r.memory = mem;
+        r.fits_memory = mem.fits;
+        r.vllm_refusal = tp_refusal(model, tp);
+        r.fabric = std::move(fabric);
+        if (r.fabric) r.fabric->instances_stay_local = instances_local(*r.fabric, tp);
+        r.per_token_bytes = per_token;
+        // What the fabric bought gives; with none to buy, what a switch would
+        // (the nominal bound assumes one too). TP1 sends nothing.
+        std::optional<FabricProfile> priced_on;
+        if (tp > 1 && report.reference_profile) {
+          priced_on = r.fabric && r.fabric->profile
+                          ? *r.fabric->profile
+                          : priced_profile(in.fabric_catalog, FabricTopology::switched, speed,
+                                           in.node, in.calibration);
+        } else {
+          r.worst_predicted_extra_ttft = Seconds(0.0);
+        }
+        double sum = 0.0;
+        for (const auto& prompt : in.workload.prompts) {
+          const Bytes bytes = per_token * static_cast<double>(prompt.prompt.total_tokens());
+          const Seconds extra = extra_transfer_time(bytes, report.reference.rate, r.speed.rate);
+          sum += extra.value();
+          if (extra > r.worst_extra_ttft || r.worst_prompt.empty()) r.worst_prompt = prompt.name;
+          r.worst_extra_ttft = std::max(r.worst_extra_ttft, extra);
+          if (compute_per_token) {
+            const Seconds ttft =
+                *compute_per_token * static_cast<double>(prompt.prompt.total_tokens()) +
+                bytes / report.reference.rate;
+            const double increase = extra / ttft;
+            r.worst_ttft_increase = std::max(r.worst_ttft_increase.value_or(0.0), increase);
+          }
+          if (priced_on) {
+            const PrefillCommunication c = prefill_communication(
+                model, engine, *report.reference_profile, *priced_on, prompt.prompt,
+                prompt.output_tokens.value_or(kStudyOutputTokens), accepted);
+            if (!r.worst_predicted_extra_ttft || c.extra > *r.worst_predicted_extra_ttft) {
+              r.worst_predicted_extra_ttft = c.extra;
+            }
+          }
+        }
+        r.mean_extra_ttft = Seconds(sum / static_cast<double>(in.workload.prompts.size()));
+        // A fabric slower than its nominal rate (a ring's one RDMA device)
+        // is held to the budget at what it is predicted to give.
+        const Seconds held =
+            std::max(r.worst_extra_ttft, r.worst_predicted_extra_ttft.value_or(Seconds(0.0)));
+        r.within_budget = !in.ttft_budget || held <= *in.ttft_budget;
+        r.usable =
+            r.vllm_refusal.empty() && r.fits_memory && r.fabric.has_value() && r.within_budget;
+        if (in.prices) {
+          if (r.fabric) {
+            r.cost = price_purchase(purchase_of(in, *r.fabric), *in.prices, in.today);
           } else {
-            r.worst_predicted_extra_ttft = Seconds(0.0);
+            // The nodes are still bought; what would join them is not known.
+            r.cost =
+                price_purchase(Purchase{in.node.name, in.nodes, {}, 0, {}}, *in.prices, in.today);
+            r.cost->complete = false;
+            r.cost->unpriced.emplace_back("a fabric (no catalog switch carries the nodes)");
           }
-          double sum = 0.0;
-          for (const auto& prompt : in.workload.prompts) {
-            const Bytes bytes = per_token * static_cast<double>(prompt.prompt.total_tokens());
-            const Seconds extra = extra_transfer_time(bytes, report.reference.rate, r.speed.rate);
-            sum += extra.value();
-            if (extra > r.worst_extra_ttft || r.worst_prompt.empty()) r.worst_prompt = prompt.name;
-            r.worst_extra_ttft = std::max(r.worst_extra_ttft, extra);
-            if (compute_per_token) {
-              const Seconds ttft =
-                  *compute_per_token * static_cast<double>(prompt.prompt.total_tokens()) +
-                  bytes / report.reference.rate;
-              const double increase = extra / ttft;
-              r.worst_ttft_increase = std::max(r.worst_ttft_increase.value_or(0.0), increase);
-            }
-            if (priced_on) {
-              const PrefillCommunication c = prefill_communication(
-                  model, engine, *report.reference_profile, *priced_on, prompt.prompt,
-                  prompt.output_tokens.value_or(kStudyOutputTokens), accepted);
-              if (!r.worst_predicted_extra_ttft || c.extra > *r.worst_predicted_extra_ttft) {
-                r.worst_predicted_extra_ttft = c.extra;
-              }
-            }
-          }
-          r.mean_extra_ttft = Seconds(sum / static_cast<double>(in.workload.prompts.size()));
-          // A fabric slower than its nominal rate (a ring's one RDMA device)
-          // is held to the budget at what it is predicted to give.
-          const Seconds held =
-              std::max(r.worst_extra_ttft, r.worst_predicted_extra_ttft.value_or(Seconds(0.0)));
-          r.within_budget = !in.ttft_budget || held <= *in.ttft_budget;
-          r.usable =
-              r.vllm_refusal.empty() && r.fits_memory && r.fabric.has_value() && r.within_budget;
-          if (in.prices) {
-            if (r.fabric) {
-              r.cost = price_purchase(purchase_of(in, *r.fabric), *in.prices, in.today);
-            } else {
-              // The nodes are still bought; what would join them is not known.
-              r.cost =
-                  price_purchase(Purchase{in.node.name, in.nodes, {}, 0, {}}, *in.prices, in.today);
-              r.cost->complete = false;
-              r.cost->unpriced.emplace_back("a fabric (no catalog switch carries the nodes)");
-            }
-          }
-          if (const auto users = in.users_per_instance.find(tp);
-              users != in.users_per_instance.end()) {
-            r.users = users->second * r.instances;
-            if (r.cost) r.users_per_dollar = tpnet::users_per_dollar(*r.users, *r.cost);
-          }
-          report.options.push_back(std::move(r));
         }
+        if (const auto users = in.users_per_instance.find(tp);
+            users != in.users_per_instance.end()) {
+          r.users = users->second * r.instances;
+          if (r.cost) r.users_per_dollar = tpnet::users_per_dollar(*r.users, *r.cost);
+        }
+        report.options.push_back(std::move(r));
       }
     }
+  }
 
-    // Usable first; then the cheapest fabric (fewer switches, less port
-    // capacity bought); then less TTFT loss; then more instances (a failure
-    // takes out less); then the faster link.
-    std::stable_sort(report.options.begin(), report.options.end(),
-                     [](const PlanOption& a, const PlanOption& b) {
-                       if (a.usable != b.usable) return a.usable;
-                       const int sa = a.fabric ? a.fabric->switches : 1 << 20;
-                       const int sb = b.fabric ? b.fabric->switches : 1 << 20;
-                       if (sa != sb) return sa < sb;
-                       const BitRate ca = a.fabric ? a.fabric->capacity : BitRate(0.0);
-                       const BitRate cb = b.fabric ? b.fabric->capacity : BitRate(0.0);
-                       if (ca != cb) return ca < cb;
-                       if (a.worst_extra_ttft != b.worst_extra_ttft) {
-                         return a.worst_extra_ttft < b.worst_extra_ttft;
-                       }
-                       if (a.instances != b.instances) return a.instances > b.instances;
-                       return a.speed.rate > b.speed.rate;
-                     });
-    report.objective = objective;
-    rank_by_objective(report.objective, report.options);
-    for (std::size_t i = 0; i < report.options.size(); ++i) {
-      PlanOption& r = report.options[i];
-      r.rank = static_cast<int>(i) + 1;
-      // Compare with the smallest TP that fits at the same speed.
-      const PlanOption* smaller = nullptr;
-      for (const auto& other : report.options) {
-        if (other.speed.name == r.speed.name && other.fits_memory && other.vllm_refusal.empty() &&
-            other.tp < r.tp && (smaller == nullptr || other.tp > smaller->tp)) {
-          smaller = &other;
-        }
+  // Usable first; then the cheapest fabric (fewer switches, less port
+  // capacity bought); then less TTFT loss; then more instances (a failure
+  // takes out less); then the faster link.
+  std::stable_sort(report.options.begin(), report.options.end(),
+                   [](const PlanOption& a, const PlanOption& b) {
+                     if (a.usable != b.usable) return a.usable;
+                     const int sa = a.fabric ? a.fabric->switches : 1 << 20;
+                     const int sb = b.fabric ? b.fabric->switches : 1 << 20;
+                     if (sa != sb) return sa < sb;
+                     const BitRate ca = a.fabric ? a.fabric->capacity : BitRate(0.0);
+                     const BitRate cb = b.fabric ? b.fabric->capacity : BitRate(0.0);
+                     if (ca != cb) return ca < cb;
+                     if (a.worst_extra_ttft != b.worst_extra_ttft) {
+                       return a.worst_extra_ttft < b.worst_extra_ttft;
+                     }
+                     if (a.instances != b.instances) return a.instances > b.instances;
+                     return a.speed.rate > b.speed.rate;
+                   });
+  report.objective = objective;
+  rank_by_objective(report.objective, report.options);
+  for (std::size_t i = 0; i < report.options.size(); ++i) {
+    PlanOption& r = report.options[i];
+    r.rank = static_cast<int>(i) + 1;
+    // Compare with the smallest TP that fits at the same speed.
+    const PlanOption* smaller = nullptr;
+    for (const auto& other : report.options) {
+      if (other.speed.name == r.speed.name && other.fits_memory && other.vllm_refusal.empty() &&
+          other.tp < r.tp && (smaller == nullptr || other.tp > smaller->tp)) {
+        smaller = &other;
       }
-      r.reason = describe_reason(r, smaller, report);
     }
-    if (std::none_of(report.options.begin(), report.options.end(),
-                     [](const PlanOption& r) { return r.usable; })) {
-      report.warnings.emplace_back(
-          "no layout fits in memory, has a switch plan and meets the budget");
+    r.reason = describe_reason(r, smaller, report);
+  }
+  if (std::none_of(report.options.begin(), report.options.end(),
+                   [](const PlanOption& r) { return r.usable; })) {
+    report.warnings.emplace_back(
+        "no layout fits in memory, has a switch plan and meets the budget");
+  }
+  add_price_warnings(report, in);
+  return report;
+}
+
+namespace {
+
+/// "1 x crs804 (or crs812)": the other switches that would do (at the same
+/// price, when ranked by money).
+std::string fabric_with_alternatives(const Fabric& fabric) {
+  std::string text = fabric.description;
+  const auto& others = fabric.alternatives;
+  if (others.empty()) return text;
+  text += " (or";
+  for (std::size_t i = 0; i < others.size(); ++i) text += (i == 0 ? " " : ", ") + others[i];
+  return text + ")";
+}
+
+}  // namespace
+
+std::map<int, double> served_users_by_tp(const CapacityReport& capacity) {
+  std::map<int, double> users;
+  for (const auto& config : capacity.configs) {
+    if (!config.users || config.tp <= 0) continue;
+    auto [it, added] = users.emplace(config.tp, *config.users);
+    if (!added) it->second = std::max(it->second, *config.users);
+  }
+  return users;
+}
+
+std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report) {
+  std::vector<SpeedTrade> trades;
+  std::vector<std::pair<int, int>> layouts;
+  for (const auto& r : report.options) {
+    if (!r.usable || !r.cost) continue;
+    const std::pair layout{r.instances, r.tp};
+    if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) {
+      layouts.push_back(layout);
     }
-    add_price_warnings(report, in);
-    return report;
   }
-
-  namespace {
-
-  /// "1 x crs804 (or crs812)": the other switches that would do (at the same
-  /// price, when ranked by money).
-  std::string fabric_with_alternatives(const Fabric& fabric) {
-    std::string text = fabric.description;
-    const auto& others = fabric.alternatives;
-    if (others.empty()) return text;
-    text += " (or";
-    for (std::size_t i = 0; i < others.size(); ++i) text += (i == 0 ? " " : ", ") + others[i];
-    return text + ")";
-  }
-
-  }  // namespace
-
-  std::map<int, double> served_users_by_tp(const CapacityReport& capacity) {
-    std::map<int, double> users;
-    for (const auto& config : capacity.configs) {
-      if (!config.users || config.tp <= 0) continue;
-      auto [it, added] = users.emplace(config.tp, *config.users);
-      if (!added) it->second = std::max(it->second, *config.users);
-    }
-    return users;
-  }
-
-  std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report) {
-    std::vector<SpeedTrade> trades;
-    std::vector<std::pair<int, int>> layouts;
+  for (const auto& [instances, tp] : layouts) {
+    const PlanOption* slower = nullptr;
+    const PlanOption* faster = nullptr;
     for (const auto& r : report.options) {
-      if (!r.usable || !r.cost) continue;
-      const std::pair layout{r.instances, r.tp};
-      if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) {
-        layouts.push_back(layout);
-      }
+      if (!r.usable || !r.cost || r.instances != instances || r.tp != tp) continue;
+      if (slower == nullptr || r.speed.rate < slower->speed.rate) slower = &r;
+      if (faster == nullptr || r.speed.rate > faster->speed.rate) faster = &r;
     }
-    for (const auto& [instances, tp] : layouts) {
-      const PlanOption* slower = nullptr;
-      const PlanOption* faster = nullptr;
-      for (const auto& r : report.options) {
-        if (!r.usable || !r.cost || r.instances != instances || r.tp != tp) continue;
-        if (slower == nullptr || r.speed.rate < slower->speed.rate) slower = &r;
-        if (faster == nullptr || r.speed.rate > faster->speed.rate) faster = &r;
-      }
-      if (slower == nullptr || faster == nullptr || !(faster->speed.rate > slower->speed.rate)) {
-        continue;
-      }
-      SpeedTrade t;
-      t.instances = instances;
-      t.tp = tp;
-      t.slower = slower->speed;
-      t.faster = faster->speed;
-      t.slower_fabric = fabric_with_alternatives(*slower->fabric);
-      t.faster_fabric = fabric_with_alternatives(*faster->fabric);
-      t.slower_cost = *slower->cost;
-      t.faster_cost = *faster->cost;
-      t.extra_cost = t.faster_cost.total - t.slower_cost.total;
-      t.cost_complete = t.slower_cost.complete && t.faster_cost.complete;
-      t.ttft_saved = slower->worst_extra_ttft - faster->worst_extra_ttft;
-      if (slower->worst_ttft_increase) {
-        // Both losses are against the same reference TTFT, so their difference
-        // is the share of the slower layout's projected TTFT that the faster link saves.
-        const double slow = *slower->worst_ttft_increase;
-        const double fast = faster->worst_ttft_increase.value_or(0.0);
-        t.ttft_saved_fraction = (slow - fast) / (1.0 + slow);
-      }
-      t.prompt = slower->worst_prompt;
-      for (const auto* cost : {&t.slower_cost, &t.faster_cost}) {
-        for (const auto& line : cost->lines) {
-          if (!line.unit_price) continue;
-          const std::string entry = fmt::format(
-              "{} {}: {} {:.0f} ({}, seen {})", to_string(line.kind), line.item, cost->currency,
-              *line.unit_price, line.source, line.seen ? line.seen->text() : "?");
-          if (std::find(t.sources.begin(), t.sources.end(), entry) == t.sources.end()) {
-            t.sources.push_back(entry);
-          }
+    if (slower == nullptr || faster == nullptr || !(faster->speed.rate > slower->speed.rate)) {
+      continue;
+    }
+    SpeedTrade t;
+    t.instances = instances;
+    t.tp = tp;
+    t.slower = slower->speed;
+    t.faster = faster->speed;
+    t.slower_fabric = fabric_with_alternatives(*slower->fabric);
+    t.faster_fabric = fabric_with_alternatives(*faster->fabric);
+    t.slower_cost = *slower->cost;
+    t.faster_cost = *faster->cost;
+    t.extra_cost = t.faster_cost.total - t.slower_cost.total;
+    t.cost_complete = t.slower_cost.complete && t.faster_cost.complete;
+    t.ttft_saved = slower->worst_extra_ttft - faster->worst_extra_ttft;
+    if (slower->worst_ttft_increase) {
+      // Both losses are against the same reference TTFT, so their difference
+      // is the share of the slower layout's projected TTFT that the faster link saves.
+      const double slow = *slower->worst_ttft_increase;
+      const double fast = faster->worst_ttft_increase.value_or(0.0);
+      t.ttft_saved_fraction = (slow - fast) / (1.0 + slow);
+    }
+    t.prompt = slower->worst_prompt;
+    for (const auto* cost : {&t.slower_cost, &t.faster_cost}) {
+      for (const auto& line : cost->lines) {
+        if (!line.unit_price) continue;
+        const std::string entry = fmt::format(
+            "{} {}: {} {:.0f} ({}, seen {})", to_string(line.kind), line.item, cost->currency,
+            *line.unit_price, line.source, line.seen ? line.seen->text() : "?");
+        if (std::find(t.sources.begin(), t.sources.end(), entry) == t.sources.end()) {
+          t.sources.push_back(entry);
         }
       }
-      const std::string currency =
-          t.faster_cost.currency.empty() ? t.slower_cost.currency : t.faster_cost.currency;
-      const double gap = std::abs(t.extra_cost);
-      std::string sentence =
-          gap == 0.0
-              ? fmt::format("{} x TP{}: {} on {} costs the same as {} on {}", instances, tp,
-                            t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric)
-              : fmt::format("{} x TP{}: {} on {} costs {} {:.0f} {} than {} on {}", instances, tp,
-                            t.faster.name, t.faster_fabric, currency, gap,
-                            t.extra_cost > 0.0 ? "more" : "less", t.slower.name, t.slower_fabric);
-      sentence += fmt::format(" and saves up to {:.2f} s", t.ttft_saved.value());
-      if (t.ttft_saved_fraction)
-        sentence += fmt::format(" ({:.1f}%)", *t.ttft_saved_fraction * 100.0);
-      sentence += fmt::format(" of TTFT on {} prompts", t.prompt);
-      if (!t.cost_complete) {
-        std::vector<std::string> missing = t.slower_cost.unpriced;
-        for (const auto& item : t.faster_cost.unpriced) {
-          if (std::find(missing.begin(), missing.end(), item) == missing.end())
-            missing.push_back(item);
-        }
-        sentence += "; not counting";
-        for (std::size_t i = 0; i < missing.size(); ++i)
-          sentence += (i == 0 ? " " : ", ") + missing[i];
-        sentence += " (price unknown)";
-      }
-      t.sentence = std::move(sentence);
-      trades.push_back(std::move(t));
     }
-    return trades;
+    const std::string currency =
+        t.faster_cost.currency.empty() ? t.slower_cost.currency : t.faster_cost.currency;
+    const double gap = std::abs(t.extra_cost);
+    std::string sentence =
+        gap == 0.0
+            ? fmt::format("{} x TP{}: {} on {} costs the same as {} on {}", instances, tp,
+                          t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric)
+            : fmt::format("{} x TP{}: {} on {} costs {} {:.0f} {} than {} on {}", instances, tp,
+                          t.faster.name, t.faster_fabric, currency, gap,
+                          t.extra_cost > 0.0 ? "more" : "less", t.slower.name, t.slower_fabric);
+    sentence += fmt::format(" and saves up to {:.2f} s", t.ttft_saved.value());
+    if (t.ttft_saved_fraction)
+      sentence += fmt::format(" ({:.1f}%)", *t.ttft_saved_fraction * 100.0);
+    sentence += fmt::format(" of TTFT on {} prompts", t.prompt);
+    if (!t.cost_complete) {
+      std::vector<std::string> missing = t.slower_cost.unpriced;
+      for (const auto& item : t.faster_cost.unpriced) {
+        if (std::find(missing.begin(), missing.end(), item) == missing.end())
+          missing.push_back(item);
+      }
+      sentence += "; not counting";
+      for (std::size_t i = 0; i < missing.size(); ++i)
+        sentence += (i == 0 ? " " : ", ") + missing[i];
+      sentence += " (price unknown)";
+    }
+    t.sentence = std::move(sentence);
+    trades.push_back(std::move(t));
   }
+  return trades;
+}
 
 }  // namespace tpnet
