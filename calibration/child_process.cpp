@@ -9,7 +9,7 @@
 #include <csignal>
 #include <cstring>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet::calibrate {
 namespace {

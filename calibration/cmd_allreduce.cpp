@@ -19,8 +19,8 @@
 #include "allreduce_sweep.hpp"
 #include "calibrate_command.hpp"
 #include "process_group.hpp"
-#include "tpnet/error.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/quantity.hpp"
 
 namespace tpnet::calibrate {
 namespace {

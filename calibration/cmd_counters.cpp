@@ -15,8 +15,8 @@
 #include "calibrate_command.hpp"
 #include "child_process.hpp"
 #include "counter_sampler.hpp"
-#include "tpnet/error.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/quantity.hpp"
 
 namespace tpnet::calibrate {
 namespace {

@@ -17,11 +17,11 @@
 #include "calibrate_command.hpp"
 #include "gemm_cublaslt.hpp"
 #include "gemm_report.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/output_file.hpp"
-#include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/prefill_gemms.hpp"
-#include "tpnet/quantity.hpp"
 
 namespace tpnet::calibrate {
 namespace {

@@ -2,7 +2,7 @@
 // and running it says what is missing.
 
 #include "calibrate_command.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet::calibrate {
 

@@ -15,9 +15,9 @@
 #include "node_facts_here.hpp"
 #include "preflight_document.hpp"
 #include "process_group.hpp"
-#include "tpnet/error.hpp"
-#include "tpnet/fabric/preflight.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/node_facts.hpp"
+#include "tpnet/usecase/preflight.hpp"
 
 namespace tpnet::calibrate {
 namespace {

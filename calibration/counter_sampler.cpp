@@ -16,7 +16,7 @@
 #include "allreduce_sweep.hpp"
 #include "calibrate_command.hpp"
 #include "process_group.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet::calibrate {
 namespace fs = std::filesystem;

@@ -18,7 +18,7 @@
 
 #include "calibrate_command.hpp"
 #include "gemm_formats.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet::calibrate {
 namespace {

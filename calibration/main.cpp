@@ -14,7 +14,7 @@
 
 #include "calibrate_command.hpp"
 #include "integer_flags.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/output_file.hpp"
 
 namespace {

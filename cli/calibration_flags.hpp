@@ -9,7 +9,7 @@
 #include <string>
 
 #include "document.hpp"
-#include "tpnet/analysis/point_estimate.hpp"
+#include "tpnet/measured/point_estimate.hpp"
 
 namespace tpnet::cli {
 

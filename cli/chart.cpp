@@ -9,7 +9,7 @@
 #include <limits>
 #include <string_view>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet::cli::chart {
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/model/layout.hpp"
 
 namespace tpnet::cli {

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "chart.hpp"
-#include "tpnet/analysis/capacity.hpp"
-#include "tpnet/analysis/compare.hpp"
-#include "tpnet/analysis/memory.hpp"
-#include "tpnet/analysis/penalty.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
-#include "tpnet/predict/predict.hpp"
+#include "tpnet/usecase/capacity.hpp"
+#include "tpnet/usecase/compare.hpp"
+#include "tpnet/usecase/memory.hpp"
+#include "tpnet/usecase/penalty.hpp"
+#include "tpnet/usecase/predict.hpp"
 
 namespace tpnet::cli {
 

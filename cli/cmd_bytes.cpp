@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "common.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -13,15 +13,15 @@
 #include "common.hpp"
 #include "integer_flags.hpp"
 #include "sweep_flags.hpp"
+#include "tpnet/base/limits.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/io/output_file.hpp"
-#include "tpnet/limits.hpp"
-#include "tpnet/measured/calibration_build.hpp"
-#include "tpnet/model/model_catalog.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/usecase/calibration_build.hpp"
 
 namespace tpnet::cli {
 namespace {

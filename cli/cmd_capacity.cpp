@@ -11,10 +11,10 @@
 #include "common.hpp"
 #include "integer_flags.hpp"
 #include "svg_output.hpp"
-#include "tpnet/analysis/capacity.hpp"
+#include "tpnet/base/limits.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/sweep_io.hpp"
-#include "tpnet/limits.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/usecase/capacity.hpp"
 
 namespace tpnet::cli {
 namespace {

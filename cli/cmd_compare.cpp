@@ -13,8 +13,8 @@
 #include "compare_writer.hpp"
 #include "exit_codes.hpp"
 #include "svg_output.hpp"
-#include "tpnet/analysis/compare.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/usecase/compare.hpp"
 
 namespace tpnet::cli {
 namespace {

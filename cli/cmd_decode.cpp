@@ -6,8 +6,8 @@
 
 #include "calibration_flags.hpp"
 #include "common.hpp"
-#include "tpnet/analysis/decode.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/usecase/decode.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -9,9 +9,9 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "sweep_flags.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/nccl_tests.hpp"
-#include "tpnet/measured/doctor.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/usecase/doctor.hpp"
 
 namespace tpnet::cli {
 namespace {

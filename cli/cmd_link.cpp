@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "common.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
-#include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {
 namespace {

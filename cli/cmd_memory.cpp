@@ -10,10 +10,10 @@
 #include "charts.hpp"
 #include "common.hpp"
 #include "svg_output.hpp"
-#include "tpnet/analysis/memory.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/layout.hpp"
-#include "tpnet/model/model_catalog.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/usecase/memory.hpp"
 #include "vllm_args.hpp"
 
 namespace tpnet::cli {

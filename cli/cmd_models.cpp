@@ -6,12 +6,12 @@
 #include <memory>
 
 #include "common.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/model_summary.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/layout.hpp"
-#include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/usecase/model_summary.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -9,9 +9,9 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "svg_output.hpp"
-#include "tpnet/analysis/penalty.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/baseline_csv.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/usecase/penalty.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "common.hpp"
-#include "tpnet/analysis/plan_search.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/usecase/plan_search.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -9,14 +9,14 @@
 #include "charts.hpp"
 #include "common.hpp"
 #include "svg_output.hpp"
-#include "tpnet/analysis/decode.hpp"
+#include "tpnet/base/limits.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/output_file.hpp"
 #include "tpnet/io/trace_csv.hpp"
-#include "tpnet/limits.hpp"
-#include "tpnet/predict/predict.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/usecase/decode.hpp"
+#include "tpnet/usecase/predict.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "exit_codes.hpp"
 #include "node_facts_here.hpp"
 #include "preflight_document.hpp"
-#include "tpnet/fabric/preflight.hpp"
+#include "tpnet/usecase/preflight.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -20,14 +20,14 @@
 #include "charts.hpp"
 #include "common.hpp"
 #include "switch_drawing.hpp"
-#include "tpnet/analysis/decode.hpp"
-#include "tpnet/analysis/plan_search.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/output_file.hpp"
 #include "tpnet/model/layout.hpp"
-#include "tpnet/predict/compute_fit.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/sim/compute_fit.hpp"
+#include "tpnet/usecase/decode.hpp"
+#include "tpnet/usecase/plan_search.hpp"
 
 namespace tpnet::cli {
 namespace {

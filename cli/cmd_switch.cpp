@@ -7,10 +7,10 @@
 #include <memory>
 
 #include "common.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 
 namespace tpnet::cli {
 namespace {

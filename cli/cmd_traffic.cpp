@@ -13,10 +13,10 @@
 #include "charts.hpp"
 #include "common.hpp"
 #include "svg_output.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/output_file.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
-#include "tpnet/quantity.hpp"
 
 namespace tpnet::cli {
 

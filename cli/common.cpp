@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 
 #include "integer_flags.hpp"
-#include "tpnet/analysis/kv_cache.hpp"
-#include "tpnet/limits.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/base/limits.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/io/model_catalog.hpp"
+#include "tpnet/model/kv_cache.hpp"
 #include "tpnet/model/quantization.hpp"
-#include "tpnet/quantity.hpp"
 #include "vllm_args.hpp"
 
 namespace tpnet::cli {

@@ -11,18 +11,18 @@
 
 #include "document.hpp"
 #include "field_flags.hpp"
-#include "tpnet/analysis/budgets.hpp"
-#include "tpnet/analysis/memory.hpp"
-#include "tpnet/analysis/plan_search.hpp"
-#include "tpnet/analysis/point_estimate.hpp"
-#include "tpnet/fabric/collective.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/io/sweep_io.hpp"
+#include "tpnet/measured/point_estimate.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
+#include "tpnet/traffic/collective.hpp"
+#include "tpnet/usecase/budgets.hpp"
+#include "tpnet/usecase/memory.hpp"
+#include "tpnet/usecase/plan_search.hpp"
 
 namespace tpnet::cli {
 

@@ -6,7 +6,7 @@
 
 #include <iterator>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet::cli {
 namespace {

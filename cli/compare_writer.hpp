@@ -6,7 +6,7 @@
 #include <ostream>
 
 #include "document.hpp"
-#include "tpnet/analysis/compare.hpp"
+#include "tpnet/usecase/compare.hpp"
 
 namespace tpnet::cli {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <cmath>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet::cli {
 

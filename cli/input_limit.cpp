@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/text_file.hpp"
 
 namespace tpnet::cli {

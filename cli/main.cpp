@@ -16,7 +16,7 @@
 #include "input_limit.hpp"
 #include "integer_flags.hpp"
 #include "printable.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/output_file.hpp"
 #include "vllm_args.hpp"
 

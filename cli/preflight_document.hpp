@@ -1,12 +1,12 @@
 #pragma once
-// The preflight reports (tpnet/fabric/preflight.hpp) as Documents: one
+// The preflight reports (tpnet/usecase/preflight.hpp) as Documents: one
 // node's checks and devices (tpnet preflight), and a cluster's checks with
 // every rank's own (tpnet-calibrate preflight).
 
 #include <string>
 
 #include "document.hpp"
-#include "tpnet/fabric/preflight.hpp"
+#include "tpnet/usecase/preflight.hpp"
 
 namespace tpnet::cli {
 

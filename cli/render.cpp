@@ -8,7 +8,7 @@
 
 #include "document.hpp"
 #include "printable.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/text_file.hpp"
 
 namespace tpnet::cli {

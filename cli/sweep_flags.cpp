@@ -1,6 +1,6 @@
 #include "sweep_flags.hpp"
 
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/quantity.hpp"
 
 namespace tpnet::cli {
 
@@ -18,7 +18,7 @@ FitRange fit_range_from_flags(const std::string& min_size, const std::string& ma
   return range;
 }
 
-std::optional<NcclCollective> collective_from_flag(const std::string& name) {
+std::optional<Collective> collective_from_flag(const std::string& name) {
   if (name.empty()) return std::nullopt;
   if (auto collective = collective_from_name(name)) return collective;
   throw InputError("'" + name +

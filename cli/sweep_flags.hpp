@@ -21,7 +21,7 @@ FitRange fit_range_from_flags(const std::string& min_size, const std::string& ma
 
 /// `--collective NAME` (all_reduce, all_gather, ...): absent when empty;
 /// exit 2 naming the flag for a name nccl-tests does not have.
-[[nodiscard]] std::optional<NcclCollective> collective_from_flag(const std::string& name);
+[[nodiscard]] std::optional<Collective> collective_from_flag(const std::string& name);
 
 /// Adds `--collective` to a command that reads an nccl-tests log.
 void add_collective_option(CLI::App* app, std::string& collective);

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "chart.hpp"
-#include "tpnet/units.hpp"
+#include "tpnet/base/units.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include <map>
 
 #include "field_flags.hpp"
-#include "tpnet/error.hpp"
-#include "tpnet/model/vllm_serve.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/io/vllm_serve.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -9,15 +9,15 @@
 
 #include "catch.hpp"
 #include "golden.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/penalty.hpp"
-#include "tpnet/analysis/point_estimate.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/measured/calibration.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/measured/point_estimate.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/usecase/penalty.hpp"
 
 using namespace tpnet;
 

@@ -7,8 +7,8 @@
 
 #include "catch.hpp"
 #include "golden.hpp"
-#include "tpnet/analysis/capacity.hpp"
 #include "tpnet/io/sweep_io.hpp"
+#include "tpnet/usecase/capacity.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

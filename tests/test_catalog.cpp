@@ -1,5 +1,5 @@
 #include "catch.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/io/model_catalog.hpp"
 
 using namespace tpnet;
 

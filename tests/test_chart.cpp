@@ -8,7 +8,7 @@
 #include "catch.hpp"
 #include "chart.hpp"
 #include "cli_checks.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 using namespace tpnet::cli::chart;
 using tpnet::test::count_of;

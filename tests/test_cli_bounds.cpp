@@ -15,8 +15,8 @@
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
-#include "tpnet/model/model_catalog.hpp"
-#include "tpnet/predict/predict.hpp"
+#include "tpnet/io/model_catalog.hpp"
+#include "tpnet/usecase/predict.hpp"
 
 namespace fs = std::filesystem;
 using tpnet::test::CliResult;

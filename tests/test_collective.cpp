@@ -1,6 +1,6 @@
 #include "catch.hpp"
 #include "golden.hpp"
-#include "tpnet/fabric/collective.hpp"
+#include "tpnet/traffic/collective.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

@@ -1,13 +1,13 @@
 #include "catch.hpp"
 #include "golden.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/compare.hpp"
-#include "tpnet/analysis/decode.hpp"
-#include "tpnet/analysis/memory.hpp"
-#include "tpnet/analysis/plan_search.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
+#include "tpnet/io/model_catalog.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/usecase/compare.hpp"
+#include "tpnet/usecase/decode.hpp"
+#include "tpnet/usecase/memory.hpp"
+#include "tpnet/usecase/plan_search.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/hf_config.hpp"
@@ -13,7 +14,6 @@
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 #include "tpnet/io/sweep_io.hpp"
-#include "tpnet/quantity.hpp"
 
 using namespace tpnet;
 
@@ -125,7 +125,7 @@ TEST_CASE("fuzz hf_config: 64 heads in a hidden_size of 2 were 0 wide each", "[f
 
 TEST_CASE("fuzz gemm_csv: a chunk of 2e13 tokens was taken as a measurement", "[fuzz]") {
   // tests/fuzz/corpus/gemm_csv/crash-chunk-tokens-2e13.csv, trimmed. The limits
-  // are tpnet's own (tpnet/limits.hpp): a chunk of at most kMaxTokens, a TP of at most kMaxTp.
+  // are tpnet's own (tpnet/base/limits.hpp): a chunk of at most kMaxTokens, a TP of at most kMaxTp.
   const std::string header =
       "model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,"
       "median_s,tflops\n";

@@ -25,7 +25,7 @@
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
 #include "printable.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/nccl_tests.hpp"
 #include "tpnet/io/plan_yaml.hpp"

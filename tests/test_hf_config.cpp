@@ -6,11 +6,11 @@
 #include <fstream>
 
 #include "catch.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/weights.hpp"
 #include "tpnet/io/hf_config.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
+#include "tpnet/model/weights.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
 
 using namespace tpnet;
 

@@ -12,15 +12,15 @@
 
 #include "catch.hpp"
 #include "cli_runner.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/kv_cache.hpp"
-#include "tpnet/analysis/weights.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/hf_config.hpp"
+#include "tpnet/model/kv_cache.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/params.hpp"
 #include "tpnet/model/prefill_gemms.hpp"
+#include "tpnet/model/weights.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
 
 using Catch::Matchers::WithinRel;
 using tpnet::ModelArch;

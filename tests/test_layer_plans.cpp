@@ -10,15 +10,15 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
-#include "tpnet/analysis/kv_cache.hpp"
-#include "tpnet/analysis/memory.hpp"
-#include "tpnet/analysis/weights.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/hf_config.hpp"
+#include "tpnet/io/model_catalog.hpp"
+#include "tpnet/model/kv_cache.hpp"
 #include "tpnet/model/layer_plan.hpp"
-#include "tpnet/model/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
 #include "tpnet/model/prefill_gemms.hpp"
+#include "tpnet/model/weights.hpp"
+#include "tpnet/usecase/memory.hpp"
 
 using Catch::Matchers::WithinRel;
 using namespace tpnet;

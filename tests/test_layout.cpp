@@ -4,10 +4,10 @@
 
 #include "catch.hpp"
 #include "golden.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/weights.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/layout.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/model/weights.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
 
 using namespace tpnet;
 

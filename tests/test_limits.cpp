@@ -12,13 +12,13 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
-#include "tpnet/checked_math.hpp"
+#include "tpnet/base/checked_math.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/quantity.hpp"
 
 using namespace tpnet;
 using tpnet::test::expect_bad_input;

@@ -7,10 +7,10 @@
 
 #include "catch.hpp"
 #include "golden.hpp"
-#include "tpnet/analysis/memory.hpp"
 #include "tpnet/fabric/node.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/model_yaml.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/usecase/memory.hpp"
 
 using namespace tpnet;
 using tpnet::test::prints_as;

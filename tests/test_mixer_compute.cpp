@@ -7,8 +7,8 @@
 
 #include "catch.hpp"
 #include "model_fixtures.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/mixer_compute.hpp"
-#include "tpnet/model/model_catalog.hpp"
 
 using namespace tpnet;
 using tpnet::test::tiny_dense;

@@ -2,9 +2,9 @@
 #include <fstream>
 
 #include "catch.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
 #include "tpnet/io/model_yaml.hpp"
 #include "tpnet/model/layer_plan.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
 
 using namespace tpnet;
 

@@ -14,10 +14,10 @@
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/nccl_tests.hpp"
-#include "tpnet/measured/doctor.hpp"
+#include "tpnet/usecase/doctor.hpp"
 
+using tpnet::Collective;
 using tpnet::FabricState;
-using tpnet::NcclCollective;
 
 namespace {
 
@@ -25,7 +25,7 @@ const std::filesystem::path kLogs =
     std::filesystem::path(TPNET_SOURCE_DIR) / "tests/data/nccl-tests";
 
 struct Expected {
-  NcclCollective collective;
+  Collective collective;
   int ranks;
   int ranks_per_node;  ///< 0: the log does not say where its ranks ran
   FabricState state;   ///< against the default 200G link
@@ -34,53 +34,53 @@ struct Expected {
 
 const std::map<std::string, Expected> kExpected = {
     {"aws-p4de-2node-all_reduce-srun-label-prefix.txt",
-     {NcclCollective::all_reduce, 16, 0, FabricState::above_link, ""}},
+     {Collective::all_reduce, 16, 0, FabricState::above_link, ""}},
     {"aws-p5-2node-all_reduce-mpirun-tag-output.txt",
-     {NcclCollective::all_reduce, 8, 0, FabricState::above_link, ""}},
+     {Collective::all_reduce, 8, 0, FabricState::above_link, ""}},
     {"b200-gke-1node-2gpu-all_gather-elided-rows.txt",
-     {NcclCollective::all_gather, 2, 2, FabricState::not_judged, "2.26.6"}},
+     {Collective::all_gather, 2, 2, FabricState::not_judged, "2.26.6"}},
     {"b200-gke-2node-1gpu-all_gather-size0-rows.txt",
-     {NcclCollective::all_gather, 2, 1, FabricState::above_link, "2.26.6"}},
+     {Collective::all_gather, 2, 1, FabricState::above_link, "2.26.6"}},
     {"b200-gke-a4-2node-8gpu-all_gather-nccl2.26.6.txt",
-     {NcclCollective::all_gather, 16, 8, FabricState::not_judged, "2.26.6"}},
+     {Collective::all_gather, 16, 8, FabricState::not_judged, "2.26.6"}},
     {"gb10-2spark-all_gather-16G-nccl2.28.3-truncated.txt",
-     {NcclCollective::all_gather, 2, 1, FabricState::below_expectation, "2.28.3"}},
+     {Collective::all_gather, 2, 1, FabricState::below_expectation, "2.28.3"}},
     {"gb10-2spark-all_gather-16G-nccl2.28.9.txt",
-     {NcclCollective::all_gather, 2, 1, FabricState::healthy, "2.28.9"}},
+     {Collective::all_gather, 2, 1, FabricState::healthy, "2.28.9"}},
     {"gb10-2spark-all_gather-mergenics-512M-16G-nccl2.28.9.txt",
-     {NcclCollective::all_gather, 2, 1, FabricState::healthy, "2.28.9"}},
+     {Collective::all_gather, 2, 1, FabricState::healthy, "2.28.9"}},
     {"gb10-2spark-all_gather-direct-degraded-2.8GBps.txt",
-     {NcclCollective::all_gather, 2, 1, FabricState::degraded_nic, "2.28.9"}},
+     {Collective::all_gather, 2, 1, FabricState::degraded_nic, "2.28.9"}},
     {"gb10-2spark-all_gather-qsfp-switch-nccl2.28.9.txt",
-     {NcclCollective::all_gather, 2, 1, FabricState::below_expectation, "2.28.9"}},
+     {Collective::all_gather, 2, 1, FabricState::below_expectation, "2.28.9"}},
     // Sizes to 64 KiB only: too small for bandwidth; 30-68 us, healthy Spark latency.
     {"gb10-2spark-all_reduce-nccl2.31.2-truncated.txt",
-     {NcclCollective::all_reduce, 2, 1, FabricState::latency_healthy, "2.31.2"}},
+     {Collective::all_reduce, 2, 1, FabricState::latency_healthy, "2.31.2"}},
     // 4 per node without the CXI hook: the inter-node steps ran at 38 Gb/s.
     {"gh200-alps-2node-4gpu-all_reduce-no-cxi-hook.txt",
-     {NcclCollective::all_reduce, 8, 4, FabricState::below_expectation, ""}},
+     {Collective::all_reduce, 8, 4, FabricState::below_expectation, ""}},
     {"h100-a3mega-2node-8gpu-all_reduce.txt",
-     {NcclCollective::all_reduce, 16, 8, FabricState::not_judged, ""}},
+     {Collective::all_reduce, 16, 8, FabricState::not_judged, ""}},
     {"h100-roce-2node-1gpu-all_reduce-nccl-info-linear-step.txt",
-     {NcclCollective::all_reduce, 2, 1, FabricState::below_expectation, "2.26.2"}},
+     {Collective::all_reduce, 2, 1, FabricState::below_expectation, "2.26.2"}},
     // At 2 ranks sendrecv's columns are all_reduce's: read as all_reduce
     // unless asked (below); the bus bandwidth is the same either way.
     {"h100-roce-2node-1gpu-sendrecv-nccl-info.txt",
-     {NcclCollective::all_reduce, 2, 1, FabricState::below_expectation, "2.26.2"}},
+     {Collective::all_reduce, 2, 1, FabricState::below_expectation, "2.26.2"}},
     // 4 per node, under the link: the inter-node steps are judged.
     {"h100-roce-2node-4gpu-g4-sendrecv-nccl-info.txt",
-     {NcclCollective::sendrecv, 8, 4, FabricState::below_expectation, "2.26.2"}},
+     {Collective::sendrecv, 8, 4, FabricState::below_expectation, "2.26.2"}},
     {"h200-gke-2node-1gpu-all_gather-nccl2.25.1.txt",
-     {NcclCollective::all_gather, 2, 1, FabricState::above_link, "2.25.1"}},
+     {Collective::all_gather, 2, 1, FabricState::above_link, "2.25.1"}},
     {"h200-gke-2node-1gpu-all_reduce.txt",
-     {NcclCollective::all_reduce, 2, 1, FabricState::above_link, ""}},
+     {Collective::all_reduce, 2, 1, FabricState::above_link, ""}},
     // Not a Spark: judged by its share of the link alone (20 Gb/s of 200G).
     {"v100-p3dn-efa-2node-1gpu-all_reduce-nccl2.6.4.txt",
-     {NcclCollective::all_reduce, 2, 1, FabricState::below_expectation, "2.6.4"}},
+     {Collective::all_reduce, 2, 1, FabricState::below_expectation, "2.6.4"}},
 };
 
 tpnet::AllReduceSweep read(const std::string& name,
-                           std::optional<NcclCollective> collective = std::nullopt) {
+                           std::optional<Collective> collective = std::nullopt) {
   tpnet::NcclTestsReadOptions options;
   options.allow_truncated = true;
   options.collective = collective;
@@ -112,7 +112,7 @@ TEST_CASE("every real log reads as its collective, and its busbw column is algbw
     CHECK(sweep.ranks == expected.ranks);
     CHECK(sweep.ranks_per_node() == expected.ranks_per_node);
     CHECK(sweep.nccl_version == expected.nccl_version);
-    const double factor = tpnet::busbw_factor(sweep.collective, sweep.ranks);
+    const double factor = tpnet::ring_sent_factor(sweep.collective, sweep.ranks);
     for (const auto& s : sweep.samples) {
       // nccl-tests prints both rounded to two decimals (GB/s): each may be
       // off by half a unit, algbw's scaled by the factor.
@@ -177,9 +177,8 @@ TEST_CASE("real-log quirks: size-0 rows, launcher prefixes, a fit held at alpha 
   CHECK(tpnet::run_doctor(request).fit.poor);
 
   // Asked for, the 2-rank sendrecv log reads as sendrecv, with 1 step.
-  const auto sendrecv =
-      read("h100-roce-2node-1gpu-sendrecv-nccl-info.txt", NcclCollective::sendrecv);
-  CHECK(sendrecv.collective == NcclCollective::sendrecv);
+  const auto sendrecv = read("h100-roce-2node-1gpu-sendrecv-nccl-info.txt", Collective::sendrecv);
+  CHECK(sendrecv.collective == Collective::sendrecv);
   CHECK(sendrecv.collective_from == "asked");
 
   // The 4-node log had its table cut out by whoever posted it.

@@ -8,7 +8,7 @@
 
 #include "catch.hpp"
 #include "model_fixtures.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
 
 using namespace tpnet;

@@ -1,6 +1,6 @@
 #include "catch.hpp"
-#include "tpnet/analysis/plan_search.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/io/model_catalog.hpp"
+#include "tpnet/usecase/plan_search.hpp"
 
 using namespace tpnet;
 

@@ -7,23 +7,23 @@
 #include <string>
 
 #include "catch.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/compare.hpp"
-#include "tpnet/analysis/decode.hpp"
-#include "tpnet/analysis/penalty.hpp"
-#include "tpnet/analysis/weights.hpp"
-#include "tpnet/fabric/collective.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/fabric_yaml.hpp"
 #include "tpnet/io/hf_config.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/model_yaml.hpp"
 #include "tpnet/io/trace_csv.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
-#include "tpnet/model/model_catalog.hpp"
-#include "tpnet/predict/predict.hpp"
+#include "tpnet/model/weights.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/traffic/collective.hpp"
+#include "tpnet/usecase/compare.hpp"
+#include "tpnet/usecase/decode.hpp"
+#include "tpnet/usecase/penalty.hpp"
+#include "tpnet/usecase/predict.hpp"
 
 using namespace tpnet;
 

@@ -9,10 +9,10 @@
 
 #include "catch.hpp"
 #include "model_fixtures.hpp"
-#include "tpnet/analysis/weights.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
 #include "tpnet/model/prefill_gemms.hpp"
+#include "tpnet/model/weights.hpp"
 
 using namespace tpnet;
 using tpnet::test::tiny_dense;

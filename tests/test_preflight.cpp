@@ -14,11 +14,11 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/preflight.hpp"
 #include "tpnet/io/node_facts.hpp"
 #include "tpnet/io/node_yaml.hpp"
+#include "tpnet/usecase/preflight.hpp"
 
 using tpnet::test::CliResult;
 using tpnet::test::expect_bad_input;

@@ -16,17 +16,17 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/capacity.hpp"
-#include "tpnet/analysis/compare.hpp"
-#include "tpnet/analysis/penalty.hpp"
-#include "tpnet/fabric/collective.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/layout.hpp"
-#include "tpnet/model/model_catalog.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/traffic/collective.hpp"
+#include "tpnet/usecase/capacity.hpp"
+#include "tpnet/usecase/compare.hpp"
+#include "tpnet/usecase/penalty.hpp"
 
 namespace {
 

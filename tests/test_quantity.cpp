@@ -1,5 +1,5 @@
 #include "catch.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/quantity.hpp"
 
 using namespace tpnet;
 

@@ -8,11 +8,11 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
-#include "tpnet/analysis/weights.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/model/quantization.hpp"
+#include "tpnet/model/weights.hpp"
 
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "tpnet/predict/step_schedule.hpp"
+#include "tpnet/sim/step_schedule.hpp"
 
 using namespace tpnet;
 

@@ -6,10 +6,10 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/node_yaml.hpp"
 #include "tpnet/io/switch_yaml.hpp"
-#include "tpnet/model/model_catalog.hpp"
 
 using namespace tpnet;
 

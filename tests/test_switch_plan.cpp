@@ -5,8 +5,8 @@
 
 #include "catch.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 
 using namespace tpnet;
 

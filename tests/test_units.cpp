@@ -1,5 +1,5 @@
 #include "catch.hpp"
-#include "tpnet/units.hpp"
+#include "tpnet/base/units.hpp"
 
 using namespace tpnet;
 

@@ -14,8 +14,8 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
-#include "tpnet/analysis/capacity.hpp"
 #include "tpnet/io/sweep_io.hpp"
+#include "tpnet/usecase/capacity.hpp"
 
 using namespace tpnet;
 using tpnet::test::json_of;

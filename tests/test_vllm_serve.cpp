@@ -8,8 +8,8 @@
 
 #include "catch.hpp"
 #include "cli_runner.hpp"
-#include "tpnet/error.hpp"
-#include "tpnet/model/vllm_serve.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/io/vllm_serve.hpp"
 
 using namespace tpnet;
 using tpnet::test::run_tpnet;

@@ -11,7 +11,7 @@
 #include "catch.hpp"
 #include "gemm_peak.hpp"
 #include "gemm_report.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/output_file.hpp"
 

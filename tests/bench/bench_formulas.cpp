@@ -9,11 +9,11 @@
 #include <string>
 
 #include "compare_writer.hpp"
-#include "tpnet/analysis/capacity.hpp"
-#include "tpnet/analysis/compare.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/tpnet.hpp"
+#include "tpnet/usecase/capacity.hpp"
+#include "tpnet/usecase/compare.hpp"
 
 namespace {
 

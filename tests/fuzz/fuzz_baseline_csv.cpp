@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "tpnet/analysis/penalty.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/io/baseline_csv.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/engine.hpp"
-#include "tpnet/model/model_catalog.hpp"
+#include "tpnet/usecase/penalty.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tpnet;

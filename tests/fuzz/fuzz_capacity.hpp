@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "tpnet/analysis/capacity.hpp"
 #include "tpnet/io/sweep_io.hpp"
+#include "tpnet/usecase/capacity.hpp"
 
 namespace tpnet::fuzz {
 

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <typeinfo>
 
-#include "tpnet/error.hpp"
-#include "tpnet/units.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/units.hpp"
 
 namespace tpnet::fuzz {
 

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/analysis/penalty.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/model/params.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/usecase/penalty.hpp"
 
 namespace tpnet::fuzz {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "tpnet/analysis/serving_plan.hpp"
 #include "tpnet/io/plan_yaml.hpp"
+#include "tpnet/usecase/serving_plan.hpp"
 
 namespace {
 

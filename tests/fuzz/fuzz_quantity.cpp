@@ -1,4 +1,4 @@
-// Quantities typed by people (tpnet/quantity.hpp, parse_link, breakout
+// Quantities typed by people (tpnet/base/quantity.hpp, parse_link, breakout
 // modes, line codings). The first byte picks the parser ('0' bit rate, '1'
 // tokens, '2' prompt, '3' duration, '4' bytes, '5' percent, '6' number,
 // '7' link, '8' breakout mode, '9' line coding), the rest is the text. A parsed rate or breakout
@@ -11,9 +11,9 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/link.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 
 namespace {
 

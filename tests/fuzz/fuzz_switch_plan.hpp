@@ -6,8 +6,8 @@
 
 #include "fuzz_check.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 
 namespace tpnet::fuzz {
 

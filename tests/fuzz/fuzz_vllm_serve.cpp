@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "tpnet/model/vllm_serve.hpp"
+#include "tpnet/io/vllm_serve.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tpnet;

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../builtin_models.hpp"
-#include "../catalog_lookup.hpp"
-#include "tpnet/fabric/collective.hpp"
+#include "../io/builtin_models.hpp"
+#include "../io/catalog_lookup.hpp"
 #include "tpnet/fabric/link.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/io/fabric_yaml.hpp"
+#include "tpnet/traffic/collective.hpp"
 
 namespace tpnet {
 namespace {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/quantity.hpp"
 
 namespace tpnet {
 

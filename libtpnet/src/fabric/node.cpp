@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "builtin_models.hpp"
-#include "catalog_lookup.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
+#include "../io/builtin_models.hpp"
+#include "../io/catalog_lookup.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/io/node_yaml.hpp"
 
 namespace tpnet {

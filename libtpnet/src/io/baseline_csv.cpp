@@ -5,9 +5,9 @@
 #include <optional>
 
 #include "csv_table.hpp"
+#include "tpnet/base/limits.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/limits.hpp"
-#include "tpnet/quantity.hpp"
 
 namespace tpnet {
 

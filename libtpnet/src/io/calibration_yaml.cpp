@@ -8,8 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/quantity.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {

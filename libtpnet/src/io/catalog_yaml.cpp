@@ -1,7 +1,7 @@
 #include "catalog_yaml.hpp"
 
-#include "tpnet/error.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet::catalog_yaml {

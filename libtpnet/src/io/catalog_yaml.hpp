@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/units.hpp"
+#include "tpnet/base/units.hpp"
 
 namespace tpnet::catalog_yaml {
 

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <regex>
 
-#include "ascii_case.hpp"
-#include "tpnet/error.hpp"
+#include "../base/ascii_case.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "yaml_fields.hpp"
 

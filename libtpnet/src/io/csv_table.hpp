@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet::csv {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "catalog_yaml.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {

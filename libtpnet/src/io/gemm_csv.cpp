@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "csv_table.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/quantity.hpp"
 
 namespace tpnet {
 

@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <optional>
 
-#include "ascii_case.hpp"
+#include "../base/ascii_case.hpp"
 #include "checkpoint_precision.hpp"
-#include "tpnet/analysis/weights.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/params.hpp"
+#include "tpnet/model/weights.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {

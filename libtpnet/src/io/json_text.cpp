@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/text_file.hpp"
 
 namespace tpnet::json {

@@ -5,10 +5,10 @@
 #include <utility>
 
 #include "catalog_yaml.hpp"
-#include "tpnet/analysis/engram_tables.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/model/compressed_attention.hpp"
+#include "tpnet/model/engram_tables.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "yaml_fields.hpp"
 

@@ -14,8 +14,8 @@
 #include <set>
 #include <utility>
 
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/quantity.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {
@@ -123,22 +123,22 @@ double count_ratio(const AllReduceSample& s) {
 
 /// The collective from the columns of the rows: per-rank counts, redop and
 /// root, and for all_reduce against sendrecv the busbw / algbw ratio.
-NcclCollective collective_from_columns(const AllReduceSweep& sweep,
-                                       const std::vector<RowColumns>& columns, int per_rank,
-                                       std::vector<std::string>& notes) {
+Collective collective_from_columns(const AllReduceSweep& sweep,
+                                   const std::vector<RowColumns>& columns, int per_rank,
+                                   std::vector<std::string>& notes) {
   const RowColumns& first = columns.front();
   const bool reduces = !first.redop.empty() && first.redop != "none";
   const bool rooted = !first.root.empty() && first.root != "-1";
   if (per_rank > 1) {
-    if (reduces) return NcclCollective::reduce_scatter;
+    if (reduces) return Collective::reduce_scatter;
     notes.push_back(fmt::format(
         "{}: the columns (redop none, count one rank's share) read as all_gather; alltoall "
         "prints the same, and its bus bandwidth means the same",
         sweep.origin));
-    return NcclCollective::all_gather;
+    return Collective::all_gather;
   }
-  if (rooted) return reduces ? NcclCollective::reduce : NcclCollective::broadcast;
-  if (first.redop == "none") return NcclCollective::sendrecv;
+  if (rooted) return reduces ? Collective::reduce : Collective::broadcast;
+  if (first.redop == "none") return Collective::sendrecv;
   // all_reduce and sendrecv print the same columns; their busbw / algbw
   // ratios are 2(n-1)/n and 1.
   const int n = sweep.ranks;
@@ -149,11 +149,11 @@ NcclCollective collective_from_columns(const AllReduceSweep& sweep,
     }
   }
   if (n > 2 && ratio > 0.0 &&
-      std::fabs(ratio - 1.0) < std::fabs(ratio - busbw_factor(NcclCollective::all_reduce, n))) {
-    return NcclCollective::sendrecv;
+      std::fabs(ratio - 1.0) < std::fabs(ratio - ring_sent_factor(Collective::all_reduce, n))) {
+    return Collective::sendrecv;
   }
   // At 2 ranks the two cannot be told apart, and their bus bandwidths agree.
-  return NcclCollective::all_reduce;
+  return Collective::all_reduce;
 }
 
 /// The rank count the busbw / algbw ratio gives (2(n-1)/n for all_reduce,
@@ -167,7 +167,7 @@ int ranks_from_bandwidths(const AllReduceSweep& sweep) {
   if (!best || best->out_of_place.algbw.bits_per_second() < 8e9) return 0;  // under 1 GB/s
   const double ratio = best->out_of_place.busbw / best->out_of_place.algbw;
   double n = 0.0;
-  if (sweep.collective == NcclCollective::all_reduce && ratio < 1.999) {
+  if (sweep.collective == Collective::all_reduce && ratio < 1.999) {
     n = 2.0 / (2.0 - ratio);
   } else if (count_is_per_rank(sweep.collective) && ratio < 0.999) {
     n = 1.0 / (1.0 - ratio);
@@ -176,7 +176,8 @@ int ranks_from_bandwidths(const AllReduceSweep& sweep) {
   const double whole = std::round(n);
   if (whole < 3 || whole > 1e5 || std::fabs(n - whole) > 0.02 * whole) return 0;
   // The ratio must come back within the printed rounding.
-  if (std::fabs(busbw_factor(sweep.collective, static_cast<int>(whole)) - ratio) > 0.01 * ratio) {
+  if (std::fabs(ring_sent_factor(sweep.collective, static_cast<int>(whole)) - ratio) >
+      0.01 * ratio) {
     return 0;
   }
   return static_cast<int>(whole);
@@ -191,7 +192,7 @@ int ranks_from_bandwidths(const AllReduceSweep& sweep) {
 void check_bandwidth_columns(const AllReduceSweep& sweep) {
   constexpr double kAbsoluteGbs = 0.01;
   constexpr double kRelative = 0.01;
-  const double factor = sweep.ranks >= 2 ? busbw_factor(sweep.collective, sweep.ranks) : 0.0;
+  const double factor = sweep.ranks >= 2 ? ring_sent_factor(sweep.collective, sweep.ranks) : 0.0;
   auto check = [&](const AllReduceSample& s, const AllReduceTiming& t, std::string_view which) {
     const double algbw = s.size.count() / t.time.value() / 1e9;
     const double printed_algbw = t.algbw.bits_per_second() / 8e9;
@@ -223,8 +224,7 @@ void check_bandwidth_columns(const AllReduceSweep& sweep) {
 /// it: size = count x element size, times the ranks where count is one
 /// rank's share. A log without `#  Rank` lines gets its rank count from there.
 void settle_collective(AllReduceSweep& sweep, const std::vector<RowColumns>& columns,
-                       std::optional<NcclCollective> from_header,
-                       const NcclTestsReadOptions& options) {
+                       std::optional<Collective> from_header, const NcclTestsReadOptions& options) {
   // The ratio most rows share: one corrupt row must not turn the log into
   // another collective.
   std::map<int, int> votes;
@@ -374,7 +374,7 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
   AllReduceSweep sweep;
   sweep.origin = origin;
   std::optional<Layout> layout;
-  std::optional<NcclCollective> header_collective;
+  std::optional<Collective> header_collective;
   std::set<std::string> hosts_seen;
   std::vector<RowColumns> columns;
   int empty_rows = 0;

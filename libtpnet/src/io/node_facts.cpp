@@ -10,7 +10,7 @@
 #include <map>
 #include <sstream>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet {
 namespace {

@@ -7,10 +7,10 @@
 #include <utility>
 
 #include "catalog_yaml.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/base/limits.hpp"
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/limits.hpp"
-#include "tpnet/quantity.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {

@@ -2,12 +2,12 @@
 
 #include <filesystem>
 
-#include "tpnet/analysis/kv_cache.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/baseline_csv.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/model/model_catalog.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/model/kv_cache.hpp"
 #include "yaml_fields.hpp"
 
 namespace tpnet {

@@ -8,9 +8,9 @@
 #include <map>
 
 #include "csv_table.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/quantity.hpp"
 
 namespace tpnet {
 namespace {

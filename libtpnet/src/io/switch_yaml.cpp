@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "ascii_case.hpp"
+#include "../base/ascii_case.hpp"
 #include "catalog_yaml.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "yaml_fields.hpp"

@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet {
 namespace {

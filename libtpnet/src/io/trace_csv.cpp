@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "csv_table.hpp"
+#include "tpnet/base/limits.hpp"
 #include "tpnet/io/text_file.hpp"
-#include "tpnet/limits.hpp"
 
 namespace tpnet {
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "ascii_case.hpp"
+#include "../base/ascii_case.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "yaml_fields.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet::yaml {
 
@@ -18,7 +18,7 @@ namespace tpnet::yaml {
 /// hold, counted in its text before it is parsed (load_document,
 /// reject_duplicate_keys). yaml-cpp takes some hundreds of bytes a value,
 /// 300 MB for a million zeros in a 2.2 MB JSON array; the files tpnet reads
-/// hold thousands. (Here, not in tpnet/limits.hpp: only the readers use it.)
+/// hold thousands. (Here, not in tpnet/base/limits.hpp: only the readers use it.)
 inline constexpr std::size_t kMaxDocumentNodes = 200000;
 
 /// Which language a file is in, for its messages: JSON files are read by

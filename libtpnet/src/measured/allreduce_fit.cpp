@@ -7,7 +7,7 @@
 #include <cmath>
 #include <set>
 
-#include "tpnet/fabric/collective.hpp"
+#include "tpnet/traffic/collective.hpp"
 
 namespace tpnet {
 
@@ -19,7 +19,7 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
   AllReduceFit fit;
   fit.ranks = ranks;
   fit.collective = sweep.collective;
-  fit.sent_factor = busbw_factor(sweep.collective, ranks);
+  fit.sent_factor = ring_sent_factor(sweep.collective, ranks);
   fit.steps = ring_steps(sweep.collective, ranks);
 
   std::vector<const AllReduceSample*> used;

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/fabric/collective.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/traffic/collective.hpp"
 
 namespace tpnet {
 

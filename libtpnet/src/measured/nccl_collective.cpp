@@ -1,4 +1,4 @@
-#include "tpnet/measured/nccl_collective.hpp"
+#include "tpnet/traffic/collective.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,68 +6,68 @@
 
 namespace tpnet {
 
-std::string_view to_string(NcclCollective collective) {
+std::string_view to_string(Collective collective) {
   switch (collective) {
-    case NcclCollective::all_reduce:
+    case Collective::all_reduce:
       return "all_reduce";
-    case NcclCollective::all_gather:
+    case Collective::all_gather:
       return "all_gather";
-    case NcclCollective::reduce_scatter:
+    case Collective::reduce_scatter:
       return "reduce_scatter";
-    case NcclCollective::alltoall:
+    case Collective::alltoall:
       return "alltoall";
-    case NcclCollective::broadcast:
+    case Collective::broadcast:
       return "broadcast";
-    case NcclCollective::reduce:
+    case Collective::reduce:
       return "reduce";
-    case NcclCollective::sendrecv:
+    case Collective::sendrecv:
       return "sendrecv";
   }
   return "unknown";
 }
 
-std::optional<NcclCollective> collective_from_name(std::string_view name) {
+std::optional<Collective> collective_from_name(std::string_view name) {
   std::string key;
   for (const char c : name) {
     if (c != '_' && c != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   if (key.size() > 4 && key.compare(key.size() - 4, 4, "perf") == 0) key.resize(key.size() - 4);
-  if (key == "allreduce") return NcclCollective::all_reduce;
-  if (key == "allgather") return NcclCollective::all_gather;
-  if (key == "reducescatter") return NcclCollective::reduce_scatter;
-  if (key == "alltoall") return NcclCollective::alltoall;
-  if (key == "broadcast") return NcclCollective::broadcast;
-  if (key == "reduce") return NcclCollective::reduce;
-  if (key == "sendrecv") return NcclCollective::sendrecv;
+  if (key == "allreduce") return Collective::all_reduce;
+  if (key == "allgather") return Collective::all_gather;
+  if (key == "reducescatter") return Collective::reduce_scatter;
+  if (key == "alltoall") return Collective::alltoall;
+  if (key == "broadcast") return Collective::broadcast;
+  if (key == "reduce") return Collective::reduce;
+  if (key == "sendrecv") return Collective::sendrecv;
   return std::nullopt;
 }
 
-double busbw_factor(NcclCollective collective, int ranks) {
+double ring_sent_factor(Collective collective, int ranks) {
   const double n = std::max(1, ranks);
   switch (collective) {
-    case NcclCollective::all_reduce:
+    case Collective::all_reduce:
       return 2.0 * (n - 1.0) / n;
-    case NcclCollective::all_gather:
-    case NcclCollective::reduce_scatter:
-    case NcclCollective::alltoall:
+    case Collective::all_gather:
+    case Collective::reduce_scatter:
+    case Collective::alltoall:
       return (n - 1.0) / n;
-    case NcclCollective::broadcast:
-    case NcclCollective::reduce:
-    case NcclCollective::sendrecv:
+    case Collective::broadcast:
+    case Collective::reduce:
+    case Collective::sendrecv:
       return 1.0;
   }
   return 1.0;
 }
 
-bool count_is_per_rank(NcclCollective collective) {
-  return collective == NcclCollective::all_gather || collective == NcclCollective::reduce_scatter ||
-         collective == NcclCollective::alltoall;
+bool count_is_per_rank(Collective collective) {
+  return collective == Collective::all_gather || collective == Collective::reduce_scatter ||
+         collective == Collective::alltoall;
 }
 
-int ring_steps(NcclCollective collective, int ranks) {
+int ring_steps(Collective collective, int ranks) {
   const int n = std::max(2, ranks);
-  if (collective == NcclCollective::all_reduce) return 2 * (n - 1);
-  if (collective == NcclCollective::sendrecv) return 1;
+  if (collective == Collective::all_reduce) return 2 * (n - 1);
+  if (collective == Collective::sendrecv) return 1;
   return n - 1;
 }
 

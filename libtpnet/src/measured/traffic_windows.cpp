@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "tpnet/error.hpp"
-#include "tpnet/quantity.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/quantity.hpp"
 
 namespace tpnet {
 

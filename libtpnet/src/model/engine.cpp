@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "tpnet/error.hpp"
-#include "tpnet/limits.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/limits.hpp"
 
 namespace tpnet {
 

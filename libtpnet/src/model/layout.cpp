@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <algorithm>
 
-#include "tpnet/analysis/bytes_per_token.hpp"
-#include "tpnet/fabric/collective.hpp"
 #include "tpnet/model/layer_plan.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/traffic/collective.hpp"
 
 namespace tpnet {
 

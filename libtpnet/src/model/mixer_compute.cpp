@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "tp_split.hpp"
-#include "tpnet/error.hpp"
-#include "tpnet/limits.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/limits.hpp"
 #include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 

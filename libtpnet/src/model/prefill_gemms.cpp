@@ -7,7 +7,7 @@
 #include <map>
 
 #include "tp_split.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 

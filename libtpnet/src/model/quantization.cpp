@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "ascii_case.hpp"
+#include "../base/ascii_case.hpp"
 
 namespace tpnet {
 

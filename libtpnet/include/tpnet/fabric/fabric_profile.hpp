@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "tpnet/base/units.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/measured/calibration.hpp"
 #include "tpnet/model/engine.hpp"
-#include "tpnet/units.hpp"
 
 namespace tpnet {
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/units.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
-#include "tpnet/units.hpp"
 
 namespace tpnet {
 

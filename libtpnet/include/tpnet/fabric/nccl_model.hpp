@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/units.hpp"
 #include "tpnet/model/engine.hpp"
-#include "tpnet/units.hpp"
 
 namespace tpnet {
 

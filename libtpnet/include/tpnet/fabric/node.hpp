@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "tpnet/error.hpp"
-#include "tpnet/units.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/units.hpp"
 
 namespace tpnet {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tpnet/units.hpp"
+#include "tpnet/base/units.hpp"
 
 namespace tpnet {
 

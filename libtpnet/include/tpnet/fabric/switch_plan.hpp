@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "tpnet/base/limits.hpp"
+#include "tpnet/base/units.hpp"
 #include "tpnet/fabric/node.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
-#include "tpnet/limits.hpp"
-#include "tpnet/units.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 
 namespace tpnet {
 

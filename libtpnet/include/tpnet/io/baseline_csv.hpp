@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
-#include "tpnet/analysis/penalty.hpp"
+#include "tpnet/usecase/penalty.hpp"
 
 namespace tpnet {
 

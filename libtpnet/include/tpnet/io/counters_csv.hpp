@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/measured/counters.hpp"
 
 namespace tpnet {

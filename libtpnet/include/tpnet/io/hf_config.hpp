@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/model/model.hpp"
 
 namespace tpnet {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/measured/allreduce_sweep.hpp"
 
 namespace tpnet {
@@ -18,7 +18,7 @@ struct NcclTestsReadOptions {
   /// The collective the log measured, when the log cannot tell it (its
   /// columns read the same for all_gather and alltoall, and for all_reduce
   /// and sendrecv on 2 ranks); checked against the rows.
-  std::optional<NcclCollective> collective;
+  std::optional<Collective> collective;
 };
 
 /// Text output of any nccl-tests collective (`all_reduce_perf`,

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/fabric/node.hpp"
 
 namespace tpnet {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
 namespace tpnet {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-#include "tpnet/analysis/serving_plan.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/usecase/serving_plan.hpp"
 
 namespace tpnet {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/analysis/capacity.hpp"
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/usecase/capacity.hpp"
 
 namespace tpnet {
 

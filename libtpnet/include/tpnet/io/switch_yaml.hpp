@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-#include "tpnet/error.hpp"
-#include "tpnet/fabric/switch_catalog.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/fabric/switch_spec.hpp"
 
 namespace tpnet {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/predict/step_schedule.hpp"
+#include "tpnet/sim/step_schedule.hpp"
 
 namespace tpnet {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tpnet/base/units.hpp"
 #include "tpnet/measured/allreduce_sweep.hpp"
-#include "tpnet/units.hpp"
 
 namespace tpnet {
 
@@ -36,7 +36,7 @@ inline constexpr double kPoorFitRms = 0.10;
 
 struct AllReduceFit {
   int ranks = 0;
-  NcclCollective collective = NcclCollective::all_reduce;
+  Collective collective = Collective::all_reduce;
   double sent_factor = 0.0;  ///< share of S each rank sends: busbw_factor (2(N-1)/N for all_reduce)
   int steps = 0;             ///< ring_steps (2(N-1) for all_reduce)
   Bytes min_size;            ///< smallest size fitted

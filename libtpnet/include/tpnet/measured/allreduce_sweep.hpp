@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tpnet/error.hpp"
-#include "tpnet/measured/nccl_collective.hpp"
-#include "tpnet/units.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/units.hpp"
+#include "tpnet/traffic/collective.hpp"
 
 namespace tpnet {
 
@@ -36,7 +36,7 @@ struct AllReduceSample {
 struct AllReduceSweep {
   /// The collective the log measured (the name is historical: every
   /// nccl-tests collective reads into this sweep).
-  NcclCollective collective = NcclCollective::all_reduce;
+  Collective collective = Collective::all_reduce;
   /// How it was told: "the log's header", "the columns" or "asked".
   std::string collective_from = "the columns";
   std::vector<AllReduceSample> samples;  ///< in file order

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "tpnet/base/units.hpp"
 #include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/measured/counters.hpp"
 #include "tpnet/measured/gemm_timing.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
-#include "tpnet/units.hpp"
 
 namespace tpnet {
 

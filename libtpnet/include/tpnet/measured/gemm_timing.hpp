@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tpnet/error.hpp"
-#include "tpnet/units.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/units.hpp"
 
 namespace tpnet {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tpnet/base/units.hpp"
 #include "tpnet/measured/counters.hpp"
-#include "tpnet/units.hpp"
 
 namespace tpnet {
 

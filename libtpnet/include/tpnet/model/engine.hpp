@@ -5,9 +5,9 @@
 #include <optional>
 #include <string_view>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 
-#include "tpnet/units.hpp"
+#include "tpnet/base/units.hpp"
 
 namespace tpnet {
 

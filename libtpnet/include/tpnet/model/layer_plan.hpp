@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
 #include "tpnet/model/model.hpp"
 
 namespace tpnet {

@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "tpnet/error.hpp"
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/units.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
-#include "tpnet/units.hpp"
 
 namespace tpnet {
 

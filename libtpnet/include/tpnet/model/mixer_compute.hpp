@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "tpnet/base/units.hpp"
 #include "tpnet/model/model.hpp"
-#include "tpnet/units.hpp"
 
 namespace tpnet {
 

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tpnet/limits.hpp"
-#include "tpnet/units.hpp"
+#include "tpnet/base/limits.hpp"
+#include "tpnet/base/units.hpp"
 
 namespace tpnet {
 

@@ -1,0 +1,106 @@
+#pragma once
+/// Decode over a slower link: small per-request blocks, latency-bound
+/// all-reduces, and a weight-read floor that dwarfs the transfer time
+/// (docs/background.md s.3, docs/formulas.md s.6).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpnet/base/units.hpp"
+#include "tpnet/fabric/fabric_profile.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/fabric/nccl_model.hpp"
+#include "tpnet/fabric/node.hpp"
+#include "tpnet/measured/point_estimate.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/model.hpp"
+#include "tpnet/traffic/collective.hpp"
+
+namespace tpnet {
+
+struct DecodeInputs {
+  int requests = 1;  ///< running requests in one decode forward
+  /// Memory bandwidth each node reads its weights at: the node catalog's
+  /// (NodeSpec::memory_bandwidth) unless replaced; must be set.
+  BitRate memory_bandwidth;
+};
+
+/// Bytes each node sends in the vocab-parallel LM head's ring all-gather of
+/// the logits of `tokens` tokens: tokens x vocab x activation bytes x (N-1)/N.
+[[nodiscard]] Bytes logits_gather_bytes(const ModelArch& model, const EngineConfig& engine, int tp,
+                                        TokenCount tokens);
+
+/// The least time one decode forward can take on a node: its share of the
+/// active weights (active params at each part's bits / 8 / nodes) read at
+/// `bandwidth`.
+[[nodiscard]] Seconds weight_read_floor(const ModelArch& model, int nodes, BitRate bandwidth);
+
+struct DecodeReport {
+  TokenCount tokens_per_forward = 0;  ///< requests x (1 + draft tokens)
+  AllReducePlan allreduce;
+  int allreduces_per_forward = 0;
+  Seconds transfer_from;  ///< one all-reduce's bytes at the `from` rate
+  Seconds transfer_to;
+  Seconds allreduce_latency;           ///< fixed alpha, priced at `from`
+  AllReduceLatency allreduce_pricing;  ///< how: NCCL's pick at `from`, or the override
+  /// What NCCL would pick at `from` left alone (every algorithm and protocol
+  /// allowed), to compare with the pick the report assumes.
+  NcclChoice nccl_unpinned;
+  CommRegime regime = CommRegime::latency_bound;  ///< at the slower link
+  Bytes allreduce_forward_bytes;                  ///< all all-reduces of one forward
+  Bytes logits_sent;                              ///< all-gather of vocab-parallel logits
+  Bytes forward_sent;                             ///< both together
+  Bytes weight_bytes_per_node;                    ///< active params x bits / 8 / TP
+  Seconds weight_read_floor;                      ///< weight bytes / memory bandwidth
+  BitRate traffic_ceiling;                        ///< forward_sent over the floor
+  Seconds max_added_per_forward;                  ///< forward_sent x 8 x (1/to - 1/from)
+  double max_added_share = 0.0;                   ///< of the weight-read floor
+  Seconds gather_latency;                         ///< the logits all-gather's fixed latency
+  std::optional<NcclChoice> gather_nccl;          ///< its NCCL pick (ring); nullopt under override
+  Seconds latency_per_forward;                    ///< alpha x all-reduces + gather latency
+  BitRate memory_bandwidth;                       ///< what the floor reads the weights at
+  /// With a calibration: one forward priced from the measured curve, and
+  /// what the slower link adds as a share of the weight-read floor.
+  std::optional<DecodePoint> point;
+  std::optional<double> point_added_share;
+  /// With fabric profiles: one forward's collectives (the all-reduces and the
+  /// logits all-gather) priced on each link's profile, as tpnet predict
+  /// prices a decode step (docs/formulas.md s.23).
+  struct FabricForward {
+    Seconds comm_from;
+    Seconds comm_to;
+    Seconds added;             ///< comm_to - comm_from
+    double added_share = 0.0;  ///< of the weight-read floor
+  };
+  std::optional<FabricForward> fabric;
+  std::optional<CalibrationUse> calibration;
+  std::vector<std::string> warnings;
+};
+
+/// The formulas of one decode forward (docs/formulas.md s.6). Throws
+/// InputError naming `workload.decode_requests` or `memory.memory_bandwidth`.
+[[nodiscard]] DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine,
+                                          const Link& from, const Link& to,
+                                          const DecodeInputs& inputs);
+
+/// Everything `tpnet decode` answers depends on.
+struct DecodeRequest {
+  ModelArch model;
+  EngineConfig engine;
+  Link from;
+  Link to;
+  int requests = 1;  ///< workload.decode_requests
+  NodeSpec node;     ///< its memory bandwidth, unless memory_bandwidth is set
+  std::optional<BitRate> memory_bandwidth;  ///< memory.memory_bandwidth
+  std::optional<CalibrationInput> calibration;
+  /// The profiles of `from` and `to` (`fabric`); unset: no fabric estimate.
+  std::optional<FabricProfile> from_fabric;
+  std::optional<FabricProfile> to_fabric;
+};
+
+/// analyze_decode with the node's bandwidth, plus the point estimate from a
+/// calibration (its compute section is not used: decode has no prompt).
+[[nodiscard]] DecodeReport run_decode(const DecodeRequest& request);
+
+}  // namespace tpnet

@@ -1,0 +1,123 @@
+#pragma once
+/// Prefill over a slower link: the upper bound on extra time-to-first-token
+/// and, given a measured TTFT, the bound as a share of it
+/// (docs/formulas.md s.4).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpnet/base/quantity.hpp"
+#include "tpnet/base/units.hpp"
+#include "tpnet/fabric/fabric_profile.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/measured/point_estimate.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/model.hpp"
+#include "tpnet/usecase/budgets.hpp"
+
+namespace tpnet {
+
+struct PrefillScenario {
+  std::string name;  ///< "P2", or the prompt text "8k"
+  PromptSpec prompt;
+  std::optional<Seconds> baseline_ttft;  ///< measured at the `from` link
+  /// From a baseline's optional columns: output tokens per request and the
+  /// measured decode speed per request at `from` (predict uses them).
+  std::optional<TokenCount> output_tokens = std::nullopt;
+  std::optional<double> decode_tokens_per_s = std::nullopt;
+};
+
+/// Throws InputError at `workload.prompts` when a run is given more than
+/// kMaxScenarios scenarios (prompts, or a baseline's rows): what bounds the
+/// work and memory argv and files can ask of one run.
+void require_scenario_count(std::size_t count);
+
+/// The GLM-5.3 study's tests P1-P6: 1k, 8k, 32k, 4x8k, 64k, 4x16k.
+[[nodiscard]] std::vector<PrefillScenario> study_scenarios();
+
+/// Prompt tokens one prefill step (forward pass) can take: the chunk
+/// (max_num_batched_tokens), or r x long_prefill_token_threshold when that is smaller.
+[[nodiscard]] TokenCount prefill_step_budget(const EngineConfig& engine, const PromptSpec& prompt);
+
+/// Extra time to send `bytes` at `to` instead of `from`:
+/// bytes x 8 x (1/to - 1/from). Zero for equal links, negative when `to` is faster.
+[[nodiscard]] Seconds extra_transfer_time(Bytes bytes, BitRate from, BitRate to);
+
+struct ScenarioPenalty {
+  PrefillScenario scenario;
+  TokenCount total_tokens = 0;
+  Bytes prefill_bytes_per_node;
+  long long prefill_forwards = 0;  ///< forward passes the engine needs for the prompt(s)
+  Bytes step_block;                ///< block of one all-reduce in a full prefill step
+  Seconds comm_time_from;          ///< prefill bytes at the `from` rate
+  Seconds extra_ttft_bound;
+  // With a baseline TTFT:
+  std::optional<double> network_share;        ///< comm_time_from / baseline, capped at 1
+  std::optional<double> ttft_increase_bound;  ///< network_share x (from/to - 1)
+  std::optional<Seconds> ttft_bound_at_to;    ///< baseline + extra bound
+  std::optional<PrefillPoint> point;          ///< with a calibration: priced from the curve
+  // With fabric profiles: the scenario's steps through vLLM's scheduler until
+  // its last first token, communication priced on each link's profile
+  // (docs/formulas.md s.25; the same number as tpnet predict's extra).
+  std::optional<Seconds> predicted_comm_from;
+  std::optional<Seconds> predicted_comm_to;
+  std::optional<Seconds> predicted_extra;
+  /// The achieved-rate bound of predicted_extra (s.25) and the per-byte gap
+  /// of the two profiles it takes every all-reduce byte at.
+  std::optional<Seconds> predicted_bound;
+  std::optional<PerByteGap> predicted_gap;
+  std::optional<Seconds> predicted_ttft_at_to;  ///< with a baseline TTFT
+  std::vector<std::string> notes;
+};
+
+struct PenaltyReport {
+  Link from;
+  Link to;
+  Bytes per_token_bytes;
+  bool per_token_measured = false;  ///< true when the user gave measured bytes per token
+  Seconds extra_per_1k_tokens;
+  std::vector<ScenarioPenalty> scenarios;
+  std::optional<CalibrationUse> calibration;
+  bool gated = false;  ///< budgets were given
+  std::vector<Verdict> verdicts;
+  std::vector<std::string> warnings;
+
+  [[nodiscard]] bool passed() const { return all_within(verdicts); }
+};
+
+/// `measured_per_token` replaces the formula's bytes per token (e.g. from
+/// RDMA counters: the study measured 3.54-3.60 MB at TP8).
+[[nodiscard]] PenaltyReport analyze_penalty(const ModelArch& model, const EngineConfig& engine,
+                                            const Link& from, const Link& to,
+                                            const std::vector<PrefillScenario>& scenarios,
+                                            std::optional<Bytes> measured_per_token = {});
+
+/// Everything `tpnet penalty` answers depends on.
+struct PenaltyRequest {
+  ModelArch model;
+  EngineConfig engine;
+  Link from;
+  Link to;
+  /// Scenarios; empty = the study's P1-P6. Those from a baseline CSV carry
+  /// their TTFT measured at `from` (`workload.baseline`).
+  std::vector<PrefillScenario> scenarios;
+  std::optional<Bytes> measured_per_token;  ///< bytes_per_token: replaces the formula's
+  Budgets budgets;
+  std::optional<CalibrationInput> calibration;
+  /// The profiles of `from` and `to` (`fabric`): each scenario's predicted
+  /// extra time through the scheduler. Unset: none.
+  std::optional<FabricProfile> from_fabric;
+  std::optional<FabricProfile> to_fabric;
+  /// Output tokens a decode forward yields per request, for the decodes
+  /// that share prefill steps; unset: 1 + drafts.
+  std::optional<double> accepted_tokens;
+};
+
+/// The bounds, the point estimates of a calibration, and the budget verdicts:
+/// max_extra_ttft_per_1k_tokens once, then each scenario's max_extra_ttft and
+/// max_ttft_increase. Throws InputError naming `budgets.max_ttft_increase`
+/// when that budget is set and a scenario has no measured TTFT.
+[[nodiscard]] PenaltyReport run_penalty(const PenaltyRequest& request);
+
+}  // namespace tpnet

@@ -1,0 +1,252 @@
+#pragma once
+/// What users will see at each link: vLLM's scheduler step by step, each
+/// step priced by the compute model and the link's fabric profile; per
+/// request TTFT, the last first token, decode speed and the network share,
+/// and between the first two links the extra time beside the bound
+/// (docs/formulas.md s.25, docs/prediction.md).
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpnet/fabric/fabric_profile.hpp"
+#include "tpnet/fabric/node.hpp"
+#include "tpnet/measured/counters.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/model.hpp"
+#include "tpnet/sim/compute_fit.hpp"
+#include "tpnet/sim/step_cost.hpp"
+#include "tpnet/sim/step_schedule.hpp"
+#include "tpnet/usecase/penalty.hpp"
+
+namespace tpnet {
+
+/// One workload: requests arriving (a prompt scenario: all at t = 0).
+struct PredictScenario {
+  std::string name;  ///< "4x16k", or the trace file
+  std::vector<ScheduledRequest> requests;
+};
+
+/// Where prefill compute comes from when no baseline is fitted.
+struct GivenCompute {
+  PrefillComputeModel model;
+  std::string source;  ///< "calibration FILE (GEMM timings)", "given (--step-overhead ...)"
+  std::vector<std::string> warnings;
+};
+
+struct PricedStepEvent;
+
+struct PredictRequest {
+  ModelArch model;
+  EngineConfig engine;
+  /// The links to predict at, each with its fabric profile (same order).
+  std::vector<Link> links;
+  std::vector<FabricProfile> fabrics;
+  std::vector<PredictScenario> scenarios;
+  /// Measured single-request TTFTs at links[0] to fit prefill compute to.
+  std::vector<PrefillScenario> baseline;
+  std::string baseline_origin;
+  std::optional<GivenCompute> compute;                 ///< used when `baseline` is empty
+  std::vector<DecodeMeasurement> decode_measurements;  ///< at links[0]
+  BitRate memory_bandwidth;                            ///< the node's
+  /// Output tokens a decode forward yields per request; unset: 1 + drafts
+  /// (every draft accepted), with a warning when there are drafts.
+  std::optional<double> accepted_tokens;
+  double overlap = 0.0;  ///< share of communication hidden under compute
+  /// Keep every priced step of the first scenario at the first link (what
+  /// --traffic samples); the other runs keep none.
+  bool keep_steps = false;
+  /// Each link keeps the spans of its first `spans_of_requests` requests (a
+  /// chart's rows): bounded whatever the run's length.
+  std::size_t spans_of_requests = 0;
+  /// Called with every priced step of every scenario and link, in order, as
+  /// it is priced (a timeline written as the run goes, so nothing is kept).
+  /// A run with a sink is held to kMaxTimelineRows request-steps over all
+  /// its links (InputError naming `predict.timeline`).
+  std::function<void(const PricedStepEvent&)> step_sink;
+};
+
+/// One step as priced.
+struct PricedStep {
+  ScheduledStep step;
+  Seconds compute;
+  Seconds communication;
+  Bytes sent_per_node;
+  std::vector<std::pair<Bytes, Seconds>> collectives;  ///< bytes and time of each
+};
+
+/// What a step sink receives: which run, the step's number in it (from 1),
+/// and the step as priced.
+struct PricedStepEvent {
+  std::size_t scenario = 0;
+  std::size_t link = 0;
+  int number = 0;
+  const PricedStep& step;
+};
+
+/// A stretch of consecutive steps one request ran in, all prefill or all decode.
+struct RequestSpan {
+  double start_s = 0.0;
+  double end_s = 0.0;
+  bool prefill = false;
+};
+
+/// The most spans a request keeps (a chart is narrower than that in
+/// pixels); past it, a step extends the request's last span of its kind.
+inline constexpr std::size_t kMaxSpansPerRequest = 4096;
+
+struct PredictLink {
+  Link link;
+  FabricProfile fabric;
+  ScheduleResult schedule;
+  std::vector<Seconds> first_token;  ///< TTFT per request, arrival order
+  Seconds last_first_token;          ///< from the first arrival to the last first token
+  Seconds mean_ttft;
+  double decode_tokens_per_s = 0.0;  ///< per request: (output - 1) / (finish - first token), mean
+  double network_share = 0.0;        ///< communication / time, until the last first token
+  Seconds communication;             ///< in the steps until the last first token
+  Bytes sent_per_node;               ///< every step's, whole run
+  Seconds finished;                  ///< end of the last step
+  int most_prefills_in_a_step = 0;   ///< the most prompts one step carried
+  std::vector<PricedStep> steps;     ///< when kept
+  /// Per request of the first `spans_of_requests`, in order: its spans.
+  std::vector<std::vector<RequestSpan>> spans;
+};
+
+struct PredictScenarioResult {
+  std::string name;
+  int requests = 0;
+  TokenCount prompt_tokens_each = 0;  ///< 0 when the requests differ
+  TokenCount output_tokens_each = 0;  ///< 0 when the requests differ
+  TokenCount prompt_tokens = 0;
+  std::vector<PredictLink> links;
+  // Between links[0] and links[1] (when there are two):
+  std::optional<Seconds> extra_last_first_token;
+  std::optional<Seconds> extra_mean_ttft;
+  std::optional<double> increase_last_first_token;
+  std::optional<double> increase_mean_ttft;
+  std::optional<Seconds> bound_extra;  ///< the penalty bound for the same prompt tokens
+  /// Why: the most requests that shared a prefill step, and the reason lines.
+  int most_prefills_in_a_step = 0;
+  std::vector<std::string> why;
+};
+
+struct PredictReport {
+  PrefillFit fit;  ///< or the given/calibrated compute, rows empty
+  DecodeFit decode;
+  DecodeComputeModel decode_model;
+  int decode_model_drafts = 0;  ///< draft tokens a decode forward carries per request
+  double accepted_tokens = 1.0;
+  StepCostModel cost;
+  std::vector<PredictScenarioResult> scenarios;
+  std::vector<std::string> warnings;
+  std::vector<std::string> notes;
+};
+
+/// One scenario per baseline row, all its requests arriving at once, each
+/// with the row's output tokens or `output` where the row states none.
+[[nodiscard]] std::vector<PredictScenario> scenarios_from_baseline(
+    const std::vector<PrefillScenario>& baseline, TokenCount output);
+
+/// Throws InputError naming the field: no links, fabrics not one per link,
+/// no scenario, no compute (`workload.baseline`), an overlap outside [0, 1)
+/// (`predict.overlap`), and whatever the fit and the scheduler refuse.
+[[nodiscard]] PredictReport run_predict(const PredictRequest& request);
+
+/// Output tokens a decode forward yields per request: `given` (1 to 1 +
+/// drafts; InputError naming `engine.accepted_tokens_per_decode` otherwise),
+/// else 1 + drafts (every draft accepted).
+[[nodiscard]] double accepted_tokens_per_decode(const EngineConfig& engine,
+                                                std::optional<double> given);
+
+/// The scheduler settings of an engine (its vLLM flags) with an acceptance.
+[[nodiscard]] SchedulerSettings scheduler_settings(const EngineConfig& engine,
+                                                   double accepted_tokens);
+
+/// The most scheduler steps a column beside the bounds simulates
+/// (prefill_communication over every penalty scenario or compare row): about
+/// 2 us a step, so a few seconds at most.
+inline constexpr double kMaxSimulatedSteps = 2e6;
+/// The most steps tpnet predict simulates, every link together (each step
+/// also prices its compute): a day of traffic at a few requests a second.
+inline constexpr double kMaxPredictedSteps = 2e7;
+/// The most request-steps (one request's share of one step: each decode
+/// forward of each request, each prefill chunk) tpnet predict simulates,
+/// every link together. The steps alone do not bound the work: one step may
+/// carry a million requests. About 75 ns each, so some 15 s at most.
+inline constexpr double kMaxPredictedRequestSteps = 2e8;
+/// The most rows a timeline may have (one per request-step, every link):
+/// about 70 bytes each, so under a gigabyte, as --traffic's 10^7 samples.
+inline constexpr double kMaxTimelineRows = 1e7;
+
+/// What a predict run will simulate, estimated before it starts, over all
+/// links: steps, and request-steps (its rows of work), each split into the
+/// prompts' share and the outputs' (decode forwards).
+struct PredictWork {
+  double prefill_steps = 0.0;
+  double decode_steps = 0.0;
+  double prefill_request_steps = 0.0;
+  double decode_request_steps = 0.0;
+  [[nodiscard]] double steps() const { return prefill_steps + decode_steps; }
+  [[nodiscard]] double request_steps() const {
+    return prefill_request_steps + decode_request_steps;
+  }
+};
+[[nodiscard]] PredictWork estimated_work(const EngineConfig& engine,
+                                         const std::vector<PredictScenario>& scenarios,
+                                         std::size_t links, double accepted_tokens);
+/// Throws InputError when `work` exceeds kMaxPredictedSteps or
+/// kMaxPredictedRequestSteps (naming `workload.output_tokens` when decode
+/// forwards make up most of it, else `workload.prompts`), or with
+/// `timeline` kMaxTimelineRows (naming `predict.timeline`).
+void require_predicted_work(const PredictWork& work, bool timeline);
+
+/// About how many steps simulating `prompt` takes: ceil(prompt tokens /
+/// prefill_step_budget) for the prefill, plus with `with_decode` batches of
+/// max_num_seqs requests x ceil(outputs / accepted) decode steps.
+[[nodiscard]] double estimated_steps(const EngineConfig& engine, const PromptSpec& prompt,
+                                     TokenCount output_tokens, double accepted_tokens,
+                                     bool with_decode);
+
+/// Throws InputError naming `field` when `steps` exceed `limit`, saying what
+/// to give instead.
+void require_simulated_steps(double steps, const char* field, double limit = kMaxSimulatedSteps);
+
+/// A prompt scenario's communication at two links, step by step through the
+/// scheduler until its last first token. Compute is the same at both links
+/// (the same steps carry the same tokens), so `extra` is what the second
+/// link adds to the last first token: predict's extra_last_first_token
+/// without overlap, and penalty's predicted column.
+struct PrefillCommunication {
+  Seconds from;
+  Seconds to;
+  Seconds extra;  ///< to - from
+  int steps = 0;  ///< steps until the last first token
+  /// The achieved-rate bound of `extra` (s.25): every all-reduce's sent bytes
+  /// at the largest per-byte gap of the two profiles (`gap`), plus what `to`
+  /// adds in fixed cost; never below `extra`.
+  Seconds bound;
+  PerByteGap gap;
+};
+
+/// All `prompt.requests` arrive at once with `output_tokens` each; decodes
+/// of requests that finished their prompts share the steps (1 + drafts
+/// tokens, `accepted_tokens` yielded each).
+[[nodiscard]] PrefillCommunication prefill_communication(
+    const ModelArch& model, const EngineConfig& engine, const FabricProfile& from,
+    const FabricProfile& to, const PromptSpec& prompt, TokenCount output_tokens,
+    double accepted_tokens);
+
+/// Predicted RDMA counter samples of one node every `interval` over a priced
+/// run (kept steps): each step's collectives as bursts at their priced rate,
+/// spread between equal slices of its compute, split evenly over the
+/// profile's RDMA devices (one for nominal); transmit and receive alike (a
+/// ring sends what it receives). Counters in the kernel's 4-byte units, as
+/// `tpnet traffic --samples` reads them. Throws InputError naming
+/// `predict.traffic` past 10^7 samples.
+[[nodiscard]] CounterSeries predicted_counters(const PredictLink& run, Seconds interval,
+                                               double overlap);
+
+}  // namespace tpnet

@@ -1,0 +1,122 @@
+#include "tpnet/sim/step_cost.hpp"
+
+#include <algorithm>
+
+#include "tpnet/model/mixer_compute.hpp"
+#include "tpnet/model/prefill_gemms.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/usecase/decode.hpp"
+
+namespace tpnet {
+
+Seconds DecodeComputeModel::weight_read(TokenCount tokens) const {
+  const Bytes per_node = decode_weight_bytes(reads, tokens) / static_cast<double>(tp);
+  return Seconds(per_node.count() / memory_bandwidth.bytes_per_second());
+}
+
+double gemm_flops_per_token(const ModelArch& model, int tp) {
+  // Every GEMM's FLOPs are linear in the tokens (routed experts by their
+  // exact average rows), so one full chunk gives the rate per token.
+  constexpr TokenCount kChunk = 4096;
+  return total_flops(prefill_gemm_shapes(model, tp, kChunk)) / static_cast<double>(kChunk);
+}
+
+StepFeatures StepFeaturesCache::operator()(const ScheduledStep& step) {
+  StepFeatures f;
+  f.tokens = step.tokens();
+  f.gemm_flops = flops_per_token_ * static_cast<double>(f.tokens);
+  f.has_prefill = std::any_of(step.work.begin(), step.work.end(),
+                              [](const StepWork& w) { return w.prefill_tokens > 0; });
+  // A step of decodes only costs its weight reads (compute_seconds): its
+  // mixing is not priced, so not counted.
+  if (!f.has_prefill) return f;
+  if (!mixer_) mixer_.emplace(model_, tp_);
+  for (const StepWork& w : step.work) {
+    if (w.prefill_tokens > 0) {
+      f.mixer_flops += mixer_->prefill(w.context_tokens, w.prefill_tokens).total();
+    } else if (w.decode_tokens > 0) {
+      f.mixer_flops += mixer_->decode(w.context_tokens).total() * w.decode_tokens;
+    }
+  }
+  return f;
+}
+
+StepFeatures step_features(const ModelArch& model, int tp, double flops_per_token,
+                           const ScheduledStep& step) {
+  return StepFeaturesCache(model, tp, flops_per_token)(step);
+}
+
+namespace {
+
+/// Sizes a cache keeps at most: a run's steps repeat a few thousand; past
+/// this (an unusual budget) the rest are priced each time.
+constexpr std::size_t kMostCachedSizes = 1 << 16;
+
+/// The cached value for `key`, or `price()` kept under it while there is room.
+template <typename Price>
+std::pair<Bytes, Seconds> cached(std::unordered_map<TokenCount, std::pair<Bytes, Seconds>>& cache,
+                                 TokenCount key, const Price& price) {
+  if (const auto found = cache.find(key); found != cache.end()) return found->second;
+  const std::pair<Bytes, Seconds> value = price();
+  if (cache.size() < kMostCachedSizes) cache.emplace(key, value);
+  return value;
+}
+
+}  // namespace
+
+StepCommunication StepCommunicationCache::operator()(const ScheduledStep& step, bool keep_each) {
+  StepCommunication c;
+  const int tp = engine_.tensor_parallel_size;
+  if (tp < 2) return c;
+  if (!allreduces_) allreduces_ = allreduces_per_forward(model_, engine_);
+  const int allreduces = *allreduces_;
+  const TokenCount tokens = step.tokens();
+  const auto [sent, time] = cached(allreduce_, tokens, [&] {
+    const Bytes block = activation_block(model_, engine_, tokens);
+    const FabricAllReduce one = fabric_allreduce(fabric_, block, tp, engine_.algorithm);
+    return std::pair(block * allreduce_sent_factor(tp, engine_.algorithm), one.time);
+  });
+  c.time = time * static_cast<double>(allreduces);
+  c.sent_per_node = sent * static_cast<double>(allreduces);
+  c.collectives = allreduces;
+  if (keep_each) c.each.assign(static_cast<std::size_t>(allreduces), {sent, time});
+
+  TokenCount sampled = 0;
+  for (const StepWork& w : step.work) {
+    sampled += w.decode_tokens + (w.completes_prompt ? 1 : 0);
+  }
+  if (sampled > 0) {
+    const auto [logits, gather] = cached(gather_, sampled, [&] {
+      const Bytes bytes = logits_gather_bytes(model_, engine_, tp, sampled);
+      return std::pair(bytes, fabric_allgather(fabric_, bytes, tp));
+    });
+    c.time = c.time + gather;
+    c.sent_per_node = c.sent_per_node + logits;
+    ++c.collectives;
+    if (keep_each) c.each.emplace_back(logits, gather);
+  }
+  return c;
+}
+
+StepCommunication step_communication(const ModelArch& model, const EngineConfig& engine,
+                                     const FabricProfile& fabric, const ScheduledStep& step,
+                                     bool keep_each) {
+  return StepCommunicationCache(model, engine, fabric)(step, keep_each);
+}
+
+Seconds compute_seconds(const StepCostModel& cost, const StepFeatures& f) {
+  if (!f.has_prefill) return cost.decode.weight_read(f.tokens) / cost.decode.efficiency;
+  return cost.prefill.per_step + Seconds(f.gemm_flops * cost.prefill.seconds_per_gemm_flop +
+                                         f.mixer_flops * cost.prefill.seconds_per_mixer_flop);
+}
+
+StepCost price_step(const StepCostModel& cost, const StepFeatures& features,
+                    const StepCommunication& comm) {
+  StepCost s;
+  s.compute = compute_seconds(cost, features);
+  s.communication = comm.time * (1.0 - cost.overlap);
+  s.total = s.compute + s.communication;
+  return s;
+}
+
+}  // namespace tpnet

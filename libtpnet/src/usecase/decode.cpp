@@ -1,0 +1,128 @@
+#include "tpnet/usecase/decode.hpp"
+
+#include "tpnet/sim/step_cost.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "tpnet/base/error.hpp"
+#include "tpnet/model/weights.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/usecase/penalty.hpp"
+
+namespace tpnet {
+
+Bytes logits_gather_bytes(const ModelArch& model, const EngineConfig& engine, int tp,
+                          TokenCount tokens) {
+  const double logits_full =
+      static_cast<double>(tokens) * static_cast<double>(model.vocab_size) * engine.activation_bytes;
+  return Bytes(logits_full * (tp - 1) / tp);
+}
+
+Seconds weight_read_floor(const ModelArch& model, int nodes, BitRate bandwidth) {
+  const Bytes per_node = active_weight_bytes(model) / static_cast<double>(nodes);
+  return Seconds(per_node.count() / bandwidth.bytes_per_second());
+}
+
+DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, const Link& from,
+                            const Link& to, const DecodeInputs& inputs) {
+  require_network_tp(engine);
+  if (inputs.requests < 1 || inputs.requests > kMaxRunningRequests) {
+    throw InputError(std::to_string(inputs.requests) + " is not allowed; use 1 to " +
+                         std::to_string(kMaxRunningRequests) + " running requests",
+                     InputLocation::for_key("workload.decode_requests"));
+  }
+  if (!(inputs.memory_bandwidth.bits_per_second() > 0.0)) {
+    throw InputError("must be positive: the weight-read floor reads the weights at it",
+                     InputLocation::for_key("memory.memory_bandwidth"));
+  }
+  const int tp = engine.tensor_parallel_size;
+  DecodeReport r;
+  r.tokens_per_forward = static_cast<TokenCount>(inputs.requests) *
+                         (1 + static_cast<TokenCount>(engine.num_speculative_tokens));
+  r.allreduce =
+      plan_allreduce(activation_block(model, engine, r.tokens_per_forward), tp, engine.algorithm);
+  r.allreduces_per_forward = allreduces_per_forward(model, engine);
+  r.transfer_from = allreduce_transfer_time(r.allreduce, from.rate);
+  r.transfer_to = allreduce_transfer_time(r.allreduce, to.rate);
+  r.allreduce_pricing = price_allreduce_latency(r.allreduce, from);
+  r.allreduce_latency = r.allreduce_pricing.alpha;
+  NcclSetup unpinned = nccl_setup(r.allreduce, from);
+  unpinned.algorithms = NcclSetup{}.algorithms;
+  unpinned.protocols = NcclSetup{}.protocols;
+  r.nccl_unpinned = choose_nccl_allreduce(r.allreduce.block, unpinned);
+  // alpha at `from` against the transfer at the slower link.
+  r.regime =
+      r.allreduce_latency >= allreduce_transfer_time(r.allreduce, std::min(from.rate, to.rate))
+          ? CommRegime::latency_bound
+          : CommRegime::bandwidth_bound;
+  r.allreduce_forward_bytes = r.allreduce.sent_per_node * r.allreduces_per_forward;
+
+  // vLLM's vocab-parallel LM head ends with a ring all-gather of the logits of
+  // every token it samples or verifies: each node sends (N-1)/N of them.
+  const double logits_full = static_cast<double>(r.tokens_per_forward) *
+                             static_cast<double>(model.vocab_size) * engine.activation_bytes;
+  r.logits_sent = logits_gather_bytes(model, engine, tp, r.tokens_per_forward);
+  r.forward_sent = r.allreduce_forward_bytes + r.logits_sent;
+
+  r.weight_bytes_per_node = active_weight_bytes(model) / static_cast<double>(tp);
+  r.memory_bandwidth = inputs.memory_bandwidth;
+  r.weight_read_floor = weight_read_floor(model, tp, inputs.memory_bandwidth);
+  r.traffic_ceiling = r.forward_sent / r.weight_read_floor;
+  r.max_added_per_forward = extra_transfer_time(r.forward_sent, from.rate, to.rate);
+  r.max_added_share = r.max_added_per_forward / r.weight_read_floor;
+  // The gather is a ring of N-1 steps; NCCL prices it on the gathered size.
+  if (const auto& alpha = from.latency.override) {
+    r.gather_latency = alpha->base + alpha->per_step * (tp - 1);
+  } else {
+    r.gather_nccl = choose_nccl_allgather(Bytes(logits_full), nccl_setup(r.allreduce, from));
+    r.gather_latency = r.gather_nccl->chosen.latency;
+  }
+  r.latency_per_forward = r.allreduce_latency * r.allreduces_per_forward + r.gather_latency;
+
+  r.warnings = layout_warnings(model, engine);
+  if (inputs.requests > engine.max_num_seqs) {
+    r.warnings.push_back(
+        std::to_string(inputs.requests) + " requests exceed `engine.max_num_seqs` " +
+        std::to_string(engine.max_num_seqs) + "; vLLM would run at most that many at once");
+  }
+  return r;
+}
+
+DecodeReport run_decode(const DecodeRequest& request) {
+  DecodeInputs inputs;
+  inputs.requests = request.requests;
+  inputs.memory_bandwidth = request.memory_bandwidth.value_or(request.node.memory_bandwidth);
+  if (!request.memory_bandwidth && !(inputs.memory_bandwidth.bits_per_second() > 0.0)) {
+    throw InputError("states no memory_bandwidth; give `memory.memory_bandwidth`",
+                     InputLocation::for_key("node"));
+  }
+  DecodeReport r = analyze_decode(request.model, request.engine, request.from, request.to, inputs);
+  if (request.calibration) {
+    CalibrationAsk ask;
+    ask.tps = {request.engine.tensor_parallel_size};
+    ask.from = {request.from};
+    ask.use_compute = false;
+    r.calibration = check_calibration(*request.calibration, request.model, request.engine, ask);
+    r.point = point_decode(*r.calibration->allreduce, request.model, request.engine,
+                           r.tokens_per_forward, r.logits_sent, request.from.rate, request.to.rate);
+    r.point_added_share = r.point->added_per_forward / r.weight_read_floor;
+    for (const auto& w : r.calibration->warnings) r.warnings.push_back(w);
+  }
+  if (request.from_fabric && request.to_fabric) {
+    ScheduledStep step;
+    for (int i = 0; i < request.requests; ++i) {
+      step.work.push_back(StepWork{i, 0, 0, 1 + request.engine.num_speculative_tokens, false});
+    }
+    DecodeReport::FabricForward f;
+    f.comm_from =
+        step_communication(request.model, request.engine, *request.from_fabric, step).time;
+    f.comm_to = step_communication(request.model, request.engine, *request.to_fabric, step).time;
+    f.added = f.comm_to - f.comm_from;
+    f.added_share = f.added / r.weight_read_floor;
+    r.fabric = f;
+  }
+  return r;
+}
+
+}  // namespace tpnet

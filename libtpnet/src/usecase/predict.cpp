@@ -1,0 +1,489 @@
+#include "tpnet/usecase/predict.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#include <utility>
+
+#include "tpnet/base/error.hpp"
+#include "tpnet/base/limits.hpp"
+#include "tpnet/model/layout.hpp"
+#include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/traffic/collective.hpp"
+#include "tpnet/usecase/decode.hpp"
+
+namespace tpnet {
+namespace {
+
+void require(bool ok, const char* field, const std::string& why) {
+  if (!ok) throw InputError(why, InputLocation::for_key(field));
+}
+
+/// Adds one step to a request's spans, merging it into the last when that
+/// is of the same kind and ends where the step starts.
+void add_span(std::vector<RequestSpan>& spans, double start, double end, bool prefill) {
+  for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+    if (it->prefill != prefill) continue;
+    if (std::fabs(it->end_s - start) < 1e-12 || spans.size() >= kMaxSpansPerRequest) {
+      it->end_s = end;
+      return;
+    }
+    break;
+  }
+  spans.push_back(RequestSpan{start, end, prefill});
+}
+
+PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
+                     const SchedulerSettings& scheduler, const PredictScenario& scenario,
+                     std::size_t scenario_index, std::size_t link_index) {
+  PredictLink out;
+  const bool keep = r.keep_steps && scenario_index == 0 && link_index == 0;
+  out.spans.resize(std::min(r.spans_of_requests, scenario.requests.size()));
+  int number = 0;
+  out.link = r.links[link_index];
+  out.fabric = r.fabrics[link_index];
+  const int tp = r.engine.tensor_parallel_size;
+  // Sums over the steps so far, and as they stood after the latest step that
+  // completed a prompt: steps run in time order, so at the end that is the
+  // last first token's, without keeping a record per step.
+  double sent = 0.0;
+  double comm_sum = 0.0;
+  double busy_sum = 0.0;
+  double comm_at_first = 0.0;
+  double busy_at_first = 0.0;
+  double last_end = 0.0;
+  StepFeaturesCache features(r.model, tp, cost.flops_per_token);
+  StepCommunicationCache communication(r.model, r.engine, out.fabric);
+  const StepSeconds price = [&](const ScheduledStep& step) {
+    int prefills = 0;
+    for (const StepWork& w : step.work) prefills += w.prefill_tokens > 0 ? 1 : 0;
+    out.most_prefills_in_a_step = std::max(out.most_prefills_in_a_step, prefills);
+    const StepFeatures f = features(step);
+    StepCommunication comm = communication(step, keep);
+    const StepCost c = price_step(cost, f, comm);
+    ++number;
+    sent += comm.sent_per_node.count();
+    comm_sum += c.communication.value();
+    busy_sum += c.total.value();
+    last_end = step.start_s + c.total.value();
+    if (std::any_of(step.work.begin(), step.work.end(),
+                    [](const StepWork& w) { return w.completes_prompt; })) {
+      comm_at_first = comm_sum;
+      busy_at_first = busy_sum;
+    }
+    const double end = step.start_s + c.total.value();
+    for (const StepWork& w : step.work) {
+      const auto request = static_cast<std::size_t>(w.request);
+      if (request < out.spans.size()) {
+        add_span(out.spans[request], step.start_s, end, w.prefill_tokens > 0);
+      }
+    }
+    if (keep || r.step_sink) {
+      PricedStep priced{step, c.compute, c.communication, comm.sent_per_node, std::move(comm.each)};
+      priced.step.end_s = end;
+      if (r.step_sink) r.step_sink(PricedStepEvent{scenario_index, link_index, number, priced});
+      if (keep) out.steps.push_back(std::move(priced));
+    }
+    return c.total.value();
+  };
+  out.schedule = simulate_schedule(scenario.requests, scheduler, price, false);
+  out.sent_per_node = Bytes(sent);
+  double first_arrival = scenario.requests.front().arrival_s;
+  double last_first = 0.0;
+  double ttft_sum = 0.0;
+  double rate_sum = 0.0;
+  int rated = 0;
+  for (std::size_t i = 0; i < out.schedule.requests.size(); ++i) {
+    const RequestTimeline& t = out.schedule.requests[i];
+    first_arrival = std::min(first_arrival, t.arrival_s);
+    last_first = std::max(last_first, t.first_token_s);
+    out.first_token.emplace_back(t.ttft_s());
+    ttft_sum += t.ttft_s();
+    const TokenCount outputs = scenario.requests[i].output_tokens;
+    if (outputs > 1 && t.finished_s > t.first_token_s) {
+      rate_sum += static_cast<double>(outputs - 1) / (t.finished_s - t.first_token_s);
+      ++rated;
+    }
+  }
+  out.last_first_token = Seconds(last_first - first_arrival);
+  out.mean_ttft = Seconds(ttft_sum / static_cast<double>(out.schedule.requests.size()));
+  out.decode_tokens_per_s = rated > 0 ? rate_sum / rated : 0.0;
+  out.communication = Seconds(comm_at_first);
+  out.network_share = busy_at_first > 0.0 ? comm_at_first / busy_at_first : 0.0;
+  out.finished = Seconds(last_end);
+  return out;
+}
+
+std::vector<std::string> why_lines(const PredictScenarioResult& s, const PredictLink& first,
+                                   const SchedulerSettings& scheduler) {
+  std::vector<std::string> why;
+  const int steps = first.schedule.step_count;
+  if (s.requests > 1) {
+    why.push_back(fmt::format(
+        "up to {} prompt(s) shared a step: each step has {} tokens{}", s.most_prefills_in_a_step,
+        scheduler.max_num_batched_tokens,
+        scheduler.long_prefill_token_threshold > 0
+            ? fmt::format(", at most {} of them for one request (long_prefill_token_threshold)",
+                          scheduler.long_prefill_token_threshold)
+            : std::string()));
+  } else if (scheduler.long_prefill_token_threshold > 0 &&
+             scheduler.long_prefill_token_threshold < scheduler.max_num_batched_tokens) {
+    why.push_back(
+        fmt::format("one prompt takes at most {} tokens a step of the {}-token budget "
+                    "(long_prefill_token_threshold)",
+                    scheduler.long_prefill_token_threshold, scheduler.max_num_batched_tokens));
+  }
+  why.push_back(
+      fmt::format("{} step(s) in all; {} mixed prefill with decode (the earlier "
+                  "requests decode inside the later ones' prefill)",
+                  steps, first.schedule.mixed_steps));
+  return why;
+}
+
+}  // namespace
+
+double accepted_tokens_per_decode(const EngineConfig& engine, std::optional<double> given) {
+  const double all = 1.0 + engine.num_speculative_tokens;
+  if (!given) return all;
+  require(std::isfinite(*given) && *given >= 1.0 && *given <= all,
+          "engine.accepted_tokens_per_decode",
+          fmt::format("{:g} is out of range; a decode forward yields 1 to {:g} tokens (1 + the "
+                      "speculative tokens)",
+                      *given, all));
+  return *given;
+}
+
+SchedulerSettings scheduler_settings(const EngineConfig& engine, double accepted_tokens) {
+  SchedulerSettings s;
+  s.max_num_batched_tokens = engine.max_num_batched_tokens;
+  s.long_prefill_token_threshold = engine.long_prefill_token_threshold;
+  s.max_num_seqs = engine.max_num_seqs;
+  s.num_speculative_tokens = engine.num_speculative_tokens;
+  s.accepted_tokens_per_decode = accepted_tokens;
+  return s;
+}
+
+std::vector<PredictScenario> scenarios_from_baseline(const std::vector<PrefillScenario>& baseline,
+                                                     TokenCount output) {
+  std::vector<PredictScenario> out;
+  for (const auto& b : baseline) {
+    PredictScenario s;
+    s.name = b.name;
+    const TokenCount outputs = b.output_tokens.value_or(output);
+    for (long long i = 0; i < b.prompt.requests; ++i) {
+      s.requests.push_back(ScheduledRequest{0.0, b.prompt.tokens_each, outputs});
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+PredictReport run_predict(const PredictRequest& r) {
+  require(!r.links.empty(), "predict.links", "give at least one link");
+  require(r.fabrics.size() == r.links.size(), "fabric",
+          fmt::format("{} fabric profiles for {} links; give one, or one per link",
+                      r.fabrics.size(), r.links.size()));
+  require(!r.scenarios.empty(), "workload.prompts", "give at least one prompt scenario or a trace");
+  require_scenario_count(r.scenarios.size());
+  require(
+      std::isfinite(r.overlap) && r.overlap >= 0.0 && r.overlap < 1.0, "predict.overlap",
+      fmt::format("{} is out of range; allowed 0 (no overlap) up to, not including, 1", r.overlap));
+  validate(r.engine);
+  require_tp_accepted(r.model, r.engine.tensor_parallel_size);
+
+  PredictReport report;
+  const int drafts = r.engine.num_speculative_tokens;
+  report.accepted_tokens = accepted_tokens_per_decode(r.engine, r.accepted_tokens);
+  if (!r.accepted_tokens && drafts > 0) {
+    report.warnings.push_back(fmt::format(
+        "accepted tokens per decode forward not given: assumed 1 + {} drafts = {} (every draft "
+        "accepted); decode speeds and the decode work inside prefill scale with it",
+        drafts, report.accepted_tokens));
+  }
+  const SchedulerSettings scheduler = scheduler_settings(r.engine, report.accepted_tokens);
+  const int tp = r.engine.tensor_parallel_size;
+  require_predicted_work(
+      estimated_work(r.engine, r.scenarios, r.links.size(), report.accepted_tokens),
+      static_cast<bool>(r.step_sink));
+
+  StepCostModel& cost = report.cost;
+  cost.overlap = r.overlap;
+  cost.flops_per_token = gemm_flops_per_token(r.model, tp);
+  if (!r.baseline.empty()) {
+    report.fit = fit_prefill_compute(r.model, r.engine, scheduler, r.fabrics.front(), r.overlap,
+                                     r.baseline, r.baseline_origin);
+  } else if (r.compute) {
+    report.fit.model = r.compute->model;
+    report.fit.source = r.compute->source;
+    report.fit.warnings = r.compute->warnings;
+  } else {
+    throw InputError(
+        "prefill compute is needed: a measured baseline (single-request TTFTs), a calibration "
+        "with GEMM timings, or given coefficients",
+        InputLocation::for_key("workload.baseline"));
+  }
+  cost.prefill = report.fit.model;
+  for (const auto& w : report.fit.warnings) report.warnings.push_back(w);
+
+  report.decode_model.reads = decode_weight_reads(r.model);
+  report.decode_model.tp = tp;
+  report.decode_model_drafts = drafts;
+  report.decode_model.memory_bandwidth = r.memory_bandwidth;
+  report.decode = fit_decode_efficiency(r.model, r.engine, r.fabrics.front(), r.memory_bandwidth,
+                                        report.accepted_tokens, r.decode_measurements);
+  if (r.decode_measurements.empty()) {
+    report.warnings.emplace_back(
+        "no measured decode latency (a decode ITL or a baseline decode rate): decode forwards "
+        "read the weights at the full memory bandwidth, the fastest they can be");
+  }
+  report.decode_model.efficiency = report.decode.efficiency;
+  cost.decode = report.decode_model;
+
+  for (const PredictScenario& scenario : r.scenarios) {
+    PredictScenarioResult s;
+    s.name = scenario.name;
+    s.requests = static_cast<int>(scenario.requests.size());
+    s.prompt_tokens_each = scenario.requests.front().prompt_tokens;
+    s.output_tokens_each = scenario.requests.front().output_tokens;
+    for (const auto& q : scenario.requests) {
+      if (q.prompt_tokens != s.prompt_tokens_each) s.prompt_tokens_each = 0;
+      if (q.output_tokens != s.output_tokens_each) s.output_tokens_each = 0;
+      s.prompt_tokens += q.prompt_tokens;
+    }
+    for (std::size_t i = 0; i < r.links.size(); ++i) {
+      s.links.push_back(run_link(r, cost, scheduler, scenario, report.scenarios.size(), i));
+    }
+    s.most_prefills_in_a_step = s.links.front().most_prefills_in_a_step;
+    if (s.links.size() >= 2) {
+      const PredictLink& a = s.links[0];
+      const PredictLink& b = s.links[1];
+      s.extra_last_first_token = b.last_first_token - a.last_first_token;
+      s.extra_mean_ttft = b.mean_ttft - a.mean_ttft;
+      s.increase_last_first_token = *s.extra_last_first_token / a.last_first_token;
+      s.increase_mean_ttft = *s.extra_mean_ttft / a.mean_ttft;
+      if (tp >= 2) {
+        const PenaltyReport bound =
+            analyze_penalty(r.model, r.engine, r.links[0], r.links[1],
+                            {PrefillScenario{s.name, PromptSpec{1, s.prompt_tokens}, {}}});
+        s.bound_extra = bound.scenarios.front().extra_ttft_bound;
+      }
+    }
+    s.why = why_lines(s, s.links.front(), scheduler);
+    report.scenarios.push_back(std::move(s));
+  }
+  report.notes.push_back(
+      r.overlap > 0.0
+          ? fmt::format("communication overlaps compute by {:.0f}% (given)", r.overlap * 100.0)
+          : "no overlap: every collective waits for its compute and the next compute for it");
+  report.notes.emplace_back(
+      "decode-only forwards read the active weights, the routed experts by the distinct experts "
+      "their tokens touch; steps with prompt tokens cost the fitted prefill model, their decode "
+      "tokens counted as more GEMM rows");
+  return report;
+}
+
+double estimated_steps(const EngineConfig& engine, const PromptSpec& prompt,
+                       TokenCount output_tokens, double accepted_tokens, bool with_decode) {
+  const double tokens =
+      static_cast<double>(prompt.requests) * static_cast<double>(prompt.tokens_each);
+  const double budget =
+      static_cast<double>(std::max<TokenCount>(1, prefill_step_budget(engine, prompt)));
+  double steps = std::ceil(tokens / budget);
+  if (with_decode) {
+    const double batches =
+        std::ceil(static_cast<double>(prompt.requests) / std::max(1, engine.max_num_seqs));
+    steps +=
+        batches * std::ceil(static_cast<double>(output_tokens) / std::max(1.0, accepted_tokens));
+  }
+  return steps;
+}
+
+PredictWork estimated_work(const EngineConfig& engine,
+                           const std::vector<PredictScenario>& scenarios, std::size_t links,
+                           double accepted_tokens) {
+  PredictWork work;
+  const TokenCount budget = std::max<TokenCount>(1, engine.max_num_batched_tokens);
+  const TokenCount chunk = engine.long_prefill_token_threshold > 0
+                               ? std::min(budget, engine.long_prefill_token_threshold)
+                               : budget;
+  const double accepted = std::max(1.0, accepted_tokens);
+  for (const PredictScenario& scenario : scenarios) {
+    // Requests share steps up to max_num_seqs at a time; each takes its own
+    // chunks of prompt and its own decode forwards.
+    const double sharing = std::max(1.0, std::min(static_cast<double>(engine.max_num_seqs),
+                                                  static_cast<double>(scenario.requests.size())));
+    double prompt_tokens = 0.0;
+    for (const ScheduledRequest& q : scenario.requests) {
+      const auto prompt = static_cast<double>(q.prompt_tokens);
+      prompt_tokens += prompt;
+      work.prefill_request_steps += std::ceil(prompt / static_cast<double>(chunk));
+      const double decodes = std::ceil(static_cast<double>(q.output_tokens - 1) / accepted);
+      work.decode_request_steps += decodes;
+      work.decode_steps += decodes / sharing;
+    }
+    // A step takes up to the budget, and at most `chunk` of each prompt.
+    work.prefill_steps += std::ceil(prompt_tokens / std::min(static_cast<double>(budget),
+                                                             sharing * static_cast<double>(chunk)));
+  }
+  const auto n = static_cast<double>(links);
+  work.prefill_steps *= n;
+  work.decode_steps *= n;
+  work.prefill_request_steps *= n;
+  work.decode_request_steps *= n;
+  return work;
+}
+
+void require_predicted_work(const PredictWork& work, bool timeline) {
+  // Blame what the work is mostly made of: the prompts, or the outputs.
+  const bool outputs = work.decode_steps > work.prefill_steps;
+  require_simulated_steps(work.steps(), outputs ? "workload.output_tokens" : "workload.prompts",
+                          kMaxPredictedSteps);
+  const bool output_rows = work.decode_request_steps > work.prefill_request_steps;
+  require(work.request_steps() <= kMaxPredictedRequestSteps,
+          output_rows ? "workload.output_tokens" : "workload.prompts",
+          fmt::format("would simulate about {:.3g} request-steps (each request's share of each "
+                      "step, over all links); at most {:.0f} in one run (fewer requests, fewer "
+                      "output tokens or fewer links)",
+                      work.request_steps(), kMaxPredictedRequestSteps));
+  require(!timeline || work.request_steps() <= kMaxTimelineRows, "predict.timeline",
+          fmt::format("would write about {:.3g} rows (one per request and step, over all "
+                      "links); a timeline may have at most {:.0f} (fewer requests, fewer "
+                      "output tokens or one link)",
+                      work.request_steps(), kMaxTimelineRows));
+}
+
+void require_simulated_steps(double steps, const char* field, double limit) {
+  require(steps <= limit, field,
+          fmt::format("would simulate about {:.3g} scheduler steps; at most {:.0f} in one run "
+                      "(fewer or shorter prompts, fewer outputs, or a larger step budget)",
+                      steps, limit));
+}
+
+PrefillCommunication prefill_communication(const ModelArch& model, const EngineConfig& engine,
+                                           const FabricProfile& from, const FabricProfile& to,
+                                           const PromptSpec& prompt, TokenCount output_tokens,
+                                           double accepted_tokens) {
+  require(prompt.requests >= 1 && prompt.requests <= kMaxPromptRequests, "workload.prompts",
+          fmt::format("{} requests; allowed 1 to {}", prompt.requests, kMaxPromptRequests));
+  std::vector<ScheduledRequest> requests(static_cast<std::size_t>(prompt.requests),
+                                         ScheduledRequest{0.0, prompt.tokens_each, output_tokens});
+  // With every request arriving at once the steps' contents do not depend on
+  // their times, so one schedule serves both links; it stops at the last
+  // first token, which the steps it ran all precede.
+  PrefillCommunication c;
+  StepCommunicationCache at_from(model, engine, from);
+  StepCommunicationCache at_to(model, engine, to);
+  // The achieved-rate bound (docs/formulas.md s.25): every all-reduce's
+  // bytes at the largest per-byte gap of the two profiles over the block
+  // sizes the steps use, plus any fixed cost `to` adds; the logits gathers
+  // (a few KB) at their own difference.
+  const int tp = engine.tensor_parallel_size;
+  const int allreduces = tp > 1 ? allreduces_per_forward(model, engine) : 0;
+  struct StepBound {
+    double sent = 0.0;        ///< one all-reduce's bytes sent per node
+    double fixed = 0.0;       ///< max(0, what `to` adds in fixed cost)
+    double difference = 0.0;  ///< one all-reduce's time at `to` less at `from`
+  };
+  std::unordered_map<TokenCount, StepBound> by_tokens;
+  double sent = 0.0;
+  double fixed = 0.0;
+  double gathers = 0.0;
+  std::optional<Bytes> smallest;
+  std::optional<Bytes> largest;
+  const StepSeconds price = [&](const ScheduledStep& step) {
+    const StepCommunication at_f = at_from(step);
+    const StepCommunication at_t = at_to(step);
+    c.from = c.from + at_f.time;
+    c.to = c.to + at_t.time;
+    if (allreduces > 0) {
+      auto it = by_tokens.find(step.tokens());
+      if (it == by_tokens.end()) {
+        const Bytes block = activation_block(model, engine, step.tokens());
+        const FabricAllReduce f = fabric_allreduce(from, block, tp, engine.algorithm);
+        const FabricAllReduce t = fabric_allreduce(to, block, tp, engine.algorithm);
+        const StepBound b{(block * allreduce_sent_factor(tp, engine.algorithm)).count(),
+                          std::max(0.0, (t.latency - f.latency).value()),
+                          (t.time - f.time).value()};
+        it = by_tokens.emplace(step.tokens(), b).first;
+        if (!smallest || block < *smallest) smallest = block;
+        if (!largest || block > *largest) largest = block;
+      }
+      sent += allreduces * it->second.sent;
+      fixed += allreduces * it->second.fixed;
+      gathers +=
+          std::max(0.0, (at_t.time - at_f.time).value() - allreduces * it->second.difference);
+    }
+    ++c.steps;
+    return 1.0;
+  };
+  (void)simulate_schedule(requests, scheduler_settings(engine, accepted_tokens), price, false,
+                          ScheduleUntil::first_tokens);
+  c.extra = c.to - c.from;
+  if (smallest && largest) {
+    c.gap = largest_per_byte_gap(from, to, tp, engine.algorithm, *smallest, *largest);
+    c.bound = Seconds(fixed + sent * c.gap.seconds_per_byte + gathers);
+  } else {
+    c.bound = c.extra;  // no all-reduce: only gathers, if any, and they are priced exactly
+  }
+  return c;
+}
+
+CounterSeries predicted_counters(const PredictLink& run, Seconds interval, double overlap) {
+  require(interval.value() > 0.0, "predict.traffic_interval", "the interval must be positive");
+  const double end = run.finished.value();
+  const double samples = std::floor(end / interval.value()) + 2.0;
+  require(samples <= 1e7, "predict.traffic",
+          fmt::format("{:.0f} samples at {} s; at most 10,000,000 (predict a shorter workload or "
+                      "a longer interval)",
+                      samples, interval.value()));
+  struct Burst {
+    double start;
+    double end;
+    double bytes;
+  };
+  std::vector<Burst> bursts;
+  for (const PricedStep& p : run.steps) {
+    const std::size_t n = p.collectives.size();
+    if (n == 0) continue;
+    const double slice = p.compute.value() / static_cast<double>(n);
+    double t = p.step.start_s;
+    for (const auto& [bytes, time] : p.collectives) {
+      t += slice;
+      const double duration = std::max(time.value(), 1e-9);
+      bursts.push_back(Burst{t, t + duration, bytes.count()});
+      t += duration * (1.0 - overlap);
+    }
+  }
+  const int devices = std::max(1, run.fabric.rdma_devices);
+  CounterSeries series;
+  for (int d = 0; d < devices; ++d) {
+    series.devices.push_back(DeviceSeries{fmt::format("rdma{}", d), "1", {}});
+  }
+  std::size_t done = 0;  // bursts wholly before the sample time
+  double done_bytes = 0.0;
+  const auto count = static_cast<long long>(samples);
+  for (long long i = 0; i < count; ++i) {
+    const double t = std::min(static_cast<double>(i) * interval.value(), end);
+    // Reads print to the microsecond; a last read closer than that to the
+    // one before would not be later.
+    if (i > 0 && t - series.devices.front().samples.back().time.value() < 1e-6) break;
+    while (done < bursts.size() && bursts[done].end <= t) done_bytes += bursts[done++].bytes;
+    double partial = 0.0;
+    for (std::size_t j = done; j < bursts.size() && bursts[j].start < t; ++j) {
+      partial += bursts[j].bytes *
+                 std::clamp((t - bursts[j].start) / (bursts[j].end - bursts[j].start), 0.0, 1.0);
+    }
+    const double per_device = (done_bytes + partial) / devices;
+    for (auto& dev : series.devices) {
+      dev.samples.push_back(CounterSample{Seconds(t), Bytes(per_device), Bytes(per_device)});
+    }
+    ++series.reads;
+    if (t >= end) break;
+  }
+  series.reads *= devices;
+  return series;
+}
+
+}  // namespace tpnet
