@@ -2,7 +2,7 @@
 #   make run   installs what is missing, builds, prints the GLM-5.3 TP8 200G -> 100G table
 #   make test  the same set-up, then the whole test suite through ctest
 
-.PHONY: all deps build quiet-build run test dev clang asan fuzz fuzz-build fuzz-ci format lint bench device-bundle clean
+.PHONY: all deps deps-binary build quiet-build run test dev clang asan fuzz fuzz-build fuzz-ci format lint bench device-bundle clean
 
 MAKEFLAGS += --no-print-directory
 
@@ -11,13 +11,18 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# `make run` needs only the binary's packages (the toolchain, fmt, CLI11,
+# yaml-cpp, Eigen); the tests' (Catch2, clang, OpenMPI, Chromium, ...) come with `make test`.
+deps-binary:
+	@scripts/install-deps.sh --binary
+
 build: deps
-	@cmake --preset default >/dev/null
+	@cmake --preset default -DTPNET_BUILD_TESTS=ON >/dev/null
 	@cmake --build --preset default
 
 # `make run` builds only the binary it runs, with progress; the log is shown
 # only when the build fails.
-quiet-build: deps
+quiet-build: deps-binary
 	@scripts/build-tpnet.sh
 
 run: quiet-build

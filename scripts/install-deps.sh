@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages tpnet builds and tests with.
-# Does nothing when all are present; uses sudo when not run as root.
+#   install-deps.sh            everything: the tests, sanitizer, fuzz and browser checks
+#   install-deps.sh --binary   only what the tpnet binary needs (`make run`)
+# Does nothing when all are present (one dpkg-query call, no apt-get update);
+# uses sudo when not run as root.
 set -euo pipefail
 
-packages=(
+binary_packages=(
   cmake g++ make              # toolchain (CMake >= 3.25: Debian 12 or Ubuntu 24.04)
   libfmt-dev libcli11-dev libyaml-cpp-dev libeigen3-dev
+)
+test_packages=(
   catch2                      # tests (Debian ships v2.13; v3 is used when installed)
   libbenchmark-dev            # tests/bench: Google Benchmark
   clang-format                # the format check run by ctest
@@ -14,15 +19,28 @@ packages=(
   chromium libxml2-utils zlib1g-dev  # the browser test: render charts, parse SVG, read PNGs
 )
 
+case "${1:-}" in
+  "") packages=("${binary_packages[@]}" "${test_packages[@]}") ;;
+  --binary) packages=("${binary_packages[@]}") ;;
+  *)
+    echo "install-deps: unknown argument '$1' (allowed: --binary, or none for everything)" >&2
+    exit 2
+    ;;
+esac
+
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "install-deps: no dpkg-query: this script needs Debian or Ubuntu; install by hand: ${packages[*]}" >&2
   exit 1
 fi
 
+# One query for all: a package never installed is absent from the output.
+declare -A installed=()
+while read -r package status; do
+  [[ "$status" == "install ok installed" ]] && installed[${package%%:*}]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
 missing=()
 for package in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
-  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+  [[ -n "${installed[$package]:-}" ]] || missing+=("$package")
 done
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 

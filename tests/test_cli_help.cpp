@@ -82,19 +82,33 @@ std::map<std::string, std::set<int>> readme_exit_codes() {
   return table;
 }
 
+/// `program path... --help`, run once per test case: finding the subcommands
+/// and checking their help read the same text, and under the sanitizers every
+/// start of the binary costs most of a second.
+const CliResult& help_of(const std::string& program, std::vector<std::string> path) {
+  static std::map<std::vector<std::string>, CliResult> seen;
+  path.insert(path.begin(), program);
+  auto found = seen.find(path);
+  if (found == seen.end()) {
+    const std::vector<std::string> args(path.begin() + 1, path.end());
+    std::vector<std::string> with_help = args;
+    with_help.emplace_back("--help");
+    found = seen.emplace(path, run_program(program, with_help)).first;
+  }
+  return found->second;
+}
+
 /// Every subcommand path of `program`, nested ones too: {"bytes"}, {"models", "show"}.
 std::vector<std::vector<std::string>> all_commands(const std::string& program) {
   std::vector<std::vector<std::string>> out;
   std::vector<std::vector<std::string>> todo;
-  const CliResult top = run_program(program, {"--help"});
+  const CliResult& top = help_of(program, {});
   REQUIRE(top.exit_code == 0);
   for (const auto& name : subcommands_in(top.out)) todo.push_back({name});
   while (!todo.empty()) {
     std::vector<std::string> path = todo.back();
     todo.pop_back();
-    std::vector<std::string> args = path;
-    args.emplace_back("--help");
-    const CliResult help = run_program(program, args);
+    const CliResult& help = help_of(program, path);
     for (const auto& name : subcommands_in(help.out)) {
       std::vector<std::string> nested = path;
       nested.push_back(name);
@@ -135,9 +149,7 @@ void check_help(const std::string& name, const std::string& program, const std::
   CHECK_FALSE(commands.empty());
   for (const auto& path : commands) {
     CAPTURE(name, joined(path));
-    std::vector<std::string> args = path;
-    args.emplace_back("--help");
-    const CliResult r = run_program(program, args);
+    const CliResult& r = help_of(program, path);
     INFO(r.out);
     CHECK(r.exit_code == 0);
     CHECK(r.err.empty());

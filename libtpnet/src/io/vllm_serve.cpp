@@ -398,7 +398,9 @@ VllmServeCommand parse_vllm_serve(std::string_view command_line) {
       }
     }
     f.shown = f.has_value ? "--" + name + " " + f.value : "--" + name;
-    if (!f.has_value && (known(name) != nullptr && known(name)->kind != Kind::toggle)) {
+    // One lookup: looked up twice, g++ -O3 cannot see the second is not null.
+    const Known* spec = known(name);
+    if (!f.has_value && spec != nullptr && spec->kind != Kind::toggle) {
       throw InputError(fmt::format("--{} needs a value", name), at_args());
     }
     flags.push_back(std::move(f));
