@@ -18,10 +18,10 @@
 #include "gemm_cublaslt.hpp"
 #include "gemm_report.hpp"
 #include "tpnet/base/error.hpp"
-#include "tpnet/io/output_file.hpp"
-#include "tpnet/io/model_catalog.hpp"
-#include "tpnet/model/prefill_gemms.hpp"
 #include "tpnet/base/quantity.hpp"
+#include "tpnet/io/model_catalog.hpp"
+#include "tpnet/io/output_file.hpp"
+#include "tpnet/model/prefill_gemms.hpp"
 
 namespace tpnet::calibrate {
 namespace {

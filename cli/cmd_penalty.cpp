@@ -96,11 +96,14 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
                                    s.predicted_comm_from->value(), kSeconds, 2)));
     rec.push_back(json_only(number("predicted_comm_to_s", "predicted comm at " + to.name,
                                    s.predicted_comm_to->value(), kSeconds, 2)));
-    rec.push_back(signed_number("predicted_extra_ttft_s", "predicted extra",
-                                s.predicted_extra->value(), kSeconds, 2));
+    rec.push_back(signed_number("predicted_extra_ttft_s", "predicted", s.predicted_extra->value(),
+                                kSeconds, 2));
     if (const auto& range = s.predicted_extra_range) {
-      rec.push_back(
-          table_only(text("predicted_extra_range", "measured range", range_text(*range))));
+      // The spread of the profiles' measured curves (formulas.md s.29), as
+      // compact as the column beside it: "+8.31..+8.49".
+      rec.push_back(table_only(text(
+          "predicted_extra_range", "range",
+          fmt::format("{:+.2f}..{:+.2f}", range->low.value() + 0.0, range->high.value() + 0.0))));
       rec.push_back(json_only(signed_number("predicted_extra_ttft_low_s", "predicted extra low",
                                             range->low.value(), kSeconds, 2)));
       rec.push_back(json_only(signed_number("predicted_extra_ttft_high_s", "predicted extra high",

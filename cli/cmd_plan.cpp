@@ -80,25 +80,26 @@ Outcome run_plan(const PlanOptions& o) {
         json_only(integer("switches", "switch count", r.fabric ? r.fabric->switches : -1)),
         json_only(text("topology", "topology",
                        r.fabric ? std::string(to_string(r.fabric->topology)) : "none carries it")),
-        text("fabric_profile", "priced on",
-             r.fabric && r.fabric->profile ? r.fabric->profile->name : "-"),
+        wide_only(text("fabric_profile", "priced on",
+                       r.fabric && r.fabric->profile ? r.fabric->profile->name : "-")),
         json_only(texts("fabric_notes", "fabric notes",
                         r.fabric ? r.fabric->notes : std::vector<std::string>{})),
         json_only(flag("fits_memory", "fits", r.fits_memory)),
         table_only(text("", "fits", r.fits_memory ? "yes" : "NO")),
-        number("weights_per_node_bytes", "weights/node", r.memory.weights_bytes.count(), kBytesGB,
-               1),
-        number("kv_cache_bytes", "KV cache/node", r.memory.kv_cache_bytes.count(), kBytesGB, 1),
-        signed_number("worst_extra_ttft_s", "worst extra TTFT", r.worst_extra_ttft.value(),
-                      kSeconds, 2),
+        wide_only(number("weights_per_node_bytes", "weights/node", r.memory.weights_bytes.count(),
+                         kBytesGB, 1)),
+        wide_only(number("kv_cache_bytes", "KV cache/node", r.memory.kv_cache_bytes.count(),
+                         kBytesGB, 1)),
+        signed_number("worst_extra_ttft_s", "extra TTFT", r.worst_extra_ttft.value(), kSeconds, 2),
         json_only(
             number("mean_extra_ttft_s", "mean extra TTFT", r.mean_extra_ttft.value(), kSeconds, 3)),
-        signed_number("worst_predicted_extra_ttft_s", "predicted on its fabric",
+        signed_number("worst_predicted_extra_ttft_s", "predicted",
                       r.worst_predicted_extra_ttft.value_or(Seconds(0.0)).value(), kSeconds, 2),
     };
     if (in.baseline) {
-      rec.push_back(signed_number("worst_ttft_increase_pct", "TTFT increase",
-                                  r.worst_ttft_increase.value_or(0.0) * 100.0, kPercent, 1));
+      rec.push_back(
+          wide_only(signed_number("worst_ttft_increase_pct", "TTFT increase",
+                                  r.worst_ttft_increase.value_or(0.0) * 100.0, kPercent, 1)));
     }
     if (r.cost) {
       const PlanCost& c = *r.cost;
@@ -107,7 +108,7 @@ Outcome run_plan(const PlanOptions& o) {
       rec.push_back(json_only(money("cost_nodes", "nodes cost", c.nodes, c.currency)));
       rec.push_back(json_only(money("cost_switches", "switches cost", c.switches, c.currency)));
       rec.push_back(json_only(money("cost_cables", "cables cost", c.cables, c.currency)));
-      rec.push_back(money("cost_per_node", "cost/node", c.per_node, c.currency));
+      rec.push_back(wide_only(money("cost_per_node", "cost/node", c.per_node, c.currency)));
       rec.push_back(json_only(flag("cost_complete", "every price known", c.complete)));
       rec.push_back(json_only(texts("unpriced", "price unknown", c.unpriced)));
     }
@@ -159,7 +160,9 @@ Outcome run_plan(const PlanOptions& o) {
   }
   doc.fields.push_back(records("options", "options, best first", std::move(rows)));
   std::vector<Record> trades;
+  std::vector<std::string> trade_sentences;
   for (const auto& t : speed_trades(report)) {
+    trade_sentences.push_back(t.sentence);
     const std::string currency =
         t.faster_cost.currency.empty() ? t.slower_cost.currency : t.faster_cost.currency;
     Record rec{
@@ -174,7 +177,7 @@ Outcome run_plan(const PlanOptions& o) {
         json_only(number("ttft_saved_s", "TTFT saved", t.ttft_saved.value(), kSeconds, 3)),
         json_only(text("prompt", "prompt", t.prompt)),
         json_only(texts("sources", "sources", t.sources)),
-        text("sentence", "trade", t.sentence),
+        json_only(text("sentence", "trade", t.sentence)),
     };
     if (t.ttft_saved_fraction) {
       rec.insert(rec.end() - 3, json_only(number("ttft_saved_pct", "TTFT saved",
@@ -182,7 +185,13 @@ Outcome run_plan(const PlanOptions& o) {
     }
     trades.push_back(std::move(rec));
   }
-  doc.fields.push_back(records("speed_trades", "what the faster link buys", std::move(trades)));
+  doc.fields.push_back(
+      json_only(records("speed_trades", "what the faster link buys", std::move(trades))));
+  // As prose in text: one wrapped sentence per layout, not a one-column table.
+  if (!trade_sentences.empty()) {
+    doc.fields.push_back(
+        table_only(texts("speed_trades", "what the faster link buys", trade_sentences)));
+  }
   doc.warnings = report.warnings;
   return out;
 }

@@ -201,11 +201,12 @@ Record scenario_record(const PredictScenarioResult& s) {
       json_only(integer("prompt_tokens", "prompt tokens", static_cast<double>(s.prompt_tokens))),
   };
   if (s.extra_last_first_token) {
-    rec.push_back(signed_number("extra_last_first_token_s", "extra last first token",
+    rec.push_back(signed_number("extra_last_first_token_s", "extra",
                                 s.extra_last_first_token->value(), kSeconds, 2));
     if (const auto& range = s.extra_last_first_token_range) {
-      rec.push_back(
-          table_only(text("extra_last_first_token_range", "measured range", range_text(*range))));
+      rec.push_back(table_only(text(
+          "extra_last_first_token_range", "range",
+          fmt::format("{:+.2f}..{:+.2f}", range->low.value() + 0.0, range->high.value() + 0.0))));
       rec.push_back(json_only(
           signed_number("extra_last_first_token_low_s", "low", range->low.value(), kSeconds, 2)));
       rec.push_back(json_only(signed_number("extra_last_first_token_high_s", "high",

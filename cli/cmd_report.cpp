@@ -227,13 +227,9 @@ DecisionRequest to_decision_request(const ReportOptions& o) {
     request.baseline_origin = o.baseline;
   }
   request.calibration = load_calibration(o.calibration);
-  const auto& speeds = request.plan.speeds;
-  const auto by_rate = [](const Link& a, const Link& b) {
-    return a.rate.bits_per_second() < b.rate.bits_per_second();
-  };
-  const Link& from = *std::max_element(speeds.begin(), speeds.end(), by_rate);
-  const Link& to = *std::min_element(speeds.begin(), speeds.end(), by_rate);
-  request.fabrics = to_fabrics({}, {from, to}, request.plan.node.name, request.calibration);
+  // The calibration measured this cluster: it prices the fabric the plan
+  // buys, as every other command's profile choice would.
+  if (request.calibration) request.plan.calibration = request.calibration->file;
   if (!o.sweeps.empty()) {
     SloSpec slo;
     slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
@@ -256,13 +252,21 @@ std::vector<std::string> verdict_lines(const Gathered& g) {
   std::vector<std::string> out;
   const PlanOption* best = g.chosen_option();
   if (best != nullptr) {
-    std::string buy = fmt::format("Buy {} and run {} x TP{} at {} per node.",
-                                  best->fabric ? best->fabric->description : "no switch",
-                                  best->instances, best->tp, best->speed.name);
-    if (best->fabric && best->fabric->plan) {
+    const bool buys_nothing = best->fabric && best->fabric->topology == FabricTopology::none;
+    std::string buy =
+        buys_nothing ? fmt::format(
+                           "Buy no fabric and run {} x TP1: the replicas exchange nothing over "
+                           "RoCE.",
+                           best->instances)
+                     : fmt::format("Buy {} and run {} x TP{} at {} per node.",
+                                   best->fabric ? best->fabric->description : "no switch",
+                                   best->instances, best->tp, best->speed.name);
+    if (best->fabric) {
       std::vector<std::string> cables;
-      for (const auto& c : best->fabric->plan->cables) cables.push_back(c.text());
-      if (!cables.empty()) buy += fmt::format(" Cables: {}.", fmt::join(cables, "; "));
+      for (const auto& c : best->fabric->cables) cables.push_back(c.text());
+      if (!cables.empty() && best->fabric->plan) {
+        buy += fmt::format(" Cables: {}.", fmt::join(cables, "; "));
+      }
     }
     out.push_back(buy + " Why: " + best->reason);
   } else if (!g.plan.options.empty()) {
@@ -422,8 +426,9 @@ Report build_report(const ReportOptions& o, const Gathered& g) {
          fmt::format("The recommended {} at {}: each cage in its breakout mode, its cable fanned "
                      "out to the sub-ports, and which node sits on which.",
                      drawn->fabric->description, drawn->speed.name)});
-    for (const auto& alt : drawn->fabric->alternatives) {
-      sw.items.push_back("Also does it with as few switches: " + alt);
+    if (!drawn->fabric->alternatives.empty()) {
+      sw.paragraphs.push_back(fmt::format("Also does it with as few switches: {}.",
+                                          fmt::join(drawn->fabric->alternatives, ", ")));
     }
     ReportSection traps;
     traps.heading = "Traps and checklist";
@@ -438,6 +443,15 @@ Report build_report(const ReportOptions& o, const Gathered& g) {
     }
     r.sections.push_back(std::move(sw));
     r.sections.push_back(std::move(traps));
+  } else if (const PlanOption* best = g.chosen_option(); best != nullptr && best->fabric) {
+    sw.paragraphs.push_back(
+        best->fabric->topology == FabricTopology::none
+            ? fmt::format("No switch to buy: {} x TP1 replicas exchange nothing over RoCE.",
+                          best->instances)
+            : fmt::format("No switch to buy: the recommended layout is cabled as {}.",
+                          best->fabric->description));
+    for (const auto& note : best->fabric->notes) sw.items.push_back(note);
+    r.sections.push_back(std::move(sw));
   } else {
     sw.paragraphs.emplace_back("No usable layout has a switch plan to draw.");
     r.sections.push_back(std::move(sw));

@@ -5,9 +5,9 @@
 # the DGX Spark fabric profile of its preset. P4 and P6 (four requests at
 # once) are predicted, not fitted: measured 23.00 s and 45.82 s.
 # Usage: examples/glm53-predict.sh [path/to/tpnet]
-# expect: P4 +23\.37 +17\.34 +7\.9
-# expect: P6 +47\.11 +35\.12 +7\.6
-# expect: P6 +4 +16384 +\+5\.67 +\+12\.0 +\+7\.39
+# expect: P4 +24\.00 +17\.88 +7\.9
+# expect: P6 +48\.49 +36\.21 +7\.6
+# expect: P6 +4 +16384 +\+8\.17 +\+7\.60\.\.\+8\.76 +\+16\.9 +\+7\.39
 set -euo pipefail
 tpnet=${1:-tpnet}
 "$tpnet" predict --model glm-5.3 --tp 8 \

@@ -7,7 +7,7 @@
 # timings (0.60 ms per prompt token per node) are made up; replace them with
 # your runs (tpnet-calibrate allreduce / gemm).
 # Usage: examples/penalty-calibration.sh [path/to/tpnet]
-# expect: P2 +8192 +\+1\.11 +\+1\.13 +\+1\.13 +6\.36
+# expect: P2 +8192 +\+1\.11 +\+1\.13 +\+1\.13 +\+1\.13\.\.\+1\.13 +6\.36
 # expect: compute per prompt token per node +0\.6000 ms
 # expect: latency per ring step +2\.70 us
 # expect: measured curve at each link and assume no

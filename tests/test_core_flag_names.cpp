@@ -121,9 +121,9 @@ const std::vector<OtherToolsFlag> kOtherToolsFlags = {
     // Reading a `vllm serve` command line (--vllm-args): its errors quote the
     // vLLM flag as the user wrote it. --tensor-parallel-size and --model are
     // also names of tpnet flags, but here they are vLLM's.
-    {"src/model/vllm_serve.cpp", "--tensor-parallel-size"},
-    {"src/model/vllm_serve.cpp", "--model"},
-    {"src/model/vllm_serve.cpp", "--speculative-config"},
+    {"src/io/vllm_serve.cpp", "--tensor-parallel-size"},
+    {"src/io/vllm_serve.cpp", "--model"},
+    {"src/io/vllm_serve.cpp", "--speculative-config"},
     // Reading `vllm bench serve --save-result` files: what to rerun vLLM's
     // benchmark with when a file lacks a load level, a config or a latency.
     {"src/io/vllm_bench_json.cpp", "--max-concurrency"},
@@ -134,8 +134,8 @@ const std::vector<OtherToolsFlag> kOtherToolsFlags = {
     {"src/io/vllm_bench_json.cpp", "--append-result"},
     // capacity's notes on a vLLM benchmark run: the run's own concurrency cap
     // and how to sweep its request rate.
-    {"src/analysis/capacity.cpp", "--max-concurrency"},
-    {"src/analysis/capacity.cpp", "--request-rate"},
+    {"src/usecase/capacity.cpp", "--max-concurrency"},
+    {"src/usecase/capacity.cpp", "--request-rate"},
 };
 
 bool allowed(const std::string& file, const std::string& flag) {

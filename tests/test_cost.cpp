@@ -95,7 +95,7 @@ TEST_CASE("a price file refuses a price without its source or date, naming file,
             .key == "currency");
 }
 
-TEST_CASE("a quote replaces the catalog's price; two currencies in one catalog are refused",
+TEST_CASE("a quote replaces the catalog's price and two currencies in one catalog are refused",
           "[prices]") {
   const PriceCatalog quote = parse_price_yaml(
       "switches:\n  CRS804:\n    price: 1100\n    currency: USD\n    seen: 2026-11-30\n"

@@ -2,12 +2,12 @@
 // a renamed or never-written page fails here, naming the file and line that
 // cites it. tests/data is left out: it holds other projects' files, whose
 // docs/ paths are theirs; so is a path written repo:docs/x.md.
-#include <catch2/catch_test_macros.hpp>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
+#include "catch.hpp"
 
 namespace fs = std::filesystem;
 

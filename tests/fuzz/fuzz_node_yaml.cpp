@@ -8,10 +8,10 @@
 
 #include "fuzz_check.hpp"
 #include "fuzz_switch_plan.hpp"
-#include "tpnet/io/switch_catalog.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/io/node_yaml.hpp"
+#include "tpnet/io/switch_catalog.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tpnet;

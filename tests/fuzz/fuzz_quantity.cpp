@@ -11,10 +11,10 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "tpnet/io/link_presets.hpp"
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/switch_spec.hpp"
-#include "tpnet/base/quantity.hpp"
+#include "tpnet/io/link_presets.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 
 #include "fuzz_check.hpp"
 #include "fuzz_switch_plan.hpp"
-#include "tpnet/io/node_catalog.hpp"
 #include "tpnet/fabric/node.hpp"
+#include "tpnet/io/node_catalog.hpp"
 #include "tpnet/io/switch_yaml.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "tpnet/io/link_presets.hpp"
 #include "tpnet/base/error.hpp"
+#include "tpnet/io/link_presets.hpp"
 
 namespace tpnet::yaml {
 

@@ -40,9 +40,23 @@ int networked_tp(const PlanSearchReport& plan, int nodes) {
   }
   throw InputError(fmt::format("no layout of {} nodes spreads an instance over two or more "
                                "(every one is TP1), so there is no network to report on; "
-                               "give layout.tp",
+                               "give `layout.tp`",
                                nodes),
                    InputLocation::for_key("layout.tp"));
+}
+
+/// The fabric the layout drawn buys: the plan's choice when it is that
+/// layout, else the best option of that TP (a switch when none has one, as
+/// the bound assumes).
+Fabric drawn_fabric(const DecisionReport& g) {
+  if (const PlanOption* chosen = g.chosen_option();
+      chosen != nullptr && chosen->tp == g.tp && chosen->fabric) {
+    return *chosen->fabric;
+  }
+  for (const auto& opt : g.plan.options) {
+    if (opt.tp == g.tp && opt.fabric) return *opt.fabric;
+  }
+  return Fabric{};
 }
 
 }  // namespace
@@ -62,6 +76,12 @@ const ScenarioPenalty* DecisionReport::worst_scenario() const {
 
 DecisionReport run_decision_report(const DecisionRequest& request) {
   const PlanSearchRequest& in = request.plan;
+  if (in.nodes < 2) {
+    throw InputError(fmt::format("{} node(s) send nothing over the network, so there is nothing "
+                                 "to report on; give 2 or more",
+                                 in.nodes),
+                     InputLocation::for_key("nodes"));
+  }
   DecisionReport g;
   g.model = in.model;
   g.node = in.node;
@@ -90,19 +110,23 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
     g.scenarios = request.baseline;
     if (!g.tp_given) {
       g.warnings.push_back(fmt::format(
-          "workload.baseline {} taken as measured at TP{} on {} (the recommended layout and the "
-          "fastest speed); give layout.tp if it was measured at another size",
+          "`workload.baseline` {} taken as measured at TP{} on {} (the recommended layout and the "
+          "fastest speed); give `layout.tp` if it was measured at another size",
           request.baseline_origin, g.tp, g.from.name));
     }
   } else {
     g.scenarios = workload_scenarios(in.workload);
   }
-  if (request.fabrics.size() != 2) {
-    throw InputError(fmt::format("{} fabric profiles; give the fastest speed's and the slowest's",
-                                 request.fabrics.size()),
-                     InputLocation::for_key("fabric"));
+  if (!request.fabrics.empty()) {
+    if (request.fabrics.size() != 2) {
+      throw InputError(fmt::format("{} fabric profiles; give the fastest speed's and the slowest's",
+                                   request.fabrics.size()),
+                       InputLocation::for_key("fabric"));
+    }
+    g.fabrics = request.fabrics;
+  } else {
+    g.fabrics = priced_profiles(in, drawn_fabric(g), {g.from, g.to});
   }
-  g.fabrics = request.fabrics;
 
   PenaltyRequest pr;
   pr.model = in.model;

@@ -39,7 +39,9 @@ struct DecisionRequest {
   std::string baseline_origin;
   std::optional<CalibrationInput> calibration;
   /// `fabric`: the profiles of the fastest and the slowest speed, in that
-  /// order, that TTFT and decode are priced on.
+  /// order, that TTFT and decode are priced on. Empty (the default): the
+  /// profiles of the fabric the plan buys for the layout drawn
+  /// (priced_profiles), so the report prices what it tells you to buy.
   std::vector<FabricProfile> fabrics;
   /// `capacity`: measured sweeps under SLOs; absent, no capacity section.
   std::optional<CapacityRequest> capacity;
