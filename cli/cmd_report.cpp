@@ -19,6 +19,7 @@
 #include "chart.hpp"
 #include "charts.hpp"
 #include "common.hpp"
+#include "price_flags.hpp"
 #include "switch_drawing.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/quantity.hpp"
@@ -42,6 +43,7 @@ struct ReportOptions {
   std::string ttft_slo = "1000ms";
   std::string tps_slo = "15";
   CalibrationFlags calibration;
+  PriceOptions prices;
   std::string out;
   std::string kind = "html";
   std::string summary_format = "table";
@@ -221,6 +223,7 @@ using Gathered = DecisionReport;
 DecisionRequest to_decision_request(const ReportOptions& o) {
   DecisionRequest request;
   request.plan = to_plan_request(o.engine, o.cluster);
+  apply_price_options(request.plan, o.prices);
   if (o.tp_option->count() > 0) request.tp = o.engine.tp;
   if (!o.baseline.empty()) {
     request.baseline = load_baseline_csv(o.baseline);
@@ -272,6 +275,17 @@ std::vector<std::string> verdict_lines(const Gathered& g) {
   } else if (!g.plan.options.empty()) {
     out.push_back("No layout of these nodes is usable as asked: " + g.plan.options.front().reason);
   }
+  // With no budget and no sweep the plan ranks by fewest switches, which
+  // always buys the faster link: the reader is shown the trade instead.
+  std::string ranked = fmt::format("Ranked by {}", to_string(g.plan.objective));
+  if (g.plan.objective == PlanObjective::fewest_switches) {
+    ranked += " (give a TTFT budget to rank by cost, or sweeps to rank by users per dollar)";
+  }
+  out.push_back(ranked + ".");
+  for (const auto& t : speed_trades(g.plan)) {
+    out.push_back("Trade: " + t.sentence +
+                  (g.decode.regime == CommRegime::latency_bound ? "; decode is unchanged." : "."));
+  }
   const ScenarioPenalty* worst = g.worst_scenario();
   if (worst != nullptr && g.from.name != g.to.name) {
     std::string cost = fmt::format(
@@ -282,6 +296,9 @@ std::vector<std::string> verdict_lines(const Gathered& g) {
     if (worst->predicted_extra) {
       cost += fmt::format(", predicted {} on the fabric profiles",
                           signed_seconds(worst->predicted_extra->value()));
+      if (const auto& range = worst->predicted_extra_range) {
+        cost += " (measured range " + range_text(*range) + ")";
+      }
       if (worst->predicted_bound && worst->predicted_gap) {
         cost +=
             fmt::format(" (at most {} at the rates the profiles achieve, {:.1f} and {:.1f} Gb/s)",
@@ -561,6 +578,8 @@ Command setup_report(CLI::App& app) {
       ->default_str("15");
   add_calibration_options(sub, o->calibration);
   add_memory_options(sub, o->cluster.memory);
+  add_price_file_options(sub, o->prices);
+  add_objective_option(sub, o->prices);
   sub->add_option("--out", o->out, "The file to write (report.html, or report.md)")->required();
   sub->add_option("--format", o->kind,
                   "html: one self-contained file; markdown: the text, with each chart as an SVG "
