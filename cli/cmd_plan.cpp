@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "capacity_flags.hpp"
 #include "common.hpp"
 #include "price_flags.hpp"
 #include "tpnet/base/quantity.hpp"
@@ -19,10 +20,7 @@ struct PlanOptions {
   int baseline_tp = 0;
   std::string baseline_ttft;
   std::string baseline_prompt;
-  std::vector<std::string> sweeps;
-  std::string config_key = "config";
-  std::string ttft_slo = "1000ms";
-  std::string tps_slo = "15";
+  CapacityFlags capacity;
   std::string format = "table";
 };
 
@@ -42,17 +40,8 @@ PlanSearchRequest to_request(const PlanOptions& o) {
                      parse_duration(o.baseline_ttft, InputLocation::for_key("--baseline-ttft")),
                      parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt"))};
   }
-  if (!o.sweeps.empty()) {
-    SloSpec slo;
-    slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
-    slo.tps = parse_token_rate(o.tps_slo, InputLocation::for_key("--tps-slo"));
-    BenchNaming naming;
-    naming.config_key = o.config_key;
-    std::vector<SweepSet> sets;
-    for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s, naming));
-    SweepSet all = merge_sweep_sets(sets);
-    const CapacityReport capacity = run_capacity(
-        CapacityRequest{std::move(all.sweeps), std::move(all.warnings), slo, CapacityOptions{}});
+  if (auto request = load_capacity_request(o.capacity, std::nullopt, in.model.name)) {
+    const CapacityReport capacity = run_capacity(*request);
     in.users_per_instance = served_users_by_tp(capacity);
     if (in.users_per_instance.empty()) {
       throw InputError("no config in the sweeps has served users (C_max > 0 with a latency)",
@@ -209,19 +198,9 @@ Command setup_plan(CLI::App& app) {
   sub->add_option("--baseline-ttft", o->baseline_ttft, "Measured TTFT at the fastest speed")
       ->group(baseline);
   sub->add_option("--baseline-prompt", o->baseline_prompt, "Its prompt, e.g. 8k")->group(baseline);
-  const std::string capacity = "Served users (measured sweeps, as tpnet capacity reads them)";
-  sub->add_option("--sweep", o->sweeps,
-                  "A sweep CSV, a vllm bench serve result, or a folder: rank by users per dollar")
-      ->group(capacity);
-  sub->add_option("--config-key", o->config_key, "The vLLM result key that names each config")
-      ->group(capacity)
-      ->default_str("config");
-  sub->add_option("--ttft-slo", o->ttft_slo, "Most time to first token")
-      ->group(capacity)
-      ->default_str("1000ms");
-  sub->add_option("--tps-slo", o->tps_slo, "Least decode rate per request in tokens/s")
-      ->group(capacity)
-      ->default_str("15");
+  add_capacity_flags(
+      sub, o->capacity, "Served users (measured sweeps, as tpnet capacity reads them)",
+      "A sweep CSV, a vllm bench serve result, or a folder: rank by users per dollar");
   add_memory_options(sub, o->cluster.memory);
   add_price_file_options(sub, o->prices);
   add_objective_option(sub, o->prices);

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "calibration_flags.hpp"
+#include "capacity_flags.hpp"
 #include "chart.hpp"
 #include "charts.hpp"
 #include "common.hpp"
@@ -38,10 +39,7 @@ struct ReportOptions {
   EngineOptions engine;
   ClusterOptions cluster;
   std::string baseline;
-  std::vector<std::string> sweeps;
-  std::string config_key = "config";
-  std::string ttft_slo = "1000ms";
-  std::string tps_slo = "15";
+  CapacityFlags capacity;
   CalibrationFlags calibration;
   PriceOptions prices;
   std::string out;
@@ -233,21 +231,7 @@ DecisionRequest to_decision_request(const ReportOptions& o) {
   // The calibration measured this cluster: it prices the fabric the plan
   // buys, as every other command's profile choice would.
   if (request.calibration) request.plan.calibration = request.calibration->file;
-  if (!o.sweeps.empty()) {
-    SloSpec slo;
-    slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
-    slo.tps = parse_token_rate(o.tps_slo, InputLocation::for_key("--tps-slo"));
-    BenchNaming naming;
-    naming.config_key = o.config_key;
-    if (request.tp) naming.tp = *request.tp;  // results that record no TP were run at --tp
-    std::vector<SweepSet> sets;
-    for (const auto& sweep : o.sweeps) sets.push_back(load_sweep_argument(sweep, naming));
-    SweepSet all = merge_sweep_sets(sets);
-    std::vector<std::string> warnings = model_id_warnings(all, request.plan.model.name);
-    for (auto& w : all.warnings) warnings.push_back(std::move(w));
-    request.capacity =
-        CapacityRequest{std::move(all.sweeps), std::move(warnings), slo, CapacityOptions{}};
-  }
+  request.capacity = load_capacity_request(o.capacity, request.tp, request.plan.model.name);
   return request;
 }
 
@@ -564,18 +548,8 @@ Command setup_report(CLI::App& app) {
   sub->add_option("--baseline", o->baseline,
                   "CSV of measured TTFT at the fastest speed (columns requests, "
                   "prompt_tokens_each, ttft_s), as tpnet penalty reads it");
-  const std::string capacity = "Capacity (measured sweeps, as tpnet capacity reads them)";
-  sub->add_option("--sweep", o->sweeps, "A sweep CSV, a vllm bench serve result, or a folder")
-      ->group(capacity);
-  sub->add_option("--config-key", o->config_key, "The vLLM result key that names each config")
-      ->group(capacity)
-      ->default_str("config");
-  sub->add_option("--ttft-slo", o->ttft_slo, "Most time to first token")
-      ->group(capacity)
-      ->default_str("1000ms");
-  sub->add_option("--tps-slo", o->tps_slo, "Least decode rate per request in tokens/s")
-      ->group(capacity)
-      ->default_str("15");
+  add_capacity_flags(sub, o->capacity, "Capacity (measured sweeps, as tpnet capacity reads them)",
+                     "A sweep CSV, a vllm bench serve result, or a folder");
   add_calibration_options(sub, o->calibration);
   add_memory_options(sub, o->cluster.memory);
   add_price_file_options(sub, o->prices);

@@ -86,7 +86,14 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
   g.model = in.model;
   g.node = in.node;
   g.workload = in.workload.name;
-  g.plan = search_plans(in);
+  // With sweeps the plan knows the users each layout serves, as `plan
+  // --sweep` does, so both rank the same way.
+  if (request.capacity) g.capacity = run_capacity(*request.capacity);
+  PlanSearchRequest planned = in;
+  if (g.capacity && planned.users_per_instance.empty()) {
+    planned.users_per_instance = served_users_by_tp(*g.capacity);
+  }
+  g.plan = search_plans(planned);
   for (const auto& w : g.plan.warnings) g.warnings.push_back(w);
   for (std::size_t i = 0; i < g.plan.options.size(); ++i) {
     if (g.plan.options[i].usable) {
@@ -182,8 +189,7 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
   std::sort(tps.begin(), tps.end());
   g.memory = memory_by_tp(in.model, mr, tps);
 
-  if (request.capacity) {
-    g.capacity = run_capacity(*request.capacity);
+  if (g.capacity) {
     for (const auto& w : g.capacity->warnings) g.warnings.push_back(w);
   }
 
