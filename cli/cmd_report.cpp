@@ -267,8 +267,11 @@ std::vector<std::string> verdict_lines(const Gathered& g) {
   }
   out.push_back(ranked + ".");
   for (const auto& t : speed_trades(g.plan)) {
-    out.push_back("Trade: " + t.sentence +
-                  (g.decode.regime == CommRegime::latency_bound ? "; decode is unchanged." : "."));
+    std::string trade =
+        "Trade: " + t.sentence +
+        (g.decode.regime == CommRegime::latency_bound ? "; decode is unchanged." : ".");
+    if (!t.sources.empty()) trade += fmt::format(" Prices: {}.", fmt::join(t.sources, "; "));
+    out.push_back(trade);
   }
   const ScenarioPenalty* worst = g.worst_scenario();
   if (worst != nullptr && g.from.name != g.to.name) {

@@ -208,3 +208,20 @@ TEST_CASE("the README's chart is what its documented command draws today", "[cli
   INFO("regenerate it with the command in README.md");
   CHECK(slurp(svg) == slurp(fs::path(TPNET_SOURCE_DIR) / "docs" / "penalty-chart.svg"));
 }
+
+TEST_CASE("report on 8 Sparks states the 100G-or-200G trade in money and seconds with its sources",
+          "[cli][report][prices]") {
+  const fs::path dir = fresh("trade");
+  const auto r = run_tpnet({"report", "--model", "glm-5.3", "--nodes", "8", "--as-of", "2026-12-04",
+                            "--out", (dir / "r.html").string()});
+  REQUIRE(r.exit_code == 0);
+  const std::string page = slurp(dir / "r.html");
+  // No budget and no sweep: the verdict says what ranked the layouts and
+  // shows the trade rather than buying the faster link unasked.
+  CHECK_THAT(page, ContainsSubstring("Ranked by fewest-switches"));
+  CHECK_THAT(page, ContainsSubstring("Trade: 1 x TP8: 200G on 1 x crs804"));
+  CHECK_THAT(page, ContainsSubstring("saves up to 4.43 s of TTFT"));
+  CHECK_THAT(page, ContainsSubstring("decode is unchanged"));
+  CHECK_THAT(page, ContainsSubstring("switch crs804: USD 1295"));
+  fs::remove_all(dir);
+}
