@@ -109,12 +109,19 @@ TEST_CASE("mpirun -np 4 allreduce --backend mpi writes a sweep tpnet reads with 
   CHECK(sweep.provenance.at("nccl") == "none");
   CHECK(sweep.complete);
 
-  // The fabric check reads it too (loopback is no 200G link: healthy or not, never bad input).
+  // The fabric check reads it too. Loopback is no 200G link: healthy or not,
+  // and on a loaded machine four oversubscribed ranks can time every size
+  // by scheduling alone, leaving no bandwidth to fit; doctor then refuses
+  // naming the file and why, which is the one refusal allowed here.
   const CliResult doctor = run_program({tpnet::test::tpnet_program(), "doctor", "--nccl-tests",
                                         out.string(), "--ranks", "4", "--format", "json"});
   INFO(doctor.err);
-  CHECK((doctor.exit_code == 0 || doctor.exit_code == 1));
-  CHECK_THAT(doctor.out, ContainsSubstring("\"ranks\": 4"));
+  if (doctor.exit_code == 2) {
+    CHECK_THAT(doctor.err, ContainsSubstring(out.string() + ": gives no positive bandwidth"));
+  } else {
+    CHECK((doctor.exit_code == 0 || doctor.exit_code == 1));
+    CHECK_THAT(doctor.out, ContainsSubstring("\"ranks\": 4"));
+  }
 }
 
 TEST_CASE("allreduce writes the sweep to stdout from rank 0 only", "[calibrate][allreduce][mpi]") {
