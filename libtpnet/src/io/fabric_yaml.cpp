@@ -482,7 +482,7 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
     }
     p.bus_bandwidth = BitRate(8.0 / builtin_seconds_per_byte(p, p.curve.points.back().size));
     // The fixed cost after the RDMA rate and the NCCL run, before the bursts.
-    std::size_t at = 2;
+    std::size_t at = std::min<std::size_t>(2, p.provenance.size());
     p.provenance.insert(p.provenance.begin() + static_cast<std::ptrdiff_t>(at++), latency_line);
     if (!profile_latency_line.empty()) {
       p.provenance.insert(p.provenance.begin() + static_cast<std::ptrdiff_t>(at++),
