@@ -598,8 +598,26 @@ std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report) {
     const std::string currency =
         t.faster_cost.currency.empty() ? t.slower_cost.currency : t.faster_cost.currency;
     const double gap = std::abs(t.extra_cost);
+    // A switch without a price is most of what differs between the two
+    // speeds: a difference of what is priced would be a number that lies.
+    std::vector<std::string> unpriced_switches;
+    for (const auto* cost : {&t.slower_cost, &t.faster_cost}) {
+      for (const auto& line : cost->lines) {
+        if (line.kind == PricedKind::switch_model && !line.unit_price &&
+            std::find(unpriced_switches.begin(), unpriced_switches.end(), line.item) ==
+                unpriced_switches.end()) {
+          unpriced_switches.push_back(line.item);
+        }
+      }
+    }
     std::string sentence =
-        gap == 0.0
+        !unpriced_switches.empty()
+            ? fmt::format(
+                  "{} x TP{}: {} on {} against {} on {} has no price difference to give "
+                  "(no price for switch {})",
+                  instances, tp, t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric,
+                  fmt::join(unpriced_switches, ", "))
+        : gap == 0.0
             ? fmt::format("{} x TP{}: {} on {} costs the same as {} on {}", instances, tp,
                           t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric)
             : fmt::format("{} x TP{}: {} on {} costs {} {:.0f} {} than {} on {}", instances, tp,
