@@ -251,3 +251,16 @@ TEST_CASE("doctor calls a small-size Spark run slower than the measured range la
   CHECK(four.diagnosis.state == FabricState::not_judged);
   CHECK_FALSE(four.gate_failed());
 }
+
+TEST_CASE("a loopback sweep under 1 GB/s reads as the all_reduce it is, not as sendrecv",
+          "[nccl][bad-input]") {
+  // Its two-decimal bandwidths give busbw/algbw ratios of 1 on some rows:
+  // read from there it was taken for sendrecv and then refused as a file
+  // whose columns contradict each other.
+  const tpnet::AllReduceSweep sweep = tpnet::load_nccl_tests(
+      std::string(TPNET_SOURCE_DIR) +
+      "/tests/data/nccl-tests/tpnet-calibrate-mpi-4rank-loopback-loaded.txt");
+  CHECK(sweep.collective == tpnet::Collective::all_reduce);
+  CHECK(sweep.ranks == 4);
+  CHECK(sweep.samples.size() == 18);
+}

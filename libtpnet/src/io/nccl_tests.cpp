@@ -141,12 +141,17 @@ Collective collective_from_columns(const AllReduceSweep& sweep,
   if (first.redop == "none") return Collective::sendrecv;
   // all_reduce and sendrecv print the same columns; their busbw / algbw
   // ratios are 2(n-1)/n and 1.
+  // The ratio of the row with the highest algbw, and only from 1 GB/s up:
+  // below it the two printed decimals (0.01 GB/s) say nothing of a ratio
+  // (a loopback timed by scheduling prints 0.02 and 0.03).
   const int n = sweep.ranks;
   double ratio = 0.0;
+  const AllReduceSample* best = nullptr;
   for (const auto& s : sweep.samples) {
-    if (s.out_of_place.algbw.bits_per_second() > 0.0) {
-      ratio = s.out_of_place.busbw / s.out_of_place.algbw;
-    }
+    if (!best || s.out_of_place.algbw > best->out_of_place.algbw) best = &s;
+  }
+  if (best != nullptr && best->out_of_place.algbw.bits_per_second() >= 8e9) {
+    ratio = best->out_of_place.busbw / best->out_of_place.algbw;
   }
   if (n > 2 && ratio > 0.0 &&
       std::fabs(ratio - 1.0) < std::fabs(ratio - ring_sent_factor(Collective::all_reduce, n))) {
