@@ -76,10 +76,6 @@ const std::map<std::string, Expected> kExpected = {
      {Collective::all_gather, 2, 1, FabricState::above_link, "2.25.1"}},
     {"h200-gke-2node-1gpu-all_reduce.txt",
      {Collective::all_reduce, 2, 1, FabricState::above_link, ""}},
-    // Recorded here: 4 oversubscribed ranks on one loaded machine, every
-    // bandwidth under 0.1 GB/s. All ranks on one node: nothing to judge.
-    {"tpnet-calibrate-mpi-4rank-loopback-loaded.txt",
-     {Collective::all_reduce, 4, 4, FabricState::not_judged, "none"}},
     // Not a Spark: judged by its share of the link alone (20 Gb/s of 200G).
     {"v100-p3dn-efa-2node-1gpu-all_reduce-nccl2.6.4.txt",
      {Collective::all_reduce, 2, 1, FabricState::below_expectation, "2.6.4"}},
@@ -261,9 +257,9 @@ TEST_CASE("a loopback sweep under 1 GB/s reads as the all_reduce it is, not as s
   // Its two-decimal bandwidths give busbw/algbw ratios of 1 on some rows:
   // read from there it was taken for sendrecv and then refused as a file
   // whose columns contradict each other.
-  const tpnet::AllReduceSweep sweep = tpnet::load_nccl_tests(
-      std::string(TPNET_SOURCE_DIR) +
-      "/tests/data/nccl-tests/tpnet-calibrate-mpi-4rank-loopback-loaded.txt");
+  const tpnet::AllReduceSweep sweep =
+      tpnet::load_nccl_tests(std::string(TPNET_SOURCE_DIR) +
+                             "/tests/data/recorded/tpnet-calibrate-mpi-4rank-loopback-loaded.txt");
   CHECK(sweep.collective == tpnet::Collective::all_reduce);
   CHECK(sweep.ranks == 4);
   CHECK(sweep.samples.size() == 18);
