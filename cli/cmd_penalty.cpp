@@ -101,9 +101,7 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
     if (const auto& range = s.predicted_extra_range) {
       // The spread of the profiles' measured curves (formulas.md s.29), as
       // compact as the column beside it: "+8.31..+8.49".
-      rec.push_back(table_only(text(
-          "predicted_extra_range", "range",
-          fmt::format("{:+.2f}..{:+.2f}", range->low.value() + 0.0, range->high.value() + 0.0))));
+      rec.push_back(table_only(text("predicted_extra_range", "range", range_cell(*range))));
       rec.push_back(json_only(signed_number("predicted_extra_ttft_low_s", "predicted extra low",
                                             range->low.value(), kSeconds, 2)));
       rec.push_back(json_only(signed_number("predicted_extra_ttft_high_s", "predicted extra high",

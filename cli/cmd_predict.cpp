@@ -204,9 +204,7 @@ Record scenario_record(const PredictScenarioResult& s) {
     rec.push_back(signed_number("extra_last_first_token_s", "extra",
                                 s.extra_last_first_token->value(), kSeconds, 2));
     if (const auto& range = s.extra_last_first_token_range) {
-      rec.push_back(table_only(text(
-          "extra_last_first_token_range", "range",
-          fmt::format("{:+.2f}..{:+.2f}", range->low.value() + 0.0, range->high.value() + 0.0))));
+      rec.push_back(table_only(text("extra_last_first_token_range", "range", range_cell(*range))));
       rec.push_back(json_only(
           signed_number("extra_last_first_token_low_s", "low", range->low.value(), kSeconds, 2)));
       rec.push_back(json_only(signed_number("extra_last_first_token_high_s", "high",

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "integer_flags.hpp"
 #include "tpnet/base/limits.hpp"
 #include "tpnet/base/quantity.hpp"
@@ -520,6 +522,12 @@ Record fabric_fields(const Link& link, const FabricProfile& profile, bool show_p
       number("rate_bps", "rate at largest size", fabric_rate(profile).bits_per_second(), kGbps, 1),
       note_unless_wide(text("description", "what it is", profile.description)),
       std::move(provenance)};
+}
+
+std::string range_cell(const ExtraRange& range) {
+  // Rounded first, so that -0.001 prints as +0.00 and not as -0.00.
+  auto seconds = [](Seconds s) { return std::round(s.value() * 100.0) / 100.0 + 0.0; };
+  return fmt::format("{:+.2f}..{:+.2f}", seconds(range.low), seconds(range.high));
 }
 
 }  // namespace tpnet::cli

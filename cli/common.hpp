@@ -230,4 +230,8 @@ Command setup_calibration(CLI::App& app);
 Command setup_predict(CLI::App& app);
 Command setup_report(CLI::App& app);
 
+/// A prediction's measured range in a table cell, "+8.31..+8.49" (seconds,
+/// the unit row says so), rounded as range_text rounds it.
+[[nodiscard]] std::string range_cell(const ExtraRange& range);
+
 }  // namespace tpnet::cli
