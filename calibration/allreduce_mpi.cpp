@@ -22,16 +22,12 @@
 
 #include "allreduce_runner.hpp"
 #include "allreduce_sweep.hpp"
+#include "source_file_name.hpp"
 
 namespace tpnet::calibrate {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string_view base_name(std::string_view path) {
-  const auto slash = path.find_last_of('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 /// MPI errors are returned (MPI_ERRORS_RETURN), so each call is checked here.
 void mpi_check(int rc, std::string_view call, const std::string& who, SourcePlace at) {
@@ -41,7 +37,7 @@ void mpi_check(int rc, std::string_view call, const std::string& who, SourcePlac
   MPI_Error_string(rc, text.data(), &length);
   throw MeasurementError(fmt::format("{}: {} failed: {} ({}:{})", who, call,
                                      std::string_view(text.data(), static_cast<size_t>(length)),
-                                     base_name(at.file), at.line));
+                                     source_file_name(at.file), at.line));
 }
 
 /// Polls `request` until it completes; past `timeout_s` it is a timeout.

@@ -20,16 +20,12 @@
 
 #include "allreduce_runner.hpp"
 #include "allreduce_sweep.hpp"
+#include "source_file_name.hpp"
 
 namespace tpnet::calibrate {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string_view base_name(std::string_view path) {
-  const auto slash = path.find_last_of('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 /// The node-local rank that picks this rank's GPU.
 int local_rank() {
@@ -263,14 +259,14 @@ class NcclRunner final : public AllReduceRunner {
     throw MeasurementError(fmt::format(
         "{}: {} {}failed: {} / {} ({}:{})", group_.who(), call,
         bytes > 0 ? fmt::format("of {} B ", bytes) : std::string(), ncclGetErrorString(rc),
-        last != nullptr && *last != '\0' ? last : "no further detail", base_name(at.file),
+        last != nullptr && *last != '\0' ? last : "no further detail", source_file_name(at.file),
         at.line));
   }
 
   void cuda_check(cudaError_t rc, std::string_view call, SourcePlace at) const {
     if (rc == cudaSuccess) return;
     throw MeasurementError(fmt::format("{}: {} failed: {} ({}:{})", group_.who(), call,
-                                       cudaGetErrorString(rc), base_name(at.file), at.line));
+                                       cudaGetErrorString(rc), source_file_name(at.file), at.line));
   }
 
   ProcessGroup& group_;

@@ -31,12 +31,6 @@ struct CountersOptions {
   bool command_mark = false;  ///< `--` was given (with or without a command after it)
 };
 
-double monotonic_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
 std::string report(const SamplerStats& stats, std::size_t ports) {
   return fmt::format(
       "{} reads of {} port{} over {:.3f} s: interval mean {:.3f} ms, max {:.3f} ms, {} missed "

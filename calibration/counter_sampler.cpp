@@ -25,12 +25,6 @@ namespace {
 
 constexpr std::size_t kFlushBytes = std::size_t{32} * 1024;
 
-double monotonic_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
 std::vector<std::string> sorted_entries(const fs::path& dir) {
   std::vector<std::string> names;
   std::error_code error;
@@ -89,6 +83,12 @@ bool unlinked(int fd) {
 }
 
 }  // namespace
+
+double monotonic_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
 
 CounterSet::CounterSet(const fs::path& root, const std::vector<std::string>& devices) {
   std::error_code error;

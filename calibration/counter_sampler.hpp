@@ -108,4 +108,8 @@ SamplerEnd sample_counters(CounterSet& counters, CsvOutput& output, double inter
 /// `# tpnet-calibrate counters ...` comment and the CSV header line.
 std::string counters_header(const CounterSet& counters, double interval_s);
 
+/// CLOCK_MONOTONIC in seconds: the sampler's clock, which the counters command
+/// also reads so that its report and the samples share one time base.
+[[nodiscard]] double monotonic_seconds();
+
 }  // namespace tpnet::calibrate

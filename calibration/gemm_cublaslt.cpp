@@ -18,6 +18,7 @@
 
 #include "calibrate_command.hpp"
 #include "gemm_formats.hpp"
+#include "source_file_name.hpp"
 #include "tpnet/base/error.hpp"
 
 namespace tpnet::calibrate {
@@ -30,17 +31,12 @@ constexpr int kMaxRotation = 64;          ///< operand copies at most when rotat
 constexpr double kCheckTolerance = 1e-2;  ///< of |ref| + rms(ref); BF16 output rounds at 2^-9
 
 /// The file name without its folders, for error messages.
-std::string_view base_name(std::string_view path) {
-  const auto slash = path.find_last_of('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 // The file and line of the caller come from __builtin_FILE/__builtin_LINE
 // (GCC and Clang; std::source_location needs a newer Clang than 14).
 [[noreturn]] void fail(std::string_view call, const std::string& status, int device,
                        const char* file, int line) {
   throw MeasurementError(fmt::format("{} failed on device {}: {} [{}:{}]", call, device, status,
-                                     base_name(file), line));
+                                     source_file_name(file), line));
 }
 
 void cuda_ok(cudaError_t status, std::string_view call, int device,

@@ -29,7 +29,7 @@ std::uint8_t nearest_code(float magnitude, std::uint8_t last, Decode decode) {
   return best;
 }
 
-std::size_t round_up(std::size_t value, std::size_t multiple) {
+std::size_t round_up_size(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
@@ -109,7 +109,7 @@ std::size_t block_scale_offset(std::size_t row, std::size_t scale_column,
 }
 
 std::size_t block_scale_bytes(std::size_t rows, std::size_t scale_columns) {
-  return round_up(rows, 128) * round_up(scale_columns, 4);
+  return round_up_size(rows, 128) * round_up_size(scale_columns, 4);
 }
 
 }  // namespace tpnet::calibrate

@@ -799,6 +799,10 @@ std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
   return out;
 }
 
+std::string seconds(double s) { return format_quantity(s, "s", 3); }
+
+std::string signed_seconds(double s) { return (s >= 0 ? "+" : "") + seconds(s); }
+
 std::string format_quantity(double value, const std::string& unit, int significant) {
   require_finite(value, "a value");
   const int exponent = exponent_for(std::fabs(value), unit);

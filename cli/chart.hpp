@@ -121,6 +121,11 @@ struct Figure {
 [[nodiscard]] std::string format_quantity(double value, const std::string& unit,
                                           int significant = 4);
 
+/// Seconds to three significant digits ("1.23 s", "450 ms"), as the report
+/// and its charts label TTFT; `signed_seconds` adds "+" to an increase.
+[[nodiscard]] std::string seconds(double s);
+[[nodiscard]] std::string signed_seconds(double s);
+
 /// Text made safe for XML character data and attribute values.
 [[nodiscard]] std::string xml_escaped(const std::string& text);
 

@@ -19,10 +19,10 @@ using chart::Figure;
 using chart::LineSeries;
 using chart::Panel;
 using chart::Point;
+using chart::seconds;
+using chart::signed_seconds;
 
-std::string seconds(double s) { return chart::format_quantity(s, "s", 3); }
 /// "+1.11 s", "-0.5 s": a difference (a faster --to link gives a negative one).
-std::string signed_seconds(double s) { return (s >= 0 ? "+" : "") + seconds(s); }
 
 }  // namespace
 

@@ -58,10 +58,6 @@ Field gigabytes(std::string key, std::string label, Bytes value) {
   return number(std::move(key), std::move(label), value.count(), kBytesGB, 2);
 }
 
-Field count(std::string key, std::string label, long long value) {
-  return integer(std::move(key), std::move(label), static_cast<double>(value));
-}
-
 /// The KV cache in tokens and sequences; empty when its size per token is unknown.
 Record kv_fields(const MemoryReport& r) {
   Record out;

@@ -57,10 +57,6 @@ Document run_models() {
   return doc;
 }
 
-Field count(std::string key, std::string label, long long value) {
-  return integer(std::move(key), std::move(label), static_cast<double>(value));
-}
-
 Field params(std::string key, std::string label, double value) {
   return number(std::move(key), std::move(label), value, kBillions, 2);
 }

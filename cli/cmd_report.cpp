@@ -35,6 +35,9 @@
 namespace tpnet::cli {
 namespace {
 
+using chart::seconds;
+using chart::signed_seconds;
+
 struct ReportOptions {
   EngineOptions engine;
   ClusterOptions cluster;
@@ -76,9 +79,7 @@ struct Report {
   std::vector<ReportSection> sections;
 };
 
-std::string seconds(double s) { return chart::format_quantity(s, "s", 3); }
 std::string bytes(double b) { return chart::format_quantity(b, "B", 3); }
-std::string signed_seconds(double s) { return (s >= 0 ? "+" : "") + seconds(s); }
 std::string rate(BitRate r) { return chart::format_quantity(r.bits_per_second(), "b/s", 4); }
 
 std::string html_escaped(const std::string& s) { return chart::xml_escaped(s); }

@@ -29,10 +29,6 @@ Field rate(std::string key, std::string label, BitRate value) {
   return number(std::move(key), std::move(label), value.bits_per_second(), kGbps, 0);
 }
 
-Field count(std::string key, std::string label, long long value) {
-  return integer(std::move(key), std::move(label), static_cast<double>(value));
-}
-
 std::vector<SwitchSpec> chosen_switches(const std::string& text) {
   if (text == "all") return builtin_switches();
   std::vector<SwitchSpec> out;

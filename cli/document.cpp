@@ -28,6 +28,10 @@ Field integer(std::string key, std::string label, double value) {
   return number(std::move(key), std::move(label), value, kCount, 0);
 }
 
+Field count(std::string key, std::string label, long long value) {
+  return integer(std::move(key), std::move(label), static_cast<double>(value));
+}
+
 Field text(std::string key, std::string label, std::string value) {
   Field f;
   f.key = std::move(key);

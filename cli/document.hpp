@@ -64,6 +64,8 @@ Field number(std::string key, std::string label, double value, DisplayUnit unit,
 Field signed_number(std::string key, std::string label, double value, DisplayUnit unit,
                     int decimals);
 Field integer(std::string key, std::string label, double value);
+/// A whole count (tokens, sequences, ports) as an integer field.
+Field count(std::string key, std::string label, long long value);
 Field text(std::string key, std::string label, std::string value);
 Field flag(std::string key, std::string label, bool value);
 Field texts(std::string key, std::string label, std::vector<std::string> values);

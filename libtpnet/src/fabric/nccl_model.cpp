@@ -101,7 +101,7 @@ bool same_ignoring_case(std::string_view a, std::string_view b) {
          });
 }
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_space(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
   return s;
@@ -113,14 +113,14 @@ template <typename T, std::size_t N>
 std::vector<T> parse_list(std::string_view text, const T (&all)[N], const InputLocation& where,
                           std::string_view allowed,
                           T (*one)(std::string_view, const InputLocation&)) {
-  text = trim(text);
+  text = trim_space(text);
   if (same_ignoring_case(text, "auto")) return {std::begin(all), std::end(all)};
   const bool exclude = !text.empty() && text.front() == '^';
   if (exclude) text.remove_prefix(1);
   std::vector<T> named;
   while (true) {
     const auto comma = text.find(',');
-    const std::string_view item = trim(text.substr(0, comma));
+    const std::string_view item = trim_space(text.substr(0, comma));
     if (item.empty()) {
       throw InputError("an empty name in '" + std::string(text) + "'; use " + std::string(allowed),
                        where);

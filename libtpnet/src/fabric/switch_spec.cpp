@@ -36,12 +36,6 @@ std::string rate_label(BitRate rate) {
   return format_bit_rate(rate);  // "1 b/s": never an exponent
 }
 
-bool same_rate(BitRate a, BitRate b) {
-  const double x = a.bits_per_second();
-  const double y = b.bits_per_second();
-  return std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y));
-}
-
 std::string BreakoutMode::name() const { return fmt::format("{}x{}", count, rate_label(speed)); }
 
 BreakoutMode parse_breakout_mode(std::string_view text, const InputLocation& where) {

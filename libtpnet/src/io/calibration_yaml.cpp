@@ -253,7 +253,7 @@ TrafficCalibration read_traffic(const YAML::Node& map, const std::string& origin
 
 /// A YAML double-quoted scalar: always quoted, so no text turns into a
 /// number, a boolean or a comment.
-std::string quoted(std::string_view text) {
+std::string yaml_quoted(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     if (c == '"' || c == '\\') {
@@ -333,33 +333,33 @@ std::string write_calibration_yaml(const Calibration& c) {
   out += fmt::format("tpnet_calibration: {}\n", Calibration::kSchemaVersion);
   const auto& p = c.provenance;
   out += "provenance:\n";
-  out += fmt::format("  date: {}\n", quoted(p.date));
-  if (!p.tool.empty()) out += fmt::format("  tool: {}\n", quoted(p.tool));
-  if (!p.note.empty()) out += fmt::format("  note: {}\n", quoted(p.note));
+  out += fmt::format("  date: {}\n", yaml_quoted(p.date));
+  if (!p.tool.empty()) out += fmt::format("  tool: {}\n", yaml_quoted(p.tool));
+  if (!p.note.empty()) out += fmt::format("  note: {}\n", yaml_quoted(p.note));
   if (!p.hosts.empty()) {
     out += "  hosts: [";
     for (std::size_t i = 0; i < p.hosts.size(); ++i) {
-      out += (i == 0 ? "" : ", ") + quoted(p.hosts[i]);
+      out += (i == 0 ? "" : ", ") + yaml_quoted(p.hosts[i]);
     }
     out += "]\n";
   }
-  out += fmt::format("  nccl_version: {}\n", quoted(p.nccl_version));
-  out += fmt::format("  backend: {}\n", quoted(p.backend));
+  out += fmt::format("  nccl_version: {}\n", yaml_quoted(p.nccl_version));
+  out += fmt::format("  backend: {}\n", yaml_quoted(p.backend));
   if (!p.env.empty()) {
     out += "  env:\n";
     for (const auto& [name, value] : p.env) {
-      out += fmt::format("    {}: {}\n", quoted(name), quoted(value));
+      out += fmt::format("    {}: {}\n", yaml_quoted(name), yaml_quoted(value));
     }
   }
   if (c.allreduce) {
     const auto& a = *c.allreduce;
     out += "allreduce:\n";
-    out += fmt::format("  source: {}\n", quoted(a.source));
+    out += fmt::format("  source: {}\n", yaml_quoted(a.source));
     out += fmt::format("  ranks: {}\n", a.ranks);
     out += "  algorithm: \"ring\"\n";
-    out += fmt::format("  link: {}\n", quoted(a.link));
+    out += fmt::format("  link: {}\n", yaml_quoted(a.link));
     out += fmt::format("  link_bps: {}\n", num(a.link_rate.bits_per_second()));
-    out += fmt::format("  dtype: {}\n", quoted(a.dtype));
+    out += fmt::format("  dtype: {}\n", yaml_quoted(a.dtype));
     out += fmt::format("  complete: {}\n", a.complete ? "true" : "false");
     out += "  fit:\n";
     out += fmt::format("    alpha_s: {}\n", num(a.alpha.value()));
@@ -380,13 +380,13 @@ std::string write_calibration_yaml(const Calibration& c) {
   if (c.compute) {
     const auto& m = *c.compute;
     out += "compute:\n";
-    out += fmt::format("  source: {}\n", quoted(m.source));
-    out += fmt::format("  model: {}\n", quoted(m.model));
+    out += fmt::format("  source: {}\n", yaml_quoted(m.source));
+    out += fmt::format("  model: {}\n", yaml_quoted(m.model));
     out += fmt::format("  tp: {}\n", m.tp);
     out += fmt::format("  chunk_tokens: {}\n", m.chunk_tokens);
-    out += fmt::format("  precision: {}\n", quoted(m.precision));
-    out += fmt::format("  device: {}\n", quoted(m.device));
-    out += fmt::format("  compute_capability: {}\n", quoted(m.compute_capability));
+    out += fmt::format("  precision: {}\n", yaml_quoted(m.precision));
+    out += fmt::format("  device: {}\n", yaml_quoted(m.device));
+    out += fmt::format("  compute_capability: {}\n", yaml_quoted(m.compute_capability));
     out += fmt::format("  gemms: {}\n", m.gemms);
     out += fmt::format("  forward_s: {}\n", num(m.forward_time.value()));
     out += fmt::format("  per_prompt_token_s: {}\n", num(m.per_prompt_token.value()));
@@ -394,11 +394,11 @@ std::string write_calibration_yaml(const Calibration& c) {
   if (c.traffic) {
     const auto& t = *c.traffic;
     out += "traffic:\n";
-    out += fmt::format("  source: {}\n", quoted(t.source));
-    out += fmt::format("  model: {}\n", quoted(t.model));
+    out += fmt::format("  source: {}\n", yaml_quoted(t.source));
+    out += fmt::format("  model: {}\n", yaml_quoted(t.model));
     out += fmt::format("  tp: {}\n", t.tp);
     out += fmt::format("  prompt_tokens: {}\n", t.prompt_tokens);
-    out += fmt::format("  phase: {}\n", quoted(t.phase));
+    out += fmt::format("  phase: {}\n", yaml_quoted(t.phase));
     out += fmt::format("  devices: {}\n", t.devices);
     out += fmt::format("  xmit_bytes: {}\n", num(t.xmit_bytes.count()));
     out += fmt::format("  measured_per_token_bytes: {}\n", num(t.measured_per_token.count()));

@@ -17,7 +17,7 @@ namespace {
 
 using detail::lowercase;
 
-bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
+using yaml::present;
 
 std::optional<std::string> text_of(const YAML::Node& map, const char* key) {
   const YAML::Node node = map[key];
@@ -504,7 +504,7 @@ std::map<WeightPart, double> part_bits_for(double bits, double dtype_bits,
 
 /// The first few items and how many more: exclusion lists run to hundreds
 /// of modules (a vision tower listed layer by layer).
-std::string joined(const std::vector<std::string>& items) {
+std::string first_few_joined(const std::vector<std::string>& items) {
   constexpr std::size_t kShown = 6;
   std::string out;
   for (std::size_t k = 0; k < items.size() && k < kShown; ++k) {
@@ -718,7 +718,7 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
       }
       CheckpointPrecision mixed = mixed_precision(layers, origin, prefix + "quantized_layers",
                                                   "quantization_config", dtype_bits, model);
-      if (!excluded.empty()) mixed.why += "; left unquantized: " + joined(excluded);
+      if (!excluded.empty()) mixed.why += "; left unquantized: " + first_few_joined(excluded);
       if (const auto kv = text_of(q, "kv_cache_quant_algo")) {
         mixed.why += fmt::format(
             "; KV cache stored as {} (give `memory.kv_cache_dtype` to count it so)", *kv);
@@ -801,7 +801,7 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
   p.part_bits = part_bits_for(p.bits, dtype_bits, share);
   p.why += fmt::format("; the embedding, the router{} stay at {:g} bits",
                        lm_head_quantized ? "" : " and the output head", dtype_bits);
-  if (!excluded.empty()) p.why += "; left unquantized: " + joined(excluded);
+  if (!excluded.empty()) p.why += "; left unquantized: " + first_few_joined(excluded);
   return p;
 }
 
@@ -848,7 +848,7 @@ CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
         "and the router stay at {:g} bits",
         *algo, *bits, dtype_bits);
   }
-  if (!excluded.empty()) p.why += "; left unquantized: " + joined(excluded);
+  if (!excluded.empty()) p.why += "; left unquantized: " + first_few_joined(excluded);
   p.mtp_unquantized = names_mtp(excluded);
   if (const auto kv = text_of(q, "kv_cache_quant_algo")) {
     p.why +=

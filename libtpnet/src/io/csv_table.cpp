@@ -8,7 +8,7 @@
 namespace tpnet::csv {
 namespace {
 
-std::string trim(std::string_view s) {
+std::string trim_cell(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
@@ -26,7 +26,7 @@ void split_line(std::string_view line, std::size_t most, std::vector<std::string
     if (cells.size() == most) {
       throw InputError(fmt::format("has more than {} cells; {}", most, what), where);
     }
-    cells.push_back(trim(cell));
+    cells.push_back(trim_cell(cell));
     cell.clear();
   };
   for (std::size_t i = 0; i < line.size(); ++i) {
@@ -81,7 +81,7 @@ void Table::stream(std::string_view text, const std::string& origin,
     const std::string_view raw =
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     ++line_number;
-    const std::string line = trim(raw);
+    const std::string line = trim_cell(raw);
     if (line.find('\r') != std::string::npos) {
       throw InputError(
           "has a carriage return inside a line: the file has CR-only (classic Mac) "

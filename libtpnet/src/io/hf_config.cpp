@@ -30,7 +30,7 @@ struct Scope {
   std::string prefix;
 };
 
-bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
+using yaml::present;
 
 YAML::Node child(const Scope& s, std::string_view key) {
   const YAML::Node& map = s.map;
@@ -151,7 +151,7 @@ std::string name_from_origin(const std::string& origin) {
 
 /// Counts layers by type from `layer_types` ("linear_attention",
 /// "sliding_attention", "full_attention", ...).
-struct LayerCounts {
+struct LayerTypeCounts {
   bool listed = false;
   int linear = 0;
   int sliding = 0;
@@ -173,8 +173,8 @@ int default_sliding_window_pattern(const std::string& type) {
   return 0;
 }
 
-LayerCounts count_layer_types(const Scope& s, int layers, const std::string& family) {
-  LayerCounts counts;
+LayerTypeCounts count_layer_types(const Scope& s, int layers, const std::string& family) {
+  LayerTypeCounts counts;
   const YAML::Node types = child(s, "layer_types");
   if (present(types)) {
     if (!types.IsSequence())
@@ -1002,7 +1002,7 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
   }
 
   // Hybrid layers: linear attention and sliding windows.
-  const LayerCounts counts = count_layer_types(s, m.num_layers, type);
+  const LayerTypeCounts counts = count_layer_types(s, m.num_layers, type);
   m.linear_attention_layers = counts.linear;
   if (has(s, "linear_attn_config") && !block_pattern && m.layers.empty()) {
     read_kimi_linear(s, m);

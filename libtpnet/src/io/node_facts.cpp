@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string trim(std::string text) {
+std::string trim_space_of(std::string text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
     text.pop_back();
   }
@@ -37,7 +37,7 @@ std::optional<std::string> read_value(const fs::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) return std::nullopt;
-  return trim(text.str());
+  return trim_space_of(text.str());
 }
 
 std::vector<std::string> entries(const fs::path& dir) {
@@ -88,7 +88,7 @@ std::string pci_address_of(const fs::path& device) {
     std::istringstream lines(*uevent);
     std::string line;
     while (std::getline(lines, line)) {
-      if (line.rfind("PCI_SLOT_NAME=", 0) == 0) return trim(line.substr(14));
+      if (line.rfind("PCI_SLOT_NAME=", 0) == 0) return trim_space_of(line.substr(14));
     }
   }
   return {};
@@ -101,18 +101,18 @@ void apply_ibv_devinfo(const std::string& text, NodeFacts& facts) {
   RdmaDeviceFacts* device = nullptr;
   int port = 0;
   while (std::getline(lines, line)) {
-    const std::string t = trim(line);
+    const std::string t = trim_space_of(line);
     if (t.rfind("hca_id:", 0) == 0) {
-      const std::string name = trim(t.substr(7));
+      const std::string name = trim_space_of(t.substr(7));
       device = nullptr;
       for (auto& d : facts.devices) {
         if (d.name == name) device = &d;
       }
       port = 0;
     } else if (t.rfind("port:", 0) == 0) {
-      port = to_int(trim(t.substr(5))).value_or(0);
+      port = to_int(trim_space_of(t.substr(5))).value_or(0);
     } else if (t.rfind("active_mtu:", 0) == 0 && device != nullptr) {
-      std::string value = trim(t.substr(11));
+      std::string value = trim_space_of(t.substr(11));
       value = value.substr(0, value.find(' '));
       const auto mtu = to_int(value);
       for (auto& p : device->ports) {
@@ -130,7 +130,7 @@ std::optional<bool> ipc_lock_of(const fs::path& status) {
   std::string line;
   while (std::getline(lines, line)) {
     if (line.rfind("CapEff:", 0) != 0) continue;
-    const std::string hex = trim(line.substr(7));
+    const std::string hex = trim_space_of(line.substr(7));
     unsigned long long caps = 0;
     const auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), caps, 16);
     if (ec != std::errc() || end != hex.data() + hex.size()) return std::nullopt;
@@ -182,7 +182,7 @@ std::vector<NcclLibraryFacts> find_nccl(const fs::path& root) {
 }  // namespace
 
 MemlockFacts parse_memlock(std::string_view text, const std::string& origin) {
-  const std::string value = trim(std::string(text));
+  const std::string value = trim_space_of(std::string(text));
   MemlockFacts m;
   if (value == "unlimited") {
     m.unlimited = true;

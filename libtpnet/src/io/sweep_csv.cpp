@@ -15,11 +15,11 @@
 namespace tpnet {
 namespace {
 
-enum class Unit { milliseconds, seconds, tokens_per_second };
+enum class ColumnUnit { milliseconds, seconds, tokens_per_second };
 
 struct Column {
   const char* name;
-  Unit unit;
+  ColumnUnit unit;
 };
 
 /// Every measured cell lies in [1e-6, 1e9] of its unit (1 ns to 11 days in
@@ -27,18 +27,18 @@ struct Column {
 constexpr double kMinMeasured = 1e-6;
 constexpr double kMaxMeasured = 1e9;
 
-constexpr Column kTtft{"ttft_ms", Unit::milliseconds};
-constexpr Column kItl{"itl_ms", Unit::milliseconds};
-constexpr Column kTps{"tps", Unit::tokens_per_second};
-constexpr Column kLatency{"latency_s", Unit::seconds};
+constexpr Column kTtft{"ttft_ms", ColumnUnit::milliseconds};
+constexpr Column kItl{"itl_ms", ColumnUnit::milliseconds};
+constexpr Column kTps{"tps", ColumnUnit::tokens_per_second};
+constexpr Column kLatency{"latency_s", ColumnUnit::seconds};
 
-std::string unit_words(Unit unit) {
+std::string unit_words(ColumnUnit unit) {
   switch (unit) {
-    case Unit::milliseconds:
+    case ColumnUnit::milliseconds:
       return "milliseconds";
-    case Unit::seconds:
+    case ColumnUnit::seconds:
       return "seconds";
-    case Unit::tokens_per_second:
+    case ColumnUnit::tokens_per_second:
       return "tokens/s";
   }
   return "";
@@ -56,10 +56,10 @@ std::optional<double> measured(const csv::Table& table, const csv::Row& row, std
       InputLocation::in_file(origin, row.line, "column " + std::string(column.name));
   if (ec == std::errc() && ptr != cell.data() && ptr != cell.data() + cell.size()) {
     std::string advice;
-    if (column.unit != Unit::tokens_per_second) {
+    if (column.unit != ColumnUnit::tokens_per_second) {
       try {
         const Seconds s = parse_duration(cell, at);
-        const double plain = column.unit == Unit::milliseconds ? s.value() * 1e3 : s.value();
+        const double plain = column.unit == ColumnUnit::milliseconds ? s.value() * 1e3 : s.value();
         advice = fmt::format("; write {:g}", plain);
       } catch (const InputError&) {
         // not a duration either: the generic advice below

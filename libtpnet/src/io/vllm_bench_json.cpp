@@ -266,7 +266,7 @@ bool looks_like_json(const std::string& path, std::string_view text) {
   return first != std::string_view::npos && text[first] == '{';
 }
 
-std::string where_text(const InputLocation& at) {
+std::string file_and_line(const InputLocation& at) {
   return at.line > 0 ? at.file + ":" + std::to_string(at.line) : at.file;
 }
 
@@ -546,7 +546,7 @@ SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
       name = *config_name;
       if (r.config && *r.config != name) {
         set.warnings.push_back(fmt::format("{}: its config key says '{}'; read as config '{}'",
-                                           where_text(at), *r.config, name));
+                                           file_and_line(at), *r.config, name));
       }
     } else if (r.config) {
       name = *r.config;
@@ -582,12 +582,12 @@ SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
           fmt::format("config '{}' mixes runs with a fixed request rate and runs without one "
                       "(fixed concurrency only, as in {}): a sweep varies one of them; name them "
                       "as two configs",
-                      name, where_text(first.points.front().source)),
+                      name, file_and_line(first.points.front().source)),
           InputLocation::in_file(at.file, at.line, "request_rate"));
     } else if (set.sweeps[it->second].tp != *tp) {
       throw InputError(fmt::format("config '{}' has tp {} here and {} in {}", name, *tp,
                                    set.sweeps[it->second].tp,
-                                   where_text(set.sweeps[it->second].points.front().source)),
+                                   file_and_line(set.sweeps[it->second].points.front().source)),
                        InputLocation::in_file(at.file, at.line, "tp"));
     }
     Sweep& sweep = set.sweeps[it->second];
@@ -602,12 +602,12 @@ SweepSet sweeps_from_bench(const std::vector<BenchResult>& results,
                          : "";
       if (r.axis == LoadAxis::concurrency) {
         throw InputError(fmt::format("config '{}' has max_concurrency {} twice (also in {}){}",
-                                     name, r.point.concurrency, where_text(p.source), hint),
+                                     name, r.point.concurrency, file_and_line(p.source), hint),
                          InputLocation::in_file(at.file, at.line, "max_concurrency"));
       }
       throw InputError(fmt::format("config '{}' has request_rate {} twice (also in {}){}", name,
                                    p.request_rate ? fmt::format("{:g}", *p.request_rate) : "inf",
-                                   where_text(p.source), hint),
+                                   file_and_line(p.source), hint),
                        InputLocation::in_file(at.file, at.line, "request_rate"));
     }
     sweep.points.push_back(r.point);
@@ -698,16 +698,18 @@ SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets) {
           s.points.empty() ? InputLocation::for_key("sweeps") : s.points.front().source;
       if (into.tp != s.tp) {
         throw InputError(
-            fmt::format("config '{}' has tp {} here and {} in {}", s.config, s.tp, into.tp,
-                        into.points.empty() ? "another sweep" : where_text(into.points[0].source)),
+            fmt::format(
+                "config '{}' has tp {} here and {} in {}", s.config, s.tp, into.tp,
+                into.points.empty() ? "another sweep" : file_and_line(into.points[0].source)),
             first);
       }
       if (into.axis != s.axis) {
         throw InputError(
-            fmt::format("config '{}' is a {} sweep here and a {} sweep in {}; name them as two "
-                        "configs",
-                        s.config, to_string(s.axis), to_string(into.axis),
-                        into.points.empty() ? "another file" : where_text(into.points[0].source)),
+            fmt::format(
+                "config '{}' is a {} sweep here and a {} sweep in {}; name them as two "
+                "configs",
+                s.config, to_string(s.axis), to_string(into.axis),
+                into.points.empty() ? "another file" : file_and_line(into.points[0].source)),
             first);
       }
       std::map<double, std::size_t> levels;
@@ -724,7 +726,7 @@ SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets) {
                               : fmt::format("request_rate {}",
                                             p.request_rate ? fmt::format("{:g}", *p.request_rate)
                                                            : std::string("inf")),
-                          where_text(into.points[dup->second].source)),
+                          file_and_line(into.points[dup->second].source)),
               p.source);
         }
         into.points.push_back(p);

@@ -15,6 +15,8 @@
 
 namespace tpnet::yaml {
 
+bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
+
 namespace {
 
 std::string_view language(Syntax syntax) { return syntax == Syntax::json ? "JSON" : "YAML"; }
@@ -288,8 +290,6 @@ void reject_unknown_keys(const YAML::Node& map, const std::string& origin,
 namespace {
 
 YAML::Node child(const YAML::Node& map, std::string_view key) { return map[std::string(key)]; }
-
-bool present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
 
 [[noreturn]] void missing(const YAML::Node& map, const std::string& origin, std::string_view key) {
   InputLocation at = where(map, origin, key);

@@ -22,6 +22,10 @@ namespace tpnet::yaml {
 /// hold thousands. (Here, not in tpnet/base/limits.hpp: only the readers use it.)
 inline constexpr std::size_t kMaxDocumentNodes = 200000;
 
+/// True when `node` is in the file and not null (`key:` and `key: null` are
+/// absent values).
+[[nodiscard]] bool present(const YAML::Node& node);
+
 /// Which language a file is in, for its messages: JSON files are read by
 /// the same parser (JSON is YAML) but are not called YAML.
 enum class Syntax { yaml, json };

@@ -14,12 +14,7 @@ namespace tpnet {
 
 namespace {
 
-bool same_rate(BitRate a, BitRate b) {
-  return std::fabs(a.bits_per_second() - b.bits_per_second()) <=
-         1e-9 * std::max(a.bits_per_second(), b.bits_per_second());
-}
-
-std::string joined(const std::vector<std::string>& parts, std::string_view separator) {
+std::string joined_parts(const std::vector<std::string>& parts, std::string_view separator) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : std::string(separator)) + p;
   return out;
@@ -56,7 +51,7 @@ CalibrationUse check_calibration(const CalibrationInput& input, const ModelArch&
         "{}: the all-reduce sweep ran on {} ranks, not {}: scaled to them by keeping its latency "
         "per ring step and the bytes each rank sends (2(N-1) steps, 2(N-1)/N bytes); measure at "
         "the TP you plan for",
-        file, a.ranks, joined(other_tps, ", ")));
+        file, a.ranks, joined_parts(other_tps, ", ")));
   }
   for (const Link& from : request.from) {
     if (!same_rate(from.rate, a.link_rate)) {
@@ -115,12 +110,13 @@ CalibrationUse check_calibration(const CalibrationInput& input, const ModelArch&
     if (other_tp && !request.project_compute) {
       std::vector<std::string> asked;
       for (int tp : request.tps) asked.push_back(fmt::format("TP{}", tp));
-      reasons.push_back(fmt::format("it was measured at TP{}, not {}", m.tp, joined(asked, ", ")));
+      reasons.push_back(
+          fmt::format("it was measured at TP{}, not {}", m.tp, joined_parts(asked, ", ")));
     }
     if (!reasons.empty()) {
       use.warnings.push_back(
           fmt::format("{}: the compute section is not used for the network share: {}", file,
-                      joined(reasons, "; ")));
+                      joined_parts(reasons, "; ")));
     } else {
       use.compute = &m;
       if (other_tp) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <utility>
 
+#include "tpnet/base/count_math.hpp"
 #include "tpnet/base/limits.hpp"
 #include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
@@ -19,10 +20,6 @@ constexpr int kIndexQuantBlock = 128;
 constexpr int kIndexScaleBytes = 4;
 /// Linear-attention state is kept in the model's BF16.
 constexpr int kLinearStateBytes = 2;
-
-double d(long long value) { return static_cast<double>(value); }
-
-long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 void check_tp(int tp) {
   if (tp < 1 || tp > kMaxTp) {
@@ -46,18 +43,18 @@ int kv_heads(const ModelArch& m) {
 
 /// K and V (or the MLA latent) of one attention layer for one token, per rank.
 double attention_bytes_per_layer(const ModelArch& m, int tp, int dtype_bytes) {
-  if (m.mla) return d(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * dtype_bytes;
+  if (m.mla) return to_real(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * dtype_bytes;
   // vLLM gives each rank max(1, kv_heads / tp) heads: below one head per rank
   // the heads are replicated.
   const long long heads = std::max<long long>(1, ceil_div(kv_heads(m), tp));
-  return 2.0 * d(heads) * d(effective_head_dim(m)) * dtype_bytes;
+  return 2.0 * to_real(heads) * to_real(effective_head_dim(m)) * dtype_bytes;
 }
 
 /// The DSA indexer's key for one token in one layer, on every rank.
 double index_bytes_per_layer(const ModelArch& m) {
   if (m.sparse_attention_index_heads <= 0 || m.sparse_attention_index_head_dim <= 0) return 0.0;
   const long long dim = m.sparse_attention_index_head_dim;
-  return d(dim + kIndexScaleBytes * ceil_div(dim, kIndexQuantBlock));
+  return to_real(dim + kIndexScaleBytes * ceil_div(dim, kIndexQuantBlock));
 }
 
 /// Gated DeltaNet state of one layer for one sequence, per rank: the
@@ -66,8 +63,8 @@ double index_bytes_per_layer(const ModelArch& m) {
 double linear_state_per_layer(const ModelArch& m, int tp) {
   if (!m.linear_attention) return 0.0;
   const LinearAttentionSpec& s = *m.linear_attention;
-  const double key_heads = d(ceil_div(s.key_heads, tp));
-  const double value_heads = d(ceil_div(s.value_heads, tp));
+  const double key_heads = to_real(ceil_div(s.key_heads, tp));
+  const double value_heads = to_real(ceil_div(s.value_heads, tp));
   const double recurrent = value_heads * s.key_head_dim * s.value_head_dim;
   const double conv = std::max(0, s.conv_kernel - 1) *
                       (2.0 * key_heads * s.key_head_dim + value_heads * s.value_head_dim);
@@ -81,8 +78,8 @@ double linear_state_per_layer(const ModelArch& m, int tp) {
 double mamba_state_per_layer(const ModelArch& m, int tp) {
   if (!m.mamba) return 0.0;
   const MambaSpec& s = *m.mamba;
-  const double heads = d(ceil_div(s.heads, tp));
-  const double groups = d(std::max<long long>(1, ceil_div(s.groups, tp)));
+  const double heads = to_real(ceil_div(s.heads, tp));
+  const double groups = to_real(std::max<long long>(1, ceil_div(s.groups, tp)));
   const double ssm = heads * s.head_dim * s.state_size * s.state_bytes;
   const double conv = std::max(0, s.conv_kernel - 1) *
                       (heads * s.head_dim + 2.0 * groups * s.state_size) * kLinearStateBytes;
@@ -204,7 +201,7 @@ SequenceState sequence_state(const ModelArch& m, int tp, int kv_dtype_bytes, Tok
     double sparse_index = 0.0;
     for (const int ratio : a.compress_ratios) {
       if (ratio <= 1) continue;
-      const double entries = d(tokens / ratio);
+      const double entries = to_real(tokens / ratio);
       attention += entry * entries;
       if (ratio == kIndexedCompressRatio && m.sparse_attention_index_heads > 0) {
         sparse_index += index * entries;
@@ -212,17 +209,17 @@ SequenceState sequence_state(const ModelArch& m, int tp, int kv_dtype_bytes, Tok
     }
     s.attention = Bytes(attention);
     s.sparse_index = Bytes(sparse_index);
-    s.sliding_window =
-        Bytes(compressed_cache(m).window_entry * d(std::min<TokenCount>(tokens, m.sliding_window)));
+    s.sliding_window = Bytes(compressed_cache(m).window_entry *
+                             to_real(std::min<TokenCount>(tokens, m.sliding_window)));
     s.linear_state = Bytes(compressed_cache(m).state);
     return s;
   }
   const LayerCounts c = layer_counts(m);
   const double per_layer = attention_bytes_per_layer(m, tp, kv_dtype_bytes);
-  s.attention = Bytes(c.full * per_layer * d(tokens));
-  s.sparse_index = Bytes(c.full * index_bytes_per_layer(m) * d(tokens));
+  s.attention = Bytes(c.full * per_layer * to_real(tokens));
+  s.sparse_index = Bytes(c.full * index_bytes_per_layer(m) * to_real(tokens));
   s.sliding_window =
-      Bytes(c.sliding * per_layer * d(std::min<TokenCount>(tokens, m.sliding_window)));
+      Bytes(c.sliding * per_layer * to_real(std::min<TokenCount>(tokens, m.sliding_window)));
   s.linear_state =
       Bytes(c.linear * linear_state_per_layer(m, tp) + c.mamba * mamba_state_per_layer(m, tp));
   return s;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "tp_split.hpp"
+#include "tpnet/base/count_math.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/limits.hpp"
 #include "tpnet/model/compressed_attention.hpp"
@@ -15,17 +16,15 @@ namespace {
 
 constexpr std::string_view kUse = "the mixer compute";
 
-double d(long long value) { return static_cast<double>(value); }
-
 /// Keys seen by tokens at positions context .. context + chunk - 1 (0-based),
 /// each seeing every key up to itself, at most `window` of them (0 = all):
 /// the sum over j = context + 1 .. context + chunk of min(j, window).
 double keys_seen(TokenCount context, TokenCount chunk, long long window) {
-  const double first = d(context) + 1.0;
-  const double last = d(context) + d(chunk);
+  const double first = to_real(context) + 1.0;
+  const double last = to_real(context) + to_real(chunk);
   auto sum_to = [](double a, double b) { return b < a ? 0.0 : (a + b) * (b - a + 1.0) / 2.0; };
-  if (window <= 0 || d(window) >= last) return sum_to(first, last);
-  const double w = d(window);
+  if (window <= 0 || to_real(window) >= last) return sum_to(first, last);
+  const double w = to_real(window);
   const double ramp = sum_to(first, std::min(last, w));
   const double capped = last - std::max(first - 1.0, w);
   return ramp + std::max(0.0, capped) * w;
@@ -40,10 +39,10 @@ struct HeadWidths {
 HeadWidths head_widths(const ModelArch& m, bool decode) {
   if (m.mla) {
     const MlaSpec& a = *m.mla;
-    if (decode) return {d(a.kv_lora_rank + a.qk_rope_head_dim), d(a.kv_lora_rank)};
-    return {d(a.qk_nope_head_dim + a.qk_rope_head_dim), d(a.v_head_dim)};
+    if (decode) return {to_real(a.kv_lora_rank + a.qk_rope_head_dim), to_real(a.kv_lora_rank)};
+    return {to_real(a.qk_nope_head_dim + a.qk_rope_head_dim), to_real(a.v_head_dim)};
   }
-  const double head = d(effective_head_dim(m));
+  const double head = to_real(effective_head_dim(m));
   return {head, head};
 }
 
@@ -75,8 +74,8 @@ MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
   if (m.compressed_attention) {
     // One shared 512-wide key that is also the value: QK^T and PV each head_dim.
     const CompressedAttentionSpec& a = *m.compressed_attention;
-    const double heads =
-        d(detail::split_by_tp(m, m.num_attention_heads, tp, "num_attention_heads", "heads", kUse));
+    const double heads = to_real(
+        detail::split_by_tp(m, m.num_attention_heads, tp, "num_attention_heads", "heads", kUse));
     compressed_ = true;
     prefill_per_key_ = decode_per_key_ = 2.0 * heads * 2.0 * a.head_dim;
     sliding_layers_ = static_cast<int>(a.compress_ratios.size());
@@ -93,8 +92,8 @@ MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
       }
     }
     if (m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
-      sparse_index_per_key_ =
-          2.0 * d(m.sparse_attention_index_heads) * d(m.sparse_attention_index_head_dim);
+      sparse_index_per_key_ = 2.0 * to_real(m.sparse_attention_index_heads) *
+                              to_real(m.sparse_attention_index_head_dim);
     }
     return;
   }
@@ -108,8 +107,8 @@ MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
       throw InputError("not stated by the model; the mixer compute needs the MLA head shapes",
                        detail::at_model_key(m, "mla"));
     }
-    const double heads =
-        d(detail::split_by_tp(m, m.num_attention_heads, tp, "num_attention_heads", "heads", kUse));
+    const double heads = to_real(
+        detail::split_by_tp(m, m.num_attention_heads, tp, "num_attention_heads", "heads", kUse));
     const HeadWidths prefill = head_widths(m, false);
     const HeadWidths decode = head_widths(m, true);
     prefill_per_key_ = 2.0 * heads * (prefill.qk + prefill.v);
@@ -126,8 +125,8 @@ MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
     }
     if (top_k_ > 0 && m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
       // vLLM replicates the indexer on every rank; it scores every earlier key.
-      sparse_index_per_key_ =
-          2.0 * d(m.sparse_attention_index_heads) * d(m.sparse_attention_index_head_dim);
+      sparse_index_per_key_ = 2.0 * to_real(m.sparse_attention_index_heads) *
+                              to_real(m.sparse_attention_index_head_dim);
     }
   }
   if (t.linear > 0) {
@@ -138,8 +137,9 @@ MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
           detail::at_model_key(m, "linear_attention"));
     }
     const LinearAttentionSpec& s = *m.linear_attention;
-    const double heads = d(detail::split_by_tp(m, s.value_heads, tp, "linear_attention.value_heads",
-                                               "linear-attention value heads", kUse));
+    const double heads =
+        to_real(detail::split_by_tp(m, s.value_heads, tp, "linear_attention.value_heads",
+                                    "linear-attention value heads", kUse));
     // Per value head a key_dim x value_dim state: decay (1), S k (2), the
     // delta-rule update (2) and the readout S^T q (2) per element.
     linear_per_token_ = 7.0 * heads * s.key_head_dim * s.value_head_dim;
@@ -150,7 +150,8 @@ MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
                        detail::at_model_key(m, "mamba"));
     }
     const MambaSpec& s = *m.mamba;
-    const double heads = d(detail::split_by_tp(m, s.heads, tp, "mamba.heads", "Mamba heads", kUse));
+    const double heads =
+        to_real(detail::split_by_tp(m, s.heads, tp, "mamba.heads", "Mamba heads", kUse));
     // Per head a head_dim x state_size state: decay (1), the x B^T update (2)
     // and the readout h C (2) per element.
     mamba_per_token_ = 5.0 * heads * s.head_dim * s.state_size;
@@ -160,7 +161,7 @@ MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
 MixerFlops MixerFlopsRates::flops(TokenCount context, TokenCount chunk, bool decode) const {
   require_chunk(context, chunk);
   MixerFlops out;
-  const double tokens = d(chunk);
+  const double tokens = to_real(chunk);
   if (compressed_) {
     // DeepSeek-V4: the window in every layer; a query at position j sees
     // j / r compressed keys (the top-k of them at ratio 4).

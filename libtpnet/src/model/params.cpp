@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tpnet/base/count_math.hpp"
 #include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 
@@ -28,18 +29,16 @@ double ParamParts::of(WeightPart part) const {
 }
 namespace {
 
-double d(long long value) { return static_cast<double>(value); }
-
 /// One FFN: gate and up h -> width, down width -> h when gated (SwiGLU);
 /// up and down only when not (Nemotron-H's squared ReLU).
 double ffn(const ModelArch& m, long long hidden, long long width) {
-  return (m.gated_ffn ? 3.0 : 2.0) * d(hidden) * d(width);
+  return (m.gated_ffn ? 3.0 : 2.0) * to_real(hidden) * to_real(width);
 }
 
 }  // namespace
 
 double full_attention_params(const ModelArch& m) {
-  const double h = d(m.hidden_size);
+  const double h = to_real(m.hidden_size);
   const double heads = m.num_attention_heads;
   double params = 0.0;
   if (m.mla) {
@@ -55,7 +54,7 @@ double full_attention_params(const ModelArch& m) {
     params += heads * a.v_head_dim * h;
   } else if (m.attention != AttentionKind::mla) {
     // q and o: h x heads x head_dim each; k and v: h x kv_heads x head_dim each.
-    const double head_dim = d(effective_head_dim(m));
+    const double head_dim = to_real(effective_head_dim(m));
     const double kv_heads = m.num_kv_heads > 0 ? m.num_kv_heads : heads;
     params += h * head_dim * (2.0 * heads + 2.0 * kv_heads);
   }
@@ -72,7 +71,7 @@ double full_attention_params(const ModelArch& m) {
 double linear_attention_params(const ModelArch& m) {
   if (!m.linear_attention) return 0.0;
   const LinearAttentionSpec& s = *m.linear_attention;
-  const double h = d(m.hidden_size);
+  const double h = to_real(m.hidden_size);
   const double key_dim = double(s.key_heads) * s.key_head_dim;
   const double value_dim = double(s.value_heads) * s.value_head_dim;
   if (s.gate_rank > 0) {
@@ -93,7 +92,7 @@ double linear_attention_params(const ModelArch& m) {
 double mamba_params(const ModelArch& m) {
   if (!m.mamba) return 0.0;
   const MambaSpec& s = *m.mamba;
-  const double h = d(m.hidden_size);
+  const double h = to_real(m.hidden_size);
   const double inner = double(s.heads) * s.head_dim;
   const double bc = 2.0 * s.groups * s.state_size;
   // in_proj h -> (z, x, B, C, dt); the causal convolution over x, B and C
@@ -105,7 +104,7 @@ double mamba_params(const ModelArch& m) {
 
 ParamEstimate estimate_params(const ModelArch& m) {
   ParamEstimate e;
-  const double h = d(m.hidden_size);
+  const double h = to_real(m.hidden_size);
   const LayerTally layers = tally_layers(m);
   const int linear_layers = layers.linear;
   // A cross-attention layer has self-attention's projections; its K and V
@@ -126,7 +125,7 @@ ParamEstimate estimate_params(const ModelArch& m) {
     e.missing.emplace_back("moe.expert_intermediate_size");
   }
 
-  const double vocab_table = d(m.vocab_size) * h;
+  const double vocab_table = to_real(m.vocab_size) * h;
   e.total.embedding = vocab_table;
   e.total.lm_head = m.tie_word_embeddings ? 0.0 : vocab_table;
   e.active.lm_head = vocab_table;  // every token's logits read the whole head, tied or not
@@ -161,7 +160,8 @@ ParamEstimate estimate_params(const ModelArch& m) {
     // Latent MoE: the routed experts work in latent_size, behind one down and
     // one up projection (counted with them: every token passes through both).
     const long long expert_in = moe.latent_size > 0 ? moe.latent_size : m.hidden_size;
-    const double latent_projections = moe.latent_size > 0 ? 2.0 * h * d(moe.latent_size) : 0.0;
+    const double latent_projections =
+        moe.latent_size > 0 ? 2.0 * h * to_real(moe.latent_size) : 0.0;
     const double expert = ffn(m, expert_in, moe.expert_intermediate_size);
     const long long shared_width = moe.shared_expert_intermediate_size > 0
                                        ? moe.shared_expert_intermediate_size

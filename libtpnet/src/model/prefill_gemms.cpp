@@ -7,14 +7,13 @@
 #include <map>
 
 #include "tp_split.hpp"
+#include "tpnet/base/count_math.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/layer_plan.hpp"
 
 namespace tpnet {
 namespace {
-
-double d(long long value) { return static_cast<double>(value); }
 
 InputLocation at_key(const ModelArch& m, std::string key) {
   return detail::at_model_key(m, std::move(key));
@@ -48,7 +47,7 @@ class ShapeList {
   explicit ShapeList(TokenCount chunk) : chunk_(chunk) {}
 
   void add(std::string name, long long n, long long k, long long count, GemmSplit split) {
-    add_rows(std::move(name), d(chunk_), n, k, count, split);
+    add_rows(std::move(name), to_real(chunk_), n, k, count, split);
   }
 
   void add_rows(std::string name, double rows, long long n, long long k, long long count,
@@ -61,7 +60,7 @@ class ShapeList {
     s.n = n;
     s.k = k;
     s.count = count;
-    s.flops = 2.0 * rows * d(n) * d(k) * d(count);
+    s.flops = 2.0 * rows * to_real(n) * to_real(k) * to_real(count);
     s.split = split;
     shapes_.push_back(std::move(s));
   }
@@ -211,7 +210,7 @@ void add_moe(ShapeList& out, const ModelArch& m, int tp, TokenCount chunk, long 
   const long long width = split_by(m, moe.expert_intermediate_size, tp,
                                    "moe.expert_intermediate_size", "expert columns");
   // Tokens spread over the experts: on average chunk x top-k / E rows each.
-  const double rows = d(chunk) * moe.experts_per_token / moe.routed_experts;
+  const double rows = to_real(chunk) * moe.experts_per_token / moe.routed_experts;
   const long long runs = layers * moe.routed_experts;
   const long long in = moe.latent_size > 0 ? moe.latent_size : h;
   if (moe.latent_size > 0) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "tpnet/base/count_math.hpp"
 #include "tpnet/model/compressed_attention.hpp"
 #include "tpnet/model/kv_cache.hpp"
 #include "tpnet/model/params.hpp"
@@ -12,16 +13,12 @@
 namespace tpnet {
 namespace {
 
-double d(long long value) { return static_cast<double>(value); }
-
-long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
-
 /// Parts of the weights vLLM does not split over TP (docs/formulas.md s.12.1),
 /// whole-model parameters and what one rank of TP `tp` holds of them.
 std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, const ParamEstimate& estimate,
                                              int tp) {
   std::vector<ReplicatedPart> parts;
-  const double h = d(m.hidden_size);
+  const double h = to_real(m.hidden_size);
   const double attention_layers = layer_counts(m).attention();
   if (estimate.total.router > 0.0) {
     // ReplicatedLinear gates: every rank scores every expert.
@@ -61,9 +58,9 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, const ParamEsti
   const int kv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_attention_heads;
   if (!m.mla && kv > 0 && tp > kv) {
     // Fewer KV heads than ranks: each rank holds whole K and V heads.
-    const double per_head = attention_layers * 2.0 * h * d(effective_head_dim(m));
+    const double per_head = attention_layers * 2.0 * h * to_real(effective_head_dim(m));
     const double params = per_head * kv;
-    const double node = per_head * d(ceil_div(kv, tp));
+    const double node = per_head * to_real(ceil_div(kv, tp));
     if (params > 0.0) {
       parts.push_back({"kv_heads", WeightPart::attention, params, node, Bytes(0.0)});
     }

@@ -24,47 +24,54 @@ struct State {
   double produced = 0.0;  ///< output tokens so far (fractional under speculative acceptance)
 };
 
-void require(bool ok, const std::string& field, const std::string& why) {
+void require_schedule(bool ok, const std::string& field, const std::string& why) {
   if (!ok) throw InputError(why, InputLocation::for_key(field));
 }
 
 void validate(const SchedulerSettings& s) {
   const int per_decode = 1 + s.num_speculative_tokens;
-  require(s.num_speculative_tokens >= 0 && s.num_speculative_tokens <= kMaxSpeculativeTokens,
-          "engine.num_speculative_tokens",
-          fmt::format("{} is out of range; allowed 0 to {}", s.num_speculative_tokens,
-                      kMaxSpeculativeTokens));
-  require(s.max_num_batched_tokens >= per_decode && s.max_num_batched_tokens <= kMaxTokens,
-          "engine.max_num_batched_tokens",
-          fmt::format("{} tokens is out of range; allowed {} (1 + the speculative tokens, one "
-                      "decode) to {}",
-                      s.max_num_batched_tokens, per_decode, kMaxTokens));
-  require(s.long_prefill_token_threshold >= 0 && s.long_prefill_token_threshold <= kMaxTokens,
-          "engine.long_prefill_token_threshold",
-          fmt::format("{} tokens is out of range; allowed 0 (none) to {}",
-                      s.long_prefill_token_threshold, kMaxTokens));
-  require(s.max_num_seqs >= 1 && s.max_num_seqs <= kMaxRunningRequests, "engine.max_num_seqs",
-          fmt::format("{} is out of range; allowed 1 to {}", s.max_num_seqs, kMaxRunningRequests));
-  require(std::isfinite(s.accepted_tokens_per_decode) && s.accepted_tokens_per_decode >= 1.0 &&
-              s.accepted_tokens_per_decode <= per_decode,
-          "engine.accepted_tokens_per_decode",
-          fmt::format("{} is out of range; a decode forward yields 1 to {} tokens (1 + the "
-                      "speculative tokens)",
-                      s.accepted_tokens_per_decode, per_decode));
+  require_schedule(
+      s.num_speculative_tokens >= 0 && s.num_speculative_tokens <= kMaxSpeculativeTokens,
+      "engine.num_speculative_tokens",
+      fmt::format("{} is out of range; allowed 0 to {}", s.num_speculative_tokens,
+                  kMaxSpeculativeTokens));
+  require_schedule(
+      s.max_num_batched_tokens >= per_decode && s.max_num_batched_tokens <= kMaxTokens,
+      "engine.max_num_batched_tokens",
+      fmt::format("{} tokens is out of range; allowed {} (1 + the speculative tokens, one "
+                  "decode) to {}",
+                  s.max_num_batched_tokens, per_decode, kMaxTokens));
+  require_schedule(
+      s.long_prefill_token_threshold >= 0 && s.long_prefill_token_threshold <= kMaxTokens,
+      "engine.long_prefill_token_threshold",
+      fmt::format("{} tokens is out of range; allowed 0 (none) to {}",
+                  s.long_prefill_token_threshold, kMaxTokens));
+  require_schedule(
+      s.max_num_seqs >= 1 && s.max_num_seqs <= kMaxRunningRequests, "engine.max_num_seqs",
+      fmt::format("{} is out of range; allowed 1 to {}", s.max_num_seqs, kMaxRunningRequests));
+  require_schedule(
+      std::isfinite(s.accepted_tokens_per_decode) && s.accepted_tokens_per_decode >= 1.0 &&
+          s.accepted_tokens_per_decode <= per_decode,
+      "engine.accepted_tokens_per_decode",
+      fmt::format("{} is out of range; a decode forward yields 1 to {} tokens (1 + the "
+                  "speculative tokens)",
+                  s.accepted_tokens_per_decode, per_decode));
 }
 
 void validate(const std::vector<ScheduledRequest>& requests) {
-  require(!requests.empty() && requests.size() <= kMostRequests, "workload.requests",
-          fmt::format("{} requests; allowed 1 to {}", requests.size(), kMostRequests));
+  require_schedule(!requests.empty() && requests.size() <= kMostRequests, "workload.requests",
+                   fmt::format("{} requests; allowed 1 to {}", requests.size(), kMostRequests));
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const ScheduledRequest& r = requests[i];
     const std::string which = fmt::format("request {}: ", i + 1);
-    require(std::isfinite(r.arrival_s) && r.arrival_s >= 0.0 && r.arrival_s <= kMaxSeconds,
-            "workload.requests", which + "arrival must be 0 to 360000000 s");
-    require(r.prompt_tokens >= 1 && r.prompt_tokens <= kMaxTokens, "workload.requests",
-            which + fmt::format("{} prompt tokens; allowed 1 to {}", r.prompt_tokens, kMaxTokens));
-    require(r.output_tokens >= 1 && r.output_tokens <= kMaxTokens, "workload.requests",
-            which + fmt::format("{} output tokens; allowed 1 to {}", r.output_tokens, kMaxTokens));
+    require_schedule(std::isfinite(r.arrival_s) && r.arrival_s >= 0.0 && r.arrival_s <= kMaxSeconds,
+                     "workload.requests", which + "arrival must be 0 to 360000000 s");
+    require_schedule(
+        r.prompt_tokens >= 1 && r.prompt_tokens <= kMaxTokens, "workload.requests",
+        which + fmt::format("{} prompt tokens; allowed 1 to {}", r.prompt_tokens, kMaxTokens));
+    require_schedule(
+        r.output_tokens >= 1 && r.output_tokens <= kMaxTokens, "workload.requests",
+        which + fmt::format("{} output tokens; allowed 1 to {}", r.output_tokens, kMaxTokens));
   }
 }
 

@@ -7,12 +7,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tpnet/base/count_math.hpp"
 #include "tpnet/base/limits.hpp"
 
 namespace tpnet {
 namespace {
-
-double d(long long value) { return static_cast<double>(value); }
 
 [[noreturn]] void fail(const std::string& field, const std::string& message) {
   throw InputError(message, InputLocation::for_key(field));
@@ -258,7 +257,7 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
   r.cuda_graph_bytes = in.cuda_graphs;
   r.chunk_tokens = engine.max_num_batched_tokens;
   r.activation_factor = in.activation_factor;
-  r.activation_peak_bytes = Bytes(d(engine.max_num_batched_tokens) * d(m.hidden_size) *
+  r.activation_peak_bytes = Bytes(to_real(engine.max_num_batched_tokens) * to_real(m.hidden_size) *
                                   engine.activation_bytes * in.activation_factor);
   r.autotune_spike_bytes = in.autotune_spike;
   r.fixed_bytes = r.weights_bytes + r.engram.counted + r.nccl_bytes + r.cuda_graph_bytes +
@@ -276,7 +275,7 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
   if (in.kv_bytes_per_token) {
     r.kv_per_token_given = true;
     r.kv_bytes_per_token = *in.kv_bytes_per_token;
-    r.sequence_bytes = *in.kv_bytes_per_token * d(in.max_model_len);
+    r.sequence_bytes = *in.kv_bytes_per_token * to_real(in.max_model_len);
     r.longest_sequence_tokens = std::min<TokenCount>(
         kMaxTokens, static_cast<TokenCount>(std::floor(r.kv_cache_bytes / *in.kv_bytes_per_token)));
   } else if (missing.empty()) {
@@ -289,7 +288,7 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
     // A deployment's measured size stands in for the shapes the model lacks.
     r.kv_per_token_stated = true;
     r.kv_bytes_per_token = *m.kv_bytes_per_token * share;
-    r.sequence_bytes = *r.kv_bytes_per_token * d(in.max_model_len);
+    r.sequence_bytes = *r.kv_bytes_per_token * to_real(in.max_model_len);
     r.longest_sequence_tokens = std::min<TokenCount>(
         kMaxTokens, static_cast<TokenCount>(std::floor(r.kv_cache_bytes / *r.kv_bytes_per_token)));
     if (in.kv_cache_dtype_bytes != 2) {
@@ -321,8 +320,8 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
     // Sliding layers stop at the window and linear layers keep one state a
     // sequence: the tokens the cache holds in max-model-len sequences, as the
     // per-sequence figure counts them (docs/formulas.md s.26.4).
-    r.kv_tokens = static_cast<long long>(
-        std::floor(r.kv_cache_bytes.count() * d(in.max_model_len) / r.sequence_bytes->count()));
+    r.kv_tokens = static_cast<long long>(std::floor(
+        r.kv_cache_bytes.count() * to_real(in.max_model_len) / r.sequence_bytes->count()));
   } else if (r.kv_bytes_per_token && r.kv_bytes_per_token->count() > 0.0) {
     r.kv_tokens = static_cast<long long>(std::floor(r.kv_cache_bytes / *r.kv_bytes_per_token));
   }

@@ -19,7 +19,7 @@
 namespace tpnet {
 namespace {
 
-void require(bool ok, const char* field, const std::string& why) {
+void require_request(bool ok, const char* field, const std::string& why) {
   if (!ok) throw InputError(why, InputLocation::for_key(field));
 }
 
@@ -154,11 +154,11 @@ std::vector<std::string> why_lines(const PredictScenarioResult& s, const Predict
 double accepted_tokens_per_decode(const EngineConfig& engine, std::optional<double> given) {
   const double all = 1.0 + engine.num_speculative_tokens;
   if (!given) return all;
-  require(std::isfinite(*given) && *given >= 1.0 && *given <= all,
-          "engine.accepted_tokens_per_decode",
-          fmt::format("{:g} is out of range; a decode forward yields 1 to {:g} tokens (1 + the "
-                      "speculative tokens)",
-                      *given, all));
+  require_request(
+      std::isfinite(*given) && *given >= 1.0 && *given <= all, "engine.accepted_tokens_per_decode",
+      fmt::format("{:g} is out of range; a decode forward yields 1 to {:g} tokens (1 + the "
+                  "speculative tokens)",
+                  *given, all));
   return *given;
 }
 
@@ -188,13 +188,14 @@ std::vector<PredictScenario> scenarios_from_baseline(const std::vector<PrefillSc
 }
 
 PredictReport run_predict(const PredictRequest& r) {
-  require(!r.links.empty(), "predict.links", "give at least one link");
-  require(r.fabrics.size() == r.links.size(), "fabric",
-          fmt::format("{} fabric profiles for {} links; give one, or one per link",
-                      r.fabrics.size(), r.links.size()));
-  require(!r.scenarios.empty(), "workload.prompts", "give at least one prompt scenario or a trace");
+  require_request(!r.links.empty(), "predict.links", "give at least one link");
+  require_request(r.fabrics.size() == r.links.size(), "fabric",
+                  fmt::format("{} fabric profiles for {} links; give one, or one per link",
+                              r.fabrics.size(), r.links.size()));
+  require_request(!r.scenarios.empty(), "workload.prompts",
+                  "give at least one prompt scenario or a trace");
   require_scenario_count(r.scenarios.size());
-  require(
+  require_request(
       std::isfinite(r.overlap) && r.overlap >= 0.0 && r.overlap < 1.0, "predict.overlap",
       fmt::format("{} is out of range; allowed 0 (no overlap) up to, not including, 1", r.overlap));
   validate(r.engine);
@@ -355,24 +356,26 @@ void require_predicted_work(const PredictWork& work, bool timeline) {
   require_simulated_steps(work.steps(), outputs ? "workload.output_tokens" : "workload.prompts",
                           kMaxPredictedSteps);
   const bool output_rows = work.decode_request_steps > work.prefill_request_steps;
-  require(work.request_steps() <= kMaxPredictedRequestSteps,
-          output_rows ? "workload.output_tokens" : "workload.prompts",
-          fmt::format("would simulate about {:.3g} request-steps (each request's share of each "
-                      "step, over all links); at most {:.0f} in one run (fewer requests, fewer "
-                      "output tokens or fewer links)",
-                      work.request_steps(), kMaxPredictedRequestSteps));
-  require(!timeline || work.request_steps() <= kMaxTimelineRows, "predict.timeline",
-          fmt::format("would write about {:.3g} rows (one per request and step, over all "
-                      "links); a timeline may have at most {:.0f} (fewer requests, fewer "
-                      "output tokens or one link)",
-                      work.request_steps(), kMaxTimelineRows));
+  require_request(
+      work.request_steps() <= kMaxPredictedRequestSteps,
+      output_rows ? "workload.output_tokens" : "workload.prompts",
+      fmt::format("would simulate about {:.3g} request-steps (each request's share of each "
+                  "step, over all links); at most {:.0f} in one run (fewer requests, fewer "
+                  "output tokens or fewer links)",
+                  work.request_steps(), kMaxPredictedRequestSteps));
+  require_request(!timeline || work.request_steps() <= kMaxTimelineRows, "predict.timeline",
+                  fmt::format("would write about {:.3g} rows (one per request and step, over all "
+                              "links); a timeline may have at most {:.0f} (fewer requests, fewer "
+                              "output tokens or one link)",
+                              work.request_steps(), kMaxTimelineRows));
 }
 
 void require_simulated_steps(double steps, const char* field, double limit) {
-  require(steps <= limit, field,
-          fmt::format("would simulate about {:.3g} scheduler steps; at most {:.0f} in one run "
-                      "(fewer or shorter prompts, fewer outputs, or a larger step budget)",
-                      steps, limit));
+  require_request(
+      steps <= limit, field,
+      fmt::format("would simulate about {:.3g} scheduler steps; at most {:.0f} in one run "
+                  "(fewer or shorter prompts, fewer outputs, or a larger step budget)",
+                  steps, limit));
 }
 
 namespace {
@@ -381,8 +384,8 @@ PrefillCommunication communication_between(const ModelArch& model, const EngineC
                                            const FabricProfile& from, const FabricProfile& to,
                                            const PromptSpec& prompt, TokenCount output_tokens,
                                            double accepted_tokens) {
-  require(prompt.requests >= 1 && prompt.requests <= kMaxPromptRequests, "workload.prompts",
-          fmt::format("{} requests; allowed 1 to {}", prompt.requests, kMaxPromptRequests));
+  require_request(prompt.requests >= 1 && prompt.requests <= kMaxPromptRequests, "workload.prompts",
+                  fmt::format("{} requests; allowed 1 to {}", prompt.requests, kMaxPromptRequests));
   std::vector<ScheduledRequest> requests(static_cast<std::size_t>(prompt.requests),
                                          ScheduledRequest{0.0, prompt.tokens_each, output_tokens});
   // With every request arriving at once the steps' contents do not depend on
@@ -467,13 +470,15 @@ PrefillCommunication prefill_communication(const ModelArch& model, const EngineC
 }
 
 CounterSeries predicted_counters(const PredictLink& run, Seconds interval, double overlap) {
-  require(interval.value() > 0.0, "predict.traffic_interval", "the interval must be positive");
+  require_request(interval.value() > 0.0, "predict.traffic_interval",
+                  "the interval must be positive");
   const double end = run.finished.value();
   const double samples = std::floor(end / interval.value()) + 2.0;
-  require(samples <= 1e7, "predict.traffic",
-          fmt::format("{:.0f} samples at {} s; at most 10,000,000 (predict a shorter workload or "
-                      "a longer interval)",
-                      samples, interval.value()));
+  require_request(
+      samples <= 1e7, "predict.traffic",
+      fmt::format("{:.0f} samples at {} s; at most 10,000,000 (predict a shorter workload or "
+                  "a longer interval)",
+                  samples, interval.value()));
   struct Burst {
     double start;
     double end;

@@ -191,7 +191,7 @@ std::optional<std::string> env_value(const NodeFacts& facts, const std::string& 
   return it->second;
 }
 
-std::string joined(const std::vector<std::string>& items, std::string_view separator = ", ") {
+std::string joined_list(const std::vector<std::string>& items, std::string_view separator = ", ") {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : std::string(separator)) + item;
   return out;
@@ -313,7 +313,7 @@ PreflightCheck check_rdma_devices(const NodeFacts& facts, const NodeSpec& node) 
     names.push_back(d.hca_type.empty() ? d.name : d.name + " (" + d.hca_type + ")");
   }
   return make_check("rdma_devices", CheckStatus::holds,
-                    fmt::format("{} RDMA devices: {}", facts.devices.size(), joined(names)));
+                    fmt::format("{} RDMA devices: {}", facts.devices.size(), joined_list(names)));
 }
 
 PreflightCheck check_ports_up(const std::vector<CageDevices>& groups, const NodeSpec& node) {
@@ -327,11 +327,11 @@ PreflightCheck check_ports_up(const std::vector<CageDevices>& groups, const Node
     std::vector<std::string> down;
     for (const auto* d : g.devices) (d->active ? up : down).push_back(d->device);
     const int want = expected > 0 ? expected : static_cast<int>(g.devices.size());
-    found.push_back(fmt::format("{}: {} up", port_label(g), joined(up)));
+    found.push_back(fmt::format("{}: {} up", port_label(g), joined_list(up)));
     if (static_cast<int>(up.size()) < want) {
       faults.push_back(fmt::format("{}: {} of {} RDMA devices up ({}{})", port_label(g), up.size(),
-                                   want, joined(up),
-                                   down.empty() ? "" : "; down: " + joined(down)));
+                                   want, joined_list(up),
+                                   down.empty() ? "" : "; down: " + joined_list(down)));
     }
   }
   if (found.empty()) {
@@ -341,9 +341,9 @@ PreflightCheck check_ports_up(const std::vector<CageDevices>& groups, const Node
     return c;
   }
   if (faults.empty()) {
-    return make_check("ports_up", CheckStatus::holds, joined(found, "; "));
+    return make_check("ports_up", CheckStatus::holds, joined_list(found, "; "));
   }
-  PreflightCheck c = make_check("ports_up", CheckStatus::fails, joined(faults, "; "));
+  PreflightCheck c = make_check("ports_up", CheckStatus::fails, joined_list(faults, "; "));
   add_cost(c, node, "one_device",
            "bring the port's other device up (ip link set dev IF up) and give it an address");
   return c;
@@ -367,15 +367,15 @@ PreflightCheck check_port_rate(const std::vector<const PreflightDevice*>& in_use
     }
   }
   if (!slow.empty()) {
-    PreflightCheck c =
-        make_check("port_rate", CheckStatus::warns,
-                   fmt::format("{}; the port's top rate is {}", joined(slow), gb(node.ports.rate)));
+    PreflightCheck c = make_check(
+        "port_rate", CheckStatus::warns,
+        fmt::format("{}; the port's top rate is {}", joined_list(slow), gb(node.ports.rate)));
     c.fix =
         "a slower cable, switch port or breakout: right when planned (tpnet penalty prices "
         "it), else check the cable and ethtool IF";
     return c;
   }
-  return make_check("port_rate", CheckStatus::holds, joined(all));
+  return make_check("port_rate", CheckStatus::holds, joined_list(all));
 }
 
 PreflightCheck check_interface_mtu(const std::vector<const PreflightDevice*>& in_use,
@@ -398,16 +398,17 @@ PreflightCheck check_interface_mtu(const std::vector<const PreflightDevice*>& in
     if (*d->interface_mtu < want)
       low.push_back(fmt::format("{} {} B", d->netdev, *d->interface_mtu));
   }
-  if (low.empty()) return make_check("interface_mtu", CheckStatus::holds, joined(all));
-  PreflightCheck c = make_check("interface_mtu", CheckStatus::fails,
-                                fmt::format("{}; {} needs {} B", joined(low), node.name, want));
+  if (low.empty()) return make_check("interface_mtu", CheckStatus::holds, joined_list(all));
+  PreflightCheck c =
+      make_check("interface_mtu", CheckStatus::fails,
+                 fmt::format("{}; {} needs {} B", joined_list(low), node.name, want));
   std::vector<std::string> commands;
   for (const auto* d : in_use) {
     if (d->interface_mtu && *d->interface_mtu < want) {
       commands.push_back(fmt::format("ip link set dev {} mtu {}", d->netdev, want));
     }
   }
-  add_cost(c, node, "mtu", joined(commands, "; "));
+  add_cost(c, node, "mtu", joined_list(commands, "; "));
   return c;
 }
 
@@ -431,9 +432,10 @@ PreflightCheck check_roce_mtu(const std::vector<const PreflightDevice*>& in_use,
     all.push_back(text);
     if (*d->roce_mtu < want) low.push_back(text);
   }
-  if (low.empty()) return make_check("roce_mtu", CheckStatus::holds, joined(all));
-  PreflightCheck c = make_check("roce_mtu", CheckStatus::fails,
-                                fmt::format("{}; {} needs {} B", joined(low), node.name, want));
+  if (low.empty()) return make_check("roce_mtu", CheckStatus::holds, joined_list(all));
+  PreflightCheck c =
+      make_check("roce_mtu", CheckStatus::fails,
+                 fmt::format("{}; {} needs {} B", joined_list(low), node.name, want));
   add_cost(c, node, "mtu",
            fmt::format("the RoCE MTU follows the interface MTU: {} B or more on the interface "
                        "gives {} B",
@@ -484,13 +486,13 @@ PreflightCheck check_gid_index(const NodeFacts& facts,
       }
     }
   }
-  const std::string where = "RoCE v2 GID index: " + joined(found);
+  const std::string where = "RoCE v2 GID index: " + joined_list(found);
   if (faults.empty()) {
     return make_check("gid_index", CheckStatus::holds,
                       env ? where + "; NCCL_IB_GID_INDEX=" + *env + " names it"
                           : where + "; NCCL_IB_GID_INDEX is not set: NCCL picks it");
   }
-  PreflightCheck c = make_check("gid_index", CheckStatus::fails, joined(faults, "; "));
+  PreflightCheck c = make_check("gid_index", CheckStatus::fails, joined_list(faults, "; "));
   std::string fix;
   if (indices.size() == 1) {
     fix = fmt::format("export NCCL_IB_GID_INDEX={} (or unset it)", *indices.begin());
@@ -549,8 +551,8 @@ PreflightCheck check_pcie_link(const NodeFacts& facts, const NodeSpec& node) {
     return make_check("pcie_link", CheckStatus::not_judged,
                       "no PCIe link of an RDMA device could be read");
   }
-  if (faults.empty()) return make_check("pcie_link", CheckStatus::holds, joined(found));
-  PreflightCheck c = make_check("pcie_link", CheckStatus::fails, joined(faults, "; "));
+  if (faults.empty()) return make_check("pcie_link", CheckStatus::holds, joined_list(found));
+  PreflightCheck c = make_check("pcie_link", CheckStatus::fails, joined_list(faults, "; "));
   c.estimated = estimated;
   add_cost(c, node, "pcie_link",
            "a function trained below its link: reseat or update the firmware, then reboot");
@@ -580,7 +582,7 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
       return make_check("nccl_ib_hca", CheckStatus::not_judged, "not set, and no device is up");
     }
     return make_check("nccl_ib_hca", CheckStatus::holds,
-                      "not set: NCCL uses every active device (" + joined(active) + ")");
+                      "not set: NCCL uses every active device (" + joined_list(active) + ")");
   }
   std::vector<std::string> faults;
   const NcclNameList list = parse_name_list(*hca);
@@ -610,11 +612,11 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
   }
   if (faults.empty()) {
     return make_check("nccl_ib_hca", CheckStatus::holds,
-                      "NCCL_IB_HCA=" + *hca + " names " + joined(used));
+                      "NCCL_IB_HCA=" + *hca + " names " + joined_list(used));
   }
   PreflightCheck c = make_check("nccl_ib_hca", CheckStatus::fails,
-                                "NCCL_IB_HCA=" + *hca + " " + joined(faults, "; "));
-  add_cost(c, node, "one_device", "export NCCL_IB_HCA=" + joined(port_devices, ","));
+                                "NCCL_IB_HCA=" + *hca + " " + joined_list(faults, "; "));
+  add_cost(c, node, "one_device", "export NCCL_IB_HCA=" + joined_list(port_devices, ","));
   return c;
 }
 
@@ -649,14 +651,15 @@ PreflightCheck check_socket_ifname(const NodeFacts& facts) {
     return c;
   }
   if (up.empty()) {
-    PreflightCheck c = make_check("nccl_socket_ifname", CheckStatus::warns,
-                                  "NCCL_SOCKET_IFNAME=" + *value +
-                                      " matches only interfaces that are down: " + joined(matched));
+    PreflightCheck c =
+        make_check("nccl_socket_ifname", CheckStatus::warns,
+                   "NCCL_SOCKET_IFNAME=" + *value +
+                       " matches only interfaces that are down: " + joined_list(matched));
     c.fix = "name an interface that is up";
     return c;
   }
   return make_check("nccl_socket_ifname", CheckStatus::holds,
-                    "NCCL_SOCKET_IFNAME=" + *value + " matches " + joined(matched));
+                    "NCCL_SOCKET_IFNAME=" + *value + " matches " + joined_list(matched));
 }
 
 PreflightCheck check_memlock(const NodeFacts& facts, const NodeSpec& node) {
@@ -744,7 +747,7 @@ PreflightCheck check_nccl_version(const NodeFacts& facts, const NodeSpec& node) 
   }
   if (versions.size() > 1) {
     PreflightCheck c = make_check("nccl_version", CheckStatus::warns,
-                                  "several NCCL libraries: " + joined(where) +
+                                  "several NCCL libraries: " + joined_list(where) +
                                       "; which one loads depends on LD_LIBRARY_PATH");
     c.fix = "keep one, or check NCCL's 'NCCL version' line (NCCL_DEBUG=VERSION)";
     return c;
@@ -760,7 +763,7 @@ PreflightCheck check_nccl_version(const NodeFacts& facts, const NodeSpec& node) 
       return c;
     }
   }
-  return make_check("nccl_version", CheckStatus::holds, "NCCL " + joined(where));
+  return make_check("nccl_version", CheckStatus::holds, "NCCL " + joined_list(where));
 }
 
 }  // namespace
@@ -813,7 +816,7 @@ struct PerRank {
     for (size_t i = 0; i < values.size(); ++i) {
       parts.push_back(rank_label(r, i) + " " + values[i].value_or("not known"));
     }
-    return joined(parts, "; ");
+    return joined_list(parts, "; ");
   }
 };
 
@@ -828,7 +831,7 @@ std::optional<std::string> node_value(const PreflightReport& n, Get get) {
     values.insert(*v);
   }
   if (values.empty()) return std::nullopt;
-  return joined(std::vector<std::string>(values.begin(), values.end()), "/");
+  return joined_list(std::vector<std::string>(values.begin(), values.end()), "/");
 }
 
 PreflightCheck cluster_gid_index(const ClusterPreflightReport& r,
@@ -860,8 +863,8 @@ PreflightCheck cluster_gid_index(const ClusterPreflightReport& r,
   }
   const std::string listed = "RoCE v2 GID index differs between nodes: " + indices.listed(r);
   if (!wrong.empty()) {
-    PreflightCheck c =
-        make_check("cluster_gid_index", CheckStatus::fails, listed + "; " + joined(wrong, "; "));
+    PreflightCheck c = make_check("cluster_gid_index", CheckStatus::fails,
+                                  listed + "; " + joined_list(wrong, "; "));
     add_cost(c, node, "gid_index",
              "set NCCL_IB_GID_INDEX on each node to its own index, or unset it everywhere");
     return c;

@@ -98,6 +98,16 @@ constexpr Bytes operator*(BitRate r, Seconds t) { return Bytes(r.bytes_per_secon
 /// Average rate of `b` bytes spread over `t`.
 constexpr BitRate operator/(Bytes b, Seconds t) { return BitRate(b.bits() / t.value()); }
 
+/// True when two rates are the same within a part in 10^9: rates parse from
+/// text ("200G", "25 GB/s"), so the same speed can differ in its last bits.
+[[nodiscard]] constexpr bool same_rate(BitRate a, BitRate b) {
+  const auto magnitude = [](double v) { return v < 0.0 ? -v : v; };
+  const double x = a.bits_per_second();
+  const double y = b.bits_per_second();
+  const double larger = magnitude(x) > magnitude(y) ? magnitude(x) : magnitude(y);
+  return magnitude(x - y) <= 1e-9 * larger;
+}
+
 /// A rate of tokens per second: one request's decode rate (TPS) or an
 /// instance's aggregate throughput (TPS x concurrency).
 class TokenRate {

@@ -103,7 +103,4 @@ struct SwitchSpec {
 /// "400G", "2.5G", "1.6T": a rate as the catalogs and plans name it.
 [[nodiscard]] std::string rate_label(BitRate rate);
 
-/// True when two rates are the same within a part in 10^9 (rates parse from text).
-[[nodiscard]] bool same_rate(BitRate a, BitRate b);
-
 }  // namespace tpnet
