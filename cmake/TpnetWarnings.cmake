@@ -29,3 +29,13 @@ function(tpnet_set_warnings target)
     endif()
   endif()
 endfunction()
+
+# The unity build (TPNET_UNITY_BUILD, top-level CMakeLists.txt) for one of the
+# project's libraries. File-local names must therefore be unique within a
+# library: two helpers of one name in anonymous namespaces of two files of a
+# batch are a redefinition.
+function(tpnet_unity_build target)
+  if(TPNET_UNITY_BUILD)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
+  endif()
+endfunction()
