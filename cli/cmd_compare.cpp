@@ -109,70 +109,6 @@ CompareRequest to_request(const CompareOptions& o) {
   return request;
 }
 
-/// The row as tables show it; csv and json stream through compare_writer.
-Record table_row(const CompareRow& r, const CompareReport& report) {
-  const LayoutSummary& s = *r.layout;
-  Record rec{
-      text("layout", "layout", s.layout.name()),
-      integer("nodes", "nodes", s.layout.nodes()),
-      text("link", "link", r.from->name + "->" + r.to->name),
-      text("prompt", "prompt", r.prompt->name),
-      number("per_token_bytes", "bytes/token/node", s.per_token_bytes.count(), kBytesMB, 2),
-      // The default table answers "what does each layout cost": bytes, the
-      // TTFT bound, memory fit; the ratios and per-forward detail are --wide's.
-      wide_only(number("bytes_ratio", "bytes ratio", s.bytes_ratio, kTimes, 2)),
-      wide_only(number("compute_ratio", "compute ratio", s.compute_ratio, kTimes, 2)),
-      wide_only(integer("steps_per_forward", "steps/forward", s.steps_per_forward)),
-      wide_only(number("decode_forward_bytes", "decode bytes/forward",
-                       s.decode_forward_bytes.count(), kBytesMB, 2)),
-      json_only(number("prefill_forward_bytes", "prefill bytes/forward",
-                       s.prefill_forward_bytes.count(), kBytesGB, 2)),
-      json_only(integer("prefill_messages_per_forward", "prefill messages/forward",
-                        static_cast<double>(s.prefill_messages))),
-      json_only(integer("decode_messages_per_forward", "decode messages/forward",
-                        static_cast<double>(s.decode_messages))),
-      number("comm_s_per_1k_tokens", "comm per 1k", r.comm_per_1k.value(), kSeconds, 3),
-      signed_number("extra_ttft_bound_s", "extra TTFT bound", r.extra_bound.value(), kSeconds, 2),
-  };
-  if (r.point) {
-    const PrefillPoint& p = *r.point;
-    rec.push_back(
-        json_only(number("point_comm_from_s", "point comm", p.comm_from.value(), kSeconds, 2)));
-    rec.push_back(signed_number("point_extra_ttft_s", "point extra", p.extra.value(), kSeconds, 2));
-    if (report.calibration && report.calibration->compute != nullptr) {
-      rec.push_back(wide_only(number("point_network_share_pct", "point share",
-                                     p.network_share.value_or(0.0) * 100.0, kPercent, 1)));
-      rec.push_back(wide_only(signed_number("point_ttft_increase_pct", "point TTFT increase",
-                                            p.ttft_increase.value_or(0.0) * 100.0, kPercent, 1)));
-    }
-  }
-  if (r.predicted_extra && r.predicted_bound) {
-    rec.push_back(signed_number("predicted_extra_ttft_s", "predicted extra",
-                                r.predicted_extra->value(), kSeconds, 2));
-    rec.push_back(wide_only(signed_number("achieved_bound_ttft_s", "bound at achieved rates",
-                                          r.predicted_bound->value(), kSeconds, 2)));
-  } else if (!report.request.from_fabrics.empty()) {
-    // PP, EP: not predicted
-    rec.push_back(text("predicted_extra_ttft_s", "predicted extra", "-"));
-    rec.push_back(wide_only(text("achieved_bound_ttft_s", "bound at achieved rates", "-")));
-  }
-  rec.push_back(
-      number("weights_per_node_bytes", "weights/node", s.weights_per_node().count(), kBytesGB, 1));
-  rec.push_back(text("fits_memory", "fits", s.fits_memory() ? "yes" : "NO"));
-  if (report.projected()) {
-    rec.push_back(signed_number("ttft_increase_pct", "TTFT increase",
-                                r.ttft_increase.value_or(0.0) * 100.0, kPercent, 1));
-    rec.push_back(text("ttft_source", "TTFT from",
-                       !r.ttft_increase  ? "-"
-                       : r.ttft_measured ? "measured"
-                                         : "projected"));
-  }
-  if (report.gated()) {
-    rec.push_back(text("within_budget", "budget", r.within_budget ? "ok" : "EXCEEDED"));
-  }
-  return rec;
-}
-
 Outcome run_compare(const CompareOptions& o) {
   const Format format = parse_format(o.format);
   check_svg_path(o.svg);
@@ -218,10 +154,11 @@ Outcome run_compare(const CompareOptions& o) {
                                  report->row_count, kMaxTableRows),
                      InputLocation::for_key("--format"));
   }
+  const CompareRowSchema schema(*report);
   std::vector<Record> table;
   std::uint64_t failures = 0;
   for_each_compare_row(*report, [&](const CompareRow& r) {
-    table.push_back(table_row(r, *report));
+    table.push_back(schema.table_record(r));
     failures += r.within_budget ? 0 : 1;
   });
   doc.fields.push_back(records("rows", "rows", std::move(table)));

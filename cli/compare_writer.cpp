@@ -1,196 +1,373 @@
-// Streams a compare grid as CSV or JSON without building it in memory.
+// Compare's one row schema and the CSV/JSON writer that streams it.
 
 #include "compare_writer.hpp"
 
 #include <fmt/format.h>
 
-#include <iterator>
+#include <algorithm>
+#include <optional>
+#include <string_view>
 
 #include "tpnet/base/error.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet::cli {
+
+/// One column of compare's rows, for every format.
+struct CompareColumn {
+  using Scope = CompareRowSchema::Scope;
+
+  /// A cell before formatting: CSV and JSON print `number`, `text` or
+  /// `flag`; tables print the number in the column's unit, else `word` when
+  /// set, else `text`. A missing value (a PP or EP row's prediction) is null
+  /// in JSON, empty in CSV and "-" in tables.
+  struct Cell {
+    enum class Kind { number, text, flag, missing };
+    Kind kind = Kind::missing;
+    double number = 0.0;
+    bool flag = false;
+    std::string text;
+    std::string_view word;  ///< what tables show instead of `text` or `flag`
+  };
+
+  /// Where a table shows a column: tables group columns by the question they
+  /// answer, CSV and JSON by scope.
+  enum class Slot { names, traffic, ttft, memory, verdict };
+  enum class Shown {
+    column,        ///< in every table
+    wide,          ///< with --wide, and in Markdown
+    not_in_tables  ///< CSV and JSON only
+  };
+  /// How tables show a number.
+  enum class Style { plain, signed_number, whole };
+  /// Which reports carry the column.
+  enum class When { always, calibrated, compute_calibrated, fabric, projected, gated };
+
+  std::string_view key;    ///< JSON key and CSV header, unit-suffixed
+  std::string_view label;  ///< table header
+  Scope scope;
+  When when;
+  Slot slot;
+  Shown shown;
+  Style style;
+  DisplayUnit unit;
+  int decimals;
+  Cell (*cell)(const CompareRow&);
+  bool in_grid = true;  ///< false: a table-only view of columns CSV and JSON carry
+};
+
 namespace {
 
-/// The row's cells, layout first and prompt last, as CSV and JSON print them.
-struct Column {
-  const char* key;
-  std::string value;  ///< already formatted; text values are quoted for JSON by `quoted`
-  bool quoted = false;
+using Scope = CompareColumn::Scope;
+using Cell = CompareColumn::Cell;
+using Slot = CompareColumn::Slot;
+using Shown = CompareColumn::Shown;
+using Style = CompareColumn::Style;
+using When = CompareColumn::When;
+
+Cell number_cell(double value) {
+  Cell c;
+  c.kind = Cell::Kind::number;
+  c.number = value;
+  return c;
+}
+
+Cell text_cell(std::string text, std::string_view word = {}) {
+  Cell c;
+  c.kind = Cell::Kind::text;
+  c.text = std::move(text);
+  c.word = word;
+  return c;
+}
+
+Cell flag_cell(bool value, std::string_view yes, std::string_view no) {
+  Cell c;
+  c.kind = Cell::Kind::flag;
+  c.flag = value;
+  c.word = value ? yes : no;
+  return c;
+}
+
+Cell count_cell(long long value) { return number_cell(static_cast<double>(value)); }
+
+/// PP and EP layouts are not predicted.
+Cell predicted_cell(const std::optional<Seconds>& value) {
+  return value ? number_cell(value->value()) : Cell{};
+}
+
+/// With a calibration every row has its point; without, the column is absent.
+Cell point_cell(const CompareRow& r, double (*value)(const PrefillPoint&)) {
+  return r.point ? number_cell(value(*r.point)) : Cell{};
+}
+
+// clang-format off: one column per entry, however long its getter
+/// Every column of compare's rows, the one place a column is added. CSV and
+/// JSON write them scope by scope (a scope's cells are reused across the rows
+/// that share it), tables slot by slot; both keep this list's order within.
+const CompareColumn kColumns[] = {
+    // {key, label, scope, when,
+    //  slot, shown, style, unit, decimals (how tables show it),
+    //  cell[, in_grid]}
+    {"layout", "layout", Scope::layout, When::always,
+     Slot::names, Shown::column, Style::plain, kCount, 0,
+     [](const CompareRow& r) { return text_cell(r.layout->layout.name()); }},
+    {"tp", "TP", Scope::layout, When::always,
+     Slot::names, Shown::not_in_tables, Style::whole, kCount, 0,
+     [](const CompareRow& r) { return number_cell(r.layout->layout.tp); }},
+    {"pp", "PP", Scope::layout, When::always,
+     Slot::names, Shown::not_in_tables, Style::whole, kCount, 0,
+     [](const CompareRow& r) { return number_cell(r.layout->layout.pp); }},
+    {"ep", "EP", Scope::layout, When::always,
+     Slot::names, Shown::not_in_tables, Style::whole, kCount, 0,
+     [](const CompareRow& r) { return number_cell(r.layout->layout.ep); }},
+    {"nodes", "nodes", Scope::layout, When::always,
+     Slot::names, Shown::column, Style::whole, kCount, 0,
+     [](const CompareRow& r) { return number_cell(r.layout->layout.nodes()); }},
+    // The default table answers "what does each layout cost": bytes, the TTFT
+    // bound, memory fit; the ratios and per-forward detail are --wide's.
+    {"per_token_bytes", "bytes/token/node", Scope::layout, When::always,
+     Slot::traffic, Shown::column, Style::plain, kBytesMB, 2,
+     [](const CompareRow& r) { return number_cell(r.layout->per_token_bytes.count()); }},
+    {"bytes_ratio", "bytes ratio", Scope::layout, When::always,
+     Slot::traffic, Shown::wide, Style::plain, kTimes, 2,
+     [](const CompareRow& r) { return number_cell(r.layout->bytes_ratio); }},
+    {"compute_ratio", "compute ratio", Scope::layout, When::always,
+     Slot::traffic, Shown::wide, Style::plain, kTimes, 2,
+     [](const CompareRow& r) { return number_cell(r.layout->compute_ratio); }},
+    {"steps_per_forward", "steps/forward", Scope::layout, When::always,
+     Slot::traffic, Shown::wide, Style::whole, kCount, 0,
+     [](const CompareRow& r) { return number_cell(r.layout->steps_per_forward); }},
+    {"prefill_forward_bytes", "prefill bytes/forward", Scope::layout, When::always,
+     Slot::traffic, Shown::not_in_tables, Style::plain, kBytesGB, 2,
+     [](const CompareRow& r) { return number_cell(r.layout->prefill_forward_bytes.count()); }},
+    {"prefill_messages_per_forward", "prefill messages/forward", Scope::layout, When::always,
+     Slot::traffic, Shown::not_in_tables, Style::whole, kCount, 0,
+     [](const CompareRow& r) { return count_cell(r.layout->prefill_messages); }},
+    {"decode_forward_bytes", "decode bytes/forward", Scope::layout, When::always,
+     Slot::traffic, Shown::wide, Style::plain, kBytesMB, 2,
+     [](const CompareRow& r) { return number_cell(r.layout->decode_forward_bytes.count()); }},
+    {"decode_messages_per_forward", "decode messages/forward", Scope::layout, When::always,
+     Slot::traffic, Shown::not_in_tables, Style::whole, kCount, 0,
+     [](const CompareRow& r) { return count_cell(r.layout->decode_messages); }},
+    {"weights_per_node_bytes", "weights/node", Scope::layout, When::always,
+     Slot::memory, Shown::column, Style::plain, kBytesGB, 1,
+     [](const CompareRow& r) { return number_cell(r.layout->weights_per_node().count()); }},
+    {"fits_memory", "fits", Scope::layout, When::always,
+     Slot::memory, Shown::column, Style::plain, kCount, 0,
+     [](const CompareRow& r) { return flag_cell(r.layout->fits_memory(), "yes", "NO"); }},
+
+    {"link", "link", Scope::links, When::always,
+     Slot::names, Shown::column, Style::plain, kCount, 0,
+     [](const CompareRow& r) { return text_cell(r.from->name + "->" + r.to->name); }, false},
+    {"from", "from", Scope::links, When::always,
+     Slot::names, Shown::not_in_tables, Style::plain, kCount, 0,
+     [](const CompareRow& r) { return text_cell(r.from->name); }},
+    {"from_bps", "from rate", Scope::links, When::always,
+     Slot::names, Shown::not_in_tables, Style::plain, kGbps, 1,
+     [](const CompareRow& r) { return number_cell(r.from->rate.bits_per_second()); }},
+    {"to", "to", Scope::links, When::always,
+     Slot::names, Shown::not_in_tables, Style::plain, kCount, 0,
+     [](const CompareRow& r) { return text_cell(r.to->name); }},
+    {"to_bps", "to rate", Scope::links, When::always,
+     Slot::names, Shown::not_in_tables, Style::plain, kGbps, 1,
+     [](const CompareRow& r) { return number_cell(r.to->rate.bits_per_second()); }},
+    {"comm_s_per_1k_tokens", "comm per 1k", Scope::links, When::always,
+     Slot::ttft, Shown::column, Style::plain, kSeconds, 3,
+     [](const CompareRow& r) { return number_cell(r.comm_per_1k.value()); }},
+    {"extra_s_per_1k_tokens", "extra per 1k", Scope::links, When::always,
+     Slot::ttft, Shown::not_in_tables, Style::signed_number, kSeconds, 3,
+     [](const CompareRow& r) { return number_cell(r.extra_per_1k.value()); }},
+    {"decode_slowdown_pct", "decode slowdown", Scope::links, When::always,
+     Slot::ttft, Shown::not_in_tables, Style::plain, kPercent, 1,
+     [](const CompareRow& r) { return number_cell(r.decode_slowdown * 100.0); }},
+
+    {"prompt", "prompt", Scope::prompt, When::always,
+     Slot::names, Shown::column, Style::plain, kCount, 0,
+     [](const CompareRow& r) { return text_cell(r.prompt->name); }},
+    {"requests", "requests", Scope::prompt, When::always,
+     Slot::names, Shown::not_in_tables, Style::whole, kCount, 0,
+     [](const CompareRow& r) { return count_cell(r.prompt->prompt.requests); }},
+    {"prompt_tokens", "prompt tokens", Scope::prompt, When::always,
+     Slot::names, Shown::not_in_tables, Style::whole, kCount, 0,
+     [](const CompareRow& r) { return count_cell(r.prompt->prompt.total_tokens()); }},
+
+    {"prefill_bytes_per_node", "prefill bytes/node", Scope::row, When::always,
+     Slot::traffic, Shown::not_in_tables, Style::plain, kBytesGB, 2,
+     [](const CompareRow& r) { return number_cell(r.prefill_bytes.count()); }},
+    {"extra_ttft_bound_s", "extra TTFT bound", Scope::row, When::always,
+     Slot::ttft, Shown::column, Style::signed_number, kSeconds, 2,
+     [](const CompareRow& r) { return number_cell(r.extra_bound.value()); }},
+    {"point_comm_from_s", "point comm", Scope::row, When::calibrated,
+     Slot::ttft, Shown::not_in_tables, Style::plain, kSeconds, 2,
+     [](const CompareRow& r) {
+       return point_cell(r, [](const PrefillPoint& p) { return p.comm_from.value(); });
+     }},
+    {"point_extra_ttft_s", "point extra", Scope::row, When::calibrated,
+     Slot::ttft, Shown::column, Style::signed_number, kSeconds, 2,
+     [](const CompareRow& r) {
+       return point_cell(r, [](const PrefillPoint& p) { return p.extra.value(); });
+     }},
+    {"point_network_share_pct", "point share", Scope::row, When::compute_calibrated,
+     Slot::ttft, Shown::wide, Style::plain, kPercent, 1,
+     [](const CompareRow& r) {
+       return point_cell(r, [](const PrefillPoint& p) {
+         return p.network_share.value_or(0.0) * 100.0;
+       });
+     }},
+    {"point_ttft_increase_pct", "point TTFT increase", Scope::row, When::compute_calibrated,
+     Slot::ttft, Shown::wide, Style::signed_number, kPercent, 1,
+     [](const CompareRow& r) {
+       return point_cell(r, [](const PrefillPoint& p) {
+         return p.ttft_increase.value_or(0.0) * 100.0;
+       });
+     }},
+    {"predicted_extra_ttft_s", "predicted extra", Scope::row, When::fabric,
+     Slot::ttft, Shown::column, Style::signed_number, kSeconds, 2,
+     [](const CompareRow& r) { return predicted_cell(r.predicted_extra); }},
+    {"achieved_bound_ttft_s", "bound at achieved rates", Scope::row, When::fabric,
+     Slot::ttft, Shown::wide, Style::signed_number, kSeconds, 2,
+     [](const CompareRow& r) { return predicted_cell(r.predicted_bound); }},
+    {"ttft_increase_pct", "TTFT increase", Scope::row, When::projected,
+     Slot::verdict, Shown::column, Style::signed_number, kPercent, 1,
+     [](const CompareRow& r) { return number_cell(r.ttft_increase.value_or(0.0) * 100.0); }},
+    {"ttft_source", "TTFT from", Scope::row, When::projected,
+     Slot::verdict, Shown::column, Style::plain, kCount, 0,
+     [](const CompareRow& r) {
+       if (!r.ttft_increase) return text_cell("none", "-");
+       return text_cell(r.ttft_measured ? "measured" : "projected");
+     }},
+    {"within_budget", "budget", Scope::row, When::gated,
+     Slot::verdict, Shown::column, Style::plain, kCount, 0,
+     [](const CompareRow& r) { return flag_cell(r.within_budget, "ok", "EXCEEDED"); }},
 };
+// clang-format on
 
-std::vector<Column> layout_columns(const LayoutSummary& s) {
-  return {{"layout", s.layout.name(), true},
-          {"tp", format_number(s.layout.tp, "tp")},
-          {"pp", format_number(s.layout.pp, "pp")},
-          {"ep", format_number(s.layout.ep, "ep")},
-          {"nodes", format_number(s.layout.nodes(), "nodes")},
-          {"per_token_bytes", format_number(s.per_token_bytes.count(), "per_token_bytes")},
-          {"bytes_ratio", format_number(s.bytes_ratio, "bytes_ratio")},
-          {"compute_ratio", format_number(s.compute_ratio, "compute_ratio")},
-          {"steps_per_forward", format_number(s.steps_per_forward, "steps_per_forward")},
-          {"prefill_forward_bytes", format_number(s.prefill_forward_bytes.count(), "prefill")},
-          {"prefill_messages_per_forward",
-           format_number(static_cast<double>(s.prefill_messages), "messages")},
-          {"decode_forward_bytes", format_number(s.decode_forward_bytes.count(), "decode")},
-          {"decode_messages_per_forward",
-           format_number(static_cast<double>(s.decode_messages), "messages")},
-          {"weights_per_node_bytes", format_number(s.weights_per_node().count(), "weights")},
-          {"fits_memory", s.fits_memory() ? "true" : "false"}};
-}
-
-std::vector<Column> link_columns(const Link& from, const Link& to, const CompareRow& r) {
-  return {{"from", from.name, true},
-          {"from_bps", format_number(from.rate.bits_per_second(), "from_bps")},
-          {"to", to.name, true},
-          {"to_bps", format_number(to.rate.bits_per_second(), "to_bps")},
-          {"comm_s_per_1k_tokens", format_number(r.comm_per_1k.value(), "comm")},
-          {"extra_s_per_1k_tokens", format_number(r.extra_per_1k.value(), "extra")},
-          {"decode_slowdown_pct", format_number(r.decode_slowdown * 100.0, "decode_slowdown")}};
-}
-
-std::vector<Column> prompt_columns(const PrefillScenario& p) {
-  return {{"prompt", p.name, true},
-          {"requests", format_number(static_cast<double>(p.prompt.requests), "requests")},
-          {"prompt_tokens", format_number(static_cast<double>(p.prompt.total_tokens()), "tokens")}};
-}
-
-/// The per-row cells after the prompt's.
-enum class Tail {
-  prefill_bytes,
-  extra_bound,
-  point_comm,
-  point_extra,
-  point_share,
-  point_increase,
-  predicted_extra,
-  predicted_bound,
-  ttft_increase,
-  ttft_source,
-  within_budget
-};
-
-struct TailKey {
-  const char* key;
-  Tail cell;
-};
-
-/// Keys of the per-row cells, in the order append_row_tail writes them.
-std::vector<TailKey> tail_keys(const CompareReport& report) {
-  std::vector<TailKey> keys{{"prefill_bytes_per_node", Tail::prefill_bytes},
-                            {"extra_ttft_bound_s", Tail::extra_bound}};
-  if (report.calibration) {
-    keys.push_back({"point_comm_from_s", Tail::point_comm});
-    keys.push_back({"point_extra_ttft_s", Tail::point_extra});
-    if (report.calibration->compute != nullptr) {
-      keys.push_back({"point_network_share_pct", Tail::point_share});
-      keys.push_back({"point_ttft_increase_pct", Tail::point_increase});
-    }
+bool report_carries(When when, const CompareReport& report) {
+  switch (when) {
+    case When::always:
+      return true;
+    case When::calibrated:
+      return report.calibration.has_value();
+    case When::compute_calibrated:
+      return report.calibration && report.calibration->compute != nullptr;
+    case When::fabric:
+      return !report.request.from_fabrics.empty();
+    case When::projected:
+      return report.projected();
+    case When::gated:
+      return report.gated();
   }
-  if (!report.request.from_fabrics.empty()) {
-    keys.push_back({"predicted_extra_ttft_s", Tail::predicted_extra});
-    keys.push_back({"achieved_bound_ttft_s", Tail::predicted_bound});
-  }
-  if (report.projected()) {
-    keys.push_back({"ttft_increase_pct", Tail::ttft_increase});
-    keys.push_back({"ttft_source", Tail::ttft_source});
-  }
-  const bool gated = report.gated();
-  if (gated) keys.push_back({"within_budget", Tail::within_budget});
-  return keys;
+  return false;
 }
 
-/// The per-row cells, appended without temporaries: this is the hot loop of
-/// a million-row grid.
-void append_row_tail(std::string& out, const CompareRow& r, const std::vector<TailKey>& keys,
-                     bool csv) {
-  const std::optional<PrefillPoint>& point = r.point;
-  // PP and EP layouts are not predicted: null (JSON) or empty (CSV).
-  const auto append_predicted = [&](const std::optional<Seconds>& value, const char* key) {
-    if (value) {
-      append_number(out, value->value(), key);
-    } else if (!csv) {
-      out += "null";
-    }
-  };
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const char* key = keys[i].key;
-    if (!csv) fmt::format_to(std::back_inserter(out), "\"{}\": ", key);
-    switch (keys[i].cell) {
-      case Tail::prefill_bytes:
-        append_number(out, r.prefill_bytes.count(), key);
-        break;
-      case Tail::extra_bound:
-        append_number(out, r.extra_bound.value(), key);
-        break;
-      case Tail::point_comm:
-        append_number(out, point->comm_from.value(), key);
-        break;
-      case Tail::point_extra:
-        append_number(out, point->extra.value(), key);
-        break;
-      case Tail::point_share:
-        append_number(out, point->network_share.value_or(0.0) * 100.0, key);
-        break;
-      case Tail::point_increase:
-        append_number(out, point->ttft_increase.value_or(0.0) * 100.0, key);
-        break;
-      case Tail::predicted_extra:
-        append_predicted(r.predicted_extra, key);
-        break;
-      case Tail::predicted_bound:
-        append_predicted(r.predicted_bound, key);
-        break;
-      case Tail::ttft_increase:
-        append_number(out, r.ttft_increase.value_or(0.0) * 100.0, key);
-        break;
-      case Tail::ttft_source: {
-        const char* source = !r.ttft_increase ? "none" : r.ttft_measured ? "measured" : "projected";
-        out += csv ? source : json_string(source);
-        break;
+Field table_field(const CompareColumn& column, const Cell& cell) {
+  std::string key(column.key);
+  std::string label(column.label);
+  Field field;
+  switch (cell.kind) {
+    case Cell::Kind::number:
+      field =
+          column.style == Style::whole ? integer(std::move(key), std::move(label), cell.number)
+          : column.style == Style::signed_number
+              ? signed_number(std::move(key), std::move(label), cell.number, column.unit,
+                              column.decimals)
+              : number(std::move(key), std::move(label), cell.number, column.unit, column.decimals);
+      break;
+    case Cell::Kind::text:
+    case Cell::Kind::flag:
+      field = text(std::move(key), std::move(label),
+                   cell.word.empty() ? cell.text : std::string(cell.word));
+      break;
+    case Cell::Kind::missing:
+      field = text(std::move(key), std::move(label), "-");
+      break;
+  }
+  return column.shown == Shown::wide ? wide_only(std::move(field)) : field;
+}
+
+/// The cell as CSV or JSON prints it.
+void append_cell(std::string& out, const CompareColumn& column, const Cell& cell, bool csv) {
+  switch (cell.kind) {
+    case Cell::Kind::number:
+      append_number(out, cell.number, column.key);
+      break;
+    case Cell::Kind::text:
+      // CSV quotes a name with a comma or a quote the way JSON does.
+      if (!csv || cell.text.find_first_of(",\"") != std::string::npos) {
+        out += json_string(cell.text);
+      } else {
+        out += cell.text;
       }
-      case Tail::within_budget:
-        out += r.within_budget ? "true" : "false";
-        break;
-    }
-    if (i + 1 < keys.size()) out += csv ? "," : ", ";
+      break;
+    case Cell::Kind::flag:
+      out += cell.flag ? "true" : "false";
+      break;
+    case Cell::Kind::missing:
+      if (!csv) out += "null";
+      break;
   }
-  out += csv ? "\n" : "}";
-}
-
-std::string csv_part(const std::vector<Column>& columns) {
-  std::string out;
-  for (const auto& c : columns) {
-    out += c.quoted && c.value.find_first_of(",\"") != std::string::npos ? json_string(c.value)
-                                                                         : c.value;
-    out += ',';
-  }
-  return out;
-}
-
-std::string json_part(const std::vector<Column>& columns) {
-  std::string out;
-  for (const auto& c : columns) {
-    out += fmt::format("\"{}\": {}, ", c.key, c.quoted ? json_string(c.value) : c.value);
-  }
-  return out;
 }
 
 }  // namespace
+
+CompareRowSchema::CompareRowSchema(const CompareReport& report) {
+  for (const CompareColumn& column : kColumns) {
+    if (!report_carries(column.when, report)) continue;
+    if (column.shown != Shown::not_in_tables) table_.push_back(&column);
+    if (column.in_grid) grid_[static_cast<std::size_t>(column.scope)].push_back(&column);
+  }
+  std::stable_sort(
+      table_.begin(), table_.end(),
+      [](const CompareColumn* a, const CompareColumn* b) { return a->slot < b->slot; });
+}
+
+Record CompareRowSchema::table_record(const CompareRow& row) const {
+  Record record;
+  record.reserve(table_.size());
+  for (const CompareColumn* column : table_) {
+    record.push_back(table_field(*column, column->cell(row)));
+  }
+  return record;
+}
+
+std::vector<std::string> CompareRowSchema::grid_keys() const {
+  std::vector<std::string> keys;
+  for (const auto& scope : grid_) {
+    for (const CompareColumn* column : scope) keys.emplace_back(column->key);
+  }
+  return keys;
+}
 
 /// Streams the grid as CSV or JSON, caching the parts shared by many rows so a
 /// million rows take well under a second.
 std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareReport& report,
                                  const Document& header) {
-  std::uint64_t failed = 0;
-  const CompareRequest& spec = report.request;
-  const std::vector<LayoutSummary>& layouts = report.layouts;
-  const bool gated = report.gated();
+  const CompareRowSchema schema(report);
+  const auto& grid = schema.grid_columns();
   const bool csv = format == Format::csv;
-  std::vector<std::string> prompt_parts;
-  for (const auto& p : spec.prompts) {
-    prompt_parts.push_back(csv ? csv_part(prompt_columns(p)) : json_part(prompt_columns(p)));
+  const std::string_view separator = csv ? "," : ", ";
+  // JSON's `"key": ` before each cell, built once.
+  std::array<std::vector<std::string>, CompareRowSchema::kScopes> json_keys;
+  for (std::size_t s = 0; s < grid.size(); ++s) {
+    for (const CompareColumn* column : grid[s]) {
+      json_keys[s].push_back(csv ? std::string() : json_string(column->key) + ": ");
+    }
   }
+  // The cells of one scope, each followed by the separator.
+  auto append_scope = [&](std::string& out, Scope scope, const CompareRow& r) {
+    const auto s = static_cast<std::size_t>(scope);
+    for (std::size_t i = 0; i < grid[s].size(); ++i) {
+      out += json_keys[s][i];
+      append_cell(out, *grid[s][i], grid[s][i]->cell(r), csv);
+      out += separator;
+    }
+  };
+  auto scope_part = [&](Scope scope, const CompareRow& r) {
+    std::string part;
+    append_scope(part, scope, r);
+    return part;
+  };
+
   std::string buffer;
   buffer.reserve(1 << 20);
   auto flush = [&](bool force) {
@@ -200,18 +377,10 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareR
     }
   };
 
-  const auto keys = tail_keys(report);
   if (csv) {
-    // The header from the same columns the rows are written from.
-    std::string head;
-    for (const auto& part : {layout_columns(layouts.front()),
-                             link_columns(spec.from.front(), spec.to.front(), CompareRow{}),
-                             prompt_columns(spec.prompts.front())}) {
-      for (const auto& c : part) head += std::string(c.key) + ",";
-    }
-    for (const auto& key : keys) head += std::string(key.key) + ",";
-    head.back() = '\n';
-    buffer += head;
+    const std::vector<std::string> keys = schema.grid_keys();
+    for (std::size_t i = 0; i < keys.size(); ++i) buffer += (i == 0 ? "" : ",") + keys[i];
+    buffer += '\n';
   } else {
     // The header's fields, then "rows", then gate_passed and warnings last.
     Document fields_only = header;
@@ -224,39 +393,41 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareR
   const Link* current_from = nullptr;
   const Link* current_to = nullptr;
   std::string layout_part;
-  std::string link_part;
-  std::size_t prompt_index = 0;
+  std::string links_part;
+  std::vector<std::optional<std::string>> prompt_parts(report.request.prompts.size());
+  std::uint64_t failed = 0;
   bool first = true;
   for_each_compare_row(report, [&](const CompareRow& r) {
-    if (r.layout == nullptr || r.from == nullptr || r.to == nullptr || r.prompt == nullptr) {
+    if (r.layout == nullptr || r.from == nullptr || r.to == nullptr || r.prompt == nullptr ||
+        r.prompt_index >= prompt_parts.size()) {
       throw Error("a compare row lacks its layout, links or prompt");
     }
     if (r.layout != current_layout) {
       current_layout = r.layout;
       current_from = nullptr;
-      layout_part =
-          csv ? csv_part(layout_columns(*r.layout)) : json_part(layout_columns(*r.layout));
+      layout_part = scope_part(Scope::layout, r);
     }
     if (r.from != current_from || r.to != current_to) {
       current_from = r.from;
       current_to = r.to;
-      const auto columns = link_columns(*r.from, *r.to, r);
-      link_part = csv ? csv_part(columns) : json_part(columns);
-      prompt_index = 0;
+      links_part = scope_part(Scope::links, r);
     }
+    std::optional<std::string>& prompt_part = prompt_parts[r.prompt_index];
+    if (!prompt_part) prompt_part = scope_part(Scope::prompt, r);
     if (!r.within_budget) ++failed;
     if (!csv) buffer += first ? "\n    {" : ",\n    {";
     buffer += layout_part;
-    buffer += link_part;
-    buffer += prompt_parts[prompt_index];
-    append_row_tail(buffer, r, keys, csv);
+    buffer += links_part;
+    buffer += *prompt_part;
+    append_scope(buffer, Scope::row, r);
+    buffer.resize(buffer.size() - separator.size());  // the row's last cell is always written
+    buffer += csv ? "\n" : "}";
     first = false;
-    ++prompt_index;
     flush(false);
   });
   if (!csv) {
     buffer += "\n  ],\n";
-    if (gated) buffer += fmt::format("  \"gate_passed\": {},\n", failed == 0);
+    if (report.gated()) buffer += fmt::format("  \"gate_passed\": {},\n", failed == 0);
     buffer += "  \"warnings\": [";
     for (std::size_t i = 0; i < header.warnings.size(); ++i) {
       if (i > 0) buffer += ", ";

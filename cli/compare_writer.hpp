@@ -1,14 +1,50 @@
 #pragma once
-// The streaming writer behind `tpnet compare --format csv|json`: it caches the
-// cells shared by many rows so a million rows take a fraction of a second.
+// Compare's rows in every format, from one list of columns: the table's
+// record, CSV's header and lines, and JSON's row objects are all written from
+// it, so a column cannot reach one format and miss another. CSV and JSON
+// stream, caching the cells shared by many rows, so a million rows take a
+// fraction of a second.
 
+#include <array>
 #include <cstdint>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "document.hpp"
 #include "tpnet/usecase/compare.hpp"
 
 namespace tpnet::cli {
+
+struct CompareColumn;
+
+/// The columns one report's rows carry: those of the one list that the
+/// report has values for (point columns with a calibration, predicted ones
+/// with fabric profiles, TTFT increases when projected, the verdict when
+/// gated).
+class CompareRowSchema {
+ public:
+  explicit CompareRowSchema(const CompareReport& report);
+
+  /// The row as tables and Markdown show it.
+  [[nodiscard]] Record table_record(const CompareRow& row) const;
+
+  /// What a CSV or JSON cell depends on: cells of the same layout, link pair
+  /// or prompt are formatted once and reused across rows.
+  enum class Scope { layout, links, prompt, row };
+  static constexpr std::size_t kScopes = 4;
+
+  /// CSV's and JSON's columns, by scope (the order they are written in).
+  [[nodiscard]] const std::array<std::vector<const CompareColumn*>, kScopes>& grid_columns() const {
+    return grid_;
+  }
+  /// CSV's header, in order: the keys of every JSON row object.
+  [[nodiscard]] std::vector<std::string> grid_keys() const;
+
+ private:
+  std::vector<const CompareColumn*> table_;  ///< in table order
+  std::array<std::vector<const CompareColumn*>, kScopes> grid_;
+};
 
 /// Writes the grid's rows (csv: a header line then one line per row; json:
 /// `header`'s fields plus "rows") and returns how many rows exceed a budget.

@@ -2,12 +2,19 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "cli_runner.hpp"
+#include "commands.hpp"
+#include "document.hpp"
 #include "golden.hpp"
 
 using tpnet::test::CliResult;
@@ -17,6 +24,30 @@ using tpnet::test::run_tpnet;
 namespace {
 
 const std::string kSource = TPNET_SOURCE_DIR;
+
+/// `tpnet compare args` run in this process, as main runs it: the table's
+/// document, or (csv, json) the stream it writes.
+tpnet::cli::Outcome compare_outcome(std::vector<std::string> args) {
+  CLI::App app;
+  const std::vector<tpnet::cli::Command> commands = tpnet::cli::setup_commands(app);
+  args.insert(args.begin(), "compare");
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last word first
+  app.parse(args);
+  for (const auto& command : commands) {
+    if (command.app->get_name() == "compare") return command.run();
+  }
+  FAIL("no compare subcommand");
+  return {};
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
 
 }  // namespace
 
@@ -199,4 +230,114 @@ TEST_CASE(
       run_tpnet({"compare", "--model", "deepseek-v3", "--tp", "16", "--ep", "8"});
   CHECK(none.exit_code == 2);
   CHECK_THAT(none.err, ContainsSubstring("--ep"));
+}
+
+TEST_CASE("tpnet compare: the table, CSV and JSON carry the same columns and values for each row",
+          "[cli][compare]") {
+  // Every optional column at once: a calibration with compute (point
+  // columns), fabric profiles (predicted, missing for PP rows), a projection
+  // and a budget that some rows exceed, TP4 that does not fit.
+  const std::vector<std::string> args = {
+      "--model",
+      "glm-5.3",
+      "--tp",
+      "4,16",
+      "--pp",
+      "1,2",
+      "--to",
+      "100G,emulated-100G",
+      "--prompt",
+      "8k,2x16k",
+      "--fabric",
+      "auto",
+      "--baseline-tp",
+      "8",
+      "--baseline-ttft",
+      "6.36s",
+      "--baseline-prompt",
+      "8k",
+      "--max-ttft-increase",
+      "25%",
+      "--calibration",
+      kSource + "/examples/calibration/calibration_glm53_tp8_200g_synthetic.yaml"};
+  auto with_format = [&](const std::string& format) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), {"--format", format});
+    return compare_outcome(a);
+  };
+  auto streamed = [&](const std::string& format) {
+    const tpnet::cli::Outcome outcome = with_format(format);
+    REQUIRE(outcome.write);
+    std::ostringstream out;
+    CHECK(outcome.write(out) == 1);  // some rows exceed the budget
+    return out.str();
+  };
+
+  const tpnet::cli::Outcome table = with_format("table");
+  std::vector<tpnet::cli::Record> table_rows;
+  for (const auto& f : table.doc.fields) {
+    if (f.key == "rows") table_rows = f.records;
+  }
+  std::istringstream csv(streamed("csv"));
+  std::string line;
+  REQUIRE(std::getline(csv, line));
+  const std::vector<std::string> header = split_csv_line(line);
+  std::vector<std::vector<std::string>> csv_rows;
+  while (std::getline(csv, line)) csv_rows.push_back(split_csv_line(line));
+  const YAML::Node json = YAML::Load(streamed("json"));
+
+  REQUIRE(table_rows.size() == 16);
+  REQUIRE(csv_rows.size() == table_rows.size());
+  REQUIRE(json["rows"].size() == table_rows.size());
+  for (const char* key :
+       {"point_network_share_pct", "predicted_extra_ttft_s", "ttft_source", "within_budget"}) {
+    INFO(key);
+    CHECK(std::count(header.begin(), header.end(), key) == 1);
+  }
+  std::map<std::string, std::map<bool, std::set<std::string>>> flag_words;
+  for (std::size_t i = 0; i < table_rows.size(); ++i) {
+    INFO("row " << i);
+    REQUIRE(csv_rows[i].size() == header.size());
+    std::map<std::string, std::string> csv_cell;
+    for (std::size_t c = 0; c < header.size(); ++c) csv_cell[header[c]] = csv_rows[i][c];
+    // JSON: the CSV header's keys in its order, each with the CSV cell's text.
+    const YAML::Node row = json["rows"][i];
+    std::vector<std::string> json_keys;
+    for (const auto& kv : row) {
+      const auto key = kv.first.as<std::string>();
+      json_keys.push_back(key);
+      INFO(key);
+      CHECK((kv.second.IsNull() ? "" : kv.second.Scalar()) == csv_cell[key]);
+    }
+    CHECK(json_keys == header);
+    // The table: each column is one of CSV's and JSON's (link joins two) with
+    // the same value, shown in the column's unit or as a word.
+    for (const auto& f : table_rows[i]) {
+      INFO(f.key);
+      if (f.key == "link") {
+        CHECK(f.text == csv_cell.at("from") + "->" + csv_cell.at("to"));
+        continue;
+      }
+      REQUIRE(csv_cell.count(f.key) == 1);
+      const YAML::Node value = row[f.key];
+      if (f.kind == tpnet::cli::Field::Kind::number) {
+        CHECK_THAT(value.as<double>(), WithinRel(f.number, 1e-11));
+      } else if (value.IsNull()) {
+        CHECK(f.text == "-");
+      } else if (value.Scalar() == "true" || value.Scalar() == "false") {
+        flag_words[f.key][value.as<bool>()].insert(f.text);
+      } else {
+        CHECK((f.text == value.as<std::string>() || f.text == "-"));
+      }
+    }
+  }
+  // A flag's table words: one per value, different for true and false.
+  CHECK(flag_words.size() == 2);  // fits_memory, within_budget
+  for (const auto& [key, words] : flag_words) {
+    INFO(key);
+    REQUIRE(words.size() == 2);
+    CHECK(words.at(true).size() == 1);
+    CHECK(words.at(false).size() == 1);
+    CHECK(*words.at(true).begin() != *words.at(false).begin());
+  }
 }
