@@ -39,3 +39,11 @@ function(tpnet_unity_build target)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
   endif()
 endfunction()
+
+# -O0 for a test binary's own files, after the build type's flags (the last
+# -O wins); see tests/CMakeLists.txt for the measurement.
+function(tpnet_unoptimised_test_code target)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE -O0)
+  endif()
+endfunction()
