@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "chart.hpp"
-#include "tpnet/fabric/link.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
 #include "tpnet/usecase/capacity.hpp"
 #include "tpnet/usecase/compare.hpp"

@@ -6,7 +6,6 @@
 
 #include "common.hpp"
 #include "tpnet/base/quantity.hpp"
-#include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/usecase/bytes_report.hpp"
 
 namespace tpnet::cli {

@@ -7,7 +7,6 @@
 
 #include "common.hpp"
 #include "tpnet/base/quantity.hpp"
-#include "tpnet/fabric/nccl_model.hpp"
 #include "tpnet/io/link_presets.hpp"
 
 namespace tpnet::cli {
@@ -17,7 +16,7 @@ struct LinkOptions {
   int pcie_gen = 0;
   int lanes = 0;
   std::string coding;
-  double efficiency = 0.88;
+  double efficiency = PcieSpec{}.protocol_efficiency;
   std::string allreduce_size;
   std::string link = "200G";
   int tp = 8;
@@ -151,7 +150,7 @@ Command setup_link(CLI::App& app) {
                   "Line coding: 8b/10b or 128b/130b (default: the generation's own)");
   sub->add_option("--efficiency", options->efficiency,
                   "Share left after TLP/DLLP and flow-control overhead")
-      ->default_val(0.88);
+      ->default_val(PcieSpec{}.protocol_efficiency);
   const std::string nccl = "NCCL all-reduce pricing (docs/formulas.md s.20)";
   sub->add_option("--allreduce-size", options->allreduce_size,
                   "Price one all-reduce of this many bytes per rank (e.g. 61440, 50.3MB) with "

@@ -12,7 +12,6 @@
 #include "svg_output.hpp"
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/io/model_catalog.hpp"
-#include "tpnet/model/layout.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "vllm_args.hpp"
 

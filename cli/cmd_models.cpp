@@ -9,7 +9,6 @@
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/layout.hpp"
-#include "tpnet/model/params.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/usecase/model_summary.hpp"
 

@@ -10,11 +10,9 @@
 #include "exit_codes.hpp"
 #include "svg_output.hpp"
 #include "tpnet/base/quantity.hpp"
-#include "tpnet/fabric/allreduce_time.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/usecase/decode.hpp"
 #include "tpnet/usecase/penalty.hpp"
-#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -17,7 +17,6 @@
 #include "tpnet/io/trace_csv.hpp"
 #include "tpnet/usecase/decode.hpp"
 #include "tpnet/usecase/predict.hpp"
-#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet::cli {
 namespace {

@@ -8,9 +8,7 @@
 
 #include "common.hpp"
 #include "tpnet/base/quantity.hpp"
-#include "tpnet/fabric/node.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
-#include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/io/node_catalog.hpp"
 #include "tpnet/io/switch_catalog.hpp"
 

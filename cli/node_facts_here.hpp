@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "tpnet/fabric/node_facts.hpp"
+#include "tpnet/io/node_facts.hpp"
 
 namespace tpnet::cli {
 

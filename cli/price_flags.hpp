@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "document.hpp"
-#include "tpnet/fabric/cost.hpp"
 #include "tpnet/usecase/plan_search.hpp"
 
 namespace tpnet::cli {

@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "tpnet/io/nccl_tests.hpp"
-#include "tpnet/measured/allreduce_fit.hpp"
+// FitRange and Collective as the doctor and calibration requests take them.
+#include "tpnet/usecase/doctor.hpp"
 
 namespace tpnet::cli {
 

@@ -511,10 +511,10 @@ PreflightCheck check_pcie_link(const NodeFacts& facts, const NodeSpec& node) {
     if (!d.pci_address.empty()) device_of[d.pci_address] = d.name;
   }
   const bool stated = node.host_links.pcie_gen > 0 && node.host_links.lanes > 0;
-  const double want_gt =
-      stated ? pcie_link_rates(PcieSpec{node.host_links.pcie_gen, node.host_links.lanes, {}, 0.88})
-                   .transfer_rate_gt_s
-             : 0.0;
+  PcieSpec want;
+  want.generation = node.host_links.pcie_gen;
+  want.lanes = node.host_links.lanes;
+  const double want_gt = stated ? pcie_link_rates(want).transfer_rate_gt_s : 0.0;
   const int want_lanes = stated ? node.host_links.lanes : 0;
   std::vector<std::string> found;
   std::vector<std::string> faults;
