@@ -26,8 +26,6 @@
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/output_file.hpp"
-#include "tpnet/model/layout.hpp"
-#include "tpnet/sim/compute_fit.hpp"
 #include "tpnet/usecase/decision_report.hpp"
 #include "tpnet/usecase/decode.hpp"
 #include "tpnet/usecase/plan_search.hpp"
@@ -236,6 +234,28 @@ DecisionRequest to_decision_request(const ReportOptions& o) {
   return request;
 }
 
+/// One request's decode speed: the bound at both speeds and, when the
+/// report predicted the tests, the prediction of the first one-request test.
+std::string decode_speed_line(const Gathered& g) {
+  const DecodeReport& d = g.decode;
+  std::string line = fmt::format(
+      "Decode speed of one request: at most {:.1f} tokens/s at {} and {:.1f} at {} (the weights "
+      "read once per forward and its bytes sent); NCCL's modelled latency of its collectives "
+      "({} per forward) brings that to {:.1f} and {:.1f}",
+      d.request_tokens_per_s_bound_from, g.from.name, d.request_tokens_per_s_bound_to, g.to.name,
+      seconds(d.latency_per_forward.value()), d.request_tokens_per_s_with_latency_from,
+      d.request_tokens_per_s_with_latency_to);
+  if (g.predict) {
+    for (const auto& s : g.predict->scenarios) {
+      if (s.requests != 1 || s.links.size() < 2) continue;
+      line += fmt::format("; predicted {:.1f} and {:.1f} tokens/s on the fabric profiles ({})",
+                          s.links[0].decode_tokens_per_s, s.links[1].decode_tokens_per_s, s.name);
+      break;
+    }
+  }
+  return line + ".";
+}
+
 std::vector<std::string> verdict_lines(const Gathered& g) {
   std::vector<std::string> out;
   const PlanOption* best = g.chosen_option();
@@ -329,6 +349,7 @@ std::vector<std::string> verdict_lines(const Gathered& g) {
       }
     }
     out.push_back(decode + ".");
+    out.push_back(decode_speed_line(g));
   }
   return out;
 }
@@ -339,6 +360,7 @@ std::vector<std::string> plan_row(const PlanOption& r) {
           r.speed.name,
           r.fabric ? r.fabric->description : "none carries it",
           r.fits_memory ? "yes" : "NO",
+          bytes(r.memory.weights_bytes.count()),
           bytes(r.memory.kv_cache_bytes.count()),
           signed_seconds(r.worst_extra_ttft.value()),
           r.usable ? "yes" : "no",
@@ -470,14 +492,26 @@ Report build_report(const ReportOptions& o, const Gathered& g) {
                          "What each node holds at each TP size; the KV cache gets what vLLM's "
                          "budget leaves."});
   for (const auto& m : g.memory) {
-    if (m.tp == g.tp) mem.paragraphs.push_back(fmt::format("At TP{}: {}", m.tp, m.fit_summary));
+    if (m.tp != g.tp) continue;
+    mem.paragraphs.push_back(fmt::format("At TP{}: {}", m.tp, m.fit_summary));
+    if (m.kv_tokens && m.kv_bytes_per_token) {
+      std::string kv = fmt::format("KV cache at TP{}: {} hold {} tokens ({} per token)", m.tp,
+                                   bytes(m.kv_cache_bytes.count()), *m.kv_tokens,
+                                   bytes(m.kv_bytes_per_token->count()));
+      if (m.max_sequences) {
+        kv += fmt::format(", {} sequences of max-model-len {} tokens at once", *m.max_sequences,
+                          m.max_model_len);
+      }
+      mem.paragraphs.push_back(kv + ".");
+    }
+    if (!m.nccl_advice.empty()) mem.paragraphs.push_back(m.nccl_advice + ".");
   }
   r.sections.push_back(std::move(mem));
 
   ReportSection options;
   options.heading = "Every layout ranked";
-  ReportTable t{{"rank", "layout", "speed", "switches", "fits", "KV cache/node", "worst extra TTFT",
-                 "usable", "why"},
+  ReportTable t{{"rank", "layout", "speed", "switches", "fits", "weights/node", "KV cache/node",
+                 "worst extra TTFT", "usable", "why"},
                 {}};
   for (const auto& opt : g.plan.options) t.rows.push_back(plan_row(opt));
   options.tables.push_back(std::move(t));

@@ -225,3 +225,35 @@ TEST_CASE("report on 8 Sparks states the 100G-or-200G trade in money and seconds
   CHECK_THAT(page, ContainsSubstring("switch crs804: USD 1295"));
   fs::remove_all(dir);
 }
+
+TEST_CASE(
+    "the report gives the KV cache in tokens, the NCCL settings to use, decode per request "
+    "and weights per node",
+    "[cli][report]") {
+  const fs::path dir = fresh("review-items");
+  std::vector<std::string> args = issue_command(dir / "review.md");
+  args.insert(args.end(), {"--format", "markdown"});
+  const CliResult r = run_tpnet(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string md = slurp(dir / "review.md");
+  // The memory section's TP, then memory's own figures at that TP.
+  const auto at = md.find("At TP");
+  REQUIRE(at != std::string::npos);
+  const std::string tp = md.substr(at + 5, md.find(':', at) - at - 5);
+  const YAML::Node mem =
+      json_of(run_tpnet({"memory", "--model", "glm-5.3", "--tp", tp, "--format", "json"}));
+  CHECK_THAT(md, ContainsSubstring("KV cache at TP" + tp + ": "));
+  CHECK_THAT(md, ContainsSubstring(" hold " + mem["kv_tokens"].as<std::string>() + " tokens"));
+  CHECK_THAT(md, ContainsSubstring(mem["max_sequences"].as<std::string>() +
+                                   " sequences of max-model-len"));
+  // GLM-5.3's NCCL buffers at TP8 or TP16 are over a fifth of the budget:
+  // the node catalog's tuned pair, and what it frees.
+  CHECK(mem["nccl_bytes"].as<double>() >= 0.2 * mem["budget_bytes"].as<double>());
+  CHECK_THAT(md, ContainsSubstring("NCCL_MAX_NCHANNELS=8 and NCCL_BUFFSIZE=1048576 cut them to"));
+  CHECK_THAT(md, ContainsSubstring("tokens more)"));
+  // Decode: the bound at both speeds and, with the baseline, the prediction.
+  CHECK_THAT(md, ContainsSubstring("Decode speed of one request: at most "));
+  CHECK_THAT(md, ContainsSubstring("tokens/s on the fabric profiles (P1)"));
+  CHECK_THAT(md, ContainsSubstring("| fits | weights/node | KV cache/node |"));
+}

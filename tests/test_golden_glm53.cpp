@@ -146,6 +146,23 @@ TEST_CASE("GLM-5.3 TP8 decode traffic peaks near 14 Gb/s and halving the link ad
   CHECK(prints_as(r.max_added_per_forward.value() * 1e3, 0.72, 2));
 }
 
+TEST_CASE("GLM-5.3 TP8 with 4 drafts decodes one request at most 454/426 tokens/s at 200G/100G",
+          "[golden]") {
+  EngineConfig engine = tp8();
+  engine.num_speculative_tokens = 4;
+  const DecodeReport r =
+      analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
+  // 5 tokens over the 10.302 ms floor plus 18,011,840 B at each rate
+  // (docs/formulas.md s.6, "Decode speed per request").
+  CHECK_THAT(r.request_tokens_per_s_bound_from, WithinRel(453.61, 1e-4));
+  CHECK_THAT(r.request_tokens_per_s_bound_to, WithinRel(425.78, 1e-4));
+  // ... plus NCCL's modelled 12.10 ms of fixed latency per forward.
+  CHECK_THAT(r.request_tokens_per_s_with_latency_from, WithinRel(216.24, 1e-3));
+  CHECK_THAT(r.request_tokens_per_s_with_latency_to, WithinRel(209.71, 1e-3));
+  // The study measured 22.4 tokens/s for P1 at 200G (DOMAIN.md s.3): below both, as bounds must.
+  CHECK(r.request_tokens_per_s_with_latency_from > 22.4);
+}
+
 TEST_CASE("a 1K prompt's all-reduces send only about 22 MB per node", "[golden]") {
   const auto report = analyze_penalty(glm53(), tp8(), preset("200G"), preset("100G"),
                                       {PrefillScenario{"P1", PromptSpec{1, 1024}, {}}});

@@ -91,4 +91,17 @@ for page in "${pages[@]}"; do
   fi
   "$png_check" "$png" || failed=1
 done
+# The design review's sections as Chromium lays the page out (issue 29):
+# what the DOM holds after rendering, not the file's bytes.
+profile=$(mktemp -d)
+dom=$(timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+  --user-data-dir="$profile" --dump-dom "file://$out/report.html" 2>/dev/null) || true
+rm -rf "$profile"
+for text in "Decode speed of one request: at most" "KV cache at TP" "NCCL_MAX_NCHANNELS=" \
+  "<th>weights/node</th>"; do
+  if ! grep -qF "$text" <<<"$dom"; then
+    echo "FAIL report.html: the rendered page has no '$text'" >&2
+    failed=1
+  fi
+done
 exit "$failed"

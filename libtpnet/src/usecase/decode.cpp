@@ -70,6 +70,15 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
     r.gather_latency = r.gather_nccl->chosen.latency;
   }
   r.latency_per_forward = r.allreduce_latency * r.allreduces_per_forward + r.gather_latency;
+  const double request_tokens = 1.0 + static_cast<double>(engine.num_speculative_tokens);
+  const Seconds floor_and_bytes_from = r.weight_read_floor + r.forward_sent / from.rate;
+  const Seconds floor_and_bytes_to = r.weight_read_floor + r.forward_sent / to.rate;
+  r.request_tokens_per_s_bound_from = request_tokens / floor_and_bytes_from.value();
+  r.request_tokens_per_s_bound_to = request_tokens / floor_and_bytes_to.value();
+  r.request_tokens_per_s_with_latency_from =
+      request_tokens / (floor_and_bytes_from + r.latency_per_forward).value();
+  r.request_tokens_per_s_with_latency_to =
+      request_tokens / (floor_and_bytes_to + r.latency_per_forward).value();
 
   r.warnings = layout_warnings(model, engine);
   if (inputs.requests > engine.max_num_seqs) {

@@ -132,6 +132,24 @@ void judge_fit(MemoryReport& r) {
   r.fit_summary += tables_outside(r);
 }
 
+/// The KV-cache tokens `cache` holds. Sliding layers stop at the window and
+/// linear layers keep one state a sequence: then the tokens max-model-len
+/// sequences fill it with, as the per-sequence figure counts them
+/// (docs/formulas.md s.26.4). Absent when the KV size is unknown.
+std::optional<long long> kv_tokens_in(const MemoryReport& r, Bytes cache,
+                                      TokenCount max_model_len) {
+  if (r.sequence &&
+      (r.sequence->sliding_window.count() > 0.0 || r.sequence->linear_state.count() > 0.0) &&
+      r.sequence_bytes->count() > 0.0) {
+    return static_cast<long long>(
+        std::floor(cache.count() * to_real(max_model_len) / r.sequence_bytes->count()));
+  }
+  if (r.kv_bytes_per_token && r.kv_bytes_per_token->count() > 0.0) {
+    return static_cast<long long>(std::floor(cache / *r.kv_bytes_per_token));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string_view to_string(MemoryLimit limit) {
@@ -314,17 +332,7 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
         m.name));
   }
 
-  if (r.sequence &&
-      (r.sequence->sliding_window.count() > 0.0 || r.sequence->linear_state.count() > 0.0) &&
-      r.sequence_bytes->count() > 0.0) {
-    // Sliding layers stop at the window and linear layers keep one state a
-    // sequence: the tokens the cache holds in max-model-len sequences, as the
-    // per-sequence figure counts them (docs/formulas.md s.26.4).
-    r.kv_tokens = static_cast<long long>(std::floor(
-        r.kv_cache_bytes.count() * to_real(in.max_model_len) / r.sequence_bytes->count()));
-  } else if (r.kv_bytes_per_token && r.kv_bytes_per_token->count() > 0.0) {
-    r.kv_tokens = static_cast<long long>(std::floor(r.kv_cache_bytes / *r.kv_bytes_per_token));
-  }
+  r.kv_tokens = kv_tokens_in(r, r.kv_cache_bytes, in.max_model_len);
   if (r.sequence_bytes) {
     const Bytes seq = *r.sequence_bytes;
     r.max_model_len_fits = r.fixed_fits && seq <= r.kv_cache_bytes;
@@ -351,6 +359,20 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
         "{} of them at once, so vLLM queues or preempts the rest",
         engine.max_num_seqs, in.max_model_len, gb(*r.max_num_seqs_bytes), gb(r.kv_cache_bytes),
         r.max_sequences.value_or(0)));
+  }
+  if (r.nccl_tuned_bytes && !r.nccl_tuned && r.budget.count() > 0.0 &&
+      r.nccl_bytes / r.budget >= kNcclAdviceShare) {
+    const NcclBuffers& t = profile.tuned;
+    const Bytes freed = r.nccl_bytes - *r.nccl_tuned_bytes;
+    r.nccl_tuned_extra_kv_tokens = kv_tokens_in(r, freed, in.max_model_len);
+    r.nccl_advice = fmt::format(
+        "NCCL's buffers take {} per node, {:.0f}% of the {} budget: NCCL_MAX_NCHANNELS={} and "
+        "NCCL_BUFFSIZE={:.0f} cut them to {} and free {} for the KV cache",
+        gb(r.nccl_bytes), r.nccl_bytes / r.budget * 100.0, gb(r.budget), t.channels,
+        t.buffsize.count(), gb(*r.nccl_tuned_bytes), gb(freed));
+    if (r.nccl_tuned_extra_kv_tokens) {
+      r.nccl_advice += fmt::format(" ({} tokens more)", *r.nccl_tuned_extra_kv_tokens);
+    }
   }
   if (!r.fits && r.nccl_tuned_bytes) {
     const NcclBuffers& t = profile.tuned;

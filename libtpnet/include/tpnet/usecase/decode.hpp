@@ -51,7 +51,17 @@ struct DecodeReport {
   Seconds gather_latency;                         ///< the logits all-gather's fixed latency
   std::optional<NcclChoice> gather_nccl;          ///< its NCCL pick (ring); nullopt under override
   Seconds latency_per_forward;                    ///< alpha x all-reduces + gather latency
-  BitRate memory_bandwidth;                       ///< what the floor reads the weights at
+  /// One request's decode speed, at most (docs/formulas.md s.6, "Decode
+  /// speed per request"): its tokens per forward (1 + draft tokens) over the
+  /// weight-read floor plus the forward's bytes at each link. A forward also
+  /// computes and waits on every collective's fixed latency, so it is slower.
+  double request_tokens_per_s_bound_from = 0.0;
+  double request_tokens_per_s_bound_to = 0.0;
+  /// The same with latency_per_forward added: the floor, the bytes and the
+  /// collectives' modelled fixed latency, still without compute.
+  double request_tokens_per_s_with_latency_from = 0.0;
+  double request_tokens_per_s_with_latency_to = 0.0;
+  BitRate memory_bandwidth;  ///< what the floor reads the weights at
   /// With a calibration: one forward priced from the measured curve, and
   /// what the slower link adds as a share of the weight-read floor.
   std::optional<DecodePoint> point;

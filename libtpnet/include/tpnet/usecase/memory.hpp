@@ -23,6 +23,11 @@
 
 namespace tpnet {
 
+/// NCCL's buffers at or above this share of the budget are worth the node's
+/// tuned settings even when the model fits: a fifth of the memory is KV cache
+/// the engine could hold instead (MemoryReport::nccl_advice).
+inline constexpr double kNcclAdviceShare = 0.2;
+
 /// Which of the node's NCCL buffer settings the fit assumes.
 enum class NcclProfile {
   node_default,  ///< what NCCL picks on the node left alone (DGX Spark: 64 x 4 MiB)
@@ -125,11 +130,17 @@ struct MemoryReport {
   std::optional<Bytes> max_num_seqs_bytes;            ///< max_num_seqs x sequence_bytes
   /// NCCL's buffers with the node's tuned settings, when they are smaller.
   std::optional<Bytes> nccl_tuned_bytes;
+  /// KV-cache tokens the tuned settings' freed memory holds, when the size
+  /// of a token's KV is known.
+  std::optional<long long> nccl_tuned_extra_kv_tokens;
 
   std::string node;  ///< the node's catalog name
   /// One sentence on the fit: what the fixed parts add up to against the
   /// budget, and, when it does not fit, the part that pushes it over.
   std::string fit_summary;
+  /// When NCCL's buffers take kNcclAdviceShare of the budget or more and the
+  /// node's tuned settings are smaller: the settings to use and what they free.
+  std::string nccl_advice;
   std::vector<std::string> warnings;
   WeightMemory weights;
   EngramTables engram;  ///< all zero for a model without Engram tables
