@@ -587,7 +587,9 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
   std::vector<std::string> faults;
   const NcclNameList list = parse_name_list(*hca);
   if (!list.exclude) {
-    for (const auto& [entry, port] : list.entries) {
+    for (const auto& named : list.entries) {
+      // A named reference, not a structured binding: clang 14 cannot capture one in a lambda.
+      const std::string& entry = named.first;
       const bool exists =
           std::any_of(facts.devices.begin(), facts.devices.end(),
                       [&](const RdmaDeviceFacts& d) { return entry_matches(list, entry, d.name); });
