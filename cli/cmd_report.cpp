@@ -395,6 +395,24 @@ Report build_report(const ReportOptions& o, const Gathered& g) {
   if (g.compare) {
     ReportSection layouts;
     layouts.heading = "Layouts compared";
+    if (g.compare->layouts.size() == 1) {
+      // One bar compares nothing: say it.
+      const LayoutSummary& only = g.compare->layouts.front();
+      std::string text = fmt::format(
+          "Only {} spreads an instance over the network at this cluster size: it sends {} per "
+          "prompt token per node",
+          only.layout.name(), bytes(only.per_token_bytes.count()));
+      if (only.layout.tp == g.tp && only.layout.pp == 1 && only.layout.ep == 1) {
+        text += fmt::format(", and {} instead of {} adds at most {} per 1,000 prompt tokens",
+                            g.to.name, g.from.name, seconds(g.penalty.extra_per_1k_tokens.value()));
+      }
+      layouts.paragraphs.push_back(text + ".");
+      r.sections.push_back(std::move(layouts));
+    }
+  }
+  if (g.compare && g.compare->layouts.size() > 1) {
+    ReportSection layouts;
+    layouts.heading = "Layouts compared";
     auto f = compare_figure(*g.compare);
     f.id = "compare";
     layouts.figures.push_back(

@@ -257,3 +257,24 @@ TEST_CASE(
   CHECK_THAT(md, ContainsSubstring("tokens/s on the fabric profiles (P1)"));
   CHECK_THAT(md, ContainsSubstring("| fits | weights/node | KV cache/node |"));
 }
+
+TEST_CASE("at 2 nodes the report says in words what one layout costs instead of a one-bar chart",
+          "[cli][report]") {
+  const fs::path dir = fresh("two-nodes");
+  const CliResult r = run_tpnet({"report", "--model", "llama-3.1-70b", "--nodes", "2", "--out",
+                                 (dir / "review.md").string(), "--format", "markdown"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string md = slurp(dir / "review.md");
+  CHECK(md.find("](review-compare-") == std::string::npos);
+  CHECK_THAT(md, ContainsSubstring("## Layouts compared\n\nOnly TP2 spreads an instance over the "
+                                   "network at this cluster size: it sends "));
+  // The per-1,000-token figure is penalty's at TP2.
+  const YAML::Node penalty =
+      json_of(run_tpnet({"penalty", "--model", "llama-3.1-70b", "--tp", "2", "--from", "200G",
+                         "--to", "100G", "--format", "json"}));
+  const std::string per_1k =
+      format_quantity(penalty["extra_s_per_1k_tokens"].as<double>(), "s", 3);
+  CHECK_THAT(md, ContainsSubstring("100G instead of 200G adds at most " + per_1k +
+                                   " per 1,000 prompt tokens."));
+}
