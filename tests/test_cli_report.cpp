@@ -273,8 +273,7 @@ TEST_CASE("at 2 nodes the report says in words what one layout costs instead of 
   const YAML::Node penalty =
       json_of(run_tpnet({"penalty", "--model", "llama-3.1-70b", "--tp", "2", "--from", "200G",
                          "--to", "100G", "--format", "json"}));
-  const std::string per_1k =
-      format_quantity(penalty["extra_s_per_1k_tokens"].as<double>(), "s", 3);
+  const std::string per_1k = format_quantity(penalty["extra_s_per_1k_tokens"].as<double>(), "s", 3);
   CHECK_THAT(md, ContainsSubstring("100G instead of 200G adds at most " + per_1k +
                                    " per 1,000 prompt tokens."));
 }
