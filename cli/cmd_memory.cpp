@@ -187,6 +187,7 @@ Record report_fields(const ModelArch& model, const MemoryReport& r, const std::s
   out.push_back(flag("fits", "fits", r.fits));
   out.push_back(text("limit", "what pushes it over", std::string(to_string(r.limit))));
   out.push_back(text("fit_summary", "fit", r.fit_summary));
+  if (!r.nccl_advice.empty()) out.push_back(text("nccl_advice", "NCCL settings", r.nccl_advice));
   out.push_back(json_only(record("replicated_parts", "replicated parts", std::move(parts))));
   return out;
 }

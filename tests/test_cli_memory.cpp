@@ -194,3 +194,24 @@ TEST_CASE(
   CHECK(min["tried"][0]["limit"].as<std::string>() == "weights");
   CHECK(min["tried"][1]["limit"].as<std::string>() == "weights");
 }
+
+TEST_CASE(
+    "tpnet memory names the NCCL settings to use when NCCL's buffers take a fifth of the "
+    "budget",
+    "[cli][memory]") {
+  const YAML::Node tp8 =
+      json_of(run_tpnet({"memory", "--model", "glm-5.3", "--tp", "8", "--format", "json"}));
+  // 37 GB of 108.9 GB with NCCL's own settings: the node's tuned pair frees 26 GB.
+  REQUIRE(tp8["nccl_bytes"].as<double>() >= 0.2 * tp8["budget_bytes"].as<double>());
+  const std::string advice = tp8["nccl_advice"].as<std::string>();
+  CHECK_THAT(advice, ContainsSubstring("NCCL_MAX_NCHANNELS=8 and NCCL_BUFFSIZE=1048576 cut them "
+                                       "to 11.00 GB and free 26.00 GB for the KV cache"));
+  // Already tuned, or a small share: nothing to advise.
+  const YAML::Node tuned = json_of(
+      run_tpnet({"memory", "--model", "glm-5.3", "--tp", "8", "--nccl-tuned", "--format", "json"}));
+  CHECK_FALSE(tuned["nccl_advice"].IsDefined());
+  const YAML::Node small =
+      json_of(run_tpnet({"memory", "--model", "llama-3.1-70b", "--tp", "2", "--format", "json"}));
+  CHECK(small["nccl_bytes"].as<double>() < 0.2 * small["budget_bytes"].as<double>());
+  CHECK_FALSE(small["nccl_advice"].IsDefined());
+}
