@@ -360,7 +360,9 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
         engine.max_num_seqs, in.max_model_len, gb(*r.max_num_seqs_bytes), gb(r.kv_cache_bytes),
         r.max_sequences.value_or(0)));
   }
-  if (r.nccl_tuned_bytes && !r.nccl_tuned && r.budget.count() > 0.0 &&
+  // Only when the fixed parts fit: otherwise the freed memory first covers
+  // the shortfall, which the warning below names.
+  if (r.fixed_fits && r.nccl_tuned_bytes && !r.nccl_tuned && r.budget.count() > 0.0 &&
       r.nccl_bytes / r.budget >= kNcclAdviceShare) {
     const NcclBuffers& t = profile.tuned;
     const Bytes freed = r.nccl_bytes - *r.nccl_tuned_bytes;

@@ -138,8 +138,9 @@ struct MemoryReport {
   /// One sentence on the fit: what the fixed parts add up to against the
   /// budget, and, when it does not fit, the part that pushes it over.
   std::string fit_summary;
-  /// When NCCL's buffers take kNcclAdviceShare of the budget or more and the
-  /// node's tuned settings are smaller: the settings to use and what they free.
+  /// When the fixed parts fit, NCCL's buffers take kNcclAdviceShare of the
+  /// budget or more and the node's tuned settings are smaller: the settings
+  /// to use and what they free.
   std::string nccl_advice;
   std::vector<std::string> warnings;
   WeightMemory weights;
