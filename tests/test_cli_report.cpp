@@ -45,6 +45,16 @@ std::vector<std::string> issue_command(const fs::path& out) {
           "100G,200G", "--baseline", kBaseline, "--out",   out.string()};
 }
 
+/// The issue command's report as Markdown, written as `dir`/review.md: its text.
+std::string markdown_review(const fs::path& dir) {
+  std::vector<std::string> args = issue_command(dir / "review.md");
+  args.insert(args.end(), {"--format", "markdown"});
+  const CliResult r = run_tpnet(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return slurp(dir / "review.md");
+}
+
 }  // namespace
 
 TEST_CASE("tpnet report writes one self-contained HTML page with the verdict and its charts",
@@ -108,12 +118,7 @@ TEST_CASE("the report's numbers are the ones tpnet penalty and tpnet plan print"
 TEST_CASE("tpnet report --format markdown writes the text with each chart beside it",
           "[cli][report]") {
   const fs::path dir = fresh("markdown");
-  std::vector<std::string> args = issue_command(dir / "review.md");
-  args.insert(args.end(), {"--format", "markdown"});
-  const CliResult r = run_tpnet(args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const std::string md = slurp(dir / "review.md");
+  const std::string md = markdown_review(dir);
   CHECK(md.rfind("# glm-5.3 on 16 x dgx-spark", 0) == 0);
   for (const char* chart : {"penalty", "compare", "switch", "memory"}) {
     // review-<chart>-<hash of its content>.svg (docs/hardening.md)
@@ -231,12 +236,7 @@ TEST_CASE(
     "and weights per node",
     "[cli][report]") {
   const fs::path dir = fresh("review-items");
-  std::vector<std::string> args = issue_command(dir / "review.md");
-  args.insert(args.end(), {"--format", "markdown"});
-  const CliResult r = run_tpnet(args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const std::string md = slurp(dir / "review.md");
+  const std::string md = markdown_review(dir);
   // The memory section's TP, then memory's own figures at that TP.
   const auto at = md.find("At TP");
   REQUIRE(at != std::string::npos);

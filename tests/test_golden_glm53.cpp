@@ -29,6 +29,14 @@ EngineConfig tp8() {
 
 Link preset(const char* name) { return parse_link(name, InputLocation::for_key("--link")); }
 
+/// background's decode example: GLM-5.3 at TP8, one request with 4 MTP
+/// drafts, 200G -> 100G on a DGX Spark (docs/formulas.md s.6).
+DecodeReport glm53_tp8_decode_with_4_drafts() {
+  EngineConfig engine = tp8();
+  engine.num_speculative_tokens = 4;
+  return analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- s.1
@@ -106,10 +114,7 @@ TEST_CASE("per-node bytes against TP8 are 0.57, 0.86, 1 and 1.07 x with compute 
 // ---------------------------------------------------------------- s.3
 
 TEST_CASE("GLM-5.3 TP8 decode with 4 drafts: 61 KB block, 108 KB sent, 4.3/8.6 us", "[golden]") {
-  EngineConfig engine = tp8();
-  engine.num_speculative_tokens = 4;
-  const DecodeReport r =
-      analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
+  const DecodeReport r = glm53_tp8_decode_with_4_drafts();
   CHECK(r.tokens_per_forward == 5);
   CHECK(prints_as(r.allreduce.block.count() / 1e3, 61, 0));
   CHECK(prints_as(r.allreduce.sent_per_node.count() / 1e3, 108, 0));
@@ -119,39 +124,27 @@ TEST_CASE("GLM-5.3 TP8 decode with 4 drafts: 61 KB block, 108 KB sent, 4.3/8.6 u
 }
 
 TEST_CASE("GLM-5.3 TP8 decode sends about 18 MB per forward with the logits", "[golden]") {
-  EngineConfig engine = tp8();
-  engine.num_speculative_tokens = 4;
-  const DecodeReport r =
-      analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
+  const DecodeReport r = glm53_tp8_decode_with_4_drafts();
   CHECK(prints_as(r.forward_sent.count() / 1e6, 18, 0));
   CHECK(r.logits_sent.count() > 0.0);
 }
 
 TEST_CASE("GLM-5.3 TP8 reads 2.8 GB of active weights per node, a 10.3 ms floor", "[golden]") {
-  EngineConfig engine = tp8();
-  engine.num_speculative_tokens = 4;
-  const DecodeReport r =
-      analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
+  const DecodeReport r = glm53_tp8_decode_with_4_drafts();
   CHECK(prints_as(r.weight_bytes_per_node.count() / 1e9, 2.8, 1));
   CHECK(prints_as(r.weight_read_floor.value() * 1e3, 10.3, 1));
 }
 
 TEST_CASE("GLM-5.3 TP8 decode traffic peaks near 14 Gb/s and halving the link adds at most 0.72 ms",
           "[golden]") {
-  EngineConfig engine = tp8();
-  engine.num_speculative_tokens = 4;
-  const DecodeReport r =
-      analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
+  const DecodeReport r = glm53_tp8_decode_with_4_drafts();
   CHECK(prints_as(r.traffic_ceiling.bits_per_second() / 1e9, 14, 0));
   CHECK(prints_as(r.max_added_per_forward.value() * 1e3, 0.72, 2));
 }
 
 TEST_CASE("GLM-5.3 TP8 with 4 drafts decodes one request at most 454/426 tokens/s at 200G/100G",
           "[golden]") {
-  EngineConfig engine = tp8();
-  engine.num_speculative_tokens = 4;
-  const DecodeReport r =
-      analyze_decode(glm53(), engine, preset("200G"), preset("100G"), spark_decode());
+  const DecodeReport r = glm53_tp8_decode_with_4_drafts();
   // 5 tokens over the 10.302 ms floor plus 18,011,840 B at each rate
   // (docs/formulas.md s.6, "Decode speed per request").
   CHECK_THAT(r.request_tokens_per_s_bound_from, WithinRel(453.61, 1e-4));
