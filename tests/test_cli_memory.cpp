@@ -206,6 +206,8 @@ TEST_CASE(
   const std::string advice = tp8["nccl_advice"].as<std::string>();
   CHECK_THAT(advice, ContainsSubstring("NCCL_MAX_NCHANNELS=8 and NCCL_BUFFSIZE=1048576 cut them "
                                        "to 11.00 GB and free 26.00 GB for the KV cache"));
+  // 26.00 GB at GLM-5.3's KV bytes per token (docs/formulas.md s.12).
+  CHECK_THAT(advice, ContainsSubstring("(259605 tokens more)"));
   // Already tuned, or a small share: nothing to advise.
   const YAML::Node tuned = json_of(
       run_tpnet({"memory", "--model", "glm-5.3", "--tp", "8", "--nccl-tuned", "--format", "json"}));
