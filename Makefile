@@ -17,7 +17,7 @@ deps-binary:
 	@scripts/install-deps.sh --binary
 
 build: deps
-	@cmake --preset default -DTPNET_BUILD_TESTS=ON >/dev/null
+	@scripts/configure.sh default -DTPNET_BUILD_TESTS=ON >/dev/null
 	@cmake --build --preset default
 
 # `make run` builds only the binary it runs, with progress; the log is shown
@@ -34,20 +34,20 @@ test: build
 
 # Debug build with warnings as errors (g++), and the same with clang.
 dev: deps
-	cmake --preset dev && cmake --build --preset dev && ctest --preset dev
+	scripts/configure.sh dev && cmake --build --preset dev && ctest --preset dev
 clang: deps
-	cmake --preset clang && cmake --build --preset clang && ctest --preset clang
+	scripts/configure.sh clang && cmake --build --preset clang && ctest --preset clang
 
 # AddressSanitizer + UndefinedBehaviorSanitizer.
 asan: deps
-	cmake --preset asan && cmake --build --preset asan && ctest --preset asan
+	scripts/configure.sh asan && cmake --build --preset asan && ctest --preset asan
 
 # libFuzzer over every input parser (docs/hardening.md): FUZZ_SECONDS per
 # target (default 60), new inputs kept in build-fuzz/fuzz-work, crashes in
 # build-fuzz/fuzz-artifacts. fuzz-ci: 10 s per target from the seeds alone.
 FUZZ_SECONDS ?= 60
 fuzz-build: deps
-	cmake --preset fuzz >/dev/null && cmake --build --preset fuzz
+	scripts/configure.sh fuzz >/dev/null && cmake --build --preset fuzz
 fuzz: fuzz-build
 	scripts/fuzz.sh --seconds $(FUZZ_SECONDS)
 fuzz-ci: fuzz-build

@@ -7,13 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Without the tests: configuring them needs Catch2, which only `make test`
 # installs (`make build` turns them back on in the same build folder).
-cmake --preset default -DTPNET_BUILD_TESTS=OFF >build.log 2>&1 || { cat build.log; exit 1; }
+scripts/configure.sh default -DTPNET_BUILD_TESTS=OFF >build.log 2>&1 || { cat build.log; exit 1; }
 echo "building tpnet (a first build takes a few minutes; log: build.log)" >&2
 last=-1
 while IFS= read -r line; do
   echo "$line" >>build.log
-  if [[ $line =~ ^\[\ *([0-9]+)%\] ]]; then
-    percent=${BASH_REMATCH[1]}
+  # Ninja's progress: "[done/total] Building CXX object ...".
+  if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
+    percent=$((BASH_REMATCH[1] * 100 / BASH_REMATCH[2]))
     step=$((percent / 10 * 10))
     if ((step > last)); then
       echo "  ${step}%" >&2

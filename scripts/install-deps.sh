@@ -7,7 +7,7 @@
 set -euo pipefail
 
 binary_packages=(
-  cmake g++ make              # toolchain (CMake >= 3.25: Debian 12 or Ubuntu 24.04)
+  cmake ninja-build g++ make  # toolchain (CMake >= 3.25: Debian 12 or Ubuntu 24.04)
   libfmt-dev libcli11-dev libyaml-cpp-dev libeigen3-dev
 )
 test_packages=(
