@@ -53,6 +53,13 @@ else
   exit 1
 fi
 
-echo "install-deps: installing ${missing[*]}" >&2
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# apt-get and dpkg print hundreds of lines even with -qq; they go to a log,
+# shown only when the install fails, so that `make run` opens with its answer.
+log=$(mktemp "${TMPDIR:-/tmp}/tpnet-install-deps.XXXXXX.log")
+echo "install-deps: installing ${missing[*]} (log: $log)" >&2
+apt_get() { "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "$@" >>"$log" 2>&1; }
+if ! apt_get update -qq || ! apt_get install -y -qq --no-install-recommends "${missing[@]}"; then
+  cat "$log" >&2
+  echo "install-deps: apt-get failed (log above and in $log)" >&2
+  exit 1
+fi
