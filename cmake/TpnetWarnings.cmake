@@ -36,7 +36,7 @@ endfunction()
 # batch are a redefinition.
 function(tpnet_unity_build target)
   if(TPNET_UNITY_BUILD)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${TPNET_UNITY_BATCH_SIZE})
   endif()
 endfunction()
 
