@@ -33,10 +33,17 @@ endfunction()
 # The unity build (TPNET_UNITY_BUILD, top-level CMakeLists.txt) for one of the
 # project's libraries. File-local names must therefore be unique within a
 # library: two helpers of one name in anonymous namespaces of two files of a
-# batch are a redefinition.
+# batch are a redefinition. Batches hold 16 files, or LARGE_BATCH files with
+# TPNET_UNITY_LARGE_BATCHES: each library then chooses its own, so that on two
+# cores the batches finish together (libtpnet in three, the CLI in one).
 function(tpnet_unity_build target)
+  cmake_parse_arguments(PARSE_ARGV 1 unity "" "LARGE_BATCH" "")
   if(TPNET_UNITY_BUILD)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${TPNET_UNITY_BATCH_SIZE})
+    set(size 16)
+    if(TPNET_UNITY_LARGE_BATCHES AND unity_LARGE_BATCH)
+      set(size ${unity_LARGE_BATCH})
+    endif()
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${size})
   endif()
 endfunction()
 
