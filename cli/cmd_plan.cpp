@@ -94,6 +94,8 @@ Outcome run_plan(const PlanOptions& o) {
       const PlanCost& c = *r.cost;
       rec.push_back(json_only(text("currency", "currency", c.currency)));
       rec.push_back(money("cost_total", "cost", c.total, c.currency));
+      // The cost counts only what has a price: say so in the row, not only in JSON.
+      rec.push_back(table_only(text("", "all priced", c.complete ? "yes" : "no")));
       rec.push_back(json_only(money("cost_nodes", "nodes cost", c.nodes, c.currency)));
       rec.push_back(json_only(money("cost_switches", "switches cost", c.switches, c.currency)));
       rec.push_back(json_only(money("cost_cables", "cables cost", c.cables, c.currency)));

@@ -187,3 +187,46 @@ TEST_CASE("plan --sweep ranks by users per dollar and a TP the sweeps never meas
   }
   CHECK(rows == 7);  // TP1 once (it buys no fabric), TP2 to TP8 at two speeds
 }
+
+TEST_CASE("plan's table says which options' costs leave out an unpriced switch or cable",
+          "[cli][prices]") {
+  // At 16 nodes 200G is carried by one sn3700, which has no price in the
+  // catalog: its cost of nodes alone must not read as a complete bill.
+  const auto r =
+      run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "16", "--as-of", "2026-12-04"});
+  REQUIRE(r.exit_code == 0);
+  const YAML::Node j = json_of(run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "16", "--as-of",
+                                          "2026-12-04", "--format", "json"}));
+  // Rows read as words: rank, "2 x TP8", speed, fits, extra TTFT,
+  // predicted, cost, all priced, usable.
+  std::vector<std::vector<std::string>> rows;
+  bool header = false;
+  std::istringstream table(r.out);
+  for (std::string line; std::getline(table, line);) {
+    header = header || line.find("all priced") != std::string::npos;
+    std::istringstream words(line);
+    std::vector<std::string> row;
+    for (std::string word; words >> word;) row.push_back(word);
+    if (row.size() == 11 && row[2] == "x") rows.push_back(row);
+  }
+  int checked = 0;
+  for (const auto& option : j["options"]) {
+    for (const auto& row : rows) {
+      if (row[0] != std::to_string(option["rank"].as<int>())) continue;
+      CAPTURE(option["layout"].as<std::string>(), option["speed"].as<std::string>());
+      CHECK(row[1] + " x " + row[3] == option["layout"].as<std::string>());
+      CHECK(row[4] == option["speed"].as<std::string>());
+      CHECK(row[9] == (option["cost_complete"].as<bool>() ? "yes" : "no"));
+      ++checked;
+    }
+  }
+  CHECK(header);
+  CHECK(checked == static_cast<int>(j["options"].size()));
+  bool unpriced_switch = false;
+  for (const auto& option : j["options"]) {
+    for (const auto& item : option["unpriced"]) {
+      unpriced_switch = unpriced_switch || item.as<std::string>() == "1 x sn3700";
+    }
+  }
+  CHECK(unpriced_switch);
+}
