@@ -13,6 +13,23 @@
 namespace tpnet::cli {
 namespace {
 
+/// The table's switches cell, short enough that the columns beside it fit 100
+/// characters: the full description (a ring's cables, why TP1 buys none, a
+/// pair's inter-switch link) is in JSON and in the row's note.
+std::string switches_cell(const Fabric& fabric) {
+  switch (fabric.topology) {
+    case FabricTopology::none:
+      return "none";
+    case FabricTopology::direct:
+      return "direct cable";
+    case FabricTopology::ring:
+      return "ring";
+    case FabricTopology::switched:
+      break;
+  }
+  return fmt::format("{} x {}", fabric.switches, fabric.switch_name);
+}
+
 struct PlanOptions {
   EngineOptions engine;
   ClusterOptions cluster;
@@ -65,7 +82,8 @@ Outcome run_plan(const PlanOptions& o) {
         json_only(integer("tp", "tp", r.tp)),
         text("speed", "speed", r.speed.name),
         json_only(number("speed_bps", "speed", r.speed.rate.bits_per_second(), kGbps, 0)),
-        text("fabric", "switches", r.fabric ? r.fabric->description : "none carries it"),
+        json_only(text("fabric", "switches", r.fabric ? r.fabric->description : "none carries it")),
+        table_only(text("", "switches", r.fabric ? switches_cell(*r.fabric) : "none carries it")),
         json_only(integer("switches", "switch count", r.fabric ? r.fabric->switches : -1)),
         json_only(text("topology", "topology",
                        r.fabric ? std::string(to_string(r.fabric->topology)) : "none carries it")),
