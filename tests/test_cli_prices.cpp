@@ -79,7 +79,7 @@ TEST_CASE("a bad price file exits 2 naming its file, line and key", "[cli][price
 }
 
 TEST_CASE("plan --model glm-5.3 --nodes 16 --ttft-budget 5s ranks by cost within the budget",
-          "[cli][prices][recommend]") {
+          "[cli][prices][plan]") {
   const YAML::Node j =
       json_of(run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "16", "--ttft-budget", "5s",
                          "--as-of", "2026-12-04", "--format", "json"}));
@@ -102,7 +102,7 @@ TEST_CASE("plan --model glm-5.3 --nodes 16 --ttft-budget 5s ranks by cost within
   CHECK_THAT(j["recommended_cost"].as<std::string>(), ContainsSubstring(" USD per node)"));
 }
 
-TEST_CASE("plan --prices FILE: a user's quote changes the ranking", "[cli][prices][recommend]") {
+TEST_CASE("plan --prices FILE: a user's quote changes the ranking", "[cli][prices][plan]") {
   const std::vector<std::string> base{
       "plan",          "--model", "glm-5.3", "--nodes",    "16",       "--speeds", "100G",
       "--ttft-budget", "60s",     "--as-of", "2026-12-04", "--format", "json"};
@@ -122,7 +122,7 @@ TEST_CASE("plan --prices FILE: a user's quote changes the ranking", "[cli][price
 }
 
 TEST_CASE("plan on 8 Sparks states what 200G costs over 100G and what it saves",
-          "[cli][prices][recommend]") {
+          "[cli][prices][plan]") {
   const auto r = run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "8", "--workload", "long-docs",
                             "--as-of", "2026-12-04"});
   REQUIRE(r.exit_code == 0);
@@ -141,7 +141,7 @@ TEST_CASE("plan on 8 Sparks states what 200G costs over 100G and what it saves",
 }
 
 TEST_CASE("plan --sweep ranks by users per dollar and a TP the sweeps never measured says so",
-          "[cli][prices][recommend]") {
+          "[cli][prices][plan]") {
   const std::vector<std::string> args{
       "plan",
       "--model",

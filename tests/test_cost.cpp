@@ -174,7 +174,7 @@ TEST_CASE("users per dollar: 40 served users on a USD 81,295 cluster are 0.492 p
 }
 
 TEST_CASE("GLM-5.3 on 16 Sparks within a 5 s TTFT budget: the cheapest usable option first",
-          "[prices][recommend]") {
+          "[prices][plan]") {
   PlanSearchRequest in = sparks(16);
   in.ttft_budget = Seconds(5.0);
   const PlanSearchReport report = search_plans(in);
@@ -195,7 +195,7 @@ TEST_CASE("GLM-5.3 on 16 Sparks within a 5 s TTFT budget: the cheapest usable op
 }
 
 TEST_CASE("a quote that makes the CRS804 dear moves 16 Sparks at 100G onto CRS812s",
-          "[prices][recommend]") {
+          "[prices][plan]") {
   PlanSearchRequest in = sparks(16);
   in.ttft_budget = Seconds(60.0);
   in.speeds.resize(1);  // 100G only
@@ -215,7 +215,7 @@ TEST_CASE("a quote that makes the CRS804 dear moves 16 Sparks at 100G onto CRS81
 }
 
 TEST_CASE("fewest switches, when asked, keeps the order before prices and still shows costs",
-          "[prices][recommend]") {
+          "[prices][plan]") {
   PlanSearchRequest in = sparks(16);
   in.ttft_budget = Seconds(5.0);
   in.objective = PlanObjective::fewest_switches;
@@ -235,7 +235,7 @@ TEST_CASE("fewest switches, when asked, keeps the order before prices and still 
   CHECK_THROWS_WITH(search_plans(unpriced), ContainsSubstring("needs prices"));
 }
 
-TEST_CASE("users per dollar ranks by served users over the whole bill", "[prices][recommend]") {
+TEST_CASE("users per dollar ranks by served users over the whole bill", "[prices][plan]") {
   PlanSearchRequest in = sparks(16);
   in.prices = merge_prices(
       builtin_prices(),
@@ -260,7 +260,7 @@ TEST_CASE("users per dollar ranks by served users over the whole bill", "[prices
 }
 
 TEST_CASE("GLM-5.3 on 8 Sparks: 200G against 100G on the MikroTik switches, in dollars and seconds",
-          "[prices][recommend]") {
+          "[prices][plan]") {
   PlanSearchRequest in = sparks(8);
   in.workload = resolve_workload("long-docs");
   in.baseline = MeasuredTtft{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}};

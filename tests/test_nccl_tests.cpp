@@ -7,6 +7,7 @@
 
 #include "catch.hpp"
 #include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/io/node_catalog.hpp"
 #include "tpnet/measured/allreduce_fit.hpp"
 
 using namespace tpnet;
@@ -258,8 +259,11 @@ TEST_CASE("the fit honours the size range and refuses fewer than two sizes", "[f
 
 TEST_CASE("bus bandwidth classification at the measured GB10 figures", "[doctor]") {
   const BitRate link = BitRate::gigabits_per_second(200);
+  FabricHardware spark;
+  spark.faults = builtin_node("dgx-spark").bus_bandwidth_faults;
+  REQUIRE(spark.faults);
   const auto at = [&](double gbps) {
-    return diagnose_bus_bandwidth(BitRate::gigabits_per_second(gbps), link);
+    return diagnose_bus_bandwidth(BitRate::gigabits_per_second(gbps), link, spark);
   };
   CHECK(at(196).state == FabricState::healthy);
   CHECK(at(109).state == FabricState::one_pcie_half);
@@ -270,8 +274,14 @@ TEST_CASE("bus bandwidth classification at the measured GB10 figures", "[doctor]
   CHECK(at(4.47).state == FabricState::software_forwarded);
   CHECK(at(81.9).state == FabricState::below_expectation);
   // On a 100G link (or the emulated 109 Gb/s one) one half is healthy.
-  CHECK(diagnose_bus_bandwidth(BitRate::gigabits_per_second(109), BitRate::gigabits_per_second(109))
+  CHECK(diagnose_bus_bandwidth(BitRate::gigabits_per_second(109), BitRate::gigabits_per_second(109),
+                               spark)
             .state == FabricState::healthy);
+  // The bands are the catalog's: a node file that moves one moves the verdict.
+  FabricHardware narrower = spark;
+  narrower.faults->one_pcie_half_to = BitRate::gigabits_per_second(110);
+  CHECK(diagnose_bus_bandwidth(BitRate::gigabits_per_second(111.86), link, narrower).state ==
+        FabricState::below_expectation);
   CHECK(to_string(FabricState::one_pcie_half) == "one-pcie-half");
 }
 
@@ -291,8 +301,7 @@ TEST_CASE("the synthetic example sweep fits 2.7 us per step and 196 Gb/s", "[fit
 
 TEST_CASE("bus bandwidth classification names only the hardware the log shows", "[doctor]") {
   const BitRate link = BitRate::gigabits_per_second(100);
-  FabricHardware v100;
-  v100.spark_port = false;
+  FabricHardware v100;  // no measured faults
   v100.gpu = "Tesla V100-SXM2-32GB";
   v100.network = "AWS Libfabric";
   // 20 Gb/s sat in the ConnectX-7 band, 4.5 Gb/s in the Spark bridge's: neither applies here.

@@ -276,3 +276,38 @@ TEST_CASE("breakout modes name and check themselves", "[switch]") {
   CHECK(rate_label(BitRate::gigabits_per_second(1600)) == "1.6T");
   CHECK(rate_label(BitRate::gigabits_per_second(2.5)) == "2.5G");
 }
+
+TEST_CASE("a node's bus-bandwidth fault bands are read from its file and checked in order",
+          "[node][yaml][bad-input][doctor]") {
+  const NodeSpec spark = builtin_node("dgx-spark");
+  REQUIRE(spark.bus_bandwidth_faults);
+  const BusBandwidthFaults& f = *spark.bus_bandwidth_faults;
+  // docs/background.md s.9's measurements each fall in their own band.
+  CHECK(BitRate::gigabits_per_second(4.9) < f.software_forwarded_below);
+  CHECK(BitRate::gigabits_per_second(12.74) <= f.degraded_nic_up_to);
+  CHECK(BitRate::gigabits_per_second(109.11) >= f.one_pcie_half_from);
+  CHECK(BitRate::gigabits_per_second(111.86) <= f.one_pcie_half_to);
+  CHECK(BitRate::gigabits_per_second(196) > f.one_pcie_half_to);
+  CHECK_FALSE(f.source.empty());
+  CHECK_FALSE(parse_node_yaml(kNode, "node.yaml").bus_bandwidth_faults);
+
+  const std::string bands =
+      "bus_bandwidth_faults:\n  software_forwarded_below: 8G\n  degraded_nic_up_to: 25G\n"
+      "  one_pcie_half: [95G, 125G]\n  one_pcie_half_on_links_from: 180G\n  source: s\n";
+  const auto with_bands = [&](const std::string& from, const std::string& to) {
+    std::string text = bands;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return node_with("memory: 64GB\n", "memory: 64GB\n" + text.replace(at, from.size(), to));
+  };
+  CHECK(parse_node_yaml(with_bands("s\n", "s\n"), "node.yaml").bus_bandwidth_faults);
+  CHECK_THAT(node_error(with_bands("[95G, 125G]", "[125G, 95G]")),
+             ContainsSubstring("bus_bandwidth_faults.one_pcie_half: needs lowest < highest"));
+  CHECK_THAT(node_error(with_bands("degraded_nic_up_to: 25G", "degraded_nic_up_to: 5G")),
+             ContainsSubstring("bus_bandwidth_faults.degraded_nic_up_to: needs "
+                               "software_forwarded_below < degraded_nic_up_to"));
+  CHECK_THAT(node_error(with_bands("[95G, 125G]", "95G")),
+             ContainsSubstring("bus_bandwidth_faults.one_pcie_half: expected [lowest, highest]"));
+  CHECK_THAT(node_error(with_bands("  source: s\n", "")),
+             ContainsSubstring("bus_bandwidth_faults.source"));
+}

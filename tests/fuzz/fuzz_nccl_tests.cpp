@@ -8,6 +8,7 @@
 
 #include "fuzz_check.hpp"
 #include "tpnet/io/nccl_tests.hpp"
+#include "tpnet/io/node_catalog.hpp"
 #include "tpnet/measured/allreduce_fit.hpp"
 
 namespace {
@@ -60,7 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const BitRate busbw = large_size_busbw(sweep);
     non_negative(busbw, "large_size_busbw");
     contract(Origin::any, [&] {
-      const FabricDiagnosis d = diagnose_bus_bandwidth(busbw, BitRate::gigabits_per_second(200.0));
+      static const FabricHardware spark{builtin_node("dgx-spark").bus_bandwidth_faults, "", ""};
+      const FabricDiagnosis d =
+          diagnose_bus_bandwidth(busbw, BitRate::gigabits_per_second(200.0), spark);
       non_negative(d.share, "share");
       if (d.finding.empty()) violated("a diagnosis without a finding");
     });

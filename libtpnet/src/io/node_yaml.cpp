@@ -126,6 +126,43 @@ SmallAllReduceLatency parse_small_allreduce_latency(const YAML::Node& map,
   return l;
 }
 
+/// `{software_forwarded_below: 8G, degraded_nic_up_to: 25G, one_pcie_half: [95G, 125G],
+/// one_pcie_half_on_links_from: 180G, source: ...}`
+BusBandwidthFaults parse_bus_bandwidth_faults(const YAML::Node& map, const std::string& origin) {
+  yaml::require_map(map, origin,
+                    "bus_bandwidth_faults (software_forwarded_below, degraded_nic_up_to, "
+                    "one_pcie_half, one_pcie_half_on_links_from, source)");
+  yaml::reject_unknown_keys(map, origin,
+                            {"software_forwarded_below", "degraded_nic_up_to", "one_pcie_half",
+                             "one_pcie_half_on_links_from", "source"});
+  BusBandwidthFaults f;
+  f.software_forwarded_below = catalog_yaml::required_rate(map, origin, "software_forwarded_below");
+  f.degraded_nic_up_to = catalog_yaml::required_rate(map, origin, "degraded_nic_up_to");
+  f.one_pcie_half_on_links_from =
+      catalog_yaml::required_rate(map, origin, "one_pcie_half_on_links_from");
+  f.source = yaml::required_string(map, origin, "source");
+  const YAML::Node half = map["one_pcie_half"];
+  if (!half.IsDefined() || !half.IsSequence() || half.size() != 2 || !half[0].IsScalar() ||
+      !half[1].IsScalar()) {
+    throw InputError("expected [lowest, highest], e.g. [95G, 125G]",
+                     yaml::where(half.IsDefined() ? half : map, origin, "one_pcie_half"));
+  }
+  f.one_pcie_half_from =
+      parse_bit_rate(half[0].Scalar(), yaml::where(half[0], origin, "one_pcie_half"));
+  f.one_pcie_half_to =
+      parse_bit_rate(half[1].Scalar(), yaml::where(half[1], origin, "one_pcie_half"));
+  if (!(f.one_pcie_half_from < f.one_pcie_half_to)) {
+    throw InputError("needs lowest < highest", yaml::where(half, origin, "one_pcie_half"));
+  }
+  // The bands are read in this order: a rate in two would name the first.
+  if (!(f.software_forwarded_below < f.degraded_nic_up_to) ||
+      !(f.degraded_nic_up_to < f.one_pcie_half_from)) {
+    throw InputError("needs software_forwarded_below < degraded_nic_up_to < the one_pcie_half band",
+                     yaml::where(map["degraded_nic_up_to"], origin, "degraded_nic_up_to"));
+  }
+  return f;
+}
+
 /// The findings preflight knows how to name; a finding under another key
 /// would never be shown, so it is refused.
 constexpr std::string_view kPreflightFindings[] = {"one_device", "mtu",        "gid_index",
@@ -193,7 +230,7 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
       root, origin,
       {"name", "description", "source", "memory", "memory_bandwidth", "usable_memory",
        "reserved_memory", "unified_memory", "nic", "ports", "host_links", "network_limit",
-       "nccl_memory", "small_allreduce_latency", "preflight", "notes"});
+       "nccl_memory", "small_allreduce_latency", "bus_bandwidth_faults", "preflight", "notes"});
   NodeSpec n;
   n.name = yaml::required_string(root, origin, "name");
   n.description = yaml::optional_string(root, origin, "description").value_or("");
@@ -237,6 +274,11 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
       latency.IsDefined() && !latency.IsNull()) {
     n.small_allreduce_latency = yaml::with_key_prefix(
         "small_allreduce_latency.", [&] { return parse_small_allreduce_latency(latency, origin); });
+  }
+  if (const YAML::Node faults = root["bus_bandwidth_faults"];
+      faults.IsDefined() && !faults.IsNull()) {
+    n.bus_bandwidth_faults = yaml::with_key_prefix(
+        "bus_bandwidth_faults.", [&] { return parse_bus_bandwidth_faults(faults, origin); });
   }
   if (const YAML::Node preflight = root["preflight"];
       preflight.IsDefined() && !preflight.IsNull()) {

@@ -184,7 +184,7 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
         "(aws-ofi-nccl for AWS EFA and HPE Slingshot) or the InfiniBand/RoCE verbs "
         "(rdma-core, NCCL_IB_HCA), and check that NCCL_IB_DISABLE and NCCL_NET do not exclude "
         "them";
-  } else if (!hardware.spark_port) {
+  } else if (!hardware.faults) {
     // The bad states below were measured between DGX Sparks; another
     // GPU's log is judged only by its share of the link.
     const std::string on = hardware.gpu.empty() ? std::string() : " on " + hardware.gpu;
@@ -205,7 +205,7 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
                   "NCCL used {}: check the NIC's link rate and count against `link`, GPUDirect "
                   "RDMA, and congestion",
                   hardware.network);
-  } else if (gbps < 8.0) {
+  } else if (measured < hardware.faults->software_forwarded_below) {
     d.state = FabricState::software_forwarded;
     d.finding = fmt::format(
         "software-forwarded path: {:.2f} Gb/s is what RDMA gets through a CPU-forwarded "
@@ -215,7 +215,7 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
         "put the fabric ports in the switch's single hardware-offloaded bridge; check that no "
         "inter-switch link is blocked by RSTP (raise the other uplink's cost) and that the path "
         "stays at MTU 9000";
-  } else if (gbps <= 25.0) {
+  } else if (measured <= hardware.faults->degraded_nic_up_to) {
     d.state = FabricState::degraded_nic;
     d.finding = fmt::format(
         "degraded or firmware-throttled ConnectX-7: {:.2f} Gb/s while the port may report 200G "
@@ -224,7 +224,9 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
     d.advice =
         "update the OS, driver and NIC firmware, check the NIC's power and thermal state; a "
         "clean mstlink and a 200G link state do not rule this out";
-  } else if (expected_gbps >= 180.0 && gbps >= 95.0 && gbps <= 125.0) {
+  } else if (expected >= hardware.faults->one_pcie_half_on_links_from &&
+             measured >= hardware.faults->one_pcie_half_from &&
+             measured <= hardware.faults->one_pcie_half_to) {
     d.state = FabricState::one_pcie_half;
     d.finding = fmt::format(
         "one PCIe half: {:.1f} Gb/s is what one of the port's two RDMA devices carries "

@@ -184,11 +184,12 @@ DoctorReport run_doctor(const DoctorRequest& request) {
   }
   // The DGX Spark's bad states and measured latency apply to its ports
   // alone; a log that does not name its GPU is taken as tpnet's default node's.
+  const bool spark_port = sweep.gpu.empty() || sweep.gpu.find("GB10") != std::string::npos;
+  const std::optional<NodeSpec> spark = spark_port ? request.node : std::nullopt;
   FabricHardware hardware;
-  hardware.spark_port = sweep.gpu.empty() || sweep.gpu.find("GB10") != std::string::npos;
+  hardware.faults = spark ? spark->bus_bandwidth_faults : std::nullopt;
   hardware.gpu = sweep.gpu;
   hardware.network = sweep.network;
-  const std::optional<NodeSpec> spark = hardware.spark_port ? request.node : std::nullopt;
   r.diagnosis = diagnose_bus_bandwidth(r.busbw, request.link.rate, hardware);
   r.ranks_per_node = sweep.ranks_per_node();
 
@@ -253,7 +254,7 @@ DoctorReport run_doctor(const DoctorRequest& request) {
         sweep.origin, to_string(sweep.collective), sweep.collective_from,
         ring_sent_factor(sweep.collective, r.ranks), to_string(sweep.collective)));
   }
-  r.checks = hardware.spark_port ? settings_to_check() : settings_to_check_elsewhere();
+  r.checks = spark_port ? settings_to_check() : settings_to_check_elsewhere();
   for (const auto& w : r.fit.warnings) r.warnings.push_back(w);
   return r;
 }

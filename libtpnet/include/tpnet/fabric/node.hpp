@@ -62,6 +62,20 @@ struct SmallAllReduceLatency {
   std::string source;
 };
 
+/// The bus bandwidths of a large all-reduce that name a known fault of this
+/// node's port, each band drawn around rates measured on the hardware
+/// (models/nodes/*.yaml `bus_bandwidth_faults`; `doctor` names them).
+struct BusBandwidthFaults {
+  BitRate software_forwarded_below;  ///< a CPU-forwarded bridge or an RSTP detour
+  BitRate degraded_nic_up_to;        ///< a throttled NIC whose link still reports its rate
+  BitRate one_pcie_half_from;        ///< one of the port's two RDMA devices carrying it all
+  BitRate one_pcie_half_to;
+  /// One half is a fault only where both halves were expected: a link of at
+  /// least this rate (a 100G link is one half's worth).
+  BitRate one_pcie_half_on_links_from;
+  std::string source;
+};
+
 /// What one preflight finding costs on this node and how to fix it, as
 /// measured by someone who hit it (models/nodes/*.yaml `preflight.findings`).
 struct PreflightFinding {
@@ -109,6 +123,9 @@ struct NodeSpec {
   std::optional<NcclMemoryProfile> nccl_memory;
   /// Small all-reduce latency of a healthy fabric; absent when never measured.
   std::optional<SmallAllReduceLatency> small_allreduce_latency;
+  /// The port's known faults by bus bandwidth; absent when none was measured,
+  /// and then `doctor` judges only the share of the link.
+  std::optional<BusBandwidthFaults> bus_bandwidth_faults;
   /// Absent for a node whose fabric settings nobody stated: preflight then
   /// judges only what needs no threshold.
   std::optional<NodePreflight> preflight;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tpnet/base/units.hpp"
+#include "tpnet/fabric/node.hpp"
 #include "tpnet/measured/allreduce_sweep.hpp"
 
 namespace tpnet {
@@ -92,10 +93,11 @@ struct FabricDiagnosis {
 
 /// What the log says about the hardware the bus bandwidth was measured on.
 struct FabricHardware {
-  /// The ranks sit on DGX Spark ports (ConnectX-7, two RDMA devices each):
-  /// the only hardware whose bad states (one PCIe half, a throttled NIC, a
-  /// software-forwarded bridge) were measured, so the only one put in them.
-  bool spark_port = true;
+  /// The known faults of the port the ranks sit on, from the node catalog
+  /// (a DGX Spark's: one PCIe half, a throttled NIC, a software-forwarded
+  /// bridge); absent for hardware whose faults were never measured, which is
+  /// then judged by its share of the link alone.
+  std::optional<BusBandwidthFaults> faults;
   std::string gpu;      ///< as the log's `#  Rank` lines name it; "" when not said
   std::string network;  ///< NCCL's transport as its INFO lines name it; "" when not said
 };
@@ -103,7 +105,7 @@ struct FabricHardware {
 /// Classifies the bus bandwidth of the largest sizes against the link rate,
 /// naming only causes that exist on `hardware`.
 [[nodiscard]] FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
-                                                     const FabricHardware& hardware = {});
+                                                     const FabricHardware& hardware);
 
 /// Mean out-of-place bus bandwidth of the (up to) `count` largest sizes.
 [[nodiscard]] BitRate large_size_busbw(const AllReduceSweep& sweep, int count = 3);
