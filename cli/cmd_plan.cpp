@@ -53,9 +53,10 @@ PlanSearchRequest to_request(const PlanOptions& o) {
           InputLocation::for_key("--baseline-tp"));
     }
     in.baseline =
-        MeasuredTtft{ParallelLayout{o.baseline_tp, 1, 1},
+        TtftBaseline{ParallelLayout{o.baseline_tp, 1, 1},
                      parse_duration(o.baseline_ttft, InputLocation::for_key("--baseline-ttft")),
-                     parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt"))};
+                     parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt")),
+                     {}};
   }
   if (auto request = load_capacity_request(o.capacity, std::nullopt, in.model.name)) {
     const CapacityReport capacity = run_capacity(*request);

@@ -263,7 +263,7 @@ TEST_CASE("GLM-5.3 on 8 Sparks: 200G against 100G on the MikroTik switches, in d
           "[prices][plan]") {
   PlanSearchRequest in = sparks(8);
   in.workload = resolve_workload("long-docs");
-  in.baseline = MeasuredTtft{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}};
+  in.baseline = TtftBaseline{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}, {}};
   in.objective = PlanObjective::cheapest;  // alternatives named only at the same price
   const std::vector<SpeedTrade> trades = speed_trades(search_plans(in));
   const SpeedTrade* tp8 = nullptr;

@@ -29,7 +29,7 @@ PlanSearchRequest sixteen_sparks() {
 TEST_CASE("GLM-5.3 on 16 Sparks: two TP8 instances on one CRS804 at 100G, ahead of one TP16",
           "[plan][golden]") {
   PlanSearchRequest in = sixteen_sparks();
-  in.baseline = MeasuredTtft{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}};
+  in.baseline = TtftBaseline{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}, {}};
   const PlanSearchReport report = search_plans(in);
   REQUIRE(report.options.size() == 9);  // TP2-TP16 at two speeds, TP1 once (it sends nothing)
   const PlanOption& best = report.options.front();
@@ -262,4 +262,20 @@ TEST_CASE("the profiles report prices on follow the fabric the plan bought",
   const PlanOption* ring = find_option(ring_report, 4, "200G", FabricTopology::ring);
   REQUIRE(ring);
   CHECK(priced_profiles(four, *ring->fabric, four.speeds).front().name == "dgx-spark-200g-ring");
+}
+
+TEST_CASE("plan refuses a baseline measured at another speed than the fastest it considers",
+          "[plan][bad-input]") {
+  PlanSearchRequest in = sixteen_sparks();
+  in.baseline = TtftBaseline{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192},
+                             Link{"100G", BitRate::gigabits_per_second(100), {}}};
+  CHECK_THROWS_WITH(search_plans(in),
+                    ContainsSubstring("baseline.link: a baseline measured at 100G cannot be "
+                                      "projected") &&
+                        ContainsSubstring("the fastest speed considered, 200G"));
+  // Measured at that speed, or with the link left empty, it is the reference's.
+  in.baseline->link = Link{"200G", BitRate::gigabits_per_second(200), {}};
+  CHECK(search_plans(in).baseline->link.name == "200G");
+  in.baseline->link = Link{};
+  CHECK(search_plans(in).baseline->link.name == "200G");
 }

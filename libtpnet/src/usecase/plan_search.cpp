@@ -368,8 +368,15 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
                         [](const Link& a, const Link& b) { return a.rate < b.rate; });
   // The measured TTFT is taken as measured on the fastest speed considered.
   if (in.baseline) {
-    report.baseline =
-        TtftBaseline{in.baseline->layout, in.baseline->ttft, in.baseline->prompt, report.reference};
+    if (in.baseline->link.rate.bits_per_second() > 0.0 &&
+        !same_rate(in.baseline->link.rate, report.reference.rate)) {
+      throw InputError(fmt::format("a baseline measured at {} cannot be projected: plan takes it "
+                                   "as measured at the fastest speed considered, {}",
+                                   in.baseline->link.name, report.reference.name),
+                       InputLocation::for_key("baseline.link"));
+    }
+    report.baseline = *in.baseline;
+    report.baseline->link = report.reference;
   }
 
   // Predicted extras count against a switch at the fastest speed, the

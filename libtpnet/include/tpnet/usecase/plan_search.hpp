@@ -25,14 +25,6 @@
 
 namespace tpnet {
 
-/// A TTFT measured on one layout and prompt; `tpnet plan` takes it as
-/// measured on the fastest speed considered, as the study measured at 200G.
-struct MeasuredTtft {
-  ParallelLayout layout;
-  Seconds ttft;
-  PromptSpec prompt;
-};
-
 /// What `plan` ranks by (docs/formulas.md s.30.3).
 enum class PlanObjective {
   automatic,         ///< users_per_dollar with served users, cheapest with a TTFT budget, else
@@ -52,9 +44,12 @@ struct PlanSearchRequest {
   int nodes = 8;
   std::vector<Link> speeds;  ///< per-node link speeds to consider
   Workload workload;
-  std::optional<Seconds> ttft_budget;    ///< most extra TTFT a request may gain
-  std::optional<MeasuredTtft> baseline;  ///< projection: a measured TTFT to project shares from
-  EngineConfig engine;                   ///< tensor_parallel_size is each layout's
+  std::optional<Seconds> ttft_budget;  ///< most extra TTFT a request may gain
+  /// `baseline`: a measured TTFT to project shares from, measured on the
+  /// fastest speed considered (as the study measured at 200G). Its link may
+  /// be left empty, which means that speed; another rate is refused.
+  std::optional<TtftBaseline> baseline;
+  EngineConfig engine;  ///< tensor_parallel_size is each layout's
   NodeSpec node;
   MemorySettings memory;
   std::vector<SwitchSpec> switches;
