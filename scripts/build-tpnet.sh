@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # Without the tests: configuring them needs Catch2, which only `make test`
 # installs (`make build` turns them back on in the same build folder).
 scripts/configure.sh default -DTPNET_BUILD_TESTS=OFF >build.log 2>&1 || { cat build.log; exit 1; }
-echo "building tpnet (a first build takes about a minute on two cores; log: build.log)" >&2
+echo "building tpnet (a first build takes a minute or two on two cores; log: build.log)" >&2
 last=-1
 while IFS= read -r line; do
   echo "$line" >>build.log
