@@ -392,7 +392,7 @@ Report build_report(const ReportOptions& o, const Gathered& g) {
       bytes(g.penalty.per_token_bytes.count()), g.tp, g.fabrics[0].name, g.fabrics[1].name));
   r.sections.push_back(std::move(cost));
 
-  if (g.compare) {
+  if (g.compare && !g.compare->layouts.empty()) {
     ReportSection layouts;
     layouts.heading = "Layouts compared";
     if (g.compare->layouts.size() == 1) {
@@ -407,21 +407,17 @@ Report build_report(const ReportOptions& o, const Gathered& g) {
                             g.to.name, g.from.name, seconds(g.penalty.extra_per_1k_tokens.value()));
       }
       layouts.paragraphs.push_back(text + ".");
-      r.sections.push_back(std::move(layouts));
+    } else {
+      auto f = compare_figure(*g.compare);
+      f.id = "compare";
+      layouts.figures.push_back(
+          {"compare", chart::render_svg(f),
+           g.compare->projected()
+               ? "Bytes per prompt token per node by TP size, and the worst projected TTFT "
+                 "increase on the slower link from the measured TTFTs."
+               : "Bytes per prompt token per node by TP size, and the extra TTFT bound per 1,000 "
+                 "prompt tokens on the slower link."});
     }
-  }
-  if (g.compare && g.compare->layouts.size() > 1) {
-    ReportSection layouts;
-    layouts.heading = "Layouts compared";
-    auto f = compare_figure(*g.compare);
-    f.id = "compare";
-    layouts.figures.push_back(
-        {"compare", chart::render_svg(f),
-         g.compare->projected()
-             ? "Bytes per prompt token per node by TP size, and the worst projected TTFT "
-               "increase on the slower link from the measured TTFTs."
-             : "Bytes per prompt token per node by TP size, and the extra TTFT bound per 1,000 "
-               "prompt tokens on the slower link."});
     r.sections.push_back(std::move(layouts));
   }
 
