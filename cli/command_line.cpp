@@ -1,7 +1,7 @@
 // The whole command line, from argv to the exit code. It lives in tpnet_cli,
 // not in main.cpp, so that main.cpp is the only file of the tpnet target and
 // costs nothing to compile: CLI11 is compiled with the library's batches
-// instead of once more for main (docs/hardening.md, "Build time").
+// instead of once more for main (docs/hardening.md, "Build and start-up costs").
 
 #include <unistd.h>
 #include <CLI/CLI.hpp>
