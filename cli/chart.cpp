@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "tpnet/base/error.hpp"
+#include "tpnet/base/quantity_text.hpp"
 
 namespace tpnet::cli::chart {
 namespace {
@@ -40,72 +41,6 @@ void require_finite(double value, std::string_view what) {
   }
 }
 
-std::string fixed(double value, int decimals) {
-  std::string out = fmt::format("{:.{}f}", value, std::max(0, decimals));
-  if (out == "-0" || out.rfind("-0.", 0) == 0) {
-    if (out.find_first_not_of("-0.") == std::string::npos) out.erase(0, 1);
-  }
-  return out;
-}
-
-/// Prefix exponents a unit takes, smallest first.
-std::vector<int> prefix_exponents(const std::string& unit) {
-  if (unit == "%" || unit == "x") return {0};
-  if (unit == "s") return {-9, -6, -3, 0};
-  return {0, 3, 6, 9, 12, 15};
-}
-
-std::string_view prefix_symbol(int exponent) {
-  switch (exponent) {
-    case -9:
-      return "n";
-    case -6:
-      return "u";  // as the tables print microseconds
-    case -3:
-      return "m";
-    case 3:
-      return "k";
-    case 6:
-      return "M";
-    case 9:
-      return "G";
-    case 12:
-      return "T";
-    case 15:
-      return "P";
-    default:
-      return "";
-  }
-}
-
-int exponent_for(double magnitude, const std::string& unit) {
-  const std::vector<int> allowed = prefix_exponents(unit);
-  if (!(magnitude > 0.0)) return allowed.front() <= 0 && allowed.back() >= 0 ? 0 : allowed.front();
-  const int wanted = static_cast<int>(std::floor(std::log10(magnitude) / 3.0)) * 3;
-  int best = allowed.front();
-  for (const int e : allowed) {
-    if (e <= wanted) best = e;
-  }
-  return best;
-}
-
-std::string unit_with_prefix(int exponent, const std::string& unit) {
-  return std::string(prefix_symbol(exponent)) + unit;
-}
-
-int round_significant_decimals(double scaled, int significant) {
-  if (scaled == 0.0) return 0;
-  const int digits = static_cast<int>(std::floor(std::log10(std::fabs(scaled)))) + 1;
-  return std::max(0, significant - digits);
-}
-
-std::string trimmed_zeros(std::string text) {
-  if (text.find('.') == std::string::npos) return text;
-  while (!text.empty() && text.back() == '0') text.pop_back();
-  if (!text.empty() && text.back() == '.') text.pop_back();
-  return text;
-}
-
 struct Scale {
   double d0 = 0.0;
   double d1 = 1.0;
@@ -120,7 +55,7 @@ struct Ticks {
   int exponent = 0;
   int decimals = 0;
   [[nodiscard]] std::string label(double v) const {
-    return fixed(v / std::pow(10.0, exponent), decimals);
+    return fixed_decimals(v / std::pow(10.0, exponent), decimals);
   }
 };
 
@@ -129,14 +64,14 @@ Ticks make_ticks(double lo, double hi, int max_ticks, const std::string& unit) {
   t.values = nice_ticks(lo, hi, max_ticks);
   const double step = t.values.size() > 1 ? t.values[1] - t.values[0] : 1.0;
   const double magnitude = std::max(std::fabs(t.values.front()), std::fabs(t.values.back()));
-  t.exponent = exponent_for(magnitude, unit);
+  t.exponent = si_prefix_exponent(magnitude, unit);
   const double scaled_step = step / std::pow(10.0, t.exponent);
   t.decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(scaled_step) - 1e-9)));
   return t;
 }
 
 std::string axis_title(const Axis& axis, int exponent) {
-  const std::string unit = unit_with_prefix(exponent, axis.unit);
+  const std::string unit = si_prefixed_unit(exponent, axis.unit);
   if (unit.empty()) return axis.quantity;
   return fmt::format("{} ({})", axis.quantity, unit);
 }
@@ -797,22 +732,6 @@ std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
   for (long long k = first; k <= last; ++k) out.push_back(static_cast<double>(k) * step);
   if (out.size() < 2) out.push_back(out.back() + step);
   return out;
-}
-
-std::string seconds(double s) { return format_quantity(s, "s", 3); }
-
-std::string signed_seconds(double s) { return (s >= 0 ? "+" : "") + seconds(s); }
-
-std::string format_quantity(double value, const std::string& unit, int significant) {
-  require_finite(value, "a value");
-  const int exponent = exponent_for(std::fabs(value), unit);
-  const double scaled = value / std::pow(10.0, exponent);
-  const int decimals = round_significant_decimals(scaled, significant);
-  std::string number = trimmed_zeros(fixed(scaled, decimals));
-  const std::string symbol = unit_with_prefix(exponent, unit);
-  if (symbol.empty()) return number;
-  if (unit == "%" || unit == "x" || (unit.empty() && !symbol.empty())) return number + symbol;
-  return number + " " + symbol;
 }
 
 std::string xml_escaped(const std::string& text) {

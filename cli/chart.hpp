@@ -116,16 +116,6 @@ struct Figure {
 /// Tick values between lo and hi in 1-2-5 steps, at most `max_ticks`.
 [[nodiscard]] std::vector<double> nice_ticks(double lo, double hi, int max_ticks);
 
-/// A quantity as people read it: "1.23 s", "450 ms", "3.57 MB", "157.8 Gb/s";
-/// up to `significant` digits, an SI prefix of `unit` where it takes one.
-[[nodiscard]] std::string format_quantity(double value, const std::string& unit,
-                                          int significant = 4);
-
-/// Seconds to three significant digits ("1.23 s", "450 ms"), as the report
-/// and its charts label TTFT; `signed_seconds` adds "+" to an increase.
-[[nodiscard]] std::string seconds(double s);
-[[nodiscard]] std::string signed_seconds(double s);
-
 /// Text made safe for XML character data and attribute values.
 [[nodiscard]] std::string xml_escaped(const std::string& text);
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "tpnet/base/error.hpp"
+#include "tpnet/base/quantity_text.hpp"
 #include "tpnet/model/layout.hpp"
 
 namespace tpnet::cli {
@@ -19,8 +20,6 @@ using chart::Figure;
 using chart::LineSeries;
 using chart::Panel;
 using chart::Point;
-using chart::seconds;
-using chart::signed_seconds;
 
 /// "+1.11 s", "-0.5 s": a difference (a faster --to link gives a negative one).
 
@@ -45,12 +44,13 @@ Figure penalty_figure(const PenaltyReport& report, const Link& from, const Link&
     extra.categories.push_back(s.scenario.name);
     bound.values.emplace_back(s.extra_ttft_bound.value());
     bound.hovers.push_back(fmt::format("{}: bound {} ({} prompt tokens)", s.scenario.name,
-                                       signed_seconds(s.extra_ttft_bound.value()), s.total_tokens));
+                                       format_signed_seconds(s.extra_ttft_bound.value()),
+                                       s.total_tokens));
     if (s.predicted_extra) {
       any_prediction = true;
       predicted.values.emplace_back(s.predicted_extra->value());
       predicted.hovers.push_back(fmt::format("{}: predicted {}", s.scenario.name,
-                                             signed_seconds(s.predicted_extra->value())));
+                                             format_signed_seconds(s.predicted_extra->value())));
     } else {
       predicted.values.emplace_back();
       predicted.hovers.emplace_back();
@@ -59,7 +59,7 @@ Figure penalty_figure(const PenaltyReport& report, const Link& from, const Link&
       achieved.values.emplace_back(s.predicted_bound->value());
       achieved.hovers.push_back(fmt::format("{}: bound {} at {:.1f} / {:.1f} Gb/s achieved",
                                             s.scenario.name,
-                                            signed_seconds(s.predicted_bound->value()),
+                                            format_signed_seconds(s.predicted_bound->value()),
                                             s.predicted_gap->from_rate.bits_per_second() / 1e9,
                                             s.predicted_gap->to_rate.bits_per_second() / 1e9));
     } else {
@@ -77,7 +77,7 @@ Figure penalty_figure(const PenaltyReport& report, const Link& from, const Link&
       "under compute; the prediction runs vLLM's scheduler step by step with each link's fabric "
       "profile; the achieved-rate bound prices every byte it sends at the largest per-byte gap of "
       "the two profiles and never falls below it. Extra per 1,000 prompt tokens: {}.",
-      to.name, seconds(report.extra_per_1k_tokens.value()));
+      to.name, format_seconds(report.extra_per_1k_tokens.value()));
   f.panels.push_back(std::move(extra));
 
   const bool baseline = std::any_of(report.scenarios.begin(), report.scenarios.end(),
@@ -130,10 +130,9 @@ Figure compare_figure(const CompareReport& report) {
   for (const auto& l : report.layouts) {
     bytes.categories.push_back(l.layout.name());
     per_token.values.emplace_back(l.per_token_bytes.count());
-    per_token.hovers.push_back(fmt::format("{}: {} per prompt token per node ({:.2f}x {})",
-                                           l.layout.name(),
-                                           chart::format_quantity(l.per_token_bytes.count(), "B"),
-                                           l.bytes_ratio, report.reference.name()));
+    per_token.hovers.push_back(fmt::format(
+        "{}: {} per prompt token per node ({:.2f}x {})", l.layout.name(),
+        format_quantity(l.per_token_bytes.count(), "B"), l.bytes_ratio, report.reference.name()));
   }
   bytes.bars.push_back(std::move(per_token));
   bytes.caption =
@@ -202,8 +201,8 @@ Figure capacity_figure(const CapacityReport& report) {
   Figure f;
   f.title = "Capacity under the SLOs";
   f.subtitle = fmt::format("SLOs: TTFT <= {}, decode >= {} tokens/s per request",
-                           seconds(report.slo.ttft.value()),
-                           chart::format_quantity(report.slo.tps.tokens_per_second(), "", 3));
+                           format_seconds(report.slo.ttft.value()),
+                           format_quantity(report.slo.tps.tokens_per_second(), "", 3));
   Panel tps;
   tps.kind = Panel::Kind::line;
   tps.title = "Decode speed per request";
@@ -221,15 +220,15 @@ Figure capacity_figure(const CapacityReport& report) {
       if (rate && v.unlimited()) continue;  // sent all at once: no level to draw at
       const double x = load_level(v.point, report.axis);
       const std::string at = fmt::format("{} at {} {}", c.config, rate ? "rate" : "C",
-                                         chart::format_quantity(x, rate ? "req/s" : "", 4));
-      t.points.push_back(
-          Point{x, v.point.tps.tokens_per_second(),
-                fmt::format("{}: {} tokens/s{}", at,
-                            chart::format_quantity(v.point.tps.tokens_per_second(), "", 3),
-                            v.meets() ? "" : " (misses an SLO)")});
-      l.points.push_back(Point{x, v.point.ttft.value(),
-                               fmt::format("{}: TTFT {}{}", at, seconds(v.point.ttft.value()),
+                                         format_quantity(x, rate ? "req/s" : "", 4));
+      t.points.push_back(Point{x, v.point.tps.tokens_per_second(),
+                               fmt::format("{}: {} tokens/s{}", at,
+                                           format_quantity(v.point.tps.tokens_per_second(), "", 3),
                                            v.meets() ? "" : " (misses an SLO)")});
+      l.points.push_back(
+          Point{x, v.point.ttft.value(),
+                fmt::format("{}: TTFT {}{}", at, format_seconds(v.point.ttft.value()),
+                            v.meets() ? "" : " (misses an SLO)")});
     }
     const auto by_x = [](const Point& a, const Point& b) { return a.x < b.x; };
     std::sort(t.points.begin(), t.points.end(), by_x);
@@ -237,8 +236,8 @@ Figure capacity_figure(const CapacityReport& report) {
     if (c.c_max > 0.0) {
       for (std::size_t i = 0; i < t.points.size(); ++i) {
         if (t.points[i].x != c.c_max) continue;
-        const std::string label = fmt::format("{} C_max {}", c.config,
-                                              chart::format_quantity(c.c_max, rate ? "req/s" : ""));
+        const std::string label =
+            fmt::format("{} C_max {}", c.config, format_quantity(c.c_max, rate ? "req/s" : ""));
         tps.annotations.push_back({Annotation::Kind::point, c.c_max, t.points[i].y, label});
         ttft.annotations.push_back({Annotation::Kind::point, c.c_max, l.points[i].y, label});
       }
@@ -248,10 +247,9 @@ Figure capacity_figure(const CapacityReport& report) {
   }
   tps.annotations.push_back(
       {Annotation::Kind::y_line, report.slo.tps.tokens_per_second(), 0.0,
-       fmt::format("SLO {} tokens/s",
-                   chart::format_quantity(report.slo.tps.tokens_per_second(), "", 3))});
+       fmt::format("SLO {} tokens/s", format_quantity(report.slo.tps.tokens_per_second(), "", 3))});
   ttft.annotations.push_back({Annotation::Kind::y_line, report.slo.ttft.value(), 0.0,
-                              fmt::format("SLO {}", seconds(report.slo.ttft.value()))});
+                              fmt::format("SLO {}", format_seconds(report.slo.ttft.value()))});
   tps.caption =
       "Above the SLO line is good; C_max (ringed) is the highest measured load level where both "
       "SLOs hold.";
@@ -266,8 +264,8 @@ Figure memory_figure(const std::vector<MemoryReport>& by_tp, const std::string& 
   f.title = fmt::format("{}: memory per node by TP size", model);
   if (!by_tp.empty()) {
     f.subtitle = fmt::format("{}; vLLM's budget {} ({} x {:.2f} utilization)", by_tp.front().node,
-                             chart::format_quantity(by_tp.front().budget.count(), "B"),
-                             chart::format_quantity(by_tp.front().node_memory.count(), "B"),
+                             format_quantity(by_tp.front().budget.count(), "B"),
+                             format_quantity(by_tp.front().node_memory.count(), "B"),
                              by_tp.front().gpu_memory_utilization);
   }
   Panel p;
@@ -305,15 +303,14 @@ Figure memory_figure(const std::vector<MemoryReport>& by_tp, const std::string& 
     for (std::size_t k = 0; k < names.size(); ++k) {
       parts[k].values.emplace_back(values[k]);
       parts[k].hovers.push_back(
-          fmt::format("{}: {} {}", tp, names[k], chart::format_quantity(values[k], "B")));
+          fmt::format("{}: {} {}", tp, names[k], format_quantity(values[k], "B")));
     }
   }
   p.bars = std::move(parts);
   if (!by_tp.empty()) {
     p.annotations.push_back(
         {Annotation::Kind::y_line, by_tp.front().budget.count(), 0.0,
-         fmt::format("vLLM's budget {}",
-                     chart::format_quantity(by_tp.front().budget.count(), "B"))});
+         fmt::format("vLLM's budget {}", format_quantity(by_tp.front().budget.count(), "B"))});
   }
   p.caption =
       "Weights split over the TP ranks (replicated parts held whole); what the budget leaves after "
@@ -354,7 +351,8 @@ Figure predict_figure(const PredictReport& report, std::size_t max_rows) {
     p.kind = Panel::Kind::timeline;
     std::vector<std::string> at;
     for (const auto& run : s.links) {
-      at.push_back(fmt::format("{} at {}", seconds(run.last_first_token.value()), run.link.name));
+      at.push_back(
+          fmt::format("{} at {}", format_seconds(run.last_first_token.value()), run.link.name));
     }
     p.title = fmt::format("{}: last first token {}", s.name, fmt::join(at, ", "));
     p.x = Axis{"time since the first request arrived", "s", 0.0, latest};
@@ -374,7 +372,7 @@ Figure predict_figure(const PredictReport& report, std::size_t max_rows) {
         if (t.admitted_s > t.arrival_s) {
           row.segments.push_back(
               {t.arrival_s, t.admitted_s, 0,
-               fmt::format("{} waits {}", who, seconds(t.admitted_s - t.arrival_s))});
+               fmt::format("{} waits {}", who, format_seconds(t.admitted_s - t.arrival_s))});
         }
         if (i >= run.spans.size()) {
           row.segments.push_back({t.admitted_s, t.first_token_s, 1, ""});
@@ -388,12 +386,12 @@ Figure predict_figure(const PredictReport& report, std::size_t max_rows) {
           if (seg.hover.empty()) {
             seg.hover = fmt::format("{}: {} from {} to {}", who,
                                     p.segment_kinds[static_cast<std::size_t>(seg.kind)],
-                                    seconds(seg.start), seconds(seg.end));
+                                    format_seconds(seg.start), format_seconds(seg.end));
           }
         }
-        row.marks.push_back(
-            {t.first_token_s, fmt::format("{}: first token at {} (TTFT {})", who,
-                                          seconds(t.first_token_s), seconds(t.ttft_s()))});
+        row.marks.push_back({t.first_token_s, fmt::format("{}: first token at {} (TTFT {})", who,
+                                                          format_seconds(t.first_token_s),
+                                                          format_seconds(t.ttft_s()))});
         p.rows.push_back(std::move(row));
       }
     }
@@ -428,12 +426,12 @@ Figure traffic_figure(const TrafficWindows& t, const std::string& title) {
   for (const auto* w : panels) {
     Panel p;
     p.kind = Panel::Kind::line;
-    const std::string window = chart::format_quantity(w->window.value(), "s");
+    const std::string window = format_quantity(w->window.value(), "s");
     p.title = fmt::format("{} windows: peak {} transmit, {} receive; mean {} / {}", window,
-                          chart::format_quantity(w->xmit.peak.bits_per_second(), "b/s"),
-                          chart::format_quantity(w->rcv.peak.bits_per_second(), "b/s"),
-                          chart::format_quantity(w->xmit.mean.bits_per_second(), "b/s"),
-                          chart::format_quantity(w->rcv.mean.bits_per_second(), "b/s"));
+                          format_quantity(w->xmit.peak.bits_per_second(), "b/s"),
+                          format_quantity(w->rcv.peak.bits_per_second(), "b/s"),
+                          format_quantity(w->xmit.mean.bits_per_second(), "b/s"),
+                          format_quantity(w->rcv.mean.bits_per_second(), "b/s"));
     p.x = Axis{"time since the first read", "s", 0.0, t.span().value()};
     p.y = Axis{"rate", "b/s", 0.0, peak > 0.0 ? std::optional<double>(peak) : std::nullopt};
     for (int direction = 0; direction < 2; ++direction) {

@@ -85,6 +85,29 @@ enum class CsvLayout {
   sections,    ///< `key,value` lines of the scalars, then each list after a blank line
 };
 
+/// A chart in a long-form document: its SVG, the sentence under it, and the
+/// file Markdown links it as (written beside the document by the caller).
+struct DocumentFigure {
+  std::string svg;
+  std::string caption;
+  std::string file;
+};
+
+struct DocumentTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+/// A section of a long-form document (the report's HTML and Markdown).
+struct DocumentSection {
+  std::string heading;
+  std::vector<std::string> paragraphs;
+  std::vector<DocumentFigure> figures;
+  std::vector<DocumentTable> tables;
+  std::vector<std::string> items;  ///< a bulleted list
+  bool code = false;               ///< items are one command line each
+};
+
 /// A whole answer: a title line for tables, the fields, and warnings for stderr.
 struct Document {
   /// The answer in at most three sentences, printed before everything else in
@@ -94,9 +117,14 @@ struct Document {
   Record fields;
   std::vector<std::string> warnings;
   CsvLayout csv = CsvLayout::first_list;
+  /// A long-form document (the report): its sections, rendered as HTML or as
+  /// Markdown under a page title, with the answer as the verdict block.
+  std::vector<DocumentSection> sections;
 };
 
-enum class Format { table, json, csv, markdown };
+/// html renders only long-form documents (with sections); --format never
+/// offers it to the commands that print fields.
+enum class Format { table, json, csv, markdown, html };
 Format parse_format(std::string_view name);
 
 /// How a table-format output fits the screen: every line at most `width`
@@ -137,8 +165,13 @@ std::string plain_number(double value, int significant = 6);
 /// A JSON string literal with escapes.
 std::string json_string(std::string_view text);
 
+/// `<stem>-<name>-<hash>.svg`: the file a long-form document's chart is
+/// written to beside its Markdown, named by its content.
+std::string figure_file_name(const std::string& stem, const std::string& name,
+                             const std::string& svg);
+
 /// Renders `doc`; throws tpnet::Error if a number is NaN or infinite, so no
-/// such value ever reaches a user.
+/// such value ever reaches a user, and for html of a document without sections.
 std::string render(const Document& doc, Format format, const TextLayout& layout = {});
 
 }  // namespace tpnet::cli

@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "document.hpp"
+#include "long_form.hpp"
 #include "printable.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/io/text_file.hpp"
@@ -628,7 +629,9 @@ std::string render(const Document& doc, Format format, const TextLayout& layout)
     case Format::csv:
       return render_csv(doc);
     case Format::markdown:
-      return render_markdown(doc);
+      return doc.sections.empty() ? render_markdown(doc) : render_long_form_markdown(doc);
+    case Format::html:
+      return render_long_form_html(doc);
     case Format::table:
       return render_table(doc, layout);
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "chart.hpp"
+#include "tpnet/base/quantity_text.hpp"
 #include "tpnet/base/units.hpp"
 
 namespace tpnet::cli {
@@ -20,7 +21,7 @@ constexpr double kFan = 26.0;
 constexpr double kRow = kCageHeight + kFan + 24.0 + 18.0;
 constexpr const char* kFont = "DejaVu Sans, Verdana, Arial, sans-serif";
 
-std::string rate_text(BitRate r) { return chart::format_quantity(r.bits_per_second(), "b/s"); }
+std::string rate_text(BitRate r) { return format_quantity(r.bits_per_second(), "b/s"); }
 
 struct Cage {
   std::string cage;

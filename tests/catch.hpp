@@ -15,5 +15,7 @@ using Catch::Matchers::ContainsSubstring;
 #else
 inline auto ContainsSubstring(const std::string& text) { return Catch::Matchers::Contains(text); }
 #endif
+using Catch::Matchers::EndsWith;
+using Catch::Matchers::StartsWith;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;

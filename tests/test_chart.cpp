@@ -53,19 +53,6 @@ TEST_CASE("nice_ticks steps by 1, 2 or 5 times a power of ten and covers the ran
   CHECK_THROWS_AS(nice_ticks(0.0, std::nan(""), 5), tpnet::Error);
 }
 
-TEST_CASE("format_quantity picks the SI prefix the tables print", "[chart]") {
-  CHECK(format_quantity(0.000144, "s") == "144 us");
-  CHECK(format_quantity(0.0381, "s") == "38.1 ms");
-  CHECK(format_quantity(8.8503, "s", 3) == "8.85 s");
-  CHECK(format_quantity(3.6e6, "B") == "3.6 MB");
-  CHECK(format_quantity(108.9e9, "B") == "108.9 GB");
-  CHECK(format_quantity(157.8e9, "b/s") == "157.8 Gb/s");
-  CHECK(format_quantity(12.34, "%") == "12.34%");
-  CHECK(format_quantity(64000, "") == "64k");
-  CHECK(format_quantity(0.0, "s") == "0 s");
-  CHECK(format_quantity(-1.5, "s") == "-1.5 s");
-}
-
 TEST_CASE("a chart axis names its quantity and its prefixed unit", "[chart]") {
   const std::string svg = render_svg(bars_figure({"P1", "P2"}, {0.14, 0.45}));
   CHECK_THAT(svg, ContainsSubstring(">extra TTFT (ms)</text>"));

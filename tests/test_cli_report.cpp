@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "catch.hpp"
-#include "chart.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
+#include "tpnet/base/quantity_text.hpp"
 
-using tpnet::cli::chart::format_quantity;
+using tpnet::format_quantity;
 using tpnet::test::CliResult;
 using tpnet::test::count_of;
 using tpnet::test::expect_bad_input;

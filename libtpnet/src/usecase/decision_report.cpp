@@ -65,6 +65,11 @@ const PlanOption* DecisionReport::chosen_option() const {
   return chosen ? &plan.options[*chosen] : nullptr;
 }
 
+const PlanOption* DecisionReport::switch_drawn() const {
+  const PlanOption* bought = chosen_option();
+  return bought != nullptr && bought->fabric && bought->fabric->plan ? bought : nullptr;
+}
+
 const ScenarioPenalty* DecisionReport::worst_scenario() const {
   const auto worst =
       std::max_element(penalty.scenarios.begin(), penalty.scenarios.end(),
@@ -86,6 +91,8 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
   g.model = in.model;
   g.node = in.node;
   g.workload = in.workload.name;
+  g.nodes = in.nodes;
+  g.speeds = in.speeds;
   // With sweeps the plan knows the users each layout serves, as `plan
   // --sweep` does, so both rank the same way.
   if (request.capacity) g.capacity = run_capacity(*request.capacity);

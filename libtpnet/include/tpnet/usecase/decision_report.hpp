@@ -50,7 +50,9 @@ struct DecisionRequest {
 struct DecisionReport {
   ModelArch model;
   NodeSpec node;
-  std::string workload;  ///< the workload's name
+  std::string workload;      ///< the workload's name
+  int nodes = 0;             ///< the cluster's node count
+  std::vector<Link> speeds;  ///< the speeds compared, in the request's order
   PlanSearchReport plan;
   /// The plan's first usable option, the one the verdict buys; absent when
   /// no layout is usable as asked.
@@ -73,6 +75,10 @@ struct DecisionReport {
 
   /// The chosen option, or nullptr.
   [[nodiscard]] const PlanOption* chosen_option() const;
+  /// The chosen option when the fabric it buys has a switch port plan to draw;
+  /// nullptr when it buys none (TP1 replicas, a direct cable, a ring), so the
+  /// switch drawn is always the one the verdict buys.
+  [[nodiscard]] const PlanOption* switch_drawn() const;
   /// The test with the largest extra TTFT bound, or nullptr with none.
   [[nodiscard]] const ScenarioPenalty* worst_scenario() const;
 };

@@ -1,0 +1,333 @@
+#include "tpnet/usecase/decision_document.hpp"
+
+#include <fmt/format.h>
+
+#include "tpnet/base/quantity_text.hpp"
+
+namespace tpnet {
+namespace {
+
+std::string bytes_text(double b) { return format_quantity(b, "B", 3); }
+std::string rate_text(BitRate r) { return format_quantity(r.bits_per_second(), "b/s", 4); }
+
+/// One request's decode speed: the bound at both speeds and, when the
+/// report predicted the tests, the prediction of the first one-request test.
+std::string decode_speed_line(const DecisionReport& g) {
+  const DecodeReport& d = g.decode;
+  std::string line = fmt::format(
+      "Decode speed of one request: at most {:.1f} tokens/s at {} and {:.1f} at {} (the weights "
+      "read once per forward and its bytes sent); NCCL's modelled latency of its collectives "
+      "({} per forward) brings that to {:.1f} and {:.1f}",
+      d.request_tokens_per_s_bound_from, g.from.name, d.request_tokens_per_s_bound_to, g.to.name,
+      format_seconds(d.latency_per_forward.value()), d.request_tokens_per_s_with_latency_from,
+      d.request_tokens_per_s_with_latency_to);
+  if (g.predict) {
+    for (const auto& s : g.predict->scenarios) {
+      if (s.requests != 1 || s.links.size() < 2) continue;
+      line += fmt::format("; predicted {:.1f} and {:.1f} tokens/s on the fabric profiles ({})",
+                          s.links[0].decode_tokens_per_s, s.links[1].decode_tokens_per_s, s.name);
+      break;
+    }
+  }
+  return line + ".";
+}
+
+/// What the chosen option buys, in one sentence and its reason.
+std::string purchase_line(const PlanOption& best) {
+  const bool buys_nothing = best.fabric && best.fabric->topology == FabricTopology::none;
+  std::string buy =
+      buys_nothing
+          ? fmt::format("Buy no fabric and run {} x TP1: the replicas exchange nothing over RoCE.",
+                        best.instances)
+          : fmt::format("Buy {} and run {} x TP{} at {} per node.",
+                        best.fabric ? best.fabric->description : "no switch", best.instances,
+                        best.tp, best.speed.name);
+  if (best.fabric) {
+    std::vector<std::string> cables;
+    for (const auto& c : best.fabric->cables) cables.push_back(c.text());
+    if (!cables.empty() && best.fabric->plan) {
+      buy += fmt::format(" Cables: {}.", fmt::join(cables, "; "));
+    }
+  }
+  return buy + " Why: " + best.reason;
+}
+
+/// What the slower link costs on the longest test, bound and prediction.
+std::string ttft_cost_line(const DecisionReport& g, const ScenarioPenalty& worst) {
+  std::string cost = fmt::format(
+      "What {} instead of {} costs at TP{}: at most {} on the longest test ({}, {} prompt "
+      "tokens) at the nominal rates",
+      g.to.name, g.from.name, g.tp, format_signed_seconds(worst.extra_ttft_bound.value()),
+      worst.scenario.name, worst.total_tokens);
+  if (worst.predicted_extra) {
+    cost += fmt::format(", predicted {} on the fabric profiles",
+                        format_signed_seconds(worst.predicted_extra->value()));
+    if (const auto& range = worst.predicted_extra_range) {
+      cost += " (measured range " + range_text(*range) + ")";
+    }
+    if (worst.predicted_bound && worst.predicted_gap) {
+      cost += fmt::format(" (at most {} at the rates the profiles achieve, {:.1f} and {:.1f} Gb/s)",
+                          format_signed_seconds(worst.predicted_bound->value()),
+                          worst.predicted_gap->from_rate.bits_per_second() / 1e9,
+                          worst.predicted_gap->to_rate.bits_per_second() / 1e9);
+    }
+    if (worst.predicted_extra->value() > worst.extra_ttft_bound.value()) {
+      cost += fmt::format(
+          "; above the nominal bound: the profiles' measured all-reduce times ({}, {}) are "
+          "slower than the nominal rates",
+          g.fabrics[0].name, g.fabrics[1].name);
+    }
+  }
+  if (worst.ttft_increase_bound) {
+    cost +=
+        fmt::format(", at most {:.1f}% of its measured {} TTFT", *worst.ttft_increase_bound * 100.0,
+                    format_seconds(worst.scenario.baseline_ttft->value()));
+  }
+  return cost + fmt::format("; {} per 1,000 prompt tokens in all.",
+                            format_signed_seconds(g.penalty.extra_per_1k_tokens.value()));
+}
+
+/// Why decode barely changes: the bytes, the bound and the profiles' figure.
+std::string decode_unchanged_line(const DecisionReport& g) {
+  std::string decode = fmt::format(
+      "What does not change: decode. A decode forward sends {} per node in {} small "
+      "all-reduces, latency-bound; {} adds at most {} to it ({:.1f}% of its {} weight-read "
+      "floor)",
+      bytes_text(g.decode.forward_sent.count()), g.decode.allreduces_per_forward, g.to.name,
+      format_seconds(g.decode.max_added_per_forward.value()), g.decode.max_added_share * 100.0,
+      format_seconds(g.decode.weight_read_floor.value()));
+  if (g.decode.fabric) {
+    decode += fmt::format("; the fabric profiles give {} ({:.1f}%)",
+                          format_signed_seconds(g.decode.fabric->added.value()),
+                          g.decode.fabric->added_share * 100.0);
+    if (g.decode.fabric->added.value() > g.decode.max_added_per_forward.value()) {
+      decode += fmt::format(
+          ", above the bound since the profiles' rates ({} for {}, {} for {}) are below the "
+          "nominal ones",
+          rate_text(fabric_rate(g.fabrics[0])), g.from.name, rate_text(fabric_rate(g.fabrics[1])),
+          g.to.name);
+    }
+  }
+  return decode + ".";
+}
+
+std::vector<std::string> verdict_lines(const DecisionReport& g) {
+  std::vector<std::string> out;
+  if (const PlanOption* best = g.chosen_option(); best != nullptr) {
+    out.push_back(purchase_line(*best));
+  } else if (!g.plan.options.empty()) {
+    out.push_back("No layout of these nodes is usable as asked: " + g.plan.options.front().reason);
+  }
+  // With no budget and no sweep the plan ranks by fewest switches, which
+  // always buys the faster link: the reader is shown the trade instead.
+  std::string ranked = fmt::format("Ranked by {}", to_string(g.plan.objective));
+  if (g.plan.objective == PlanObjective::fewest_switches) {
+    ranked += " (give a TTFT budget to rank by cost, or sweeps to rank by users per dollar)";
+  }
+  out.push_back(ranked + ".");
+  for (const auto& t : speed_trades(g.plan)) {
+    std::string trade =
+        "Trade: " + t.sentence +
+        (g.decode.regime == CommRegime::latency_bound ? "; decode is unchanged." : ".");
+    if (!t.sources.empty()) trade += fmt::format(" Prices: {}.", fmt::join(t.sources, "; "));
+    out.push_back(trade);
+  }
+  const ScenarioPenalty* worst = g.worst_scenario();
+  if (worst != nullptr && g.from.name != g.to.name) {
+    out.push_back(ttft_cost_line(g, *worst));
+    out.push_back(decode_unchanged_line(g));
+    out.push_back(decode_speed_line(g));
+  }
+  return out;
+}
+
+DecisionSection ttft_cost_section(const DecisionReport& g) {
+  DecisionSection cost;
+  cost.heading = fmt::format("TTFT cost of {} instead of {}", g.to.name, g.from.name);
+  cost.figures.push_back(
+      {DecisionChart::penalty,
+       fmt::format("Extra time to first token per test at TP{}: the bound (every prefill byte at "
+                   "{}, nothing overlapped) and the scheduler's prediction on the fabric "
+                   "profiles. The largest is {}.",
+                   g.tp, g.to.name, g.worst_scenario() ? g.worst_scenario()->scenario.name : "")});
+  cost.paragraphs.push_back(fmt::format(
+      "Prefill sends {} per prompt token per node at TP{}; the predicted column uses the fabric "
+      "profiles {} and {}.",
+      bytes_text(g.penalty.per_token_bytes.count()), g.tp, g.fabrics[0].name, g.fabrics[1].name));
+  return cost;
+}
+
+DecisionSection layouts_section(const DecisionReport& g) {
+  DecisionSection layouts;
+  layouts.heading = "Layouts compared";
+  if (g.compare->layouts.size() == 1) {
+    // One bar compares nothing: say it.
+    const LayoutSummary& only = g.compare->layouts.front();
+    std::string text = fmt::format(
+        "Only {} spreads an instance over the network at this cluster size: it sends {} per "
+        "prompt token per node",
+        only.layout.name(), bytes_text(only.per_token_bytes.count()));
+    if (only.layout.tp == g.tp && only.layout.pp == 1 && only.layout.ep == 1) {
+      text +=
+          fmt::format(", and {} instead of {} adds at most {} per 1,000 prompt tokens", g.to.name,
+                      g.from.name, format_seconds(g.penalty.extra_per_1k_tokens.value()));
+    }
+    layouts.paragraphs.push_back(text + ".");
+  } else {
+    layouts.figures.push_back(
+        {DecisionChart::compare,
+         g.compare->projected()
+             ? "Bytes per prompt token per node by TP size, and the worst projected TTFT "
+               "increase on the slower link from the measured TTFTs."
+             : "Bytes per prompt token per node by TP size, and the extra TTFT bound per 1,000 "
+               "prompt tokens on the slower link."});
+  }
+  return layouts;
+}
+
+DecisionSection steps_section(const DecisionReport& g) {
+  DecisionSection steps;
+  steps.heading = "Predicted steps";
+  if (g.predict) {
+    steps.figures.push_back(
+        {DecisionChart::predict,
+         "Each test's requests through vLLM's scheduler at both speeds: prefill steps, decode "
+         "steps, and the first token (black tick). The slower link stretches prefill only."});
+  } else if (!g.predict_refused.empty()) {
+    steps.paragraphs.push_back("No step timeline: tpnet predict refuses these inputs: " +
+                               g.predict_refused);
+  } else {
+    steps.paragraphs.emplace_back(
+        "No step timeline: it needs measured single-request TTFTs to fit the prefill compute "
+        "(--baseline).");
+  }
+  return steps;
+}
+
+DecisionSection traps_section(const SwitchPlan& plan) {
+  DecisionSection traps;
+  traps.heading = "Traps and checklist";
+  for (const auto& t : plan.traps) traps.items.push_back(t.text + " (" + t.source + ")");
+  DecisionTable checks{{"check", "the catalog says", "ok", "verify on the hardware"}, {}};
+  for (const auto& c : plan.checklist) {
+    checks.rows.push_back({c.check, c.catalog, c.catalog_ok ? "yes" : "NO", c.verify});
+  }
+  if (!checks.rows.empty()) traps.tables.push_back(std::move(checks));
+  if (traps.items.empty() && traps.tables.empty()) {
+    traps.paragraphs.emplace_back("The catalog lists no traps for this plan.");
+  }
+  return traps;
+}
+
+/// The switch section, and its traps when a switch is drawn.
+std::vector<DecisionSection> switch_sections(const DecisionReport& g) {
+  DecisionSection sw;
+  sw.heading = "Switch port plan";
+  if (const PlanOption* drawn = g.switch_drawn(); drawn != nullptr) {
+    sw.figures.push_back(
+        {DecisionChart::switch_plan,
+         fmt::format("The recommended {} at {}: each cage in its breakout mode, its cable fanned "
+                     "out to the sub-ports, and which node sits on which.",
+                     drawn->fabric->description, drawn->speed.name)});
+    if (!drawn->fabric->alternatives.empty()) {
+      sw.paragraphs.push_back(fmt::format("Also does it with as few switches: {}.",
+                                          fmt::join(drawn->fabric->alternatives, ", ")));
+    }
+    return {std::move(sw), traps_section(*drawn->fabric->plan)};
+  }
+  if (const PlanOption* best = g.chosen_option(); best != nullptr && best->fabric) {
+    sw.paragraphs.push_back(
+        best->fabric->topology == FabricTopology::none
+            ? fmt::format("No switch to buy: {} x TP1 replicas exchange nothing over RoCE.",
+                          best->instances)
+            : fmt::format("No switch to buy: the recommended layout is cabled as {}.",
+                          best->fabric->description));
+    for (const auto& note : best->fabric->notes) sw.items.push_back(note);
+  } else {
+    sw.paragraphs.emplace_back("No usable layout has a switch plan to draw.");
+  }
+  return {std::move(sw)};
+}
+
+DecisionSection memory_section(const DecisionReport& g) {
+  DecisionSection mem;
+  mem.heading = "Memory fit";
+  mem.figures.push_back({DecisionChart::memory,
+                         "What each node holds at each TP size; the KV cache gets what vLLM's "
+                         "budget leaves."});
+  for (const auto& m : g.memory) {
+    if (m.tp != g.tp) continue;
+    mem.paragraphs.push_back(fmt::format("At TP{}: {}", m.tp, m.fit_summary));
+    if (m.kv_tokens && m.kv_bytes_per_token) {
+      std::string kv = fmt::format("KV cache at TP{}: {} hold {} tokens ({} per token)", m.tp,
+                                   bytes_text(m.kv_cache_bytes.count()), *m.kv_tokens,
+                                   bytes_text(m.kv_bytes_per_token->count()));
+      if (m.max_sequences) {
+        kv += fmt::format(", {} sequences of max-model-len {} tokens at once", *m.max_sequences,
+                          m.max_model_len);
+      }
+      mem.paragraphs.push_back(kv + ".");
+    }
+    if (!m.nccl_advice.empty()) mem.paragraphs.push_back(m.nccl_advice + ".");
+  }
+  return mem;
+}
+
+std::vector<std::string> option_row(const PlanOption& r) {
+  return {std::to_string(r.rank),
+          fmt::format("{} x TP{}", r.instances, r.tp),
+          r.speed.name,
+          r.fabric ? r.fabric->description : "none carries it",
+          r.fits_memory ? "yes" : "NO",
+          bytes_text(r.memory.weights_bytes.count()),
+          bytes_text(r.memory.kv_cache_bytes.count()),
+          format_signed_seconds(r.worst_extra_ttft.value()),
+          r.usable ? "yes" : "no",
+          r.reason};
+}
+
+DecisionSection options_section(const DecisionReport& g) {
+  DecisionSection options;
+  options.heading = "Every layout ranked";
+  DecisionTable t{{"rank", "layout", "speed", "switches", "fits", "weights/node", "KV cache/node",
+                   "worst extra TTFT", "usable", "why"},
+                  {}};
+  for (const auto& opt : g.plan.options) t.rows.push_back(option_row(opt));
+  options.tables.push_back(std::move(t));
+  options.paragraphs.push_back(fmt::format("Extra TTFT against {}, for the {} workload.",
+                                           g.plan.reference.name, g.workload));
+  return options;
+}
+
+std::string speed_names(const std::vector<Link>& speeds) {
+  std::vector<std::string> names;
+  names.reserve(speeds.size());
+  for (const auto& s : speeds) names.push_back(s.name);
+  return fmt::format("{}", fmt::join(names, " vs "));
+}
+
+}  // namespace
+
+DecisionDocument write_decision_document(const DecisionReport& g) {
+  DecisionDocument doc;
+  doc.title = fmt::format("{} on {} x {}: network decision ({})", g.model.name, g.nodes,
+                          g.node.name, speed_names(g.speeds));
+  doc.verdict = verdict_lines(g);
+  doc.sections.push_back(ttft_cost_section(g));
+  if (g.compare && !g.compare->layouts.empty()) doc.sections.push_back(layouts_section(g));
+  doc.sections.push_back(steps_section(g));
+  if (g.capacity) {
+    DecisionSection cap;
+    cap.heading = "Capacity under the SLOs";
+    cap.figures.push_back({DecisionChart::capacity,
+                           "Measured decode speed and TTFT against load per configuration, the "
+                           "SLO lines, and each configuration's C_max ringed."});
+    doc.sections.push_back(std::move(cap));
+  }
+  for (auto& s : switch_sections(g)) doc.sections.push_back(std::move(s));
+  doc.sections.push_back(memory_section(g));
+  doc.sections.push_back(options_section(g));
+  return doc;
+}
+
+}  // namespace tpnet

@@ -1,0 +1,112 @@
+// The report's words (usecase/decision_document.hpp): the verdict follows the
+// plan's choice, every section is placed, and numbers carry their units.
+
+#include <algorithm>
+
+#include "catch.hpp"
+#include "tpnet/io/fabric_catalog.hpp"
+#include "tpnet/io/link_presets.hpp"
+#include "tpnet/io/model_catalog.hpp"
+#include "tpnet/io/node_catalog.hpp"
+#include "tpnet/io/switch_catalog.hpp"
+#include "tpnet/io/workload_yaml.hpp"
+#include "tpnet/usecase/decision_document.hpp"
+
+using namespace tpnet;
+
+namespace {
+
+DecisionReport sparks_report(int nodes, const std::string& model) {
+  DecisionRequest request;
+  PlanSearchRequest& in = request.plan;
+  in.nodes = nodes;
+  for (const char* s : {"100G", "200G"}) {
+    in.speeds.push_back(parse_link(s, InputLocation::for_key("speeds")));
+  }
+  in.workload = resolve_workload("rag");
+  in.node = builtin_node("dgx-spark");
+  in.fabric_catalog = builtin_fabric_profiles();
+  in.model = builtin_model(model);
+  for (const auto& name : builtin_switch_names()) in.switches.push_back(builtin_switch(name));
+  return run_decision_report(request);
+}
+
+std::vector<std::string> headings(const DecisionDocument& doc) {
+  std::vector<std::string> out;
+  for (const auto& s : doc.sections) out.push_back(s.heading);
+  return out;
+}
+
+const DecisionSection* section(const DecisionDocument& doc, const std::string& heading) {
+  for (const auto& s : doc.sections) {
+    if (s.heading == heading) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("GLM-5.3 on 16 Sparks: the verdict buys the plan's switch and every section is placed",
+          "[decision-document][plan]") {
+  const DecisionReport g = sparks_report(16, "glm-5.3");
+  const DecisionDocument doc = write_decision_document(g);
+  CHECK(doc.title == "glm-5.3 on 16 x dgx-spark: network decision (100G vs 200G)");
+  REQUIRE(doc.verdict.size() >= 4);
+  const PlanOption& chosen = *g.chosen_option();
+  CHECK_THAT(doc.verdict[0], StartsWith("Buy " + chosen.fabric->description +
+                                        " and run 2 x TP8 at " + chosen.speed.name + " per node."));
+  CHECK_THAT(doc.verdict[0], ContainsSubstring(" Why: " + chosen.reason));
+  CHECK(doc.verdict[1] ==
+        "Ranked by fewest-switches (give a TTFT budget to rank by cost, or "
+        "sweeps to rank by users per dollar).");
+  CHECK(headings(doc) == std::vector<std::string>{"TTFT cost of 100G instead of 200G",
+                                                  "Layouts compared", "Predicted steps",
+                                                  "Switch port plan", "Traps and checklist",
+                                                  "Memory fit", "Every layout ranked"});
+  std::vector<DecisionChart> charts;
+  for (const auto& s : doc.sections) {
+    for (const auto& f : s.figures) {
+      charts.push_back(f.chart);
+      CHECK_FALSE(f.caption.empty());
+    }
+  }
+  CHECK(charts == std::vector<DecisionChart>{DecisionChart::penalty, DecisionChart::compare,
+                                             DecisionChart::switch_plan, DecisionChart::memory});
+  // No measured TTFTs: the timeline says what it needs instead of a chart.
+  CHECK_THAT(section(doc, "Predicted steps")->paragraphs.front(), ContainsSubstring("--baseline"));
+  // The ranked table has a row per plan option and a unit on each size and time.
+  const DecisionTable& table = section(doc, "Every layout ranked")->tables.front();
+  REQUIRE(table.rows.size() == g.plan.options.size());
+  for (const auto& row : table.rows) {
+    REQUIRE(row.size() == table.header.size());
+    CHECK_THAT(row[5], EndsWith("B"));
+    CHECK_THAT(row[6], EndsWith("B"));
+    CHECK_THAT(row[7], EndsWith("s"));
+  }
+}
+
+TEST_CASE("a model that fits one Spark: the verdict buys no fabric and no switch is drawn",
+          "[decision-document][plan]") {
+  const DecisionDocument doc = write_decision_document(sparks_report(4, "qwen3.6-27b"));
+  CHECK_THAT(doc.verdict.front(),
+             StartsWith("Buy no fabric and run 4 x TP1: the replicas exchange nothing over RoCE."));
+  const DecisionSection* sw = section(doc, "Switch port plan");
+  REQUIRE(sw != nullptr);
+  CHECK(sw->figures.empty());
+  CHECK(sw->paragraphs ==
+        std::vector<std::string>{"No switch to buy: 4 x TP1 replicas exchange nothing over RoCE."});
+  CHECK(section(doc, "Traps and checklist") == nullptr);
+}
+
+TEST_CASE("two Sparks: the cable is named, the one layout is said in words, not charted",
+          "[decision-document][plan]") {
+  const DecisionDocument doc = write_decision_document(sparks_report(2, "llama-3.1-70b"));
+  CHECK_THAT(doc.verdict.front(), ContainsSubstring("direct cable"));
+  const DecisionSection* layouts = section(doc, "Layouts compared");
+  REQUIRE(layouts != nullptr);
+  CHECK(layouts->figures.empty());
+  CHECK_THAT(layouts->paragraphs.front(),
+             StartsWith("Only TP2 spreads an instance over the network at this cluster size"));
+  CHECK_THAT(section(doc, "Switch port plan")->paragraphs.front(),
+             StartsWith("No switch to buy: the recommended layout is cabled as "));
+}
