@@ -42,7 +42,7 @@ struct AllReduceOptions {
 };
 
 /// The options, checked and converted before any rank starts MPI or NCCL.
-struct SweepPlan {
+struct SweepGrid {
   std::vector<long long> sizes;
   long long min_bytes = 0;
   long long max_bytes = 0;
@@ -96,7 +96,7 @@ void check_word(const std::string& value, const std::string& flag, const char* e
   }
 }
 
-SweepPlan plan_sweep(const AllReduceOptions& o) {
+SweepGrid plan_sweep(const AllReduceOptions& o) {
   if (o.backend != "nccl" && o.backend != "mpi") {
     throw InputError(fmt::format("'{}' is not a backend; use nccl or mpi", o.backend),
                      InputLocation::for_key("--backend"));
@@ -125,18 +125,18 @@ SweepPlan plan_sweep(const AllReduceOptions& o) {
   }
   if (!o.algo.empty()) check_word(o.algo, "--algo", "Ring");
   if (!o.proto.empty()) check_word(o.proto, "--proto", "Simple");
-  SweepPlan plan;
-  plan.min_bytes = whole_even_bytes(o.min_bytes, "--min-bytes");
-  plan.max_bytes = whole_even_bytes(o.max_bytes, "--max-bytes");
-  if (plan.max_bytes < plan.min_bytes) {
-    throw InputError(fmt::format("{} B is below --min-bytes {} B", plan.max_bytes, plan.min_bytes),
+  SweepGrid grid;
+  grid.min_bytes = whole_even_bytes(o.min_bytes, "--min-bytes");
+  grid.max_bytes = whole_even_bytes(o.max_bytes, "--max-bytes");
+  if (grid.max_bytes < grid.min_bytes) {
+    throw InputError(fmt::format("{} B is below --min-bytes {} B", grid.max_bytes, grid.min_bytes),
                      InputLocation::for_key("--max-bytes"));
   }
   // MPI counts are ints: 2^31 - 1 bf16 elements at most.
   const long long limit = static_cast<long long>(std::numeric_limits<int>::max()) * kBf16Bytes;
-  if (o.backend == "mpi" && plan.max_bytes > limit) {
+  if (o.backend == "mpi" && grid.max_bytes > limit) {
     throw InputError(fmt::format("{} B is more than the MPI backend's {} B (2^31-1 elements)",
-                                 plan.max_bytes, limit),
+                                 grid.max_bytes, limit),
                      InputLocation::for_key("--max-bytes"));
   }
   if (!(o.factor > 1.0) || !std::isfinite(o.factor) || o.factor > 1024.0) {
@@ -153,16 +153,16 @@ SweepPlan plan_sweep(const AllReduceOptions& o) {
     throw InputError(fmt::format("{} must be at least 1", o.iters),
                      InputLocation::for_key("--iters"));
   }
-  plan.timeout_s = parse_duration(o.timeout, InputLocation::for_key("--timeout")).value();
+  grid.timeout_s = parse_duration(o.timeout, InputLocation::for_key("--timeout")).value();
   if (o.stall_rank >= 0 || !o.stall_after.empty()) {
     if (o.stall_rank < 0 || o.stall_after.empty()) {
       throw InputError("--stall-rank and --stall-after go together (a test of the timeout)",
                        InputLocation::for_key(o.stall_rank < 0 ? "--stall-rank" : "--stall-after"));
     }
-    plan.stall_after = whole_even_bytes(o.stall_after, "--stall-after");
+    grid.stall_after = whole_even_bytes(o.stall_after, "--stall-after");
   }
-  plan.sizes = sweep_sizes(plan.min_bytes, plan.max_bytes, o.factor);
-  return plan;
+  grid.sizes = sweep_sizes(grid.min_bytes, grid.max_bytes, o.factor);
+  return grid;
 }
 
 /// Where rank 0 writes the sweep: stdout (std::cout, whose writes main()
@@ -206,7 +206,7 @@ class SweepOutput {
 }
 
 int run_allreduce(const AllReduceOptions& options) {
-  const SweepPlan plan = plan_sweep(options);
+  const SweepGrid grid = plan_sweep(options);
 #if TPNET_HAVE_MPI
   const std::unique_ptr<ProcessGroup> group = make_mpi_group();
 #else
@@ -231,8 +231,8 @@ int run_allreduce(const AllReduceOptions& options) {
   }
 
   RunnerSettings settings;
-  settings.max_bytes = plan.sizes.back();
-  settings.timeout_s = plan.timeout_s;
+  settings.max_bytes = grid.sizes.back();
+  settings.timeout_s = grid.timeout_s;
   settings.algo = options.algo;
   settings.proto = options.proto;
   const bool is_root = group->rank() == 0;
@@ -267,11 +267,11 @@ int run_allreduce(const AllReduceOptions& options) {
       provenance.nccl_code = runner->nccl_code();
       provenance.algo = runner->algo();
       provenance.proto = runner->proto();
-      output->write(sweep_header(provenance, rank_lines, plan.min_bytes, plan.max_bytes,
+      output->write(sweep_header(provenance, rank_lines, grid.min_bytes, grid.max_bytes,
                                  options.factor, options.warmup, options.iters, options.check));
     }
-    for (const long long bytes : plan.sizes) {
-      if (plan.stall_after && bytes >= *plan.stall_after && group->rank() == options.stall_rank) {
+    for (const long long bytes : grid.sizes) {
+      if (grid.stall_after && bytes >= *grid.stall_after && group->rank() == options.stall_rank) {
         std::cerr << fmt::format(
             "tpnet-calibrate: allreduce: {} stops before {} B (--stall-rank)\n", group->who(),
             bytes);
@@ -284,11 +284,11 @@ int run_allreduce(const AllReduceOptions& options) {
           runner->measure(bytes, false, options.warmup, options.iters, options.check);
       const RankMeasurement in_place =
           runner->measure(bytes, true, options.warmup, options.iters, options.check);
-      row.out_of_place_s = group->max_over_ranks(out_of_place.mean_s, plan.timeout_s, what);
-      row.in_place_s = group->max_over_ranks(in_place.mean_s, plan.timeout_s, what);
+      row.out_of_place_s = group->max_over_ranks(out_of_place.mean_s, grid.timeout_s, what);
+      row.in_place_s = group->max_over_ranks(in_place.mean_s, grid.timeout_s, what);
       if (options.check) {
-        row.out_of_place_wrong = group->sum_over_ranks(out_of_place.wrong, plan.timeout_s, what);
-        row.in_place_wrong = group->sum_over_ranks(in_place.wrong, plan.timeout_s, what);
+        row.out_of_place_wrong = group->sum_over_ranks(out_of_place.wrong, grid.timeout_s, what);
+        row.in_place_wrong = group->sum_over_ranks(in_place.wrong, grid.timeout_s, what);
       }
       rows.push_back(row);
       if (is_root) {

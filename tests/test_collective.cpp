@@ -25,17 +25,17 @@ TEST_CASE("ring all-reduce never sends more than twice the block", "[collective]
 }
 
 TEST_CASE("a single rank sends nothing and takes no steps", "[collective]") {
-  const AllReducePlan plan = plan_allreduce(Bytes(1e6), 1, CollectiveAlgorithm::ring);
-  CHECK(plan.sent_per_node.count() == 0.0);
-  CHECK(plan.steps == 0);
-  CHECK(allreduce_latency(plan, StepLatency{}).value() == 0.0);
+  const AllReduceTraffic traffic = allreduce_traffic(Bytes(1e6), 1, CollectiveAlgorithm::ring);
+  CHECK(traffic.sent_per_node.count() == 0.0);
+  CHECK(traffic.steps == 0);
+  CHECK(allreduce_latency(traffic, StepLatency{}).value() == 0.0);
 }
 
 TEST_CASE("ring all-reduce takes 2(N-1) steps of S/N", "[collective]") {
-  const AllReducePlan plan = plan_allreduce(Bytes(800), 8, CollectiveAlgorithm::ring);
-  CHECK(plan.steps == 14);
-  CHECK(plan.segment.count() == 100.0);
-  CHECK(plan.sent_per_node.count() == 1400.0);  // 14 steps x one segment each
+  const AllReduceTraffic traffic = allreduce_traffic(Bytes(800), 8, CollectiveAlgorithm::ring);
+  CHECK(traffic.steps == 14);
+  CHECK(traffic.segment.count() == 100.0);
+  CHECK(traffic.sent_per_node.count() == 1400.0);  // 14 steps x one segment each
 }
 
 TEST_CASE("tree all-reduce: busiest node sends 2 x the block, steps 2 x ceil(log2 N)",
@@ -46,8 +46,8 @@ TEST_CASE("tree all-reduce: busiest node sends 2 x the block, steps 2 x ceil(log
   CHECK(allreduce_steps(8, CollectiveAlgorithm::tree) == 6);
   CHECK(allreduce_steps(9, CollectiveAlgorithm::tree) == 8);
   CHECK(allreduce_steps(16, CollectiveAlgorithm::tree) == 8);
-  const AllReducePlan plan = plan_allreduce(Bytes(1000), 8, CollectiveAlgorithm::tree);
-  CHECK(plan.segment.count() == 500.0);
+  const AllReduceTraffic traffic = allreduce_traffic(Bytes(1000), 8, CollectiveAlgorithm::tree);
+  CHECK(traffic.segment.count() == 500.0);
 }
 
 namespace {
@@ -62,21 +62,22 @@ Link with_override(StepLatency alpha) {
 }  // namespace
 
 TEST_CASE("alpha-beta override: fixed latency plus bytes over the rate", "[collective]") {
-  const AllReducePlan plan = plan_allreduce(Bytes::megabytes(1), 8, CollectiveAlgorithm::ring);
+  const AllReduceTraffic traffic =
+      allreduce_traffic(Bytes::megabytes(1), 8, CollectiveAlgorithm::ring);
   const Link link = with_override({Seconds::microseconds(6.6), Seconds::microseconds(2.7)});
   const double latency = 6.6e-6 + 14 * 2.7e-6;
   const double transfer = 1.75e6 * 8 / 200e9;
-  CHECK_THAT(allreduce_latency(plan, *link.latency.override).value(), WithinRel(latency, 1e-12));
-  CHECK_THAT(allreduce_latency(plan, link).value(), WithinRel(latency, 1e-12));
-  CHECK_FALSE(price_allreduce_latency(plan, link).nccl.has_value());
-  CHECK_THAT(allreduce_transfer_time(plan, link.rate).value(), WithinRel(transfer, 1e-12));
-  CHECK_THAT(allreduce_time(plan, link).value(), WithinRel(latency + transfer, 1e-12));
+  CHECK_THAT(allreduce_latency(traffic, *link.latency.override).value(), WithinRel(latency, 1e-12));
+  CHECK_THAT(allreduce_latency(traffic, link).value(), WithinRel(latency, 1e-12));
+  CHECK_FALSE(price_allreduce_latency(traffic, link).nccl.has_value());
+  CHECK_THAT(allreduce_transfer_time(traffic, link.rate).value(), WithinRel(transfer, 1e-12));
+  CHECK_THAT(allreduce_time(traffic, link).value(), WithinRel(latency + transfer, 1e-12));
 }
 
-TEST_CASE("by default NCCL's model prices alpha, restricted to the plan's algorithm",
+TEST_CASE("by default NCCL's model prices alpha, restricted to the all-reduce's algorithm",
           "[collective][nccl]") {
   // GLM-5.3 TP8 decode block, 200G: ring/LL, 6.6 + 14 x 5.0 = 76.6 us (test_nccl_model.cpp).
-  const AllReducePlan ring = plan_allreduce(Bytes(61440), 8, CollectiveAlgorithm::ring);
+  const AllReduceTraffic ring = allreduce_traffic(Bytes(61440), 8, CollectiveAlgorithm::ring);
   const Link link{"200G", BitRate::gigabits_per_second(200), {}};
   const AllReduceLatency priced = price_allreduce_latency(ring, link);
   REQUIRE(priced.nccl.has_value());
@@ -84,7 +85,7 @@ TEST_CASE("by default NCCL's model prices alpha, restricted to the plan's algori
   CHECK(priced.nccl->chosen.protocol == NcclProtocol::ll);
   CHECK_THAT(priced.alpha.value(), WithinRel(76.6e-6, 1e-12));
   // The same block with --algorithm tree: tree/LL, 6.8 + 2 x 3 x 5.0 = 36.8 us.
-  const AllReducePlan tree = plan_allreduce(Bytes(61440), 8, CollectiveAlgorithm::tree);
+  const AllReduceTraffic tree = allreduce_traffic(Bytes(61440), 8, CollectiveAlgorithm::tree);
   CHECK_THAT(allreduce_latency(tree, link).value(), WithinRel(36.8e-6, 1e-12));
   // Let the tuner choose (--nccl-algo auto): tree/LL is the cheaper at this size.
   Link unrestricted = link;
@@ -101,16 +102,16 @@ TEST_CASE("by default NCCL's model prices alpha, restricted to the plan's algori
 TEST_CASE("small blocks are latency-bound, large ones bandwidth-bound", "[collective]") {
   for (const Link& link :
        {with_override(StepLatency{}), Link{"200G", BitRate::gigabits_per_second(200), {}}}) {
-    CHECK(classify(plan_allreduce(Bytes(61440), 8, CollectiveAlgorithm::ring), link) ==
+    CHECK(classify(allreduce_traffic(Bytes(61440), 8, CollectiveAlgorithm::ring), link) ==
           CommRegime::latency_bound);
-    CHECK(classify(plan_allreduce(Bytes(50331648), 8, CollectiveAlgorithm::ring), link) ==
+    CHECK(classify(allreduce_traffic(Bytes(50331648), 8, CollectiveAlgorithm::ring), link) ==
           CommRegime::bandwidth_bound);
   }
   CHECK(to_string(CommRegime::latency_bound) == "latency-bound");
 }
 
 TEST_CASE("an all-reduce needs at least one rank", "[collective][bad-input]") {
-  CHECK_THROWS_AS(plan_allreduce(Bytes(1), 0, CollectiveAlgorithm::ring), InputError);
-  CHECK_THROWS_AS(plan_allreduce(Bytes(1), -3, CollectiveAlgorithm::ring), InputError);
-  CHECK_THROWS_AS(plan_allreduce(Bytes(-1), 2, CollectiveAlgorithm::ring), InputError);
+  CHECK_THROWS_AS(allreduce_traffic(Bytes(1), 0, CollectiveAlgorithm::ring), InputError);
+  CHECK_THROWS_AS(allreduce_traffic(Bytes(1), -3, CollectiveAlgorithm::ring), InputError);
+  CHECK_THROWS_AS(allreduce_traffic(Bytes(-1), 2, CollectiveAlgorithm::ring), InputError);
 }

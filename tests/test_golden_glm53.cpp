@@ -62,11 +62,11 @@ TEST_CASE("GLM-5.3 block for a 4,096-token chunk is 50.3 MB", "[golden]") {
 }
 
 TEST_CASE("GLM-5.3 TP8 sends 88.1 MB per node per all-reduce in 14 steps of 6.3 MB", "[golden]") {
-  const AllReducePlan plan =
-      plan_allreduce(activation_block(glm53(), tp8(), 4096), 8, CollectiveAlgorithm::ring);
-  CHECK(prints_as(plan.sent_per_node.count() / 1e6, 88.1, 1));
-  CHECK(plan.steps == 14);
-  CHECK(prints_as(plan.segment.count() / 1e6, 6.3, 1));
+  const AllReduceTraffic traffic =
+      allreduce_traffic(activation_block(glm53(), tp8(), 4096), 8, CollectiveAlgorithm::ring);
+  CHECK(prints_as(traffic.sent_per_node.count() / 1e6, 88.1, 1));
+  CHECK(traffic.steps == 14);
+  CHECK(prints_as(traffic.segment.count() / 1e6, 6.3, 1));
 }
 
 TEST_CASE("GLM-5.3 runs 157 all-reduces per forward", "[golden]") {
@@ -80,10 +80,10 @@ TEST_CASE("GLM-5.3 TP8 sends 3.38 MB per prompt token", "[golden]") {
 }
 
 TEST_CASE("GLM-5.3 TP8 all-reduce takes 3.5 ms at 200 Gb/s and 7.0 ms at 100 Gb/s", "[golden]") {
-  const AllReducePlan plan =
-      plan_allreduce(activation_block(glm53(), tp8(), 4096), 8, CollectiveAlgorithm::ring);
-  CHECK(prints_as(allreduce_transfer_time(plan, preset("200G").rate).value() * 1e3, 3.5, 1));
-  CHECK(prints_as(allreduce_transfer_time(plan, preset("100G").rate).value() * 1e3, 7.0, 1));
+  const AllReduceTraffic traffic =
+      allreduce_traffic(activation_block(glm53(), tp8(), 4096), 8, CollectiveAlgorithm::ring);
+  CHECK(prints_as(allreduce_transfer_time(traffic, preset("200G").rate).value() * 1e3, 3.5, 1));
+  CHECK(prints_as(allreduce_transfer_time(traffic, preset("100G").rate).value() * 1e3, 7.0, 1));
 }
 
 TEST_CASE("a 200 Gb/s link moves 2.5 MB in 100 us", "[golden]") {

@@ -267,10 +267,10 @@ profiles:
 
 TEST_CASE("a nominal profile is the link's NCCL model, a calibration its measured curve") {
   const Link link = preset("200G");
-  const AllReducePlan plan = plan_allreduce(Bytes(61440), 8, CollectiveAlgorithm::ring);
+  const AllReduceTraffic traffic = allreduce_traffic(Bytes(61440), 8, CollectiveAlgorithm::ring);
   CHECK_THAT(fabric_allreduce(nominal_fabric(link), Bytes(61440), 8, CollectiveAlgorithm::ring)
                  .time.value(),
-             WithinRel(allreduce_time(plan, link).value(), 1e-9));
+             WithinRel(allreduce_time(traffic, link).value(), 1e-9));
   const std::string path =
       kSource + "/examples/calibration/calibration_glm53_tp8_200g_synthetic.yaml";
   const auto file = std::make_shared<const Calibration>(load_calibration_yaml(path));

@@ -5,41 +5,41 @@
 
 namespace tpnet {
 
-Seconds allreduce_latency(const AllReducePlan& plan, const StepLatency& latency) {
-  if (plan.steps == 0) return Seconds(0.0);
-  return latency.base + latency.per_step * plan.steps;
+Seconds allreduce_latency(const AllReduceTraffic& traffic, const StepLatency& latency) {
+  if (traffic.steps == 0) return Seconds(0.0);
+  return latency.base + latency.per_step * traffic.steps;
 }
 
-NcclSetup nccl_setup(const AllReducePlan& plan, const Link& link) {
+NcclSetup nccl_setup(const AllReduceTraffic& traffic, const Link& link) {
   NcclSetup setup = link.latency.nccl;
-  setup.ranks = plan.ranks;
-  setup.nodes = plan.ranks;
+  setup.ranks = traffic.ranks;
+  setup.nodes = traffic.ranks;
   setup.link_rate = link.rate;
-  if (link.latency.nccl_algorithm_from_engine) setup.algorithms = {plan.algorithm};
+  if (link.latency.nccl_algorithm_from_engine) setup.algorithms = {traffic.algorithm};
   return setup;
 }
 
-AllReduceLatency price_allreduce_latency(const AllReducePlan& plan, const Link& link) {
-  if (link.latency.override) return {allreduce_latency(plan, *link.latency.override), {}};
-  NcclChoice choice = choose_nccl_allreduce(plan.block, nccl_setup(plan, link));
+AllReduceLatency price_allreduce_latency(const AllReduceTraffic& traffic, const Link& link) {
+  if (link.latency.override) return {allreduce_latency(traffic, *link.latency.override), {}};
+  NcclChoice choice = choose_nccl_allreduce(traffic.block, nccl_setup(traffic, link));
   const Seconds alpha = choice.chosen.latency;
   return {alpha, std::move(choice)};
 }
 
-Seconds allreduce_latency(const AllReducePlan& plan, const Link& link) {
-  return price_allreduce_latency(plan, link).alpha;
+Seconds allreduce_latency(const AllReduceTraffic& traffic, const Link& link) {
+  return price_allreduce_latency(traffic, link).alpha;
 }
 
-Seconds allreduce_time(const AllReducePlan& plan, const Link& link) {
-  return allreduce_latency(plan, link) + allreduce_transfer_time(plan, link.rate);
+Seconds allreduce_time(const AllReduceTraffic& traffic, const Link& link) {
+  return allreduce_latency(traffic, link) + allreduce_transfer_time(traffic, link.rate);
 }
 
 std::string_view to_string(CommRegime regime) {
   return regime == CommRegime::latency_bound ? "latency-bound" : "bandwidth-bound";
 }
 
-CommRegime classify(const AllReducePlan& plan, const Link& link) {
-  return allreduce_latency(plan, link) >= allreduce_transfer_time(plan, link.rate)
+CommRegime classify(const AllReduceTraffic& traffic, const Link& link) {
+  return allreduce_latency(traffic, link) >= allreduce_transfer_time(traffic, link.rate)
              ? CommRegime::latency_bound
              : CommRegime::bandwidth_bound;
 }

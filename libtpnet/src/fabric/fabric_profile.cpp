@@ -231,14 +231,14 @@ FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int 
   if (ranks == 1) return {};
   switch (profile.source) {
     case FabricSource::nominal: {
-      const AllReducePlan plan = plan_allreduce(block, ranks, algorithm);
+      const AllReduceTraffic traffic = allreduce_traffic(block, ranks, algorithm);
       if (!profile.small.empty()) {
         const Seconds latency = shared_allreduce_latency(profile.small, block, ranks);
-        const Seconds transfer = allreduce_transfer_time(plan, profile.link.rate);
+        const Seconds transfer = allreduce_transfer_time(traffic, profile.link.rate);
         return {latency + transfer, latency, transfer};
       }
-      const Seconds latency = allreduce_latency(plan, profile.link);
-      const Seconds transfer = allreduce_transfer_time(plan, profile.link.rate);
+      const Seconds latency = allreduce_latency(traffic, profile.link);
+      const Seconds transfer = allreduce_transfer_time(traffic, profile.link.rate);
       return {latency + transfer, latency, transfer};
     }
     case FabricSource::calibration: {
@@ -272,11 +272,12 @@ Seconds fabric_allgather(const FabricProfile& profile, Bytes sent_per_node, int 
                sent_per_node / profile.link.rate;
       }
       const Bytes gathered = sent_per_node * (static_cast<double>(ranks) / steps);
-      const AllReducePlan plan = plan_allreduce(gathered, ranks, CollectiveAlgorithm::ring);
+      const AllReduceTraffic traffic =
+          allreduce_traffic(gathered, ranks, CollectiveAlgorithm::ring);
       if (const auto& alpha = profile.link.latency.override) {
         return alpha->base + alpha->per_step * steps + sent_per_node / profile.link.rate;
       }
-      return choose_nccl_allgather(gathered, nccl_setup(plan, profile.link)).chosen.time;
+      return choose_nccl_allgather(gathered, nccl_setup(traffic, profile.link)).chosen.time;
     }
     case FabricSource::calibration: {
       const AllReduceCalibration& c = *profile.measured_curve;

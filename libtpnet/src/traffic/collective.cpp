@@ -99,24 +99,24 @@ int allreduce_steps(int ranks, CollectiveAlgorithm algorithm) {
   return 0;
 }
 
-AllReducePlan plan_allreduce(Bytes block, int ranks, CollectiveAlgorithm algorithm) {
+AllReduceTraffic allreduce_traffic(Bytes block, int ranks, CollectiveAlgorithm algorithm) {
   if (ranks < 1) {
     throw InputError(std::to_string(ranks) + " ranks cannot all-reduce; use 1 or more",
                      InputLocation::for_key("layout.tp"));
   }
   if (block.count() < 0.0) throw InputError("a negative all-reduce block is not allowed");
-  AllReducePlan plan;
-  plan.algorithm = algorithm;
-  plan.ranks = ranks;
-  plan.block = block;
-  plan.sent_per_node = block * allreduce_sent_factor(ranks, algorithm);
-  plan.steps = allreduce_steps(ranks, algorithm);
-  plan.segment = algorithm == CollectiveAlgorithm::ring ? block / ranks : block / 2.0;
-  return plan;
+  AllReduceTraffic traffic;
+  traffic.algorithm = algorithm;
+  traffic.ranks = ranks;
+  traffic.block = block;
+  traffic.sent_per_node = block * allreduce_sent_factor(ranks, algorithm);
+  traffic.steps = allreduce_steps(ranks, algorithm);
+  traffic.segment = algorithm == CollectiveAlgorithm::ring ? block / ranks : block / 2.0;
+  return traffic;
 }
 
-Seconds allreduce_transfer_time(const AllReducePlan& plan, BitRate rate) {
-  return plan.sent_per_node / rate;
+Seconds allreduce_transfer_time(const AllReduceTraffic& traffic, BitRate rate) {
+  return traffic.sent_per_node / rate;
 }
 
 }  // namespace tpnet

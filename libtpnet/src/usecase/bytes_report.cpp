@@ -11,8 +11,8 @@ BytesReport analyze_bytes(const ModelArch& model, const EngineConfig& engine, co
   report.per_token_bytes = bytes_per_prompt_token(model, engine);
   report.sent_factor = allreduce_sent_factor(engine.tensor_parallel_size, engine.algorithm);
   report.chunk_allreduce =
-      plan_allreduce(activation_block(model, engine, engine.max_num_batched_tokens),
-                     engine.tensor_parallel_size, engine.algorithm);
+      allreduce_traffic(activation_block(model, engine, engine.max_num_batched_tokens),
+                        engine.tensor_parallel_size, engine.algorithm);
   report.chunk_forward_bytes = report.chunk_allreduce.sent_per_node * report.allreduces_per_forward;
   report.link = link;
   report.chunk_allreduce_transfer = allreduce_transfer_time(report.chunk_allreduce, link.rate);

@@ -31,8 +31,8 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
   DecodeReport r;
   r.tokens_per_forward = static_cast<TokenCount>(inputs.requests) *
                          (1 + static_cast<TokenCount>(engine.num_speculative_tokens));
-  r.allreduce =
-      plan_allreduce(activation_block(model, engine, r.tokens_per_forward), tp, engine.algorithm);
+  r.allreduce = allreduce_traffic(activation_block(model, engine, r.tokens_per_forward), tp,
+                                  engine.algorithm);
   r.allreduces_per_forward = allreduces_per_forward(model, engine);
   r.transfer_from = allreduce_transfer_time(r.allreduce, from.rate);
   r.transfer_to = allreduce_transfer_time(r.allreduce, to.rate);

@@ -14,12 +14,13 @@
 namespace tpnet {
 
 /// alpha of a plain alpha-beta model: base + steps x per_step (0 for N = 1).
-[[nodiscard]] Seconds allreduce_latency(const AllReducePlan& plan, const StepLatency& latency);
+[[nodiscard]] Seconds allreduce_latency(const AllReduceTraffic& traffic,
+                                        const StepLatency& latency);
 
-/// The NCCL setup an all-reduce of `plan` over `link` is priced with: the
+/// The NCCL setup an all-reduce of `traffic` over `link` is priced with: the
 /// link's NCCL settings with ranks = N, nodes = N (one GPU a node), the link's
-/// rate, and, unless the link says otherwise, only the plan's algorithm.
-[[nodiscard]] NcclSetup nccl_setup(const AllReducePlan& plan, const Link& link);
+/// rate, and, unless the link says otherwise, only the all-reduce's algorithm.
+[[nodiscard]] NcclSetup nccl_setup(const AllReduceTraffic& traffic, const Link& link);
 
 /// One all-reduce's fixed latency and how it was priced.
 struct AllReduceLatency {
@@ -31,17 +32,18 @@ struct AllReduceLatency {
 };
 
 /// alpha by the link's latency model (docs/formulas.md s.5 and s.20).
-[[nodiscard]] AllReduceLatency price_allreduce_latency(const AllReducePlan& plan, const Link& link);
-/// price_allreduce_latency(plan, link).alpha.
-[[nodiscard]] Seconds allreduce_latency(const AllReducePlan& plan, const Link& link);
+[[nodiscard]] AllReduceLatency price_allreduce_latency(const AllReduceTraffic& traffic,
+                                                       const Link& link);
+/// price_allreduce_latency(traffic, link).alpha.
+[[nodiscard]] Seconds allreduce_latency(const AllReduceTraffic& traffic, const Link& link);
 
 /// alpha + beta.
-[[nodiscard]] Seconds allreduce_time(const AllReducePlan& plan, const Link& link);
+[[nodiscard]] Seconds allreduce_time(const AllReduceTraffic& traffic, const Link& link);
 
 /// Which term dominates an all-reduce.
 enum class CommRegime { latency_bound, bandwidth_bound };
 [[nodiscard]] std::string_view to_string(CommRegime regime);
 /// latency-bound when the fixed latency is at least the transfer time at `rate`.
-[[nodiscard]] CommRegime classify(const AllReducePlan& plan, const Link& link);
+[[nodiscard]] CommRegime classify(const AllReduceTraffic& traffic, const Link& link);
 
 }  // namespace tpnet

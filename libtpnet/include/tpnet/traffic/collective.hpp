@@ -53,7 +53,7 @@ enum class Collective {
 /// Sequential steps a message passes: ring 2(N-1); tree 2 x ceil(log2 N).
 [[nodiscard]] int allreduce_steps(int ranks, CollectiveAlgorithm algorithm);
 
-struct AllReducePlan {
+struct AllReduceTraffic {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
   int ranks = 0;
   Bytes block;          ///< S: the tensor being reduced, same size on every node
@@ -63,9 +63,10 @@ struct AllReducePlan {
 };
 
 /// Throws InputError when ranks < 1 or the block is negative.
-[[nodiscard]] AllReducePlan plan_allreduce(Bytes block, int ranks, CollectiveAlgorithm algorithm);
+[[nodiscard]] AllReduceTraffic allreduce_traffic(Bytes block, int ranks,
+                                                 CollectiveAlgorithm algorithm);
 
 /// beta term: sent bytes x 8 / rate.
-[[nodiscard]] Seconds allreduce_transfer_time(const AllReducePlan& plan, BitRate rate);
+[[nodiscard]] Seconds allreduce_transfer_time(const AllReduceTraffic& traffic, BitRate rate);
 
 }  // namespace tpnet

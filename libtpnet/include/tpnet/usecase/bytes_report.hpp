@@ -20,8 +20,8 @@ struct BytesReport {
   int allreduces_per_forward = 0;
   Bytes per_token_bytes;
   double sent_factor = 0.0;
-  AllReducePlan chunk_allreduce;  ///< one all-reduce of a full chunk
-  Bytes chunk_forward_bytes;      ///< all all-reduces of a full-chunk forward pass
+  AllReduceTraffic chunk_allreduce;  ///< one all-reduce of a full chunk
+  Bytes chunk_forward_bytes;         ///< all all-reduces of a full-chunk forward pass
   Link link;
   Seconds chunk_allreduce_transfer;        ///< at `link`
   Seconds chunk_allreduce_latency;         ///< fixed part at `link`

@@ -30,7 +30,7 @@ struct DecodeInputs {
 
 struct DecodeReport {
   TokenCount tokens_per_forward = 0;  ///< requests x (1 + draft tokens)
-  AllReducePlan allreduce;
+  AllReduceTraffic allreduce;
   int allreduces_per_forward = 0;
   Seconds transfer_from;  ///< one all-reduce's bytes at the `from` rate
   Seconds transfer_to;
