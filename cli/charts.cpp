@@ -7,7 +7,6 @@
 #include <map>
 
 #include "tpnet/base/error.hpp"
-#include "tpnet/model/layout.hpp"
 
 namespace tpnet::cli {
 namespace {
