@@ -9,7 +9,7 @@
 #include <string>
 
 #include "document.hpp"
-#include "tpnet/measured/point_estimate.hpp"
+#include "tpnet/usecase/calibration_use.hpp"
 
 namespace tpnet::cli {
 

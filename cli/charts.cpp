@@ -8,7 +8,6 @@
 
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/quantity_text.hpp"
-#include "tpnet/model/layout.hpp"
 
 namespace tpnet::cli {
 namespace {

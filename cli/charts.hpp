@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "chart.hpp"
-#include "tpnet/measured/traffic_windows.hpp"
 #include "tpnet/usecase/capacity.hpp"
 #include "tpnet/usecase/compare.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/usecase/penalty.hpp"
 #include "tpnet/usecase/predict.hpp"
+#include "tpnet/usecase/traffic_report.hpp"
 
 namespace tpnet::cli {
 

@@ -15,7 +15,6 @@
 #include "svg_output.hpp"
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/usecase/compare.hpp"
-#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet::cli {
 namespace {

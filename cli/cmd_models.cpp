@@ -2,14 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <memory>
 
 #include "common.hpp"
 #include "tpnet/io/model_catalog.hpp"
-#include "tpnet/model/layer_plan.hpp"
-#include "tpnet/model/layout.hpp"
-#include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/usecase/model_summary.hpp"
 
 namespace tpnet::cli {
@@ -65,19 +61,16 @@ double percent_off(double estimate, double stated) {
   return stated > 0.0 ? (estimate / stated - 1.0) * 100.0 : 0.0;
 }
 
-Record shape_fields(const ModelArch& m) {
+Record shape_fields(const ModelSummary& summary) {
+  const ModelArch& m = summary.model;
   const MoeSpec moe = m.moe.value_or(MoeSpec{});
   const MlaSpec mla = m.mla.value_or(MlaSpec{});
   const LinearAttentionSpec linear = m.linear_attention.value_or(LinearAttentionSpec{});
   const MambaSpec mamba = m.mamba.value_or(MambaSpec{});
   const CompressedAttentionSpec compressed =
       m.compressed_attention.value_or(CompressedAttentionSpec{});
-  const auto layers_at = [&](int lo, int hi) {
-    return static_cast<long long>(std::count_if(compressed.compress_ratios.begin(),
-                                                compressed.compress_ratios.end(),
-                                                [&](int r) { return r >= lo && r <= hi; }));
-  };
-  const LayerTally layers = tally_layers(m);
+  const LayerTally& layers = summary.layers;
+  const CompressedLayerCounts& ratios = summary.compressed_layers;
   Record fields{
       count("hidden_size", "hidden size", m.hidden_size),
       count("num_layers", "layers", m.num_layers),
@@ -149,9 +142,9 @@ Record shape_fields(const ModelArch& m) {
               count("o_lora_rank", "output rank", compressed.o_lora_rank),
               count("o_groups", "output groups", compressed.o_groups),
               count("hc_mult", "hyper-connection streams", compressed.hc_mult),
-              count("window_only_layers", "layers with the window alone", layers_at(0, 1)),
-              count("ratio_4_layers", "layers compressing 4 to 1", layers_at(4, 4)),
-              count("ratio_128_layers", "layers compressing 128 to 1", layers_at(128, 128))}),
+              count("window_only_layers", "layers with the window alone", ratios.window_only),
+              count("ratio_4_layers", "layers compressing 4 to 1", ratios.ratio_4),
+              count("ratio_128_layers", "layers compressing 128 to 1", ratios.ratio_128)}),
       count("moe_latent_size", "MoE latent width", moe.latent_size),
       count("mtp_layers", "MTP layers", m.mtp_layers),
       flag("tie_word_embeddings", "tied embeddings", m.tie_word_embeddings),
@@ -252,7 +245,7 @@ Document run_show(const ModelsOptions& o) {
   doc.title = "tpnet models show: " + m.name;
   doc.fields = {text("name", "name", m.name), text("description", "description", m.description),
                 text("source", "source", m.source)};
-  for (auto& f : shape_fields(m)) doc.fields.push_back(std::move(f));
+  for (auto& f : shape_fields(summary)) doc.fields.push_back(std::move(f));
   doc.fields.push_back(params(
       "total_params",
       stated(m, "total_params") ? "total parameters (stated)" : "total parameters (estimated)",

@@ -8,9 +8,9 @@
 
 #include "common.hpp"
 #include "tpnet/base/quantity.hpp"
-#include "tpnet/fabric/switch_plan.hpp"
 #include "tpnet/io/node_catalog.hpp"
 #include "tpnet/io/switch_catalog.hpp"
+#include "tpnet/usecase/switch_report.hpp"
 
 namespace tpnet::cli {
 namespace {
@@ -223,15 +223,14 @@ void add_plan_sections(Record& fields, const SwitchAnswer& a, BitRate speed) {
 }
 
 Outcome run_switch(const SwitchOptions& o) {
-  if (o.nodes < 1 || o.nodes > kMaxClusterNodes) {
-    throw InputError(
-        fmt::format("{} is out of range; plan 1 to {} nodes", o.nodes, kMaxClusterNodes),
-        InputLocation::for_key("--nodes"));
-  }
-  const BitRate speed = parse_bit_rate(o.speed, InputLocation::for_key("--speed"));
-  const NodeSpec node = resolve_node(o.node);
-  const std::vector<SwitchSpec> switches = chosen_switches(o.switches);
-  const SwitchPlanReport r = plan_switches(switches, node, static_cast<int>(o.nodes), speed);
+  SwitchRequest request;
+  request.nodes = o.nodes;
+  request.speed = parse_bit_rate(o.speed, InputLocation::for_key("--speed"));
+  request.node = resolve_node(o.node);
+  request.switches = chosen_switches(o.switches);
+  const SwitchPlanReport r = tpnet::run_switch(request);
+  const BitRate speed = request.speed;
+  const NodeSpec& node = r.node;
 
   std::vector<Record> summary;
   for (const auto& a : r.switches) summary.push_back(summary_record(a, speed));

@@ -16,7 +16,7 @@
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/output_file.hpp"
-#include "tpnet/measured/traffic_windows.hpp"
+#include "tpnet/usecase/traffic_report.hpp"
 
 namespace tpnet::cli {
 

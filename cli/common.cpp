@@ -1,6 +1,5 @@
 #include "common.hpp"
 
-#include "tpnet/fabric/allreduce_time.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
 #include "tpnet/io/link_presets.hpp"
@@ -16,8 +15,7 @@
 #include "tpnet/base/limits.hpp"
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/io/model_catalog.hpp"
-#include "tpnet/model/kv_cache.hpp"
-#include "tpnet/model/quantization.hpp"
+#include "tpnet/usecase/model_precision.hpp"
 #include "vllm_args.hpp"
 
 namespace tpnet::cli {
@@ -163,21 +161,18 @@ std::vector<std::string>& model_warnings() {
 ModelArch load_model(const std::string& name, const std::string& quantization,
                      const std::string& bits_per_weight) {
   ModelArch model = resolve_model(name);
+  PrecisionAsk precision;
+  precision.quantization = quantization;
+  if (!bits_per_weight.empty()) {
+    precision.bits_per_weight = parse_positive_number(
+        bits_per_weight, InputLocation::for_key("--bits-per-weight"), "bits per weight, e.g. 4.5");
+  }
   // A precision given on the command line settles what the files left in doubt.
-  if (quantization.empty() && bits_per_weight.empty()) {
+  if (!precision.any()) {
     auto& pending = model_warnings();
     pending.insert(pending.end(), model.warnings.begin(), model.warnings.end());
   }
-  if (!quantization.empty()) {
-    apply_quantization(model,
-                       parse_quantization(quantization, InputLocation::for_key("--quantization")));
-  }
-  if (!bits_per_weight.empty()) {
-    apply_bits_per_weight(
-        model, parse_positive_number(bits_per_weight, InputLocation::for_key("--bits-per-weight"),
-                                     "bits per weight, e.g. 4.5"));
-  }
-  return model;
+  return at_precision(std::move(model), precision);
 }
 
 ModelArch load_model(const EngineOptions& options) {

@@ -11,9 +11,10 @@
 
 #include "document.hpp"
 #include "field_flags.hpp"
-#include "tpnet/fabric/allreduce_time.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/usecase/budgets.hpp"
+#include "tpnet/usecase/bytes_report.hpp"
+#include "tpnet/usecase/decode.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/usecase/plan_search.hpp"
 

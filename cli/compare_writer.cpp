@@ -9,7 +9,6 @@
 #include <string_view>
 
 #include "tpnet/base/error.hpp"
-#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet::cli {
 

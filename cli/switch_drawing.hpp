@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "tpnet/fabric/switch_plan.hpp"
+#include "tpnet/usecase/switch_report.hpp"
 
 namespace tpnet::cli {
 

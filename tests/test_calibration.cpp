@@ -19,6 +19,7 @@
 #include "tpnet/measured/point_estimate.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/traffic/transfer_time.hpp"
+#include "tpnet/usecase/calibration_use.hpp"
 #include "tpnet/usecase/penalty.hpp"
 
 using namespace tpnet;

@@ -136,6 +136,9 @@ TEST_CASE("tpnet switch bad input exits 2 with one line naming the flag", "[cli]
                    "--nodes: 0 is out of range");
   expect_bad_input(run_tpnet({"switch", "--nodes", "100001", "--speed", "100G"}),
                    "plan 1 to 100000 nodes");
+  // Past int's range: refused with the count given, not a narrowed one.
+  expect_bad_input(run_tpnet({"switch", "--nodes", "3000000000", "--speed", "100G"}),
+                   "--nodes: 3000000000 is out of range");
   expect_bad_input(run_tpnet({"switch", "--nodes", "4", "--speed", "fast"}),
                    "--speed: 'fast' is not a bit rate");
   expect_bad_input(run_tpnet({"switch", "--nodes", "4", "--speed", "400G"}),

@@ -309,19 +309,3 @@ TEST_CASE("the synthetic example peaks at 200 Gb/s in 1 ms and near its mean in 
   CHECK_THAT(t.windows[1].xmit.peak.bits_per_second(),
              WithinRel(t.windows[1].xmit.mean.bits_per_second(), 1e-12));
 }
-
-TEST_CASE("a window longer than the capture is flagged and warned about", "[traffic]") {
-  TrafficRequest request;
-  request.samples =
-      parse_counters_csv(std::string(kHeader) + "0.0,d,1,0,0\n0.3,d,1,1000,0\n", "c.csv");
-  request.windows = {Seconds(0.1), Seconds(1.0)};
-  const TrafficReport r = analyze_traffic(request);
-  REQUIRE(r.all.windows.size() == 2);
-  CHECK_FALSE(r.all.windows[0].longer_than_span);
-  CHECK(r.all.windows[1].longer_than_span);
-  REQUIRE(r.warnings.size() == 1);
-  CHECK_THAT(r.warnings[0],
-             ContainsSubstring("the capture (300 ms) is shorter than the 1 s window"));
-  // The one window averages over the 0.3 s captured: 4,000 B x 8 / 0.3 s.
-  CHECK_THAT(r.all.windows[1].xmit.peak.bits_per_second(), WithinRel(4000.0 * 8 / 0.3, 1e-12));
-}

@@ -693,11 +693,13 @@ SwitchAnswer answer_for_switch(const SwitchSpec& sw, const NodeSpec& node, int n
 }
 
 SwitchPlanReport plan_switches(const std::vector<SwitchSpec>& switches, const NodeSpec& node,
-                               int nodes, BitRate speed) {
-  if (nodes < 1 || nodes > kMaxClusterNodes) {
-    throw InputError(fmt::format("{} is out of range; plan 1 to {} nodes", nodes, kMaxClusterNodes),
-                     InputLocation::for_key("nodes"));
+                               long long asked_nodes, BitRate speed) {
+  if (asked_nodes < 1 || asked_nodes > kMaxClusterNodes) {
+    throw InputError(
+        fmt::format("{} is out of range; plan 1 to {} nodes", asked_nodes, kMaxClusterNodes),
+        InputLocation::for_key("nodes"));
   }
+  const int nodes = static_cast<int>(asked_nodes);
   if (!node.ports.supports(speed)) {
     std::string speeds;
     for (const auto& s : node.ports.speeds) speeds += (speeds.empty() ? "" : ", ") + rate_label(s);

@@ -1,5 +1,7 @@
 #include "tpnet/usecase/model_summary.hpp"
 
+#include <algorithm>
+
 #include "tpnet/base/error.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/mixer_compute.hpp"
@@ -9,9 +11,25 @@
 
 namespace tpnet {
 
+namespace {
+
+CompressedLayerCounts count_compressed_layers(const ModelArch& model) {
+  if (!model.compressed_attention) return {};
+  const std::vector<int>& ratios = model.compressed_attention->compress_ratios;
+  const auto layers_at = [&](int lo, int hi) {
+    return static_cast<long long>(
+        std::count_if(ratios.begin(), ratios.end(), [&](int r) { return r >= lo && r <= hi; }));
+  };
+  return {layers_at(0, 1), layers_at(4, 4), layers_at(128, 128)};
+}
+
+}  // namespace
+
 ModelSummary summarize_model(const ModelArch& model) {
   ModelSummary s;
   s.model = model;
+  s.layers = tally_layers(model);
+  s.compressed_layers = count_compressed_layers(model);
   s.estimate = estimate_params(model);
   s.effective_bits = effective_bits_per_weight(model);
   const WeightMemory whole = weight_memory(model, ParallelLayout{1, 1, 1});

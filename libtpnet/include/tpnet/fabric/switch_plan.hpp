@@ -182,8 +182,10 @@ struct SwitchPlanReport {
 
 /// The whole answer over `switches`. Throws InputError (key `nodes` or
 /// `speed`) for a node count outside 1..kMaxClusterNodes, a speed the node's
-/// ports cannot link at, or a speed none of `switches` offers.
+/// ports cannot link at, or a speed none of `switches` offers. `nodes` is
+/// taken as asked (a long long) and narrowed only once it is in range, so a
+/// count past int's range is refused with the count given.
 [[nodiscard]] SwitchPlanReport plan_switches(const std::vector<SwitchSpec>& switches,
-                                             const NodeSpec& node, int nodes, BitRate speed);
+                                             const NodeSpec& node, long long nodes, BitRate speed);
 
 }  // namespace tpnet

@@ -2,10 +2,9 @@
 /// Measured traffic in averaging windows (docs/formulas.md s.17): each sample
 /// interval's bytes are spread over the fixed windows it covers in proportion
 /// to the overlap, so bytes are conserved at every window size and a peak
-/// rate always comes with its window. `tpnet traffic` is analyze_traffic.
+/// rate always comes with its window. `tpnet traffic` is analyze_traffic
+/// (tpnet/usecase/traffic_report.hpp).
 
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "tpnet/base/units.hpp"
@@ -77,30 +76,5 @@ struct PhaseSplit {
 
 PhaseSplit split_by_phase(const std::vector<TrafficInterval>& intervals,
                           const std::vector<RequestTiming>& requests);
-
-/// Everything `tpnet traffic` answers depends on.
-struct TrafficRequest {
-  CounterSeries samples;
-  std::vector<Seconds> windows;  ///< `windows`
-  std::optional<std::vector<RequestTiming>> requests;
-};
-
-/// One phase at every window size.
-struct PhaseWindows {
-  std::string phase;  ///< "prefill", "decode", "other"
-  TrafficWindows windows;
-};
-
-struct TrafficReport {
-  std::vector<std::string> devices;  ///< "rocep1s0f0 port 1"
-  int reads = 0;
-  TrafficWindows all;
-  std::vector<PhaseWindows> phases;  ///< with request timings
-  int requests = 0;
-  /// Counter resets, and windows longer than the capture.
-  std::vector<std::string> warnings;
-};
-
-[[nodiscard]] TrafficReport analyze_traffic(const TrafficRequest& request);
 
 }  // namespace tpnet

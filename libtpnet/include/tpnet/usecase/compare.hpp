@@ -21,8 +21,10 @@
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/usecase/budgets.hpp"
+#include "tpnet/usecase/calibration_use.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/usecase/penalty.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet {
 

@@ -14,7 +14,7 @@
 #include "tpnet/base/units.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
-#include "tpnet/measured/point_estimate.hpp"
+#include "tpnet/usecase/calibration_use.hpp"
 #include "tpnet/usecase/capacity.hpp"
 #include "tpnet/usecase/compare.hpp"
 #include "tpnet/usecase/decode.hpp"

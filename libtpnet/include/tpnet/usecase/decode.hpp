@@ -18,6 +18,7 @@
 #include "tpnet/model/model.hpp"
 #include "tpnet/sim/decode_floor.hpp"
 #include "tpnet/traffic/collective.hpp"
+#include "tpnet/usecase/calibration_use.hpp"
 
 namespace tpnet {
 

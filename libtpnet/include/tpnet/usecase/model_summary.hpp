@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tpnet/base/units.hpp"
+#include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/model/params.hpp"
 
@@ -40,8 +41,18 @@ struct PrefillComputeRow {
   }
 };
 
+/// DeepSeek-V4's compressed attention: its layers by how many tokens each
+/// compresses to one (CompressedAttentionSpec::compress_ratios).
+struct CompressedLayerCounts {
+  long long window_only = 0;  ///< ratio 0 or 1: the sliding window alone
+  long long ratio_4 = 0;
+  long long ratio_128 = 0;
+};
+
 struct ModelSummary {
   ModelArch model;
+  LayerTally layers;                        ///< tally_layers: mixers and FFNs by kind
+  CompressedLayerCounts compressed_layers;  ///< all 0 without compressed attention
   ParamEstimate estimate;
   double effective_bits = 0.0;       ///< effective_bits_per_weight
   std::vector<WeightPartRow> parts;  ///< empty when the shapes do not place the parts

@@ -16,6 +16,7 @@
 #include "tpnet/model/model.hpp"
 #include "tpnet/traffic/transfer_time.hpp"
 #include "tpnet/usecase/budgets.hpp"
+#include "tpnet/usecase/calibration_use.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet {
