@@ -95,11 +95,17 @@ std::string quoted_word(const std::string& w) {
 /// own sections: the warnings in flag names and the command that made it.
 Document to_document(const DecisionReport& g, const std::string& stem) {
   const DecisionDocument words = write_decision_document(g);
+  // The core names request fields (`workload.baseline`); a reader of the
+  // report typed flags.
+  auto flags = [](std::vector<std::string> lines) {
+    for (auto& l : lines) l = name_fields(l, FieldNames::flags);
+    return lines;
+  };
   Document doc;
   doc.title = words.title;
-  doc.answer = words.verdict;
+  doc.answer = flags(words.verdict);
   for (const auto& s : words.sections) {
-    DocumentSection section{s.heading, s.paragraphs, {}, {}, s.items, false};
+    DocumentSection section{s.heading, flags(s.paragraphs), {}, {}, flags(s.items), false};
     for (const auto& f : s.figures) {
       auto [name, svg] = draw(f.chart, g);
       std::string file = figure_file_name(stem, name, svg);

@@ -2,6 +2,7 @@
 // standard output"): --out and --svg replace the file a path leads to
 // atomically, refuse what is not a regular file, keep the old file's mode and
 // the old file itself when writing fails; a failed write to stdout is exit 2.
+// AtomicFile and the other helpers, called directly: test_output_file.cpp.
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,7 +18,6 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
-#include "tpnet/io/output_file.hpp"
 
 using tpnet::test::CliResult;
 using tpnet::test::expect_bad_input;
@@ -207,41 +207,6 @@ TEST_CASE("a closed stdout never becomes an output file's descriptor", "[cli][ou
   // The YAML was written whole; the summary meant for stdout is not in it.
   CHECK_THAT(slurp(out), ContainsSubstring("tpnet_calibration: 1"));
   CHECK_THAT(slurp(out), !ContainsSubstring("wrote"));
-}
-
-// ---- the helper itself ------------------------------------------------------------
-
-TEST_CASE("AtomicFile writes beside its target under a name unique to each file", "[outputs]") {
-  const fs::path dir = fresh_dir("unique");
-  const std::string target = (dir / "c.csv").string();
-  tpnet::AtomicFile first(target, "--out");
-  tpnet::AtomicFile second(target, "--out");
-  CHECK(first.temp_path() != second.temp_path());
-  CHECK(fs::path(first.temp_path()).parent_path() == dir);
-  CHECK_THAT(first.temp_path(),
-             Catch::Matchers::StartsWith(target + "." + std::to_string(::getpid()) + "-"));
-  CHECK_THAT(first.temp_path(), Catch::Matchers::EndsWith(".partial"));
-  first.write("first\n");
-  second.write("second\n");
-  first.commit();
-  CHECK(slurp(target) == "first\n");
-  second.commit();
-  CHECK(slurp(target) == "second\n");
-  CHECK(names_in(dir) == std::vector<std::string>{"c.csv"});
-  {
-    tpnet::AtomicFile dropped(target, "--out");
-    dropped.write("never\n");
-  }
-  CHECK(slurp(target) == "second\n");
-  CHECK(names_in(dir) == std::vector<std::string>{"c.csv"});
-}
-
-TEST_CASE("AtomicFile gives a new file 0666 less the umask", "[outputs]") {
-  const fs::path dir = fresh_dir("umask");
-  const mode_t old = ::umask(027);
-  tpnet::write_file_atomically((dir / "new.txt").string(), "x", "--out");
-  ::umask(old);
-  CHECK(mode_of(dir / "new.txt") == 0640U);
 }
 
 TEST_CASE("tpnet link --allreduce-size 10KiB --tp 2 answers with what Sparks measure") {

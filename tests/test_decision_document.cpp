@@ -73,7 +73,8 @@ TEST_CASE("GLM-5.3 on 16 Sparks: the verdict buys the plan's switch and every se
   CHECK(charts == std::vector<DecisionChart>{DecisionChart::penalty, DecisionChart::compare,
                                              DecisionChart::switch_plan, DecisionChart::memory});
   // No measured TTFTs: the timeline says what it needs instead of a chart.
-  CHECK_THAT(section(doc, "Predicted steps")->paragraphs.front(), ContainsSubstring("--baseline"));
+  CHECK_THAT(section(doc, "Predicted steps")->paragraphs.front(),
+             ContainsSubstring("`workload.baseline`"));
   // The ranked table has a row per plan option and a unit on each size and time.
   const DecisionTable& table = section(doc, "Every layout ranked")->tables.front();
   REQUIRE(table.rows.size() == g.plan.options.size());

@@ -102,20 +102,6 @@ TEST_CASE("DeepSeek-V4-Flash's config.json loads: 284.3B with 13.3B active, the 
   }
 }
 
-TEST_CASE("DeepSeek-V4's attention layer: 100.7M split over TP, 6.3M to 25.4M held whole",
-          "[params][golden]") {
-  const ModelArch m = flash();
-  CHECK(compressed_attention_params(m, 0).split == split_attention());  // 100,663,296
-  CHECK(compressed_attention_params(m, 0).replicated == inputs());      // wq_a + wkv: 6,291,456
-  CHECK(compressed_attention_params(m, 1).replicated == inputs());      // the MTP layer's
-  CHECK(compressed_attention_params(m, 128).replicated == inputs() + compressor(128, d));
-  CHECK(compressed_attention_params(m, 4).replicated ==
-        inputs() + compressor(4, d) + indexer());  // 25,433,088
-  CHECK(compressed_attention_params(m, 4).replicated == 25433088.0);
-  // Without the compressed shapes there is nothing to count.
-  CHECK(compressed_attention_params(builtin_model("deepseek-v3"), 4).total() == 0.0);
-}
-
 TEST_CASE(
     "DeepSeek-V4-Flash caches 3,850 bytes per token past its 128-token window: 4.05 GB at 1M "
     "tokens",

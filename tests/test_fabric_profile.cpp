@@ -1,5 +1,6 @@
-// Fabric profiles by topology: the direct cable's and the switchless ring's
-// (docs/formulas.md s.28), and the one order every command chooses them in.
+// Fabric profiles by topology (tpnet/fabric/fabric_profile.hpp): the direct
+// cable's and the switchless ring's (docs/formulas.md s.28). The order every
+// command chooses profiles in is tested in test_fabric_catalog.cpp.
 
 #include <fstream>
 #include <sstream>
@@ -9,7 +10,6 @@
 #include "catch.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
-#include "tpnet/io/fabric_yaml.hpp"
 #include "tpnet/io/link_presets.hpp"
 
 using namespace tpnet;
@@ -52,18 +52,6 @@ TEST_CASE("a four-Spark ring moves a 1 GiB all-reduce at one PCIe half's 13.93 G
   CHECK(allreduce_us(sw, 1073741824.0, 4) < 0.75 * allreduce_us(ring, 1073741824.0, 4));
 }
 
-TEST_CASE("each topology gets its own profile of the link", "[fabric]") {
-  CHECK(default_fabric(preset("200G"), "dgx-spark").name == "dgx-spark-200g-switch");
-  CHECK(default_fabric(preset("200G"), "dgx-spark", FabricTopology::direct).name ==
-        "dgx-spark-200g-direct");
-  CHECK(default_fabric(preset("emulated-100G"), "dgx-spark", FabricTopology::direct).name ==
-        "dgx-spark-one-half-direct");
-  const FabricProfile unmeasured =
-      default_fabric(preset("100G"), "dgx-spark", FabricTopology::ring);
-  CHECK(unmeasured.source == FabricSource::nominal);
-  CHECK_THAT(unmeasured.description, ContainsSubstring("100G, ring on dgx-spark"));
-}
-
 TEST_CASE("a direct cable's or a ring's profile refuses more ranks than it joins",
           "[fabric][bad-input]") {
   const FabricProfile direct = resolve_fabric("dgx-spark-200g-direct", preset("200G"), "dgx-spark");
@@ -74,54 +62,6 @@ TEST_CASE("a direct cable's or a ring's profile refuses more ranks than it joins
                                       "a switch"));
   const FabricProfile ring = resolve_fabric("dgx-spark-200g-ring", preset("200G"), "dgx-spark");
   CHECK_THROWS_AS(fabric_allgather(ring, Bytes(8192), 8), InputError);
-}
-
-TEST_CASE("choose_fabrics: asked profiles first, else the layout's topology", "[fabric]") {
-  const std::vector<Link> links{preset("200G"), preset("emulated-100G")};
-  FabricAsk ask;
-  ask.topology = FabricTopology::direct;
-  auto chosen = choose_fabrics(ask, links, "dgx-spark");
-  CHECK(chosen[0].name == "dgx-spark-200g-direct");
-  CHECK(chosen[1].name == "dgx-spark-one-half-direct");
-  ask.specs = {"dgx-spark-200g-switch", "auto"};
-  chosen = choose_fabrics(ask, links, "dgx-spark");
-  CHECK(chosen[0].name == "dgx-spark-200g-switch");
-  CHECK(chosen[1].name == "dgx-spark-one-half-direct");
-  ask.specs = {"auto", "auto", "auto"};
-  CHECK_THROWS_WITH(choose_fabrics(ask, links, "dgx-spark"),
-                    ContainsSubstring("3 profiles for 2 links"));
-  CHECK(names_calibration_file("runs/calibration.yaml"));
-  CHECK(names_calibration_file("mine.yml"));
-  CHECK_FALSE(names_calibration_file("dgx-spark-200g-ring"));
-  CHECK_FALSE(names_calibration_file("auto"));
-}
-
-TEST_CASE("a fabric catalog's topology keys are checked", "[fabric][bad-input]") {
-  const std::string head = R"(node: n
-small_allreduce:
-  - {ranks: 2, measured_on: p, source: s, points: [{size: 8192, time: 30us}]}
-rdma:
-  p: {rate: 100G, line_rate: 200G, source: s}
-nccl:
-  p: {ranks: 2, collective: all_reduce, source: s, points: [{size: 1MiB, bus_bandwidth: 10GB/s}]}
-profiles:
-  - name: x
-    link: 200G
-    description: d
-    path: p
-    rdma_devices: 1
-)";
-  CHECK(parse_fabric_catalog(head + "    topology: direct\n", "f.yaml").front().max_ranks == 2);
-  CHECK_THROWS_WITH(parse_fabric_catalog(head + "    topology: mesh\n", "f.yaml"),
-                    ContainsSubstring("not a topology"));
-  CHECK_THROWS_WITH(parse_fabric_catalog(head + "    topology: ring\n", "f.yaml"),
-                    ContainsSubstring("needs max_nodes"));
-  CHECK_THROWS_WITH(parse_fabric_catalog(head + "    max_nodes: 4\n", "f.yaml"),
-                    ContainsSubstring("only a direct cable or a ring"));
-  CHECK_THROWS_WITH(
-      parse_fabric_catalog(head + "    topology: ring\n    max_nodes: 4\n    nccl_settings: [X]\n",
-                           "f.yaml"),
-      ContainsSubstring("NAME=value"));
 }
 
 // The cross-check of the ring's rate on a real ring record

@@ -222,63 +222,10 @@ TEST_CASE("the TTFT share bound: network share x (B_old/B_new - 1)", "[golden]")
   CHECK_THAT(s.ttft_bound_at_to->value(), WithinRel(6.36 + s.extra_ttft_bound.value(), 1e-12));
 }
 
-TEST_CASE("a network time above the measured TTFT caps the share at 100% and says so",
-          "[prefill]") {
-  PrefillScenario odd{"odd", PromptSpec{1, 65536}, Seconds(1.0)};
-  const auto r = analyze_penalty(glm53(), tp8(), preset("200G"), preset("100G"), {odd});
-  CHECK(*r.scenarios.front().network_share == 1.0);
-  CHECK_THAT(r.scenarios.front().notes.back(), ContainsSubstring("capped"));
-}
-
 TEST_CASE("emulated 109G measurements convert to a real 100G cable by the same bound", "[golden]") {
   const Bytes measured = Bytes::gigabytes(27.7);
   const Seconds extra =
       extra_transfer_time(measured, preset("emulated-100G").rate, preset("100G").rate);
   CHECK_THAT(extra.value(), WithinRel(27.7e9 * 8 * (1 / 100e9 - 1 / 109e9), 1e-12));
   CHECK(extra.value() > 0.0);
-}
-
-TEST_CASE("equal links add nothing and a faster link gives a negative bound", "[prefill]") {
-  const auto same =
-      analyze_penalty(glm53(), tp8(), preset("200G"), preset("200G"), study_scenarios());
-  for (const auto& s : same.scenarios) CHECK(s.extra_ttft_bound.value() == 0.0);
-  const auto faster =
-      analyze_penalty(glm53(), tp8(), preset("100G"), preset("200G"), study_scenarios());
-  for (const auto& s : faster.scenarios) CHECK(s.extra_ttft_bound.value() < 0.0);
-}
-
-TEST_CASE("measured bytes per token replace the formula", "[prefill]") {
-  const auto r =
-      analyze_penalty(glm53(), tp8(), preset("200G"), preset("100G"),
-                      {PrefillScenario{"8k", PromptSpec{1, 8192}, {}}}, Bytes::megabytes(3.57));
-  CHECK(r.per_token_measured);
-  CHECK_THAT(r.scenarios.front().prefill_bytes_per_node.count(), WithinRel(3.57e6 * 8192, 1e-12));
-}
-
-TEST_CASE("a long-prefill threshold splits prefill into more forward passes", "[prefill]") {
-  EngineConfig engine = tp8();
-  engine.long_prefill_token_threshold = 2048;
-  const auto r = analyze_penalty(glm53(), engine, preset("200G"), preset("100G"),
-                                 {PrefillScenario{"8k", PromptSpec{1, 8192}, {}},
-                                  PrefillScenario{"4x8k", PromptSpec{4, 8192}, {}}});
-  CHECK(r.scenarios[0].prefill_forwards == 4);  // 2,048 tokens per step
-  CHECK(r.scenarios[1].prefill_forwards == 8);  // four requests share the 4,096 budget
-  // Bytes per token do not depend on the threshold.
-  CHECK(r.scenarios[0].prefill_bytes_per_node.count() == 8192 * 3376128.0);
-}
-
-TEST_CASE("TP1 sends nothing over the network and is refused", "[prefill][bad-input]") {
-  EngineConfig engine = tp8();
-  engine.tensor_parallel_size = 1;
-  CHECK_THROWS_AS(analyze_penalty(glm53(), engine, preset("200G"), preset("100G"), {}), InputError);
-  engine.tensor_parallel_size = 0;
-  CHECK_THROWS_AS(analyze_bytes(glm53(), engine, preset("200G"), Seconds(1e-4)), InputError);
-}
-
-TEST_CASE("a TP the heads do not divide is warned about, not refused", "[traffic]") {
-  EngineConfig engine = tp8();
-  engine.tensor_parallel_size = 128;
-  const auto r = analyze_bytes(glm53(), engine, preset("200G"), Seconds(1e-4));
-  REQUIRE_FALSE(r.warnings.empty());
-  CHECK_THAT(r.warnings.front(), ContainsSubstring("64 attention heads"));
 }

@@ -1,52 +1,17 @@
+// Parallel layouts (tpnet/model/layout.hpp): how pipeline stages split the
+// layers, the layouts refused and why. What a layout sends is tested in
+// test_layout_traffic.cpp, the weights it holds in test_weights.cpp.
+
 #include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "catch.hpp"
-#include "golden.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/layout.hpp"
-#include "tpnet/model/weights.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
-#include "tpnet/traffic/layout_traffic.hpp"
 
 using namespace tpnet;
-
-namespace {
-
-EngineConfig engine_for(int tp) {
-  EngineConfig e;
-  e.tensor_parallel_size = tp;
-  return e;
-}
-
-}  // namespace
-
-TEST_CASE("a pure TP layout sends exactly the TP formula's bytes per token", "[layout]") {
-  const ModelArch glm = builtin_model("glm-5.3");
-  for (int tp : {2, 4, 8, 16}) {
-    INFO("TP" << tp);
-    CHECK(layout_bytes_per_token(glm, engine_for(tp), ParallelLayout{tp, 1, 1}).count() ==
-          bytes_per_prompt_token(glm, engine_for(tp)).count());
-  }
-}
-
-TEST_CASE("TP4xPP2 halves the all-reduces on a stage and adds one boundary send", "[layout]") {
-  const ModelArch glm = builtin_model("glm-5.3");
-  const LayoutTraffic t = layout_traffic(glm, engine_for(4), ParallelLayout{4, 2, 1}, 1);
-  const double block = 6144 * 2;
-  CHECK(t.allreduces == 39 * 2 + 1);  // 78 layers over 2 stages, plus the embedding
-  CHECK(t.allreduce_bytes.count() == 79 * block * 1.5);
-  // hidden states and residual, 1/4 from each TP rank
-  CHECK(t.pp_bytes.count() == 2 * block / 4);
-  CHECK(t.pp_boundaries == 1);
-  CHECK(t.total_bytes.count() == 79 * block * 1.5 + 2 * block / 4);
-  CHECK(t.messages == 79 * 6 + 1);
-  // every all-reduce of both stages, then the send and the 4-rank all-gather
-  CHECK(t.sequential_steps == 157 * 6 + 4);
-  CHECK(ParallelLayout{4, 2, 1}.nodes() == 8);
-  CHECK(ParallelLayout{4, 2, 1}.name() == "TP4xPP2");
-}
 
 TEST_CASE("pipeline stages split layers as vLLM does", "[layout]") {
   using Ranges = std::vector<std::pair<int, int>>;
@@ -54,62 +19,6 @@ TEST_CASE("pipeline stages split layers as vLLM does", "[layout]") {
   CHECK(stage_layers(61, 4) == Ranges{{0, 15}, {15, 30}, {30, 46}, {46, 61}});
   CHECK(stage_layers(61, 2) == Ranges{{0, 31}, {31, 61}});
   CHECK(stage_layers(5, 5).size() == 5);
-}
-
-TEST_CASE("DeepSeek-V3 TP4xPP2xEP8: the busiest stage is found stage by stage", "[layout]") {
-  const ModelArch v3 = builtin_model("deepseek-v3");
-  const LayoutTraffic t = layout_traffic(v3, engine_for(4), ParallelLayout{4, 2, 8}, 1);
-  // stage 0: layers 0-30, 3 of them dense; stage 1: layers 31-60, all MoE
-  const double block = 7168 * 2;
-  const double phase = block / 4 * 8 * 7.0 / 8.0;
-  const double stage0 = (31 * 2 - 28 + 1) * block * 1.5 + 2 * 28 * phase + 2 * block / 4;
-  // the ring all-gather of hidden states and residual: (tp-1)/tp of 2 x block
-  const double stage1 = (30 * 2 - 30) * block * 1.5 + 2 * 30 * phase + 2 * block * 3 / 4;
-  CHECK_THAT(t.total_bytes.count(), WithinRel(std::max(stage0, stage1), 1e-12));
-  CHECK(stage1 > stage0);  // two more MoE layers and the all-gather outweigh the embedding
-  CHECK(t.alltoall_phases == 60);
-}
-
-TEST_CASE("TP1xEP8 replaces MoE all-reduces by dispatch and combine all-to-all", "[layout]") {
-  const ModelArch v3 = builtin_model("deepseek-v3");
-  REQUIRE(v3.moe);
-  const int moe_layers = v3.num_layers - v3.moe->first_dense_layers;
-  const LayoutTraffic t = layout_traffic(v3, engine_for(1), ParallelLayout{1, 1, 8}, 1);
-  CHECK(t.allreduce_bytes.count() == 0.0);  // TP1: attention is data-parallel
-  CHECK(t.alltoall_phases == 2 * moe_layers);
-  // tokens x top-k x hidden x bytes x (N-1)/N, each way
-  const double phase = 1.0 * 8 * 7168 * 2 * 7.0 / 8.0;
-  CHECK_THAT(t.alltoall_bytes.count(), WithinRel(phase * 2 * moe_layers, 1e-12));
-  CHECK(ParallelLayout{1, 1, 8}.nodes() == 8);
-  CHECK(t.messages == 2LL * moe_layers * 7);
-}
-
-TEST_CASE("TP2xEP8: each TP replica dispatches half its group's tokens", "[layout]") {
-  const ModelArch v3 = builtin_model("deepseek-v3");
-  const int moe_layers = v3.num_layers - v3.moe->first_dense_layers;
-  const LayoutTraffic t = layout_traffic(v3, engine_for(2), ParallelLayout{2, 1, 8}, 2);
-  CHECK(ParallelLayout{2, 1, 8}.nodes() == 8);
-  const double phase = 2.0 / 2 * 8 * 7168 * 2 * 7.0 / 8.0;
-  CHECK_THAT(t.alltoall_bytes.count(), WithinRel(phase * 2 * moe_layers, 1e-12));
-  // attention all-reduces remain: one per MoE layer, two per dense layer, plus the embedding
-  CHECK(t.allreduces == moe_layers + 2 * v3.moe->first_dense_layers + 1);
-}
-
-TEST_CASE("expert parallelism spreads the experts' weights over more nodes", "[layout]") {
-  const ModelArch v3 = builtin_model("deepseek-v3");
-  auto per_node = [&](ParallelLayout l) { return weight_memory(v3, l).per_node().count(); };
-  const double tp8 = per_node(ParallelLayout{8, 1, 1});
-  const double ep16 = per_node(ParallelLayout{8, 1, 16});
-  CHECK(ep16 < tp8);
-  CHECK(ep16 > tp8 / 2);  // attention and dense parts stay split only 8 ways
-  // TP4 x PP2 holds half the layers split four ways: the split parts as TP8,
-  // the replicated ones (router, MLA down-projections) halved instead of whole.
-  const WeightMemory tp8_parts = weight_memory(v3, ParallelLayout{8, 1, 1});
-  const WeightMemory pp2 = weight_memory(v3, ParallelLayout{4, 2, 1});
-  CHECK_THAT(pp2.split.count(), WithinRel(tp8_parts.split.count(), 1e-12));
-  CHECK_THAT(pp2.replicated_bytes.count(),
-             WithinRel(tp8_parts.replicated_bytes.count() / 2, 1e-12));
-  CHECK(per_node(ParallelLayout{4, 2, 1}) < tp8);
 }
 
 TEST_CASE("impossible layouts are refused naming the request field", "[layout][bad-input]") {
@@ -161,15 +70,4 @@ TEST_CASE("layouts vLLM refuses are named with its reason", "[layout]") {
   const auto warnings = layout_warnings(phi, engine);
   REQUIRE(warnings.size() == 1);
   CHECK_THAT(warnings[0], ContainsSubstring("vLLM refuses it"));
-}
-
-TEST_CASE("with EP, --allreduces-per-layer 0 leaves no all-reduces, not a negative count",
-          "[layout]") {
-  const ModelArch v3 = builtin_model("deepseek-v3");
-  EngineConfig engine = engine_for(4);
-  engine.allreduces_per_layer = 0;
-  const LayoutTraffic t = layout_traffic(v3, engine, ParallelLayout{4, 1, 8}, 1);
-  CHECK(t.allreduces == 1);  // the embedding's only
-  CHECK(t.allreduce_bytes.count() >= 0.0);
-  CHECK(t.total_bytes.count() >= 0.0);
 }

@@ -12,7 +12,6 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
-#include "tpnet/base/checked_math.hpp"
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
@@ -48,27 +47,6 @@ void expect_plain_numbers(const std::string& output, bool exponents_allowed) {
 }
 
 }  // namespace
-
-TEST_CASE("checked counts multiply and add exactly up to 2^62", "[limits]") {
-  CHECK(checked_mul(8192, 6144, "block") == 50331648);
-  CHECK(checked_mul(0, kMaxCheckedCount, "block") == 0);
-  CHECK(checked_mul(1LL << 31, 1LL << 31, "block") == 1LL << 62);
-  CHECK(checked_add(kMaxCheckedCount - 1, 1, "sum") == kMaxCheckedCount);
-}
-
-TEST_CASE("checked counts refuse overflow and negative factors, naming what overflowed",
-          "[limits]") {
-  const auto where = InputLocation::for_key("--prompt");
-  const std::string mul =
-      message_of([&] { (void)checked_mul(1LL << 40, 1LL << 30, "prompt tokens", where); });
-  CHECK_THAT(mul, ContainsSubstring("--prompt: prompt tokens (1099511627776 x 1073741824)"));
-  CHECK_THAT(mul, ContainsSubstring("2^62"));
-  CHECK_THROWS_AS(checked_mul(std::numeric_limits<long long>::max(), 2, "x"), InputError);
-  CHECK_THROWS_AS(checked_mul(-1, 2, "x"), InputError);
-  CHECK_THROWS_AS(checked_add(kMaxCheckedCount, 1, "x"), InputError);
-  CHECK_THROWS_AS(checked_add(std::numeric_limits<long long>::max(), 1, "x"), InputError);
-  CHECK_THROWS_AS(checked_add(1, -2, "x"), InputError);
-}
 
 TEST_CASE("token counts stop at 128M and prompt mixes at 128M tokens in all", "[limits]") {
   const auto at = InputLocation::for_key("--prompt");

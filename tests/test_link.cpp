@@ -1,26 +1,7 @@
 #include "catch.hpp"
 #include "tpnet/fabric/link.hpp"
-#include "tpnet/io/link_presets.hpp"
 
 using namespace tpnet;
-
-TEST_CASE("link presets and rates parse and unknown names say what is allowed", "[link]") {
-  const auto flag = InputLocation::for_key("--to");
-  CHECK(parse_link("200G", flag).rate.bits_per_second() == 200e9);
-  CHECK(parse_link("100G", flag).rate.bits_per_second() == 100e9);
-  CHECK(parse_link("emulated-100G", flag).name == "emulated-100G");
-  CHECK(parse_link("109.07G", flag).rate.bits_per_second() == 109.07e9);
-  CHECK(parse_link("25GB/s", flag).rate.bits_per_second() == 200e9);
-  try {
-    (void)parse_link("200Q", flag);
-    FAIL("accepted 200Q");
-  } catch (const InputError& e) {
-    CHECK_THAT(std::string(e.what()), ContainsSubstring("--to"));
-    CHECK_THAT(std::string(e.what()), ContainsSubstring("emulated-100G"));
-  }
-  CHECK_THROWS_AS(parse_link("0G", flag), InputError);
-  CHECK_THROWS_AS(parse_link("-200G", flag), InputError);
-}
 
 TEST_CASE("PCIe generations use their own line coding", "[link]") {
   PcieSpec gen2;

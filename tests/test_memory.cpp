@@ -1,6 +1,7 @@
-// Memory per node (docs/formulas.md s.12): docs/background.md s.8's NCCL footprints and
-// the 763B fit, GLM-5.3's smallest TP, KV bytes per token by kind of
-// attention, and the inputs each flag refuses.
+// Memory per node (docs/formulas.md s.12): docs/background.md s.8's 763B
+// fit, GLM-5.3's smallest TP, the weights held whole, and the inputs each
+// flag refuses. NCCL's footprint and the KV cache per token by kind of
+// attention are tested in test_nccl_memory.cpp and test_kv_cache.cpp.
 
 #include <algorithm>
 #include <cmath>
@@ -52,30 +53,6 @@ std::string flag_of(F&& f) {
 }
 
 }  // namespace
-
-TEST_CASE("NCCL at TP8 on GB10 costs 37 GB per rank with 64 channels and 11 GB with 8 of 1 MiB",
-          "[memory][golden]") {
-  const Bytes defaults = nccl(64, Bytes::mebibytes(4.0), 8);
-  const Bytes tuned = nccl(8, Bytes::mebibytes(1.0), 8);
-  CHECK(prints_as(defaults.count() / 1e9, 37.0, 0));
-  CHECK(prints_as(tuned.count() / 1e9, 11.0, 0));
-  // The fit goes through both points exactly.
-  CHECK_THAT(defaults.count(), WithinRel(37e9, 1e-12));
-  CHECK_THAT(tuned.count(), WithinRel(11e9, 1e-12));
-}
-
-TEST_CASE("the NCCL fit: 7.14 buffers per connection, 10.16 GB fixed, nothing for one rank",
-          "[memory]") {
-  CHECK(prints_as(nccl_footprint(spark_nccl()).buffers_per_connection, 7.14, 2));
-  CHECK(prints_as(nccl_footprint(spark_nccl()).fixed.count() / 1e9, 10.16, 2));
-  CHECK(nccl(64, Bytes::mebibytes(4.0), 1).count() == 0.0);
-  // fixed + channels x 2(N-1) connections x buffers x buffsize
-  const double tp16 = nccl_footprint(spark_nccl()).fixed.count() +
-                      64 * 30 * nccl_footprint(spark_nccl()).buffers_per_connection * 4194304;
-  CHECK_THAT(nccl(64, Bytes::mebibytes(4.0), 16).count(), WithinRel(tp16, 1e-12));
-  CHECK(nccl(16, Bytes::mebibytes(1.0), 8) > nccl(8, Bytes::mebibytes(1.0), 8));
-  CHECK(nccl(8, Bytes::mebibytes(2.0), 8) > nccl(8, Bytes::mebibytes(1.0), 8));
-}
 
 TEST_CASE(
     "DeepSeek-V4.1-Flash does not fit on 8 DGX Sparks with 64 NCCL channels and fits with 8 "
@@ -281,17 +258,6 @@ TEST_CASE("GLM-5.3 needs about 106 GB of weights per node at TP4, so its smalles
   CHECK(found.tried.back().tp == 8);
 }
 
-TEST_CASE("Llama-3.1-70B keeps 327,680 bytes of KV cache per token, split over TP up to TP8",
-          "[memory][golden]") {
-  const ModelArch m = builtin_model("llama-3.1-70b");
-  // 80 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes
-  CHECK(kv_bytes_per_token(m, 1, 2).count() == 327680.0);
-  CHECK(kv_bytes_per_token(m, 2, 2).count() == 327680.0 / 2);
-  CHECK(kv_bytes_per_token(m, 4, 2).count() == 327680.0 / 4);
-  CHECK(kv_bytes_per_token(m, 8, 2).count() == 327680.0 / 8);
-  CHECK(kv_bytes_per_token(m, 8, 1).count() == 327680.0 / 16);  // fp8
-}
-
 TEST_CASE(
     "GQA KV heads are replicated when TP exceeds them: Llama-3.1-70B at TP16 keeps one head "
     "per rank",
@@ -307,52 +273,6 @@ TEST_CASE(
   CHECK(kv.params == 80.0 * 2 * 8192 * 128 * 8);
   CHECK(kv.node_params == 80.0 * 2 * 8192 * 128);
   CHECK(analyze_memory(m, at_tp(8)).weights.replicated.empty());
-}
-
-TEST_CASE("DeepSeek-V3's MLA latent cache is 61 x (512 + 64) x 2 bytes per token on every rank",
-          "[memory][golden]") {
-  const ModelArch m = builtin_model("deepseek-v3");
-  for (int tp : {1, 8, 16}) {
-    INFO("TP" << tp);
-    CHECK(kv_bytes_per_token(m, tp, 2).count() == 61.0 * (512 + 64) * 2);  // 70,272
-  }
-  CHECK(kv_bytes_per_token(m, 8, 1).count() == 61.0 * (512 + 64));
-}
-
-TEST_CASE("DSA adds the indexer's FP8 keys per token: GLM-5.3 keeps 78 x (576 x 2 + 132) bytes",
-          "[memory]") {
-  const ModelArch m = builtin_model("glm-5.3");
-  // MLA latent 512 + 64 at 2 bytes; index keys 128 FP8 values + one 4-byte scale.
-  CHECK(kv_bytes_per_token(m, 8, 2).count() == 78.0 * (576 * 2 + 132));  // 100,152
-  // fp8 halves the latent, not the index keys.
-  CHECK(kv_bytes_per_token(m, 8, 1).count() == 78.0 * (576 + 132));  // 55,224
-  CHECK(kv_bytes_per_token(builtin_model("deepseek-v3.2-exp"), 8, 2).count() ==
-        61.0 * (576 * 2 + 132));
-}
-
-TEST_CASE("sliding-window layers hold at most the window: gpt-oss-120b's 18 layers of 128 tokens",
-          "[memory]") {
-  const ModelArch m = builtin_model("gpt-oss-120b");
-  const double per_layer = 8.0 * 64 * 2 * 2;  // 8 KV heads x 64 x K and V x 2 bytes, at TP1
-  CHECK(kv_bytes_per_token(m, 1, 2).count() == 36 * per_layer);
-  const SequenceState short_seq = sequence_state(m, 1, 2, 100);
-  CHECK(short_seq.total().count() == 36 * per_layer * 100);
-  const SequenceState long_seq = sequence_state(m, 1, 2, 100000);
-  CHECK(long_seq.sliding_window.count() == 18 * per_layer * 128);
-  CHECK(long_seq.attention.count() == 18 * per_layer * 100000);
-  CHECK(sequence_state(m, 1, 2, 1000000).sliding_window == long_seq.sliding_window);
-}
-
-TEST_CASE("Gated DeltaNet layers hold a fixed state per sequence: Qwen3-Next-80B-A3B", "[memory]") {
-  const ModelArch m = builtin_model("qwen3-next-80b-a3b");
-  // Only the 12 full-attention layers keep tokens: 2 KV heads x 256 x K and V x 2 bytes.
-  CHECK(kv_bytes_per_token(m, 1, 2).count() == 12.0 * 2 * 256 * 2 * 2);
-  // 36 layers x (32 value heads x 128 x 128 + 3 conv inputs x (2 x 16 x 128 + 32 x 128)) x 2 bytes
-  const double state = 36.0 * (32 * 128 * 128 + 3 * (2 * 16 * 128 + 32 * 128)) * 2;
-  CHECK(sequence_state(m, 1, 2, 1).linear_state.count() == state);
-  CHECK(sequence_state(m, 1, 2, 100000).linear_state.count() == state);
-  CHECK(sequence_state(m, 2, 2, 1).linear_state.count() == state / 2);
-  CHECK(sequence_state(m, 1, 1, 1).linear_state.count() == state);  // BF16 whatever the KV dtype
 }
 
 TEST_CASE("weights: router gates, MLA down-projections and the DSA indexer are held whole",

@@ -1,12 +1,66 @@
-// `tpnet models show` as a use case (tpnet/usecase/model_summary.hpp): what
-// the summary counts itself, so the command only lays it out.
+// `tpnet models show` as a use case (tpnet/usecase/model_summary.hpp): per
+// TP size the weights a node holds and the bytes it sends, the parts at their
+// precision, prefill compute or the shape it lacks, and the layers it counts.
+
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "model_fixtures.hpp"
 #include "tpnet/io/model_catalog.hpp"
+#include "tpnet/model/weights.hpp"
 #include "tpnet/usecase/model_summary.hpp"
 
 using namespace tpnet;
+
+TEST_CASE("a model's rows at TP1-TP16 are the weights and bytes every command gives", "[models]") {
+  const ModelArch glm = builtin_model("glm-5.3");
+  const ModelSummary s = summarize_model(glm);
+  REQUIRE(s.per_tp.size() == 5);
+  std::vector<int> tps;
+  for (const auto& row : s.per_tp) tps.push_back(row.tp);
+  CHECK(tps == std::vector<int>{1, 2, 4, 8, 16});
+  CHECK(s.per_tp[0].per_token_bytes.count() == 0.0);        // TP1 sends nothing
+  CHECK(s.per_tp[3].per_token_bytes.count() == 3376128.0);  // formulas.md s.3
+  CHECK(s.per_tp[3].weights_per_node == weight_memory(glm, ParallelLayout{8, 1, 1}).per_node());
+  CHECK(s.per_tp[4].heads_divide);  // 64 heads over 16
+  // The parts at TP8 add up to what a TP8 node holds.
+  REQUIRE_FALSE(s.parts.empty());
+  Bytes node;
+  for (const auto& part : s.parts) {
+    INFO(to_string(part.part));
+    CHECK(part.bits == glm.bits_of(part.part));
+    CHECK(part.node_bytes_at_tp8 <= part.model_bytes);
+    node += part.node_bytes_at_tp8;
+  }
+  CHECK_THAT(node.count(), WithinRel(s.per_tp[3].weights_per_node.count(), 1e-9));
+  // Prefill compute at 4K, 32K and 128K: the GEMMs per token fixed, mixing growing with context.
+  REQUIRE(s.prefill_compute.size() == 3);
+  CHECK(s.prefill_compute[0].prompt_tokens == 4096);
+  CHECK(s.prefill_compute[2].prompt_tokens == 131072);
+  CHECK(s.prefill_compute[0].gemm_flops_per_token == s.prefill_compute[2].gemm_flops_per_token);
+  CHECK(s.prefill_compute[0].mixer_share() < s.prefill_compute[2].mixer_share());
+  CHECK(s.prefill_compute_missing.empty());
+}
+
+TEST_CASE("the mixer's share of prefill compute is mixer / (GEMMs + mixer)", "[models]") {
+  CHECK(PrefillComputeRow{4096, 3.0, 1.0}.mixer_share() == 0.25);
+  CHECK(PrefillComputeRow{4096, 0.0, 0.0}.mixer_share() == 0.0);  // nothing to share
+}
+
+TEST_CASE("a model without the shapes prefill needs names the first key it lacks", "[models]") {
+  ModelArch m = tpnet::test::tiny_dense();
+  CHECK_FALSE(prefill_compute_missing(m));
+  m.intermediate_size = 0;  // the dense FFN's width
+  const std::optional<MissingShape> missing = prefill_compute_missing(m);
+  REQUIRE(missing);
+  CHECK(missing->key == "intermediate_size");
+  CHECK_THAT(missing->reason, ContainsSubstring("intermediate_size"));
+  const ModelSummary s = summarize_model(m);
+  CHECK(s.prefill_compute.empty());
+  CHECK(s.prefill_compute_missing == missing->reason);
+}
 
 TEST_CASE("DeepSeek-V4-Flash's summary counts its layers by compression ratio", "[models]") {
   const ModelSummary s = summarize_model(builtin_model("deepseek-v4-flash"));

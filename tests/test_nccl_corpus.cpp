@@ -190,68 +190,6 @@ TEST_CASE("real-log quirks: size-0 rows, launcher prefixes, a fit held at alpha 
                     ContainsSubstring("has no '# size count type"));
 }
 
-TEST_CASE(
-    "doctor's reachable share on the PR #103 run: 9.2% of 200G at 64 KiB, not judged by "
-    "bandwidth",
-    "[nccl][corpus][doctor][golden]") {
-  tpnet::DoctorRequest request;
-  request.sweep = read("gb10-2spark-all_reduce-nccl2.31.2-truncated.txt");
-  request.link = tpnet::parse_link("200G", tpnet::InputLocation::for_key("link"));
-  request.node = tpnet::builtin_node(tpnet::kDefaultNodeName);
-  const tpnet::DoctorReport r = tpnet::run_doctor(request);
-  // The relative-error least squares of the four rows (8-64 KiB), solved by
-  // hand from their normal equations: alpha 25.85 us, beta 14.89 Gb/s.
-  CHECK_THAT(r.fit.alpha.value(), WithinRel(25.848e-6, 1e-3));
-  CHECK_THAT(r.fit.beta.bits_per_second(), WithinRel(14.892e9, 1e-3));
-  // 65536 B x 2(2-1)/2 at 200 Gb/s = 2.62 us of bytes beside 25.85 us fixed.
-  const double bytes_s = 65536.0 * 8 / 200e9;
-  CHECK_THAT(r.reachable_share, WithinRel(bytes_s / (r.fit.alpha.value() + bytes_s), 1e-12));
-  CHECK_THAT(r.reachable_share, WithinRel(0.09208, 1e-3));
-  CHECK_FALSE(r.bandwidth_judged);
-  CHECK(r.diagnosis.state == FabricState::latency_healthy);
-  CHECK_THAT(r.small_latency.value(), WithinRel(67.93e-6, 1e-12));
-  // From the node catalog (models/nodes/dgx-spark.yaml), not a literal here.
-  const auto spark = tpnet::builtin_node("dgx-spark");
-  REQUIRE(spark.small_allreduce_latency);
-  CHECK(spark.small_allreduce_latency->ranks == 2);
-  CHECK(spark.small_allreduce_latency->max_size.count() == 65536.0);
-  CHECK_THAT(spark.small_allreduce_latency->healthy_min.value(), WithinRel(30e-6, 1e-12));
-  CHECK(r.healthy_latency_max.value() == spark.small_allreduce_latency->healthy_max.value());
-  // Every time the run measured lies inside the range the catalog states.
-  for (const auto& s : request.sweep.samples) {
-    CHECK(s.out_of_place.time >= spark.small_allreduce_latency->healthy_min);
-    CHECK(s.out_of_place.time <= spark.small_allreduce_latency->healthy_max);
-    REQUIRE(s.in_place);
-    CHECK(s.in_place->time >= spark.small_allreduce_latency->healthy_min);
-    CHECK(s.in_place->time <= spark.small_allreduce_latency->healthy_max);
-  }
-}
-
-TEST_CASE("doctor calls a small-size Spark run slower than the measured range latency-slow",
-          "[nccl][doctor]") {
-  // SYNTHETIC: the PR #103 rows with every time doubled (bandwidths halved),
-  // as a path twice as slow would print them.
-  auto sweep = read("gb10-2spark-all_reduce-nccl2.31.2-truncated.txt");
-  for (auto& s : sweep.samples) {
-    s.out_of_place.time = s.out_of_place.time * 2.0;
-    s.out_of_place.algbw = s.out_of_place.algbw / 2.0;
-    s.out_of_place.busbw = s.out_of_place.busbw / 2.0;
-  }
-  tpnet::DoctorRequest request;
-  request.sweep = sweep;
-  request.link = tpnet::parse_link("200G", tpnet::InputLocation::for_key("link"));
-  request.node = tpnet::builtin_node(tpnet::kDefaultNodeName);
-  const tpnet::DoctorReport r = tpnet::run_doctor(request);
-  CHECK(r.diagnosis.state == FabricState::latency_slow);
-  CHECK(r.gate_failed());
-  CHECK_THAT(r.diagnosis.finding, ContainsSubstring("135.86 us, above the 30-70 us"));
-  // Four ranks: the catalog measured two, so nothing to judge the latency by.
-  request.ranks = 4;
-  const tpnet::DoctorReport four = tpnet::run_doctor(request);
-  CHECK(four.diagnosis.state == FabricState::not_judged);
-  CHECK_FALSE(four.gate_failed());
-}
-
 TEST_CASE("a loopback sweep under 1 GB/s reads as the all_reduce it is, not as sendrecv",
           "[nccl][bad-input]") {
   // Its two-decimal bandwidths give busbw/algbw ratios of 1 on some rows:

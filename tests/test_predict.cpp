@@ -1,6 +1,7 @@
-// Fabric profiles, the compute fit and tpnet predict's validation against
+// Fabric profiles' measured curves and tpnet predict's validation against
 // the studies (docs/prediction.md): the numbers reported there are asserted
-// here, within the issue's tolerances.
+// here, within the issue's tolerances. The compute fit, the fabric catalog
+// and the trace reader have test files of their own names.
 
 #include <algorithm>
 #include <cmath>
@@ -14,15 +15,12 @@
 #include "tpnet/io/calibration_yaml.hpp"
 #include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
-#include "tpnet/io/fabric_yaml.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/model_yaml.hpp"
 #include "tpnet/io/node_catalog.hpp"
-#include "tpnet/io/trace_csv.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
-#include "tpnet/model/weights.hpp"
 #include "tpnet/sim/decode_floor.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/traffic/collective.hpp"
@@ -68,71 +66,6 @@ PredictScenario all_at_once(const std::string& name, int requests, TokenCount pr
 }
 
 }  // namespace
-
-TEST_CASE("every built-in fabric profile says where each number comes from") {
-  REQUIRE(builtin_fabric_profiles().size() == 5);
-  for (const auto& p : builtin_fabric_profiles()) {
-    INFO(p.name);
-    CHECK(p.source == FabricSource::builtin);
-    CHECK(p.node == "dgx-spark");
-    // RDMA rate, NCCL run, fixed cost; the prefill bursts where measured;
-    // a ring's own small all-reduces and the NCCL settings it needs.
-    REQUIRE(p.provenance.size() >= (p.topology == FabricTopology::ring ? 9U : 3U));
-    CHECK(p.provenance[0].find("RDMA rate") == 0);
-    CHECK(p.provenance[0].find("measured") != std::string::npos);
-    CHECK(p.provenance[2].find("NVIDIA/dgx-spark-playbooks pull request #103") !=
-          std::string::npos);
-    CHECK(p.provenance[2].find("local-inference-lab/b12x") != std::string::npos);
-    REQUIRE_FALSE(p.curve.points.empty());
-    CHECK(p.curve.seconds_per_byte.size() == p.curve.points.size());
-  }
-  // Each path's NCCL curve is its own measurement...
-  CHECK(builtin("dgx-spark-200g-switch").provenance[1].find("KoyoImai") != std::string::npos);
-  CHECK(builtin("dgx-spark-200g-direct").provenance[1].find("sc13912") != std::string::npos);
-  const FabricProfile& direct_half = builtin("dgx-spark-one-half-direct");
-  CHECK(direct_half.provenance[1].find("microscaler/cylon-local-infra") != std::string::npos);
-  CHECK(direct_half.curve.points.size() == 6);
-  CHECK(direct_half.curve_scale == 1.0);
-  // ...but one half through a switch, measured only by ib_write_bw: the same
-  // half's direct NCCL curve at the ratio of the two measured RDMA rates.
-  const FabricProfile& half = builtin("dgx-spark-one-half-switch");
-  CHECK_THAT(half.curve_scale, WithinRel(109.11 / 111.86, 1e-12));
-  CHECK(half.provenance[1].find("no NCCL measurement on this path") == 0);
-  CHECK(half.rdma_devices == 1);
-  CHECK_THAT(half.bus_bandwidth.bytes_per_second(), WithinRel(13.93e9 * 109.11 / 111.86, 1e-9));
-  // No profile is derived for a path nobody measured (a real 100G lane).
-  for (const auto& p : builtin_fabric_profiles()) CHECK(p.for_link != "100G");
-}
-
-TEST_CASE("each DGX Spark link preset gets its measured profile, other nodes and rates nominal") {
-  CHECK(default_fabric(preset("200G"), "dgx-spark").name == "dgx-spark-200g-switch");
-  CHECK(default_fabric(preset("emulated-100G"), "dgx-spark").name == "dgx-spark-one-half-switch");
-  // 100G between Sparks was never measured: nominal, and it says so.
-  const FabricProfile hundred = default_fabric(preset("100G"), "dgx-spark");
-  CHECK(hundred.source == FabricSource::nominal);
-  CHECK(hundred.description.find("no measured profile for this path") == 0);
-  CHECK(hundred.provenance.front().find("no measured profile for this path") == 0);
-  // Its fixed cost is the node's measured one: never below a measured link's.
-  CHECK_THAT(fabric_allreduce(hundred, Bytes(8192), 2, CollectiveAlgorithm::ring).latency.value(),
-             WithinRel(fabric_allreduce(builtin("dgx-spark-200g-switch"), Bytes(8192), 2,
-                                        CollectiveAlgorithm::ring)
-                           .latency.value(),
-                       1e-12));
-  CHECK(default_fabric(preset("400G"), "dgx-spark").source == FabricSource::nominal);
-  CHECK(default_fabric(preset("200G"), "my-node").source == FabricSource::nominal);
-  CHECK(default_fabric(preset("200G"), "my-node").description.find("no measured") ==
-        std::string::npos);
-  Link overridden = preset("200G");
-  overridden.latency.override = StepLatency{};
-  CHECK(default_fabric(overridden, "dgx-spark").source == FabricSource::nominal);
-  CHECK(resolve_fabric("nominal", preset("200G"), "dgx-spark").source == FabricSource::nominal);
-  CHECK(resolve_fabric("dgx-spark-200g-direct", preset("200G"), "dgx-spark").name ==
-        "dgx-spark-200g-direct");
-  CHECK_THROWS_WITH(resolve_fabric("dgx-spark-200g-direct", preset("100G"), "dgx-spark"),
-                    ContainsSubstring("describes 200G links"));
-  CHECK_THROWS_WITH(resolve_fabric("dgx-spark-200g-swich", preset("200G"), "dgx-spark"),
-                    ContainsSubstring("did you mean dgx-spark-200g-switch"));
-}
 
 TEST_CASE("a built-in profile gives back its measured all-reduce times") {
   const FabricProfile& p = builtin("dgx-spark-200g-switch");
@@ -238,33 +171,6 @@ TEST_CASE("a slower built-in profile never makes an all-reduce faster") {
              WithinRel(35.15 + extra_us, 1e-9));
 }
 
-TEST_CASE("a fabric catalog's small-size table must name the path it was measured on") {
-  const std::string head = R"(node: n
-small_allreduce:
-  - ranks: 2
-    source: s
-)";
-  const std::string tail = R"(    points: [{size: 8192, time: 30us}]
-rdma:
-  p: {rate: 190G, line_rate: 200G, source: s}
-nccl:
-  p: {ranks: 2, collective: all_reduce, source: s, points: [{size: 1GiB, bus_bandwidth: 19GB/s}]}
-profiles:
-  - {name: x, link: 200G, description: d, path: p, rdma_devices: 2}
-)";
-  CHECK_THROWS_WITH(parse_fabric_catalog(head + tail, "f.yaml"), ContainsSubstring("measured_on"));
-  CHECK_THROWS_WITH(parse_fabric_catalog(head + "    measured_on: q\n" + tail, "f.yaml"),
-                    ContainsSubstring("'q' is not a path of the nccl section; use p"));
-  const auto profiles = parse_fabric_catalog(head + "    measured_on: p\n" + tail, "f.yaml");
-  REQUIRE(profiles.size() == 1);
-  CHECK(profiles[0].small.at(0).measured_bus_bandwidth.bytes_per_second() == 19e9);
-  // A curve whose sizes do not increase, or an unknown collective, is refused.
-  std::string bad = tail;
-  bad.replace(bad.find("all_reduce"), 10, "broadcast");
-  CHECK_THROWS_WITH(parse_fabric_catalog(head + "    measured_on: p\n" + bad, "f.yaml"),
-                    ContainsSubstring("'broadcast' is not a collective"));
-}
-
 TEST_CASE("a nominal profile is the link's NCCL model, a calibration its measured curve") {
   const Link link = preset("200G");
   const AllReduceTraffic traffic = allreduce_traffic(Bytes(61440), 8, CollectiveAlgorithm::ring);
@@ -281,65 +187,6 @@ TEST_CASE("a nominal profile is the link's NCCL model, a calibration its measure
                                                  BitRate::gigabits_per_second(100.0))
                            .value(),
                        1e-12));
-}
-
-TEST_CASE("non-negative least squares recovers a solution and clamps at zero") {
-  // b = 2 x0 + 3 x1 exactly.
-  const std::vector<double> a{1, 0, 0, 1, 1, 1, 2, 1};
-  const std::vector<double> b{2, 3, 5, 7};
-  const auto x = nonnegative_least_squares(a, 4, 2, b);
-  CHECK_THAT(x[0], WithinRel(2.0, 1e-9));
-  CHECK_THAT(x[1], WithinRel(3.0, 1e-9));
-  // The unconstrained answer has x1 < 0: the constrained one sets it to 0.
-  const std::vector<double> a2{1, 1, 1, 2, 1, 3};
-  const std::vector<double> b2{3, 2, 1};
-  const auto y = nonnegative_least_squares(a2, 3, 2, b2);
-  CHECK(y[1] == 0.0);
-  CHECK_THAT(y[0], WithinRel(2.0, 1e-9));
-}
-
-TEST_CASE("the prefill fit recovers coefficients from TTFTs made by the model itself") {
-  const ModelArch model = glm53();
-  const EngineConfig engine = glm_engine();
-  const FabricProfile fabric = default_fabric(preset("200G"), "dgx-spark");
-  PrefillComputeModel truth;
-  truth.per_step = Seconds(0.2);
-  truth.seconds_per_gemm_flop = 3e-14;
-  truth.seconds_per_mixer_flop = 5e-15;
-  PredictRequest req;
-  req.model = model;
-  req.engine = engine;
-  req.links = {preset("200G")};
-  req.fabrics = {fabric};
-  req.compute = GivenCompute{truth, "given", {}};
-  req.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
-  req.accepted_tokens = 2.0;
-  for (const TokenCount p : {1024, 8192, 32768, 65536}) {
-    req.scenarios.push_back(all_at_once(std::to_string(p), 1, p, 2));
-  }
-  const PredictReport made = run_predict(req);
-  std::vector<PrefillScenario> rows;
-  for (const auto& s : made.scenarios) {
-    rows.push_back(
-        PrefillScenario{s.name, PromptSpec{1, s.prompt_tokens}, s.links[0].first_token[0]});
-  }
-  const PrefillFit fit = fit_prefill_compute(model, engine, scheduler_settings(engine, 2.0), fabric,
-                                             0.0, rows, "SYNTHETIC");
-  CHECK_THAT(fit.model.per_step.value(), WithinRel(0.2, 1e-6));
-  CHECK_THAT(fit.model.seconds_per_gemm_flop, WithinRel(3e-14, 1e-6));
-  CHECK_THAT(fit.model.seconds_per_mixer_flop, WithinRel(5e-15, 1e-6));
-  for (const auto& row : fit.rows) CHECK(std::abs(row.residual_pct) < 1e-6);
-  // Two rows fit two coefficients, with a warning.
-  const std::vector<PrefillScenario> two(rows.begin(), rows.begin() + 2);
-  const PrefillFit small = fit_prefill_compute(model, engine, scheduler_settings(engine, 2.0),
-                                               fabric, 0.0, two, "SYNTHETIC");
-  CHECK(small.coefficients_fitted.size() == 2);
-  CHECK(small.warnings.size() == 1);
-  // A TTFT shorter than its communication is refused, naming the row.
-  std::vector<PrefillScenario> bad{PrefillScenario{"tiny", PromptSpec{1, 65536}, Seconds(0.5)}};
-  CHECK_THROWS_WITH(fit_prefill_compute(model, engine, scheduler_settings(engine, 2.0), fabric, 0.0,
-                                        bad, "SYNTHETIC"),
-                    ContainsSubstring("row tiny"));
 }
 
 TEST_CASE("GLM-5.3: the four-request last first tokens from the single-request rows, within 10%") {
@@ -426,17 +273,6 @@ TEST_CASE("Qwen3.6-27B: TP2 and TP4 decode ITL from the TP1 ITL, within 15%") {
   }
 }
 
-TEST_CASE("a measured ITL faster than reading the weights is refused") {
-  const ModelArch model = load_hf_config(kSource + "/tests/data/hf/nvidia__Qwen3.6-27B-NVFP4");
-  EngineConfig engine;
-  engine.tensor_parallel_size = 1;
-  CHECK_THROWS_WITH(
-      fit_decode_efficiency(model, engine, nominal_fabric(preset("200G")),
-                            BitRate::gigabytes_per_second(273.0), 1.0,
-                            {DecodeMeasurement{1, Seconds::milliseconds(20.0), "--decode-itl"}}),
-      ContainsSubstring("faster than reading the weights"));
-}
-
 TEST_CASE("the predicted traffic reads back through tpnet traffic's reader with every byte") {
   PredictRequest req;
   req.model = glm53();
@@ -467,18 +303,6 @@ TEST_CASE("the predicted traffic reads back through tpnet traffic's reader with 
   CHECK(w.windows[0].xmit.peak.bits_per_second() > 0.8 * rate);
   CHECK(w.windows[0].xmit.peak.bits_per_second() <= 1.0001 * rate);
   CHECK(w.windows[1].xmit.peak.bits_per_second() < w.windows[0].xmit.peak.bits_per_second());
-}
-
-TEST_CASE("a trace CSV gives the requests in its rows, and bad cells are named") {
-  const auto requests = parse_trace_csv(
-      "# SYNTHETIC\narrival_s,prompt_tokens,output_tokens\n0,1024,16\n0.5,2048,8\n", "t.csv");
-  REQUIRE(requests.size() == 2);
-  CHECK(requests[1].arrival_s == 0.5);
-  CHECK(requests[1].prompt_tokens == 2048);
-  CHECK_THROWS_WITH(parse_trace_csv("arrival_s,prompt_tokens,output_tokens\n-1,10,1\n", "t.csv"),
-                    ContainsSubstring("t.csv:2: column arrival_s"));
-  CHECK_THROWS_WITH(parse_trace_csv("arrival_s,prompt_tokens\n0,10\n", "t.csv"),
-                    ContainsSubstring("output_tokens"));
 }
 
 TEST_CASE("penalty's predicted extra is predict's extra last first token, one answer") {
@@ -584,26 +408,6 @@ TEST_CASE("decode's fabric estimate prices one forward as predict prices a decod
   CHECK(r.fabric->added.value() < r.max_added_per_forward.value());
   CHECK_THAT(r.fabric->added.value(),
              WithinRel(r.max_added_per_forward.value() * profile_rates / nominal_rates, 0.02));
-}
-
-TEST_CASE("a decode forward reads the routed experts its tokens touch") {
-  const DecodeWeightReads glm = decode_weight_reads(glm53());
-  REQUIRE(glm.experts == 256);
-  REQUIRE(glm.experts_per_token == 8);
-  CHECK(glm.routed.count() > 0.5 * glm.active.count());
-  CHECK(decode_weight_bytes(glm, 1).count() == glm.active.count());
-  // Five tokens touch 256 x (1 - (248/256)^5) = 37.6 experts a layer, not 8.
-  const double touched = 256.0 * (1.0 - std::pow(248.0 / 256.0, 5.0));
-  CHECK_THAT(decode_weight_bytes(glm, 5).count(),
-             WithinRel(glm.active.count() + glm.routed.count() * (touched / 8.0 - 1.0), 1e-12));
-  // Never more than every expert.
-  CHECK(decode_weight_bytes(glm, 100000).count() <
-        glm.active.count() + glm.routed.count() * (256.0 / 8.0 - 1.0) + 1.0);
-  // A dense model reads the same weights however many tokens.
-  const DecodeWeightReads qwen =
-      decode_weight_reads(load_hf_config(kSource + "/tests/data/hf/nvidia__Qwen3.6-27B-NVFP4"));
-  CHECK(qwen.routed.count() == 0.0);
-  CHECK(decode_weight_bytes(qwen, 64).count() == qwen.active.count());
 }
 
 TEST_CASE("compare's predicted extra for a TP row is penalty's for the same scenario") {

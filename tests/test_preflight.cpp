@@ -1,8 +1,9 @@
 // tpnet preflight: a tree built from public dumps of a DGX Spark passes every
 // check; each fault public reports saw, made on a copy of it (SYNTHETIC, see
 // tests/data/preflight/SOURCES), fails its own check with the measured cost
-// and the fix; the RoCE MTU and PCIe-share formulas; the facts' text form
-// that crosses MPI; the catalog keys; the CLI's exit codes and JSON.
+// and the fix; the RoCE MTU and PCIe-share formulas; the catalog keys; the
+// CLI's exit codes and JSON. The facts' reader and their text form that
+// crosses MPI are tested in test_node_facts.cpp.
 
 #include <yaml-cpp/yaml.h>
 
@@ -280,24 +281,6 @@ TEST_CASE("RoCE MTU is the largest IB MTU within the interface MTU less 96 bytes
   CHECK(tpnet::roce_mtu_for_interface(4191) == 2048);
   CHECK(tpnet::roce_mtu_for_interface(352) == 256);
   CHECK(tpnet::roce_mtu_for_interface(351) == 0);
-}
-
-TEST_CASE("node facts survive their text form, tabs and newlines too", "[preflight]") {
-  tpnet::NodeFacts facts = tpnet::read_node_facts(tpnet::NodeFactsSource{kTree.string(), true});
-  (*facts.nccl_environment)["NCCL_DEBUG_FILE"] = "a\tb\nc\\d";
-  facts.ipc_lock = false;
-  facts.unread.emplace_back("nothing");
-  const std::string text = tpnet::node_facts_text(facts);
-  const tpnet::NodeFacts back = tpnet::parse_node_facts_text(text, "rank 1");
-  CHECK(tpnet::node_facts_text(back) == text);
-  CHECK(back.nccl_environment->at("NCCL_DEBUG_FILE") == "a\tb\nc\\d");
-  REQUIRE(back.devices.size() == 4);
-  CHECK(back.devices[2].ports.at(0).gids.size() == 4);
-  CHECK(back.memlock->unlimited);
-  CHECK_THROWS_WITH(tpnet::parse_node_facts_text("host\tx\nwhat\t1\n", "rank 1"),
-                    ContainsSubstring("rank 1:2: what: 'what' is not a fact"));
-  CHECK_THROWS_WITH(tpnet::parse_node_facts_text("port\t1\ta\tb\tc\t-\n", "rank 1"),
-                    ContainsSubstring("a port before any device"));
 }
 
 TEST_CASE("the DGX Spark catalog entry carries the preflight thresholds and bad keys are refused",

@@ -199,7 +199,7 @@ DecisionSection steps_section(const DecisionReport& g) {
   } else {
     steps.paragraphs.emplace_back(
         "No step timeline: it needs measured single-request TTFTs to fit the prefill compute "
-        "(--baseline).");
+        "(`workload.baseline`).");
   }
   return steps;
 }

@@ -1,3 +1,8 @@
+// The built-in models and the one way a --model value becomes a model
+// (tpnet/io/model_catalog.hpp): every entry parses with its source, the
+// study models carry docs/background.md's figures, and unknown names
+// suggest close ones.
+
 #include "catch.hpp"
 #include "tpnet/io/model_catalog.hpp"
 
