@@ -41,9 +41,9 @@ Figure penalty_figure(const PenaltyReport& report, const Link& from, const Link&
   bool any_prediction = false;
   for (const auto& s : report.scenarios) {
     extra.categories.push_back(s.scenario.name);
-    bound.values.emplace_back(s.extra_ttft_bound.value());
+    bound.values.emplace_back(s.nominal_bound.value());
     bound.hovers.push_back(fmt::format("{}: bound {} ({} prompt tokens)", s.scenario.name,
-                                       format_signed_seconds(s.extra_ttft_bound.value()),
+                                       format_signed_seconds(s.nominal_bound.value()),
                                        s.total_tokens));
     if (s.predicted_extra) {
       any_prediction = true;
@@ -54,11 +54,11 @@ Figure penalty_figure(const PenaltyReport& report, const Link& from, const Link&
       predicted.values.emplace_back();
       predicted.hovers.emplace_back();
     }
-    if (s.predicted_bound && s.predicted_gap) {
-      achieved.values.emplace_back(s.predicted_bound->value());
+    if (s.achieved_bound && s.predicted_gap) {
+      achieved.values.emplace_back(s.achieved_bound->value());
       achieved.hovers.push_back(fmt::format("{}: bound {} at {:.1f} / {:.1f} Gb/s achieved",
                                             s.scenario.name,
-                                            format_signed_seconds(s.predicted_bound->value()),
+                                            format_signed_seconds(s.achieved_bound->value()),
                                             s.predicted_gap->from_rate.bits_per_second() / 1e9,
                                             s.predicted_gap->to_rate.bits_per_second() / 1e9));
     } else {

@@ -50,7 +50,7 @@ std::vector<PrefillScenario> scenarios_from(const PenaltyOptions& o) {
 }
 
 void append_point_fields(Record& rec, const ScenarioPenalty& s, const Link& from, const Link& to) {
-  const PrefillPoint& pt = *s.point;
+  const PrefillPoint& pt = *s.calibrated_point;
   rec.push_back(json_only(number("point_comm_from_s", "point comm at " + from.name,
                                  pt.comm_from.value(), kSeconds, 2)));
   rec.push_back(json_only(
@@ -86,9 +86,9 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
       json_only(number("step_block_bytes", "step block", s.step_block.count(), kBytesMB, 1)),
       wide_only(number("comm_time_from_s", "comm at " + from.name, s.comm_time_from.value(),
                        kSeconds, 2)),
-      signed_number("extra_ttft_bound_s", "extra bound", s.extra_ttft_bound.value(), kSeconds, 2),
+      signed_number("extra_ttft_bound_s", "extra bound", s.nominal_bound.value(), kSeconds, 2),
   };
-  if (s.point) append_point_fields(rec, s, from, to);
+  if (s.calibrated_point) append_point_fields(rec, s, from, to);
   if (s.predicted_extra) {
     rec.push_back(json_only(number("predicted_comm_from_s", "predicted comm at " + from.name,
                                    s.predicted_comm_from->value(), kSeconds, 2)));
@@ -106,7 +106,7 @@ Record scenario_record(const ScenarioPenalty& s, const Link& from, const Link& t
                                             range->high.value(), kSeconds, 2)));
     }
     rec.push_back(wide_only(signed_number("achieved_bound_ttft_s", "bound at achieved rates",
-                                          s.predicted_bound->value(), kSeconds, 2)));
+                                          s.achieved_bound->value(), kSeconds, 2)));
     rec.push_back(json_only(number("achieved_bound_from_bps", "achieved rate at " + from.name,
                                    s.predicted_gap->from_rate.bits_per_second(), kGbps, 1)));
     rec.push_back(json_only(number("achieved_bound_to_bps", "achieved rate at " + to.name,
@@ -156,7 +156,7 @@ std::vector<std::string> penalty_answer(const PenaltyReport& r,
   if (longest == nullptr || r.from.name == r.to.name) return {};
   std::string cost = fmt::format("{} vs {}: longest prompt ({}, {} tokens) {} TTFT at most",
                                  r.to.name, r.from.name, longest->scenario.name,
-                                 longest->total_tokens, signed_s(longest->extra_ttft_bound));
+                                 longest->total_tokens, signed_s(longest->nominal_bound));
   if (longest->predicted_extra) {
     cost += fmt::format(", {} predicted", signed_s(*longest->predicted_extra));
   }

@@ -96,7 +96,7 @@ Cell predicted_cell(const std::optional<Seconds>& value) {
 
 /// With a calibration every row has its point; without, the column is absent.
 Cell point_cell(const CompareRow& r, double (*value)(const PrefillPoint&)) {
-  return r.point ? number_cell(value(*r.point)) : Cell{};
+  return r.calibrated_point ? number_cell(value(*r.calibrated_point)) : Cell{};
 }
 
 // clang-format off: one column per entry, however long its getter
@@ -225,7 +225,7 @@ const CompareColumn kColumns[] = {
      [](const CompareRow& r) { return predicted_cell(r.predicted_extra); }},
     {"achieved_bound_ttft_s", "bound at achieved rates", Scope::row, When::fabric,
      Slot::ttft, Shown::wide, Style::signed_number, kSeconds, 2,
-     [](const CompareRow& r) { return predicted_cell(r.predicted_bound); }},
+     [](const CompareRow& r) { return predicted_cell(r.achieved_bound); }},
     {"ttft_increase_pct", "TTFT increase", Scope::row, When::projected,
      Slot::verdict, Shown::column, Style::signed_number, kPercent, 1,
      [](const CompareRow& r) { return number_cell(r.ttft_increase.value_or(0.0) * 100.0); }},

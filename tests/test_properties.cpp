@@ -194,7 +194,7 @@ TEST_CASE("the penalty bound is monotone in link rate and prompt length", "[prop
         model, engine, link_at(from), link_at(to_slow),
         {{"shorter", PromptSpec{1, shorter}, {}}, {"longer", PromptSpec{1, longer}, {}}});
     REQUIRE(r.scenarios.size() == 2);
-    CHECK(r.scenarios[0].extra_ttft_bound <= r.scenarios[1].extra_ttft_bound);
+    CHECK(r.scenarios[0].nominal_bound <= r.scenarios[1].nominal_bound);
     CHECK(r.scenarios[0].prefill_bytes_per_node <= r.scenarios[1].prefill_bytes_per_node);
     CHECK(r.scenarios[0].prefill_forwards <= r.scenarios[1].prefill_forwards);
   }
@@ -221,10 +221,10 @@ TEST_CASE("the penalty bound is additive over requests", "[property]") {
                                              {"other", PromptSpec{1, other}, {}},
                                              {"both", PromptSpec{1, each + other}, {}}});
     REQUIRE(r.scenarios.size() == 4);
-    const double one = r.scenarios[0].extra_ttft_bound.value();
-    const double many = r.scenarios[1].extra_ttft_bound.value();
-    const double both = r.scenarios[3].extra_ttft_bound.value();
-    const double sum = one + r.scenarios[2].extra_ttft_bound.value();
+    const double one = r.scenarios[0].nominal_bound.value();
+    const double many = r.scenarios[1].nominal_bound.value();
+    const double both = r.scenarios[3].nominal_bound.value();
+    const double sum = one + r.scenarios[2].nominal_bound.value();
     CHECK_THAT(many, WithinRel(static_cast<double>(requests) * one, 1e-12));
     CHECK_THAT(both, WithinRel(sum, 1e-12));
     CHECK(r.scenarios[1].total_tokens == requests * each);

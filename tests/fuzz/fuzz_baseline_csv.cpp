@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         positive(s.prefill_bytes_per_node, "prefill_bytes_per_node");
         positive(static_cast<double>(s.prefill_forwards), "prefill_forwards");
         non_negative(s.comm_time_from, "comm_time_from");
-        non_negative(s.extra_ttft_bound, "extra_ttft_bound");
+        non_negative(s.nominal_bound, "extra_ttft_bound");
         if (s.network_share) within(*s.network_share, 0.0, 1.0, "network_share");
         if (s.ttft_increase_bound) non_negative(*s.ttft_increase_bound, "ttft_increase_bound");
         if (s.ttft_bound_at_to) positive(*s.ttft_bound_at_to, "ttft_bound_at_to");

@@ -256,23 +256,24 @@ void for_each_compare_row(const CompareReport& report,
             row.ttft_increase = row.extra_bound / ttft_from;
             row.ttft_measured = prompt.baseline_ttft.has_value();
           }
-          row.point.reset();
+          row.calibrated_point.reset();
           if (calibration != nullptr) {
             std::optional<Seconds> per_token;
             if (calibration->compute != nullptr) {
               per_token = compute_per_token_for(*calibration->compute, layout.layout);
             }
-            row.point = point_prefill(*calibration->allreduce, request.model, request.engine,
-                                      layout.layout, prompt.prompt, from.rate, to.rate, per_token);
+            row.calibrated_point =
+                point_prefill(*calibration->allreduce, request.model, request.engine, layout.layout,
+                              prompt.prompt, from.rate, to.rate, per_token);
           }
           row.predicted_extra.reset();
-          row.predicted_bound.reset();
+          row.achieved_bound.reset();
           if (predict && tp_only) {
             const PrefillCommunication c = prefill_communication(
                 request.model, at_tp, request.from_fabrics[f], request.to_fabrics[t], prompt.prompt,
                 prompt.output_tokens.value_or(1024), accepted);
             row.predicted_extra = c.extra;
-            row.predicted_bound = c.bound;
+            row.achieved_bound = c.bound;
           }
           row.within_budget =
               within_budgets(request.budgets, BudgetValues{row.extra_bound, row.ttft_increase,

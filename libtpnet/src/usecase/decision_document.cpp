@@ -57,7 +57,7 @@ std::string ttft_cost_line(const DecisionReport& g, const ScenarioPenalty& worst
   std::string cost = fmt::format(
       "What {} instead of {} costs at TP{}: at most {} on the longest test ({}, {} prompt "
       "tokens) at the nominal rates",
-      g.to.name, g.from.name, g.tp, format_signed_seconds(worst.extra_ttft_bound.value()),
+      g.to.name, g.from.name, g.tp, format_signed_seconds(worst.nominal_bound.value()),
       worst.scenario.name, worst.total_tokens);
   if (worst.predicted_extra) {
     cost += fmt::format(", predicted {} on the fabric profiles",
@@ -65,13 +65,13 @@ std::string ttft_cost_line(const DecisionReport& g, const ScenarioPenalty& worst
     if (const auto& range = worst.predicted_extra_range) {
       cost += " (measured range " + range_text(*range) + ")";
     }
-    if (worst.predicted_bound && worst.predicted_gap) {
+    if (worst.achieved_bound && worst.predicted_gap) {
       cost += fmt::format(" (at most {} at the rates the profiles achieve, {:.1f} and {:.1f} Gb/s)",
-                          format_signed_seconds(worst.predicted_bound->value()),
+                          format_signed_seconds(worst.achieved_bound->value()),
                           worst.predicted_gap->from_rate.bits_per_second() / 1e9,
                           worst.predicted_gap->to_rate.bits_per_second() / 1e9);
     }
-    if (worst.predicted_extra->value() > worst.extra_ttft_bound.value()) {
+    if (worst.predicted_extra->value() > worst.nominal_bound.value()) {
       cost += fmt::format(
           "; above the nominal bound: the profiles' measured all-reduce times ({}, {}) are "
           "slower than the nominal rates",

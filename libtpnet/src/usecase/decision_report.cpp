@@ -71,11 +71,10 @@ const PlanOption* DecisionReport::switch_drawn() const {
 }
 
 const ScenarioPenalty* DecisionReport::worst_scenario() const {
-  const auto worst =
-      std::max_element(penalty.scenarios.begin(), penalty.scenarios.end(),
-                       [](const ScenarioPenalty& a, const ScenarioPenalty& b) {
-                         return a.extra_ttft_bound.value() < b.extra_ttft_bound.value();
-                       });
+  const auto worst = std::max_element(penalty.scenarios.begin(), penalty.scenarios.end(),
+                                      [](const ScenarioPenalty& a, const ScenarioPenalty& b) {
+                                        return a.nominal_bound.value() < b.nominal_bound.value();
+                                      });
   return worst == penalty.scenarios.end() ? nullptr : &*worst;
 }
 

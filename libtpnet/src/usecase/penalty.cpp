@@ -25,7 +25,7 @@ ScenarioPenalty analyze_scenario(const ModelArch& model, const EngineConfig& eng
   out.prefill_forwards = (out.total_tokens + budget - 1) / budget;
   out.step_block = activation_block(model, engine, std::min(budget, out.total_tokens));
   out.comm_time_from = out.prefill_bytes_per_node / from.rate;
-  out.extra_ttft_bound = extra_transfer_time(out.prefill_bytes_per_node, from.rate, to.rate);
+  out.nominal_bound = extra_transfer_time(out.prefill_bytes_per_node, from.rate, to.rate);
 
   const Bytes step_sent =
       out.step_block * allreduce_sent_factor(engine.tensor_parallel_size, engine.algorithm);
@@ -54,7 +54,7 @@ ScenarioPenalty analyze_scenario(const ModelArch& model, const EngineConfig& eng
     }
     out.network_share = share;
     out.ttft_increase_bound = share * (from.rate / to.rate - 1.0);
-    out.ttft_bound_at_to = baseline + out.extra_ttft_bound;
+    out.ttft_bound_at_to = baseline + out.nominal_bound;
   }
   return out;
 }
@@ -97,8 +97,9 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
       compute = compute_per_token_for(*r.calibration->compute, layout);
     }
     for (auto& s : r.scenarios) {
-      s.point = point_prefill(*r.calibration->allreduce, request.model, request.engine, layout,
-                              s.scenario.prompt, request.from.rate, request.to.rate, compute);
+      s.calibrated_point =
+          point_prefill(*r.calibration->allreduce, request.model, request.engine, layout,
+                        s.scenario.prompt, request.from.rate, request.to.rate, compute);
     }
     for (const auto& w : r.calibration->warnings) r.warnings.push_back(w);
   }
@@ -119,7 +120,7 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
       s.predicted_comm_to = c.to;
       s.predicted_extra = c.extra;
       s.predicted_extra_range = c.extra_range;
-      s.predicted_bound = c.bound;
+      s.achieved_bound = c.bound;
       s.predicted_gap = c.gap;
       if (s.scenario.baseline_ttft) s.predicted_ttft_at_to = *s.scenario.baseline_ttft + c.extra;
     }
@@ -135,7 +136,7 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
             "needs a measured TTFT per scenario: give `workload.baseline` (a CSV of measured TTFT)",
             InputLocation::for_key("budgets.max_ttft_increase"));
       }
-      append_verdicts(budgets, BudgetValues{s.extra_ttft_bound, s.ttft_increase_bound, {}, {}},
+      append_verdicts(budgets, BudgetValues{s.nominal_bound, s.ttft_increase_bound, {}, {}},
                       s.scenario.name, "", r.verdicts);
     }
   }

@@ -107,12 +107,12 @@ struct CompareRow {
   /// Fraction of the TTFT at `from`: measured when the prompt carries its own
   /// baseline, else projected from the request's projection.
   std::optional<double> ttft_increase;
-  bool ttft_measured = false;         ///< ttft_increase comes from the prompt's own TTFT
-  std::optional<PrefillPoint> point;  ///< with a calibration
+  bool ttft_measured = false;                    ///< ttft_increase comes from the prompt's own TTFT
+  std::optional<PrefillPoint> calibrated_point;  ///< with a calibration
   /// With fabric profiles, TP-only layouts: what `to` adds to the last first
   /// token through the scheduler (PP and EP layouts: unset).
   std::optional<Seconds> predicted_extra;
-  std::optional<Seconds> predicted_bound;  ///< its achieved-rate bound (s.25)
+  std::optional<Seconds> achieved_bound;  ///< its achieved-rate bound (s.25)
   bool within_budget = true;
 };
 

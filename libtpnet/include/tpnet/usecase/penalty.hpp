@@ -28,12 +28,12 @@ struct ScenarioPenalty {
   long long prefill_forwards = 0;  ///< forward passes the engine needs for the prompt(s)
   Bytes step_block;                ///< block of one all-reduce in a full prefill step
   Seconds comm_time_from;          ///< prefill bytes at the `from` rate
-  Seconds extra_ttft_bound;
+  Seconds nominal_bound;
   // With a baseline TTFT:
-  std::optional<double> network_share;        ///< comm_time_from / baseline, capped at 1
-  std::optional<double> ttft_increase_bound;  ///< network_share x (from/to - 1)
-  std::optional<Seconds> ttft_bound_at_to;    ///< baseline + extra bound
-  std::optional<PrefillPoint> point;          ///< with a calibration: priced from the curve
+  std::optional<double> network_share;           ///< comm_time_from / baseline, capped at 1
+  std::optional<double> ttft_increase_bound;     ///< network_share x (from/to - 1)
+  std::optional<Seconds> ttft_bound_at_to;       ///< baseline + extra bound
+  std::optional<PrefillPoint> calibrated_point;  ///< with a calibration: priced from the curve
   // With fabric profiles: the scenario's steps through vLLM's scheduler until
   // its last first token, communication priced on each link's profile
   // (docs/formulas.md s.25; the same number as tpnet predict's extra).
@@ -44,7 +44,7 @@ struct ScenarioPenalty {
   std::optional<ExtraRange> predicted_extra_range;
   /// The achieved-rate bound of predicted_extra (s.25) and the per-byte gap
   /// of the two profiles it takes every all-reduce byte at.
-  std::optional<Seconds> predicted_bound;
+  std::optional<Seconds> achieved_bound;
   std::optional<PerByteGap> predicted_gap;
   std::optional<Seconds> predicted_ttft_at_to;  ///< with a baseline TTFT
   std::vector<std::string> notes;
