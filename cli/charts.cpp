@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/quantity_text.hpp"
@@ -139,28 +138,12 @@ Figure compare_figure(const CompareReport& report) {
       "all-reduce still moves about the whole hidden state.";
   f.panels.push_back(std::move(bytes));
 
-  // Per layout and link pair, the worst row over the prompts.
-  const bool projected = report.projected();
-  std::map<std::pair<std::size_t, std::size_t>, double> worst;
+  const WorstByLayout worst = worst_by_layout(report);
+  const bool projected = worst.projected;
   std::vector<std::string> pairs;
   for (const auto& a : request.from) {
     for (const auto& b : request.to) pairs.push_back(fmt::format("{} -> {}", a.name, b.name));
   }
-  for_each_compare_row(report, [&](const CompareRow& r) {
-    const auto layout = static_cast<std::size_t>(r.layout - report.layouts.data());
-    const auto from = static_cast<std::size_t>(r.from - request.from.data());
-    const auto to = static_cast<std::size_t>(r.to - request.to.data());
-    const std::size_t pair = from * request.to.size() + to;
-    double value = 0.0;
-    if (projected) {
-      if (!r.ttft_increase) return;
-      value = *r.ttft_increase * 100.0;
-    } else {
-      value = r.extra_per_1k.value();
-    }
-    auto [it, inserted] = worst.try_emplace({layout, pair}, value);
-    if (!inserted) it->second = std::max(it->second, value);
-  });
   Panel cost;
   cost.kind = Panel::Kind::bars;
   cost.x.quantity = "layout";
@@ -180,12 +163,11 @@ Figure compare_figure(const CompareReport& report) {
   for (const auto& l : report.layouts) cost.categories.push_back(l.layout.name());
   for (std::size_t p = 0; p < pairs.size(); ++p) {
     BarSeries s{pairs[p], {}, {}};
-    for (std::size_t l = 0; l < report.layouts.size(); ++l) {
-      const auto it = worst.find({l, p});
-      if (it == worst.end()) {
+    for (const auto& value : worst.by_pair[p]) {
+      if (!value) {
         s.values.emplace_back();
       } else {
-        s.values.emplace_back(it->second);
+        s.values.emplace_back(projected ? *value * 100.0 : *value);  // the axis is in %
       }
     }
     cost.bars.push_back(std::move(s));

@@ -277,3 +277,48 @@ TEST_CASE("compare warns once for each TP size the model's heads do not divide",
   for (const auto& w : report.warnings) tp6 += w.find("TP6 does not divide") != std::string::npos;
   CHECK(tp6 == 1);
 }
+
+// Issue 28: the chart's worst row per layout was computed in cli/charts.cpp.
+TEST_CASE("worst_by_layout keeps each layout's worst prompt per link pair", "[compare]") {
+  CompareRequest spec = tp_grid();
+  spec.to = {link("100G"), link("50G")};
+  spec.prompts = {PrefillScenario{"1k", PromptSpec{1, 1024}, {}},
+                  PrefillScenario{"8k", PromptSpec{1, 8192}, {}}};
+  const CompareReport report = run_compare(spec);
+  const WorstByLayout worst = worst_by_layout(report);
+  CHECK_FALSE(worst.projected);  // no TTFT to project from: the bound per 1,000 tokens
+  REQUIRE(worst.by_pair.size() == 2);
+  // The same maximum, found by walking the rows here.
+  for_each_compare_row(report, [&](const CompareRow& r) {
+    const auto layout = static_cast<std::size_t>(r.layout - report.layouts.data());
+    const auto pair = static_cast<std::size_t>(r.to - report.request.to.data());
+    REQUIRE(worst.by_pair[pair][layout]);
+    CHECK(*worst.by_pair[pair][layout] >= r.extra_per_1k.value());
+  });
+  // The slower 50G link costs more than 100G at every layout.
+  for (std::size_t l = 0; l < report.layouts.size(); ++l) {
+    CHECK(*worst.by_pair[1][l] > *worst.by_pair[0][l]);
+  }
+  // With a measured TTFT the worst is the projected increase, a fraction.
+  spec.projection =
+      TtftBaseline{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}, link("200G")};
+  const WorstByLayout projected = worst_by_layout(run_compare(spec));
+  CHECK(projected.projected);
+  REQUIRE(projected.by_pair[0][2]);
+  CHECK(*projected.by_pair[0][2] > 0.0);
+  CHECK(*projected.by_pair[0][2] < 1.0);
+}
+
+TEST_CASE("a TTFT measured across nodes without its link is refused, not priced at infinity",
+          "[compare][bad-input]") {
+  const ModelArch model = builtin_model("glm-5.3");
+  EngineConfig engine;
+  engine.tensor_parallel_size = 8;
+  const TtftBaseline no_link{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}, {}};
+  CHECK_THROWS_WITH(
+      compute_node_seconds_per_token(model, engine, no_link),
+      ContainsSubstring("projection.ttft: a TTFT measured on 8 nodes needs the link"));
+  // One node sends nothing: its TTFT is all compute and needs no link.
+  const TtftBaseline one_node{ParallelLayout{1, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}, {}};
+  CHECK(compute_node_seconds_per_token(model, engine, one_node).value() > 0.0);
+}

@@ -73,6 +73,13 @@ std::string subject(const CompareRow& row) {
 Seconds compute_node_seconds_per_token(const ModelArch& model, const EngineConfig& engine,
                                        const TtftBaseline& b, const std::string& field) {
   const auto tokens = static_cast<double>(b.prompt.total_tokens());
+  if (b.layout.nodes() >= 2 && !(b.link.rate.bits_per_second() > 0.0)) {
+    // Its network time needs the link's rate; without one it would be infinite.
+    throw InputError(fmt::format("a TTFT measured on {} nodes needs the link it was measured on; "
+                                 "none was given",
+                                 b.layout.nodes()),
+                     InputLocation::for_key(field));
+  }
   // A single node's TTFT (TP1) is all compute: nothing crosses the network.
   const Seconds comm = b.layout.nodes() < 2
                            ? Seconds(0.0)
@@ -293,6 +300,29 @@ void row_verdicts(const CompareRow& row, const Budgets& budgets, std::vector<Ver
   }
   const std::string link = subject(row);
   append_verdicts(budgets, values, link + " " + row.prompt->name, link, out);
+}
+
+WorstByLayout worst_by_layout(const CompareReport& report) {
+  const CompareRequest& request = report.request;
+  WorstByLayout out;
+  out.projected = report.projected();
+  out.by_pair.assign(request.from.size() * request.to.size(),
+                     std::vector<std::optional<double>>(report.layouts.size()));
+  for_each_compare_row(report, [&](const CompareRow& r) {
+    const auto layout = static_cast<std::size_t>(r.layout - report.layouts.data());
+    const auto from = static_cast<std::size_t>(r.from - request.from.data());
+    const auto to = static_cast<std::size_t>(r.to - request.to.data());
+    double value = 0.0;
+    if (out.projected) {
+      if (!r.ttft_increase) return;
+      value = *r.ttft_increase;
+    } else {
+      value = r.extra_per_1k.value();
+    }
+    std::optional<double>& worst = out.by_pair[from * request.to.size() + to][layout];
+    worst = worst ? std::max(*worst, value) : value;
+  });
+  return out;
 }
 
 }  // namespace tpnet

@@ -156,6 +156,20 @@ std::uint64_t compare_row_count(const CompareRequest& request);
 void for_each_compare_row(const CompareReport& report,
                           const std::function<void(const CompareRow&)>& visit);
 
+/// Each layout's worst prompt per link pair: what compare's chart draws.
+struct WorstByLayout {
+  /// True: the projected TTFT increase (a fraction); false: the extra TTFT
+  /// bound per 1,000 prompt tokens, in seconds (no TTFT to project from).
+  bool projected = false;
+  /// [link pair][layout], pairs from-major (from[0]->to[0], from[0]->to[1],
+  /// ...); absent where no row of that layout and pair has the value.
+  std::vector<std::vector<std::optional<double>>> by_pair;
+};
+
+/// The worst over the prompts of every layout and link pair, one pass over
+/// the rows.
+[[nodiscard]] WorstByLayout worst_by_layout(const CompareReport& report);
+
 /// The row's budgets as verdicts (for `tpnet check`). Budgets that depend on
 /// the prompt are always added; those that depend only on the layout and the
 /// links (per 1,000 tokens, decode slowdown) only for the first prompt of a
