@@ -2,6 +2,7 @@
 // Checks shared by the CLI tests: JSON of a successful run, the bad-input
 // contract (exit 2, one stderr line naming what is wrong), temporary inputs.
 
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "cli_runner.hpp"
@@ -57,6 +59,23 @@ inline std::filesystem::path write_temp(const std::string& name, const std::stri
   std::ofstream out(path);
   out << text;
   return path;
+}
+
+/// Names in `dir`, sorted, to check that no temporary file was left.
+inline std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// The permission bits of `path`.
+inline unsigned mode_of(const std::filesystem::path& path) {
+  struct stat info {};
+  REQUIRE(::stat(path.c_str(), &info) == 0);
+  return static_cast<unsigned>(info.st_mode) & 07777U;
 }
 
 }  // namespace tpnet::test

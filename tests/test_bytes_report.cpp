@@ -6,26 +6,15 @@
 #include <string>
 
 #include "catch.hpp"
+#include "study_fixtures.hpp"
 #include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/usecase/bytes_report.hpp"
 
 using namespace tpnet;
-
-namespace {
-
-ModelArch glm53() { return builtin_model("glm-5.3"); }
-
-EngineConfig tp8() {
-  EngineConfig engine;
-  engine.tensor_parallel_size = 8;
-  engine.max_num_batched_tokens = 4096;
-  return engine;
-}
-
-Link preset(const char* name) { return parse_link(name, InputLocation::for_key("--link")); }
-
-}  // namespace
+using tpnet::test::glm53;
+using tpnet::test::preset;
+using tpnet::test::tp8;
 
 TEST_CASE("a TP the heads do not divide is warned about, not refused", "[traffic]") {
   EngineConfig engine = tp8();

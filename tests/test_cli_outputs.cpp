@@ -27,6 +27,8 @@ using tpnet::test::run_tpnet;
 using tpnet::test::ShellSetup;
 using tpnet::test::slurp;
 namespace fs = std::filesystem;
+using tpnet::test::mode_of;
+using tpnet::test::names_in;
 
 namespace {
 
@@ -42,22 +44,6 @@ const ShellSetup kSmallFiles{"trap '' XFSZ; ulimit -f 1", ">/dev/null"};
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
-}
-
-/// Names in `dir`, to check that no temporary file was left.
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-unsigned mode_of(const fs::path& path) {
-  struct stat info {};
-  REQUIRE(::stat(path.c_str(), &info) == 0);
-  return static_cast<unsigned>(info.st_mode) & 07777U;
 }
 
 CliResult calibration_to(const fs::path& out) {

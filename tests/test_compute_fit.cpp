@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "study_fixtures.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/link_presets.hpp"
@@ -15,31 +16,14 @@
 #include "tpnet/usecase/predict.hpp"
 
 using namespace tpnet;
+using tpnet::test::all_at_once;
+using tpnet::test::glm53;
+using tpnet::test::glm_engine;
+using tpnet::test::preset;
 
 namespace {
 
 const std::string kSource = TPNET_SOURCE_DIR;
-
-Link preset(const std::string& name) { return parse_link(name, InputLocation::for_key("link")); }
-
-ModelArch glm53() { return resolve_model("glm-5.3"); }
-
-EngineConfig glm_engine() {
-  EngineConfig e;
-  e.tensor_parallel_size = 8;
-  e.max_num_batched_tokens = 4096;
-  e.long_prefill_token_threshold = 2048;
-  e.max_num_seqs = 8;
-  e.num_speculative_tokens = 4;
-  return e;
-}
-
-PredictScenario all_at_once(const std::string& name, int requests, TokenCount prompt,
-                            TokenCount output) {
-  PredictScenario s{name, {}};
-  for (int i = 0; i < requests; ++i) s.requests.push_back(ScheduledRequest{0.0, prompt, output});
-  return s;
-}
 
 }  // namespace
 

@@ -6,16 +6,16 @@
 #include <string>
 
 #include "catch.hpp"
+#include "study_fixtures.hpp"
 #include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/node_catalog.hpp"
 #include "tpnet/usecase/decode.hpp"
 
 using namespace tpnet;
+using tpnet::test::preset;
 
 namespace {
-
-Link preset(const char* name) { return parse_link(name, InputLocation::for_key("--link")); }
 
 EngineConfig tp8_with_4_drafts() {
   EngineConfig e;

@@ -6,25 +6,14 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "study_fixtures.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
 #include "tpnet/io/link_presets.hpp"
 
 using namespace tpnet;
-
-namespace {
-
-Link preset(const std::string& name) { return parse_link(name, InputLocation::for_key("link")); }
-
-const FabricProfile& builtin(const std::string& name) {
-  for (const auto& p : builtin_fabric_profiles()) {
-    if (p.name == name) return p;
-  }
-  FAIL("no built-in profile " << name);
-  throw;
-}
-
-}  // namespace
+using tpnet::test::builtin_profile;
+using tpnet::test::preset;
 
 TEST_CASE("every built-in fabric profile says where each number comes from") {
   REQUIRE(builtin_fabric_profiles().size() == 5);
@@ -44,15 +33,17 @@ TEST_CASE("every built-in fabric profile says where each number comes from") {
     CHECK(p.curve.seconds_per_byte.size() == p.curve.points.size());
   }
   // Each path's NCCL curve is its own measurement...
-  CHECK(builtin("dgx-spark-200g-switch").provenance[1].find("KoyoImai") != std::string::npos);
-  CHECK(builtin("dgx-spark-200g-direct").provenance[1].find("sc13912") != std::string::npos);
-  const FabricProfile& direct_half = builtin("dgx-spark-one-half-direct");
+  CHECK(builtin_profile("dgx-spark-200g-switch").provenance[1].find("KoyoImai") !=
+        std::string::npos);
+  CHECK(builtin_profile("dgx-spark-200g-direct").provenance[1].find("sc13912") !=
+        std::string::npos);
+  const FabricProfile& direct_half = builtin_profile("dgx-spark-one-half-direct");
   CHECK(direct_half.provenance[1].find("microscaler/cylon-local-infra") != std::string::npos);
   CHECK(direct_half.curve.points.size() == 6);
   CHECK(direct_half.curve_scale == 1.0);
   // ...but one half through a switch, measured only by ib_write_bw: the same
   // half's direct NCCL curve at the ratio of the two measured RDMA rates.
-  const FabricProfile& half = builtin("dgx-spark-one-half-switch");
+  const FabricProfile& half = builtin_profile("dgx-spark-one-half-switch");
   CHECK_THAT(half.curve_scale, WithinRel(109.11 / 111.86, 1e-12));
   CHECK(half.provenance[1].find("no NCCL measurement on this path") == 0);
   CHECK(half.rdma_devices == 1);
@@ -71,7 +62,7 @@ TEST_CASE("each DGX Spark link preset gets its measured profile, other nodes and
   CHECK(hundred.provenance.front().find("no measured profile for this path") == 0);
   // Its fixed cost is the node's measured one: never below a measured link's.
   CHECK_THAT(fabric_allreduce(hundred, Bytes(8192), 2, CollectiveAlgorithm::ring).latency.value(),
-             WithinRel(fabric_allreduce(builtin("dgx-spark-200g-switch"), Bytes(8192), 2,
+             WithinRel(fabric_allreduce(builtin_profile("dgx-spark-200g-switch"), Bytes(8192), 2,
                                         CollectiveAlgorithm::ring)
                            .latency.value(),
                        1e-12));

@@ -8,15 +8,15 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "study_fixtures.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
 #include "tpnet/io/link_presets.hpp"
 
 using namespace tpnet;
+using tpnet::test::preset;
 
 namespace {
-
-Link preset(const std::string& name) { return parse_link(name, InputLocation::for_key("link")); }
 
 double allreduce_us(const FabricProfile& p, double bytes, int ranks) {
   return fabric_allreduce(p, Bytes(bytes), ranks, CollectiveAlgorithm::ring).time.value() * 1e6;

@@ -1,6 +1,7 @@
 // Every number of docs/background.md sections 1-4, reproduced to its printed precision.
 
 #include "catch.hpp"
+#include "study_fixtures.hpp"
 #include "golden.hpp"
 #include "tpnet/fabric/allreduce_time.hpp"
 #include "tpnet/fabric/node.hpp"
@@ -12,22 +13,14 @@
 #include "tpnet/workload/prefill_scenario.hpp"
 
 using namespace tpnet;
+using tpnet::test::glm53;
+using tpnet::test::preset;
 using tpnet::test::prints_as;
+using tpnet::test::tp8;
 
 namespace {
 
 DecodeInputs spark_decode() { return DecodeInputs{1, builtin_node("dgx-spark").memory_bandwidth}; }
-
-ModelArch glm53() { return builtin_model("glm-5.3"); }
-
-EngineConfig tp8() {
-  EngineConfig engine;
-  engine.tensor_parallel_size = 8;
-  engine.max_num_batched_tokens = 4096;
-  return engine;
-}
-
-Link preset(const char* name) { return parse_link(name, InputLocation::for_key("--link")); }
 
 /// background's decode example: GLM-5.3 at TP8, one request with 4 MTP
 /// drafts, 200G -> 100G on a DGX Spark (docs/formulas.md s.6).

@@ -24,24 +24,10 @@
 using tpnet::test::fresh_dir;
 using tpnet::test::slurp;
 namespace fs = std::filesystem;
+using tpnet::test::mode_of;
+using tpnet::test::names_in;
 
 namespace {
-
-/// Names in `dir`, to check that no temporary file was left.
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-unsigned mode_of(const fs::path& path) {
-  struct stat info {};
-  REQUIRE(::stat(path.c_str(), &info) == 0);
-  return static_cast<unsigned>(info.st_mode) & 07777U;
-}
 
 std::string refusal_of(const std::string& path, const std::string& flag) {
   try {

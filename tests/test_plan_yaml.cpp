@@ -5,38 +5,22 @@
 #include <string>
 
 #include "catch.hpp"
+#include "plan_fixtures.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 
 using namespace tpnet;
+using tpnet::test::kPlan;
+using tpnet::test::replaced;
 
 namespace {
 
-const std::string kOrigin = std::string(TPNET_SOURCE_DIR) + "/examples/test-plan.yaml";
-
-const char* const kPlan = R"(model: glm-5.3
-layout: {tp: 8}
-engine: {num_speculative_tokens: 4}
-links: {from: 200G, to: 100G}
-workload:
-  baseline: data/glm53_tp8_200g.csv
-budgets:
-  max_extra_ttft: 10s
-  max_ttft_increase: 25%
-  max_decode_slowdown: 10%
-)";
-
 std::string error_of(const std::string& text) {
   try {
-    (void)parse_plan_yaml(text, kOrigin);
+    (void)parse_plan_yaml(text, tpnet::test::kPlanOrigin);
   } catch (const InputError& e) {
     return e.what();
   }
   return "(no error)";
-}
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  text.replace(text.find(from), from.size(), to);
-  return text;
 }
 
 }  // namespace
@@ -77,7 +61,7 @@ TEST_CASE("a plan's memory section reads the memory fit's settings and refuses r
       std::string(kPlan) +
           "node: dgx-spark\nmemory: {gpu_memory_utilization: 0.85, nccl_channels: 16, "
           "nccl_buffsize: 2MiB, max_model_len: 32768, kv_cache_dtype: fp8}\n",
-      kOrigin);
+      tpnet::test::kPlanOrigin);
   const MemorySettings& m = plan.compare.memory;
   CHECK(m.gpu_memory_utilization == 0.85);
   CHECK(m.nccl_channels == 16);
@@ -92,12 +76,14 @@ TEST_CASE("a plan's memory section reads the memory fit's settings and refuses r
 
 TEST_CASE("a plan places the Engram tables and the autotune spike under memory",
           "[serving-plan][memory]") {
-  const ServingPlan plan = parse_plan_yaml(
-      std::string(kPlan) + "memory: {engram_tables: disk, autotune_spike: 10GB}\n", kOrigin);
+  const ServingPlan plan =
+      parse_plan_yaml(std::string(kPlan) + "memory: {engram_tables: disk, autotune_spike: 10GB}\n",
+                      tpnet::test::kPlanOrigin);
   const MemorySettings& m = plan.compare.memory;
   CHECK(m.engram_tables == TablePlacement::disk);
   CHECK(m.autotune_spike.count() == 10e9);
-  CHECK_FALSE(parse_plan_yaml(kPlan, kOrigin).compare.memory.engram_tables.has_value());
+  CHECK_FALSE(
+      parse_plan_yaml(kPlan, tpnet::test::kPlanOrigin).compare.memory.engram_tables.has_value());
   CHECK_THAT(error_of(std::string(kPlan) + "memory: {engram_tables: ram}\n"),
              ContainsSubstring(":11: memory.engram_tables: 'ram' is not a place for the tables"));
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "study_fixtures.hpp"
 #include "tpnet/fabric/allreduce_time.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/io/baseline_csv.hpp"
@@ -31,44 +32,20 @@
 #include "tpnet/workload/prefill_scenario.hpp"
 
 using namespace tpnet;
+using tpnet::test::all_at_once;
+using tpnet::test::builtin_profile;
+using tpnet::test::glm53;
+using tpnet::test::glm_engine;
+using tpnet::test::preset;
 
 namespace {
 
 const std::string kSource = TPNET_SOURCE_DIR;
 
-Link preset(const std::string& name) { return parse_link(name, InputLocation::for_key("link")); }
-
-const FabricProfile& builtin(const std::string& name) {
-  for (const auto& p : builtin_fabric_profiles()) {
-    if (p.name == name) return p;
-  }
-  FAIL("no built-in profile " << name);
-  throw;
-}
-
-ModelArch glm53() { return resolve_model("glm-5.3"); }
-
-EngineConfig glm_engine() {
-  EngineConfig e;
-  e.tensor_parallel_size = 8;
-  e.max_num_batched_tokens = 4096;
-  e.long_prefill_token_threshold = 2048;
-  e.max_num_seqs = 8;
-  e.num_speculative_tokens = 4;
-  return e;
-}
-
-PredictScenario all_at_once(const std::string& name, int requests, TokenCount prompt,
-                            TokenCount output) {
-  PredictScenario s{name, {}};
-  for (int i = 0; i < requests; ++i) s.requests.push_back(ScheduledRequest{0.0, prompt, output});
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("a built-in profile gives back its measured all-reduce times") {
-  const FabricProfile& p = builtin("dgx-spark-200g-switch");
+  const FabricProfile& p = builtin_profile("dgx-spark-200g-switch");
   auto us = [&](double bytes, int ranks) {
     return fabric_allreduce(p, Bytes(bytes), ranks, CollectiveAlgorithm::ring).time.value() * 1e6;
   };
@@ -109,7 +86,7 @@ TEST_CASE("a built-in profile gives back its measured all-reduce times") {
 
 TEST_CASE("one PCIe half's profile gives back the measured one-half all-reduce curve") {
   // microscaler/cylon-local-infra: 2 ranks, one RDMA device, busbw = algbw.
-  const FabricProfile& p = builtin("dgx-spark-one-half-direct");
+  const FabricProfile& p = builtin_profile("dgx-spark-one-half-direct");
   const double floor = 111.86e9 / 8.0;  // the path's own ib_write_bw, in bytes/s
   for (const auto& point : p.curve.points) {
     INFO(point.size.count());
@@ -139,7 +116,7 @@ TEST_CASE("a slower built-in profile never makes an all-reduce faster") {
   // The small-size tables were measured on 200G ports: their bytes come out
   // at that fabric's bus bandwidth, so every profile shares one fixed cost
   // and a slower profile adds only byte time.
-  const FabricProfile& fast = builtin("dgx-spark-200g-switch");
+  const FabricProfile& fast = builtin_profile("dgx-spark-200g-switch");
   for (const auto& slow : builtin_fabric_profiles()) {
     INFO(slow.name);
     // A ring's patched NCCL has its own measured fixed cost (formulas.md s.28).
@@ -162,7 +139,7 @@ TEST_CASE("a slower built-in profile never makes an all-reduce faster") {
   }
   // At a measured size and rank count the slower profile is the measurement
   // plus the extra byte time at each curve's rate there.
-  const FabricProfile& half = builtin("dgx-spark-one-half-switch");
+  const FabricProfile& half = builtin_profile("dgx-spark-one-half-switch");
   const double extra_us =
       8192.0 *
       (builtin_seconds_per_byte(half, Bytes(8192)) - builtin_seconds_per_byte(fast, Bytes(8192))) *

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "study_fixtures.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
 #include "tpnet/io/model_catalog.hpp"
@@ -13,16 +14,10 @@
 
 using namespace tpnet;
 using Catch::Matchers::WithinRel;
+using tpnet::test::builtin_profile;
+using tpnet::test::glm_engine;
 
 namespace {
-
-const FabricProfile& builtin(const std::string& name) {
-  for (const auto& p : builtin_fabric_profiles()) {
-    if (p.name == name) return p;
-  }
-  FAIL("no built-in profile " << name);
-  throw;
-}
 
 /// The rate the RDMA port counters would show for one all-reduce of `block`
 /// on 8 ranks: its sent bytes over its time, times `counted` (headers).
@@ -36,16 +31,6 @@ constexpr double kOneK = 1024.0 * 6144 * 2;         // a 1K prompt's one step
 constexpr double kSingle = 2048.0 * 6144 * 2;       // a single prompt's 2,048-token steps
 constexpr double kFourPrompts = 4096.0 * 6144 * 2;  // four prompts: two 2,048 chunks a step
 
-EngineConfig glm_engine() {
-  EngineConfig e;
-  e.tensor_parallel_size = 8;
-  e.max_num_batched_tokens = 4096;
-  e.long_prefill_token_threshold = 2048;
-  e.max_num_seqs = 8;
-  e.num_speculative_tokens = 4;
-  return e;
-}
-
 }  // namespace
 
 TEST_CASE("GLM-5.3 TP8: the 200G profile gives back the study's prefill bursts at 1 ms",
@@ -53,7 +38,7 @@ TEST_CASE("GLM-5.3 TP8: the 200G profile gives back the study's prefill bursts a
   // DOMAIN.md s.6: single 8K-64K prompts about 150-180 Gb/s, four long
   // prompts near 200, a 1K prompt about 100, counted with headers (x 1.06,
   // the middle of 1.05-1.07).
-  const FabricProfile& p = builtin("dgx-spark-200g-switch");
+  const FabricProfile& p = builtin_profile("dgx-spark-200g-switch");
   CHECK_THAT(counted_gbps(p, kOneK, 1.06), WithinRel(100.0, 1e-9));
   CHECK_THAT(counted_gbps(p, kSingle, 1.06), WithinRel(165.0, 1e-9));
   CHECK_THAT(counted_gbps(p, kFourPrompts, 1.06), WithinRel(200.0, 1e-9));
@@ -63,7 +48,7 @@ TEST_CASE("GLM-5.3 TP8: the 200G profile gives back the study's prefill bursts a
 
 TEST_CASE("GLM-5.3 TP8: one PCIe half holds the same bursts at 105-109 Gb/s, the 1K's at 100",
           "[golden]") {
-  const FabricProfile& p = builtin("dgx-spark-one-half-switch");
+  const FabricProfile& p = builtin_profile("dgx-spark-one-half-switch");
   // Where the shared fixed cost plus the half's RDMA rate (109.11 Gb/s) is
   // slower than a burst, the floor wins: the 1K's 100 Gb/s comes back as
   // that floor, and so does the fast end of 105-109.
@@ -89,7 +74,7 @@ TEST_CASE("GLM-5.3 TP8: one PCIe half holds the same bursts at 105-109 Gb/s, the
 
 TEST_CASE("the 200G profile's ends at a single prompt's block are 150 and 180 Gb/s counted",
           "[golden]") {
-  const FabricProfile& p = builtin("dgx-spark-200g-switch");
+  const FabricProfile& p = builtin_profile("dgx-spark-200g-switch");
   CHECK(has_spread(p));
   CHECK_THAT(counted_gbps(fabric_at_end(p, FabricEnd::slowest), kSingle, 1.07),
              WithinRel(150.0, 1e-9));
@@ -104,8 +89,8 @@ TEST_CASE("the 200G profile's ends at a single prompt's block are 150 and 180 Gb
 }
 
 TEST_CASE("extra_range takes the crossed ends of the two links and the central value") {
-  const FabricProfile& from = builtin("dgx-spark-200g-switch");
-  const FabricProfile& to = builtin("dgx-spark-one-half-switch");
+  const FabricProfile& from = builtin_profile("dgx-spark-200g-switch");
+  const FabricProfile& to = builtin_profile("dgx-spark-one-half-switch");
   int calls = 0;
   const ExtraRange r =
       extra_range(from, to, Seconds(5.0), [&](const FabricProfile& f, const FabricProfile& t) {
@@ -137,8 +122,8 @@ TEST_CASE("GLM-5.3 TP8 P5: penalty's predicted extra carries the profiles' measu
           "[golden]") {
   const ModelArch model = resolve_model("glm-5.3");
   const EngineConfig engine = glm_engine();
-  const FabricProfile& from = builtin("dgx-spark-200g-switch");
-  const FabricProfile& to = builtin("dgx-spark-one-half-switch");
+  const FabricProfile& from = builtin_profile("dgx-spark-200g-switch");
+  const FabricProfile& to = builtin_profile("dgx-spark-one-half-switch");
   const PromptSpec p5{1, 65536};
   const PrefillCommunication c =
       prefill_communication(model, engine, from, to, p5, 1024, 2.5, true);

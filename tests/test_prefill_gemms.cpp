@@ -8,6 +8,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "study_fixtures.hpp"
 #include "model_fixtures.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
@@ -15,6 +16,7 @@
 #include "tpnet/model/weights.hpp"
 
 using namespace tpnet;
+using tpnet::test::glm53;
 using tpnet::test::tiny_dense;
 
 namespace {
@@ -64,8 +66,6 @@ double covered_params_per_node(const ModelArch& m, int tp, double not_covered = 
 double flops_per_token(const ModelArch& m, int tp, TokenCount chunk) {
   return total_flops(prefill_gemm_shapes(m, tp, chunk)) / double(chunk);
 }
-
-ModelArch glm53() { return resolve_model("glm-5.3"); }
 
 }  // namespace
 

@@ -7,35 +7,15 @@
 #include <string>
 
 #include "catch.hpp"
+#include "plan_fixtures.hpp"
 #include "tpnet/io/plan_yaml.hpp"
 
 using namespace tpnet;
-
-namespace {
-
-const std::string kOrigin = std::string(TPNET_SOURCE_DIR) + "/examples/test-plan.yaml";
-
-const char* const kPlan = R"(model: glm-5.3
-layout: {tp: 8}
-engine: {num_speculative_tokens: 4}
-links: {from: 200G, to: 100G}
-workload:
-  baseline: data/glm53_tp8_200g.csv
-budgets:
-  max_extra_ttft: 10s
-  max_ttft_increase: 25%
-  max_decode_slowdown: 10%
-)";
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  text.replace(text.find(from), from.size(), to);
-  return text;
-}
-
-}  // namespace
+using tpnet::test::kPlan;
+using tpnet::test::replaced;
 
 TEST_CASE("a plan reads its baseline beside itself and every budget holds", "[serving-plan]") {
-  const ServingPlan plan = parse_plan_yaml(kPlan, kOrigin);
+  const ServingPlan plan = parse_plan_yaml(kPlan, tpnet::test::kPlanOrigin);
   CHECK(plan.layout().tp == 8);
   CHECK(plan.compare.engine.tensor_parallel_size == 8);
   CHECK(plan.compare.prompts.size() == 6);
@@ -51,7 +31,8 @@ TEST_CASE("a plan reads its baseline beside itself and every budget holds", "[se
 
 TEST_CASE("a tighter budget fails the plan and names the scenario", "[serving-plan][gate]") {
   const ServingPlan plan =
-      parse_plan_yaml(replaced(kPlan, "max_ttft_increase: 25%", "max_ttft_increase: 18%"), kOrigin);
+      parse_plan_yaml(replaced(kPlan, "max_ttft_increase: 25%", "max_ttft_increase: 18%"),
+                      tpnet::test::kPlanOrigin);
   const CheckReport result = run_check(plan);
   CHECK_FALSE(result.passed());
   std::vector<std::string> failed;
@@ -63,8 +44,9 @@ TEST_CASE("a tighter budget fails the plan and names the scenario", "[serving-pl
 
 TEST_CASE("a TTFT budget without any TTFT to compare with is an input error",
           "[serving-plan][bad-input]") {
-  const ServingPlan plan = parse_plan_yaml(
-      replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k, 4x8k]"), kOrigin);
+  const ServingPlan plan =
+      parse_plan_yaml(replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k, 4x8k]"),
+                      tpnet::test::kPlanOrigin);
   try {
     (void)run_check(plan);
     FAIL("accepted a TTFT budget without a TTFT");
@@ -79,7 +61,7 @@ TEST_CASE("a projection from another TP size gives the TTFT budget something to 
   std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
   text = replaced(text, "layout: {tp: 8}", "layout: {tp: 16}");
   text += "projection: {tp: 8, ttft: 6.36s, prompt: 8k}\n";
-  const CheckReport result = run_check(parse_plan_yaml(text, kOrigin));
+  const CheckReport result = run_check(parse_plan_yaml(text, tpnet::test::kPlanOrigin));
   REQUIRE(result.rows.size() == 1);
   REQUIRE(result.rows.front().ttft_increase);
   CHECK_THAT(*result.rows.front().ttft_increase, WithinAbs(0.311, 0.0005));
@@ -91,7 +73,7 @@ TEST_CASE("a projection that cannot hold names the plan's key, not a flag",
   std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
   text += "projection: {tp: 8, ttft: 0.5s, prompt: 8k}\n";
   try {
-    (void)run_check(parse_plan_yaml(text, kOrigin));
+    (void)run_check(parse_plan_yaml(text, tpnet::test::kPlanOrigin));
     FAIL("accepted a TTFT shorter than its network time");
   } catch (const InputError& e) {
     CHECK_THAT(std::string(e.what()),
@@ -102,7 +84,7 @@ TEST_CASE("a projection that cannot hold names the plan's key, not a flag",
 TEST_CASE("a single-node TTFT projects: all of it is compute", "[serving-plan]") {
   std::string text = replaced(kPlan, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
   text += "projection: {tp: 1, ttft: 40s, prompt: 8k}\n";
-  const CheckReport result = run_check(parse_plan_yaml(text, kOrigin));
+  const CheckReport result = run_check(parse_plan_yaml(text, tpnet::test::kPlanOrigin));
   // compute at TP8 = 40 s / 8; network = 8192 x 3,376,128 B x 8 / 200 Gb/s
   const double comm = 8192 * 3376128.0 * 8 / 200e9;
   CHECK_THAT(*result.rows.front().ttft_increase, WithinRel(comm / (5.0 + comm), 1e-12));
@@ -114,7 +96,7 @@ TEST_CASE("a plan whose layout does not fit the node fails the gate with a memor
   std::string text = replaced(kPlan, "model: glm-5.3", "model: deepseek-v3");
   text = replaced(text, "baseline: data/glm53_tp8_200g.csv", "prompts: [8k]");
   text = replaced(text, "  max_ttft_increase: 25%\n", "");
-  const CheckReport defaults = run_check(parse_plan_yaml(text, kOrigin));
+  const CheckReport defaults = run_check(parse_plan_yaml(text, tpnet::test::kPlanOrigin));
   CHECK_FALSE(defaults.passed());
   REQUIRE_FALSE(defaults.verdicts.empty());
   const Verdict& fit = defaults.verdicts.front();
@@ -124,7 +106,7 @@ TEST_CASE("a plan whose layout does not fit the node fails the gate with a memor
   CHECK(fit.value > fit.limit);
   // With the node's tuned NCCL buffers it fits, and every budget holds.
   const CheckReport tuned =
-      run_check(parse_plan_yaml(text + "memory: {nccl_tuned: true}\n", kOrigin));
+      run_check(parse_plan_yaml(text + "memory: {nccl_tuned: true}\n", tpnet::test::kPlanOrigin));
   CHECK(tuned.passed());
 }
 
@@ -134,7 +116,7 @@ TEST_CASE(
     "[serving-plan][memory]") {
   // Issue 26: the fit line said 92.59 GB (the fixed parts) where the verdict
   // said 93.41 GB (they and one max-model-len sequence) for one fit.
-  const CheckReport result = run_check(parse_plan_yaml(kPlan, kOrigin));
+  const CheckReport result = run_check(parse_plan_yaml(kPlan, tpnet::test::kPlanOrigin));
   const Verdict& fit = result.verdicts.front();
   REQUIRE(fit.budget == "memory_fit");
   const MemoryReport& memory = result.compare.layouts.front().memory;

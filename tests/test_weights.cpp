@@ -6,17 +6,17 @@
 #include <string>
 
 #include "catch.hpp"
+#include "study_fixtures.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/weights.hpp"
 
 using namespace tpnet;
+using tpnet::test::glm53;
 
 namespace {
 
 const std::string kSource = TPNET_SOURCE_DIR;
-
-ModelArch glm53() { return resolve_model("glm-5.3"); }
 
 }  // namespace
 
