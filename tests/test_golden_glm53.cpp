@@ -1,8 +1,8 @@
 // Every number of docs/background.md sections 1-4, reproduced to its printed precision.
 
 #include "catch.hpp"
-#include "study_fixtures.hpp"
 #include "golden.hpp"
+#include "study_fixtures.hpp"
 #include "tpnet/fabric/allreduce_time.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/link_presets.hpp"

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "catch.hpp"
-#include "study_fixtures.hpp"
 #include "model_fixtures.hpp"
+#include "study_fixtures.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
 #include "tpnet/model/prefill_gemms.hpp"
