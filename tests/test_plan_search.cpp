@@ -112,7 +112,8 @@ TEST_CASE("workloads come as presets or YAML files", "[plan]") {
 
 namespace {
 
-PlanSearchRequest sparks(int nodes, const std::string& model, std::vector<std::string> speeds) {
+PlanSearchRequest sparks(int nodes, const std::string& model,
+                         const std::vector<std::string>& speeds) {
   PlanSearchRequest in = sixteen_sparks();
   in.nodes = nodes;
   in.model = builtin_model(model);
