@@ -14,6 +14,7 @@ test_packages=(
   catch2                      # tests (Debian ships v2.13; v3 is used when installed)
   libbenchmark-dev            # tests/bench: Google Benchmark
   clang-format                # the format check run by ctest
+  clang-tidy-14               # make lint (.clang-tidy), a step of .ci/run
   clang-14 libclang-rt-14-dev # make fuzz: clang++-14 and its libFuzzer/ASan/UBSan runtimes
   openmpi-bin libopenmpi-dev  # tpnet-calibrate: multi-node launch and the MPI all-reduce backend
   chromium libxml2-utils zlib1g-dev  # the browser test: render charts, parse SVG, read PNGs

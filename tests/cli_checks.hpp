@@ -55,7 +55,7 @@ inline std::filesystem::path fresh_dir(const std::string& name) {
 
 /// Writes `text` to a file of that name in the temporary folder.
 inline std::filesystem::path write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
+  auto path = std::filesystem::temp_directory_path() / name;
   std::ofstream out(path);
   out << text;
   return path;

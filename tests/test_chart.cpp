@@ -15,7 +15,7 @@ using tpnet::test::count_of;
 
 namespace {
 
-Figure bars_figure(std::vector<std::string> categories, std::vector<double> values) {
+Figure bars_figure(std::vector<std::string> categories, const std::vector<double>& values) {
   Figure f;
   f.title = "extra TTFT";
   Panel p;

@@ -64,7 +64,7 @@ TEST_CASE("tpnet penalty reproduces P1-P6 with the baseline CSV", "[cli][golden]
     CHECK(scenarios[i]["prompt_tokens"].as<double>() > 0);
     CHECK(scenarios[i]["prefill_bytes_per_node"].as<double>() > 0);
     CHECK(scenarios[i]["baseline_ttft_s"].as<double>() > 0);
-    const double pct = scenarios[i]["ttft_increase_bound_pct"].as<double>();
+    const auto pct = scenarios[i]["ttft_increase_bound_pct"].as<double>();
     CHECK(pct > 0.0);
     CHECK(pct <= 100.0);
   }

@@ -108,7 +108,7 @@ TEST_CASE("bounds 3: the timeline is written as the steps are priced, one row pe
   // Steps numbered from 1 at each link; the last 1k row at emulated-100G ends at its finish.
   CHECK_THAT(csv, ContainsSubstring("\n1k,200G,1,"));
   CHECK_THAT(csv, ContainsSubstring("\n3x2k,emulated-100G,1,"));
-  const double finished = doc["scenarios"][0]["links"][1]["finished_s"].as<double>();
+  const auto finished = doc["scenarios"][0]["links"][1]["finished_s"].as<double>();
   CHECK_THAT(csv, ContainsSubstring(fmt::format(",{:.6f},1,0,1,1027,", finished)));
 }
 
@@ -181,7 +181,7 @@ TEST_CASE("bounds 6: rows at one prompt size fit one term, and say so", "[bounds
   CHECK_THAT(r.err, ContainsSubstring("3 single-request rows at 1 distinct prompt size fit one "
                                       "rate per GEMM FLOP"));
   // P1 measured 0.96 s at 1k; the three-term "fit" of one size said 2.68 s.
-  const double ttft = doc["scenarios"][0]["links"][0]["mean_ttft_s"].as<double>();
+  const auto ttft = doc["scenarios"][0]["links"][0]["mean_ttft_s"].as<double>();
   CHECK(ttft > 0.96 * 0.7);
   CHECK(ttft < 0.96 * 1.3);
 }

@@ -203,7 +203,7 @@ TEST_CASE(
       json_of(run_tpnet({"memory", "--model", "glm-5.3", "--tp", "8", "--format", "json"}));
   // 37 GB of 108.9 GB with NCCL's own settings: the node's tuned pair frees 26 GB.
   REQUIRE(tp8["nccl_bytes"].as<double>() >= 0.2 * tp8["budget_bytes"].as<double>());
-  const std::string advice = tp8["nccl_advice"].as<std::string>();
+  const auto advice = tp8["nccl_advice"].as<std::string>();
   CHECK_THAT(advice, ContainsSubstring("NCCL_MAX_NCHANNELS=8 and NCCL_BUFFSIZE=1048576 cut them "
                                        "to 11.00 GB and free 26.00 GB for the KV cache"));
   // 26.00 GB at GLM-5.3's KV bytes per token (docs/formulas.md s.12).

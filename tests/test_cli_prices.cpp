@@ -90,7 +90,7 @@ TEST_CASE("plan --model glm-5.3 --nodes 16 --ttft-budget 5s ranks by cost within
     if (!o["usable"].as<bool>()) break;
     usable_seen = true;
     CHECK(o["currency"].as<std::string>() == "USD");
-    const double total = o["cost_total"].as<double>();
+    const auto total = o["cost_total"].as<double>();
     CHECK(total >= previous);
     previous = total;
     CHECK(o["cost_total"].as<double>() == o["cost_nodes"].as<double>() +
@@ -166,7 +166,7 @@ TEST_CASE("plan --sweep ranks by users per dollar and a TP the sweeps never meas
     }
     if (!o["usable"].as<bool>() || o["users_per_cost"].as<double>() < 0.0) continue;
     CHECK(o["cost_complete"].as<bool>());
-    const double per_cost = o["users_per_cost"].as<double>();
+    const auto per_cost = o["users_per_cost"].as<double>();
     CHECK_THAT(per_cost, WithinRel(o["users"].as<double>() / o["cost_total"].as<double>(), 1e-6));
     CHECK(per_cost <= previous);
     previous = per_cost;

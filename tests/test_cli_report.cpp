@@ -27,7 +27,7 @@ namespace {
 const std::string kBaseline = std::string(TPNET_SOURCE_DIR) + "/examples/data/glm53_tp8_200g.csv";
 
 fs::path fresh(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("tpnet_report_" + name);
+  fs::path dir = fs::temp_directory_path() / ("tpnet_report_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -67,9 +67,9 @@ TEST_CASE("tpnet traffic --requests splits bytes into prefill and decode", "[cli
   REQUIRE(j["phases"].size() == 6);
   CHECK(j["phases"][0]["phase"].as<std::string>() == "prefill");
   CHECK(j["phases"][2]["phase"].as<std::string>() == "decode");
-  const double prefill = j["phases"][0]["bytes"].as<double>();
-  const double decode = j["phases"][2]["bytes"].as<double>();
-  const double other = j["phases"][4]["bytes"].as<double>();
+  const auto prefill = j["phases"][0]["bytes"].as<double>();
+  const auto decode = j["phases"][2]["bytes"].as<double>();
+  const auto other = j["phases"][4]["bytes"].as<double>();
   CHECK_THAT(prefill + decode + other, WithinRel(j["xmit_bytes"].as<double>(), 1e-9));
   CHECK_THAT(prefill, WithinRel(20 * 88.1e6, 1e-3));
   CHECK(j["phases"][0]["peak_bps"].as<double>() > 10 * j["phases"][2]["peak_bps"].as<double>());

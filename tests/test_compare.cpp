@@ -101,7 +101,7 @@ TEST_CASE("compare's decode slowdown matches tpnet decode for GLM-5.3 TP8 with 4
   CHECK(prints_as(slowdown * 100, 7.0, 1));  // 0.72 ms of the 10.3 ms floor
   CHECK(layouts.front().decode_forward_bytes.count() == decode.forward_sent.count());
   CHECK(layouts.front().prefill_forward_bytes.count() == 4096 * 3376128.0);
-  CHECK(layouts.front().prefill_messages == 157 * 14);
+  CHECK(layouts.front().prefill_messages == 157LL * 14);
   CHECK(layouts.front().decode_messages == 157 * 14 + 7);
 }
 

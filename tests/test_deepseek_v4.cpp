@@ -153,17 +153,17 @@ TEST_CASE("DeepSeek-V4-Flash's prefill GEMMs and mixer FLOPs at TP2", "[prefill]
   };
   CHECK(find("attn.wqa_wkv").n == 1024 + 512);
   CHECK(find("attn.wqa_wkv").count == 43);
-  CHECK(find("attn.q_b").n == 32 * 512);
+  CHECK(find("attn.q_b").n == 32LL * 512);
   CHECK(find("attn.o_a").k == 64 * 512 / 8);
-  CHECK(find("attn.o_a").count == 43 * 4);  // 4 of the 8 output groups per rank
-  CHECK(find("attn.o_b").k == 4 * 1024);
+  CHECK(find("attn.o_a").count == 43LL * 4);  // 4 of the 8 output groups per rank
+  CHECK(find("attn.o_b").k == 4LL * 1024);
   CHECK(find("attn.o_b").split == GemmSplit::row);
-  CHECK(find("attn.compressor_r4").n == 2 * 2 * 512);
+  CHECK(find("attn.compressor_r4").n == 2LL * 2 * 512);
   CHECK(find("attn.compressor_r4").count == 21);
-  CHECK(find("attn.compressor_r128").n == 2 * 512);
+  CHECK(find("attn.compressor_r128").n == 2LL * 512);
   CHECK(find("attn.compressor_r128").count == 20);
   CHECK(find("indexer.wq_b").count == 21);
-  CHECK(find("moe.gate_up").count == 43 * 256);
+  CHECK(find("moe.gate_up").count == 43LL * 256);
 
   // One decode token at 1M tokens of context, TP2 (32 heads a rank):
   // 2 x 32 x (512 + 512) FLOPs per key.

@@ -24,7 +24,7 @@ const std::string kSource = TPNET_SOURCE_DIR;
 /// Paths under the source tree print as given; the runs below name them
 /// relative to it by changing directory first, so the goldens do not carry
 /// the machine's checkout path.
-CliResult run_in_source(std::vector<std::string> args) {
+CliResult run_in_source(const std::vector<std::string>& args) {
   const auto previous = std::filesystem::current_path();
   std::filesystem::current_path(kSource);
   CliResult r = run_tpnet(args);
@@ -32,9 +32,10 @@ CliResult run_in_source(std::vector<std::string> args) {
   return r;
 }
 
-void check_golden(const std::string& name, std::vector<std::string> args, int exit_code = 0) {
+void check_golden(const std::string& name, const std::vector<std::string>& args,
+                  int exit_code = 0) {
   const std::filesystem::path file = kSource + "/tests/golden_outputs/" + name;
-  const CliResult r = run_in_source(std::move(args));
+  const CliResult r = run_in_source(args);
   INFO(name << "\n" << r.err);
   REQUIRE(r.exit_code == exit_code);
   const std::string actual = r.out + (r.err.empty() ? "" : "--- stderr\n" + r.err);

@@ -55,7 +55,7 @@ void write_file(const fs::path& path, const std::string& text) {
 /// A folder anyone may write in: the case where another user's file can be
 /// renamed over by anyone.
 fs::path shared_dir(const std::string& name, mode_t mode) {
-  const fs::path dir = fresh_dir(name);
+  fs::path dir = fresh_dir(name);
   REQUIRE(::chmod(dir.c_str(), mode) == 0);
   return dir;
 }

@@ -291,10 +291,10 @@ TEST_CASE("a multimodal config nests the text model under text_config", "[hf]") 
 
 TEST_CASE("quantization_config sets bits per weight, else torch_dtype does", "[hf]") {
   auto bits = [](const std::string& quant) {
-    return parse_hf_config(llama_with("\"tie_word_embeddings\": false,",
-                                      "\"tie_word_embeddings\": false, \"quantization_config\": " +
-                                          quant + ","),
-                           "q.json")
+    return parse_hf_config(
+               llama_with("\"tie_word_embeddings\": false,",
+                          R"("tie_word_embeddings": false, "quantization_config": )" + quant + ","),
+               "q.json")
         .bits_per_weight;
   };
   CHECK(bits(R"({"quant_method": "fp8"})") == 8);
@@ -354,8 +354,8 @@ TEST_CASE("without layer_types or a pattern, sliding layers follow transformers'
   // model_types; `extra` is spliced in after the window.
   auto windowed = [](const std::string& type, const std::string& extra = "") {
     std::string text =
-        llama_with("\"model_type\": \"llama\"",
-                   "\"model_type\": \"" + type + "\", \"sliding_window\": 4096" + extra);
+        llama_with(R"("model_type": "llama")",
+                   R"("model_type": ")" + type + R"(", "sliding_window": 4096)" + extra);
     return parse_hf_config(text, "w.json");
   };
   struct Default {

@@ -96,7 +96,8 @@ TEST_CASE("plan inputs out of range are refused naming the flag", "[plan][bad-in
 
 namespace {
 
-PlanSearchRequest sparks(int nodes, const std::string& model, std::vector<std::string> speeds) {
+PlanSearchRequest sparks(int nodes, const std::string& model,
+                         const std::vector<std::string>& speeds) {
   PlanSearchRequest in = sixteen_sparks();
   in.nodes = nodes;
   in.model = builtin_model(model);

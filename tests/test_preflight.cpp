@@ -40,7 +40,7 @@ void write(const fs::path& path, const std::string& text) {
 
 /// A copy of the healthy Spark tree with `change` applied (a SYNTHETIC variant).
 fs::path variant(const std::string& name, const std::function<void(const fs::path&)>& change) {
-  const fs::path tree = fresh_dir("preflight_" + name) / "tree";
+  fs::path tree = fresh_dir("preflight_" + name) / "tree";
   fs::copy(kTree, tree, fs::copy_options::recursive);
   change(tree);
   return tree;

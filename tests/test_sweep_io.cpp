@@ -374,7 +374,7 @@ TEST_CASE("the example vllm bench folders import as the Qwen3.6-27B TP2 and TP4 
 
 TEST_CASE("load_sweeps refuses a name for a CSV, an empty folder and a missing path",
           "[sweep-io][bad-input]") {
-  const auto error_of = [](const std::string& path, std::optional<std::string> name) {
+  const auto error_of = [](const std::string& path, const std::optional<std::string>& name) {
     try {
       (void)load_sweeps(path, name);
     } catch (const InputError& e) {

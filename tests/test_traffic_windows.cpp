@@ -20,6 +20,7 @@ TrafficInterval iv(double start, double end, double xmit, double rcv) {
 
 std::vector<double> as_bps(const std::vector<BitRate>& rates) {
   std::vector<double> out;
+  out.reserve(rates.size());
   for (const BitRate r : rates) out.push_back(r.bits_per_second());
   return out;
 }

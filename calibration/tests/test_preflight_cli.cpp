@@ -36,7 +36,7 @@ void write(const fs::path& path, const std::string& text) {
 /// trees/0 healthy; trees/1 the same Spark after a netplan apply put two
 /// IPv6 addresses ahead of its IPv4 one: the RoCE v2 IPv4 GID is now at 5.
 fs::path two_trees() {
-  const fs::path dir = fresh_dir("calibrate_preflight") / "trees";
+  fs::path dir = fresh_dir("calibrate_preflight") / "trees";
   fs::create_directories(dir);
   fs::copy(healthy_tree(), dir / "0", fs::copy_options::recursive);
   fs::copy(healthy_tree(), dir / "1", fs::copy_options::recursive);

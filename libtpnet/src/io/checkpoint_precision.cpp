@@ -559,7 +559,7 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
       throw InputError(fmt::format("'{}' is not a modelopt format tpnet knows; use NVFP4, FP8, "
                                    "MXFP4 or an INT4 AWQ",
                                    algo.value_or("(none)")),
-                       InputLocation::in_file(origin, 0, key + "." + module));
+                       InputLocation::in_file(origin, 0, fmt::format("{}.{}", key, module)));
     }
     ++algos[lowercase(*algo)];
     if (!part_of_module(module)) {

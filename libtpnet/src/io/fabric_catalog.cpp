@@ -40,7 +40,7 @@ FabricProfile default_fabric(const Link& link, std::string_view node, FabricTopo
 }
 
 FabricProfile resolve_fabric(std::string_view spec, const Link& link, std::string_view node,
-                             std::shared_ptr<const Calibration> calibration) {
+                             const std::shared_ptr<const Calibration>& calibration) {
   if (spec.empty() || spec == "auto") return default_fabric(link, node);
   if (spec == "nominal") return nominal_fabric(link);
   if (calibration) {

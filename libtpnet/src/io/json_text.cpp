@@ -203,8 +203,7 @@ class StrictJson {
       return;
     }
     if (std::string_view("\"\\/bfnrt").find(c) == std::string_view::npos) {
-      fail(fmt::format("the escape \\{}; JSON has \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX",
-                       shown(c)));
+      fail(fmt::format(R"(the escape \{}; JSON has \" \\ \/ \b \f \n \r \t \uXXXX)", shown(c)));
     }
   }
 

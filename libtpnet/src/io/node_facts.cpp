@@ -273,12 +273,12 @@ NodeFacts read_node_facts(const NodeFactsSource& source) {
       }
       facts.nccl_environment = vars;
     } else {
-      facts.unread.push_back("no env file: the NCCL settings are not known");
+      facts.unread.emplace_back("no env file: the NCCL settings are not known");
     }
     if (const auto limits = read_value(root / "limits")) {
       facts.memlock = parse_memlock(*limits, (root / "limits").string());
     } else {
-      facts.unread.push_back("no limits file: the memlock limit is not known");
+      facts.unread.emplace_back("no limits file: the memlock limit is not known");
     }
     if (const auto version = read_value(root / "nccl_version"); version && !version->empty()) {
       facts.nccl.push_back({*version, "nccl_version"});

@@ -452,7 +452,7 @@ std::string line_fault(const TextLine& line, bool last) {
 /// per line, each line a whole object. Refuses, naming the line, anything
 /// else: a damaged file must not read as its first record.
 std::vector<TextLine> json_documents(std::string_view text, const std::string& origin) {
-  const std::vector<TextLine> lines = non_blank_lines(text);
+  std::vector<TextLine> lines = non_blank_lines(text);
   if (lines.empty()) {
     throw InputError("is empty; expected a vllm bench serve result (JSON)",
                      InputLocation::in_file(origin));

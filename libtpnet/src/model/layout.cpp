@@ -93,7 +93,7 @@ bool tp_divides_heads(const ModelArch& model, int tp) { return tp_refusal(model,
 
 void require_tp_accepted(const ModelArch& model, int tp) {
   if (std::string refusal = tp_refusal(model, tp); !refusal.empty()) {
-    throw InputError(std::move(refusal), InputLocation::for_key("layout.tp"));
+    throw InputError(refusal, InputLocation::for_key("layout.tp"));
   }
 }
 

@@ -132,7 +132,7 @@ void add_compressed_attention(ShapeList& out, const ModelArch& m, int tp) {
   const long long groups =
       split_by(m, a.o_groups, tp, "compressed_attention.o_groups", "output groups");
   const long long h = m.hidden_size;
-  const long long layers = static_cast<long long>(a.compress_ratios.size());
+  const auto layers = static_cast<long long>(a.compress_ratios.size());
   std::map<int, long long> by_ratio;
   for (const int ratio : a.compress_ratios) {
     if (ratio > 1) ++by_ratio[ratio];

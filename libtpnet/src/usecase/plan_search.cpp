@@ -258,7 +258,7 @@ void add_price_warnings(PlanSearchReport& report, const PlanSearchRequest& in) {
 
 FabricProfile priced_profile(const std::vector<FabricProfile>& catalog, FabricTopology topology,
                              const Link& speed, const NodeSpec& node,
-                             std::shared_ptr<const Calibration> calibration) {
+                             const std::shared_ptr<const Calibration>& calibration) {
   // The same order as choose_fabrics with nothing asked: the cluster's own
   // measured sweep, then the built-in profile of this topology, then nominal.
   if (calibration && calibration->allreduce) {
@@ -273,6 +273,7 @@ std::vector<FabricProfile> priced_profiles(const PlanSearchRequest& in, const Fa
   const FabricTopology topology =
       fabric.topology == FabricTopology::none ? FabricTopology::switched : fabric.topology;
   std::vector<FabricProfile> out;
+  out.reserve(links.size());
   for (const auto& link : links)
     out.push_back(priced_profile(in.fabric_catalog, topology, link, in.node, in.calibration));
   return out;

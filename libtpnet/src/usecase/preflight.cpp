@@ -240,6 +240,7 @@ std::vector<CageDevices> port_groups(const std::vector<PreflightDevice>& devices
     groups[key].devices.push_back(&d);
   }
   std::vector<CageDevices> out;
+  out.reserve(groups.size());
   for (auto& [key, group] : groups) out.push_back(group);
   return out;
 }
@@ -903,7 +904,7 @@ ClusterPreflightReport run_cluster_preflight(const ClusterPreflightRequest& requ
     r.nodes.push_back(run_preflight(PreflightRequest{facts, request.node}));
   }
   if (r.nodes.size() < 2) {
-    r.warnings.push_back("one node: the cluster checks compare nodes and need two or more");
+    r.warnings.emplace_back("one node: the cluster checks compare nodes and need two or more");
   }
   for (size_t i = 0; i < r.nodes.size(); ++i) {
     for (const auto& w : r.nodes[i].warnings) r.warnings.push_back(rank_label(r, i) + ": " + w);
@@ -932,7 +933,7 @@ ClusterPreflightReport run_cluster_preflight(const ClusterPreflightRequest& requ
     nccl.values.push_back(f.nccl.empty() ? std::nullopt
                                          : std::optional<std::string>(f.nccl.front().version));
     if (f.nccl_environment) {
-      hca.values.push_back(env_value(f, "NCCL_IB_HCA").value_or("(not set)"));
+      hca.values.emplace_back(env_value(f, "NCCL_IB_HCA").value_or("(not set)"));
     } else {
       hca.values.emplace_back();
     }

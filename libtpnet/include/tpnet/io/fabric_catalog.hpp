@@ -22,9 +22,9 @@ namespace tpnet {
 /// InputError naming `fabric` for an unknown name, a built-in profile whose
 /// path runs at another rate than the link, or a calibration without an
 /// all-reduce sweep.
-[[nodiscard]] FabricProfile resolve_fabric(std::string_view spec, const Link& link,
-                                           std::string_view node,
-                                           std::shared_ptr<const Calibration> calibration = {});
+[[nodiscard]] FabricProfile resolve_fabric(
+    std::string_view spec, const Link& link, std::string_view node,
+    const std::shared_ptr<const Calibration>& calibration = {});
 
 /// default_fabric over the built-in catalog.
 [[nodiscard]] FabricProfile default_fabric(const Link& link, std::string_view node,

@@ -131,10 +131,9 @@ struct PlanSearchReport {
 /// the order every command uses (choose_fabrics): the calibration's sweep,
 /// else the node's profile of that link and topology in `catalog` (the
 /// built-in profiles), else nominal.
-[[nodiscard]] FabricProfile priced_profile(const std::vector<FabricProfile>& catalog,
-                                           FabricTopology topology, const Link& speed,
-                                           const NodeSpec& node,
-                                           std::shared_ptr<const Calibration> calibration = {});
+[[nodiscard]] FabricProfile priced_profile(
+    const std::vector<FabricProfile>& catalog, FabricTopology topology, const Link& speed,
+    const NodeSpec& node, const std::shared_ptr<const Calibration>& calibration = {});
 
 /// The profiles `links` are priced on once `fabric` is bought: each link's
 /// priced_profile of the fabric's topology (a switch's for none, as the
