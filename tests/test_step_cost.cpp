@@ -101,10 +101,11 @@ TEST_CASE("a decode step sends its all-reduces and the logits gather: 18.0 MB fo
   for (const auto& [bytes, time] : c.each) sum += time;
   CHECK_THAT(c.time.value(), WithinRel(sum.value(), 1e-12));
   // The cache a run uses gives the same, step after step.
-  StepCommunicationCache cache(glm, tp8(), fabric);
+  const EngineConfig engine = tp8();  // the cache keeps references: no temporaries
+  StepCommunicationCache cache(glm, engine, fabric);
   for (const ScheduledStep& step : {decode_step(), mixed_step(), decode_step()}) {
     const StepCommunication cached = cache(step);
-    const StepCommunication plain = step_communication(glm, tp8(), fabric, step);
+    const StepCommunication plain = step_communication(glm, engine, fabric, step);
     CHECK(cached.time == plain.time);
     CHECK(cached.sent_per_node == plain.sent_per_node);
     CHECK(cached.collectives == plain.collectives);
