@@ -10,40 +10,51 @@
 #include "../base/ascii_case.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/model/layer_plan.hpp"
-#include "yaml_fields.hpp"
+#include "json_value.hpp"
 
 namespace tpnet::detail {
 namespace {
 
 using detail::lowercase;
 
-using yaml::present;
-
-std::optional<std::string> text_of(const YAML::Node& map, const char* key) {
-  const YAML::Node node = map[key];
-  if (!present(node) || !node.IsScalar()) return std::nullopt;
-  return node.Scalar();
+/// `key` of `map` when it is there and not null.
+const json::Value* member(const json::Value& map, const char* key) {
+  const json::Value* v = map.find(key);
+  return v != nullptr && !v->is_null() ? v : nullptr;
 }
 
-std::optional<long long> integer_of(const YAML::Node& map, const char* key) {
-  const YAML::Node node = map[key];
-  if (!present(node) || !node.IsScalar()) return std::nullopt;
-  try {
-    return node.as<long long>();
-  } catch (const YAML::Exception&) {
-    return std::nullopt;
-  }
+bool present(const json::Value& map, const char* key) { return member(map, key) != nullptr; }
+
+/// Where `key` of `map` is, for errors: its line (the map's when absent).
+InputLocation where(const json::Value& map, const char* key, const std::string& origin,
+                    const std::string& name) {
+  const json::Value* v = map.find(key);
+  return InputLocation::in_file(origin, v != nullptr ? v->line() : map.line(), name);
 }
 
-std::vector<std::string> strings_of(const YAML::Node& map, const char* key) {
+std::optional<std::string> text_of(const json::Value& map, const char* key) {
+  const json::Value* v = member(map, key);
+  if (v == nullptr || v->is_array() || v->is_object()) return std::nullopt;
+  return v->text();
+}
+
+std::optional<long long> integer_of(const json::Value& map, const char* key) {
+  const json::Value* v = member(map, key);
+  if (v == nullptr) return std::nullopt;
+  const auto value = v->is_string() ? std::nullopt : v->number();
+  if (!value || *value != std::floor(*value) || std::fabs(*value) > 1e15) return std::nullopt;
+  return static_cast<long long>(*value);
+}
+
+std::vector<std::string> strings_of(const json::Value& map, const char* key) {
   std::vector<std::string> out;
-  const YAML::Node node = map[key];
-  if (!present(node)) return out;
-  if (node.IsScalar()) {
-    out.push_back(node.Scalar());
-  } else if (node.IsSequence()) {
-    for (const auto& item : node) {
-      if (item.IsScalar()) out.push_back(item.Scalar());
+  const json::Value* v = member(map, key);
+  if (v == nullptr) return out;
+  if (v->is_string()) {
+    out.push_back(v->text());
+  } else if (v->is_array()) {
+    for (const auto& item : v->items()) {
+      if (item.is_string()) out.push_back(item.text());
     }
   }
   return out;
@@ -59,26 +70,28 @@ struct CompressedTensorsWeights {
   int groups = 0;
 };
 
-std::optional<CompressedTensorsWeights> compressed_tensors_weights(const YAML::Node& q,
+std::optional<CompressedTensorsWeights> compressed_tensors_weights(const json::Value& q,
                                                                    const std::string& origin,
                                                                    const std::string& prefix) {
-  const YAML::Node groups = q["config_groups"];
-  if (!present(groups) || !groups.IsMap()) return std::nullopt;
+  const json::Value* groups = member(q, "config_groups");
+  if (groups == nullptr || !groups->is_object()) return std::nullopt;
   std::optional<CompressedTensorsWeights> first;
   std::vector<double> distinct;
-  for (const auto& entry : groups) {
-    const YAML::Node weights = entry.second["weights"];
-    if (!present(weights) || !weights.IsMap()) continue;
-    const std::string key = prefix + "config_groups." + entry.first.Scalar() + ".weights.";
+  for (const auto& [group_name, group] : groups->members()) {
+    const json::Value* found = member(group, "weights");
+    if (found == nullptr || !found->is_object()) continue;
+    const json::Value& weights = *found;
+    const std::string key = prefix + "config_groups." + group_name + ".weights.";
     const auto num_bits = integer_of(weights, "num_bits");
     if (!num_bits || *num_bits < 1 || *num_bits > 16) {
       throw InputError("expected num_bits 1 to 16",
-                       yaml::where(weights["num_bits"], origin, key + "num_bits"));
+                       where(weights, "num_bits", origin, key + "num_bits"));
     }
     const std::string type = lowercase(text_of(weights, "type").value_or("int"));
     const std::string strategy = lowercase(text_of(weights, "strategy").value_or("tensor"));
     const long long group_size = integer_of(weights, "group_size").value_or(0);
-    const bool symmetric = !present(weights["symmetric"]) || weights["symmetric"].as<bool>(true);
+    const json::Value* symmetric_value = member(weights, "symmetric");
+    const bool symmetric = symmetric_value == nullptr || symmetric_value->text() != "false";
     CompressedTensorsWeights w;
     const auto bits = static_cast<double>(*num_bits);
     if ((strategy == "group" || strategy == "tensor_group") && group_size > 0) {
@@ -127,59 +140,70 @@ struct Slot {
 constexpr int kFullAttention = 0;
 constexpr int kLinearAttention = 1;
 
-std::vector<Slot> attention_slots(const ModelArch& m) {
-  const auto h = static_cast<double>(m.hidden_size);
-  const double heads = m.num_attention_heads;
+std::vector<Slot> attention_slots(long long hidden, const MixerSpec& mixer) {
+  const auto h = static_cast<double>(hidden);
+  const AttentionSpec& a = mixer.attention;
+  const double heads = a.q_heads;
   std::vector<Slot> slots;
-  if (m.mla) {
-    const MlaSpec& a = *m.mla;
-    const double qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
-    if (a.q_lora_rank > 0) {
-      slots.push_back({kFullAttention, h * a.q_lora_rank, {"self_attn.q_a_proj"}});
+  if (is_attention(mixer.kind) && a.compressed) {
+    // DeepSeek-V4 names its attention projections otherwise.
+    const CompressedAttentionSpec& c = a.compression;
+    const double width = heads * c.head_dim;
+    slots.push_back({kFullAttention, h * c.q_lora_rank, {"attn.wq_a"}});
+    slots.push_back({kFullAttention, double(c.q_lora_rank) * width, {"attn.wq_b"}});
+    slots.push_back({kFullAttention, h * c.head_dim, {"attn.wkv"}});
+    slots.push_back({kFullAttention, width * c.o_lora_rank, {"attn.wo_a"}});
+    slots.push_back({kFullAttention, double(c.o_groups) * c.o_lora_rank * h, {"attn.wo_b"}});
+  } else if (is_attention(mixer.kind) && a.latent) {
+    const MlaSpec& m = a.mla;
+    const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    if (m.q_lora_rank > 0) {
+      slots.push_back({kFullAttention, h * m.q_lora_rank, {"self_attn.q_a_proj"}});
       slots.push_back({kFullAttention,
-                       static_cast<double>(a.q_lora_rank) * heads * qk,
+                       static_cast<double>(m.q_lora_rank) * heads * qk,
                        {"self_attn.q_b_proj"}});
     } else {
       slots.push_back({kFullAttention, h * heads * qk, {"self_attn.q_proj"}});
     }
     slots.push_back({kFullAttention,
-                     h * (a.kv_lora_rank + a.qk_rope_head_dim),
+                     h * (m.kv_lora_rank + m.qk_rope_head_dim),
                      {"self_attn.kv_a_proj_with_mqa"}});
     slots.push_back(
         {kFullAttention,
-         static_cast<double>(a.kv_lora_rank) * heads * (a.qk_nope_head_dim + a.v_head_dim),
+         static_cast<double>(m.kv_lora_rank) * heads * (m.qk_nope_head_dim + m.v_head_dim),
          {"self_attn.kv_b_proj"}});
-    slots.push_back({kFullAttention, heads * a.v_head_dim * h, {"self_attn.o_proj"}});
-    if (m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
-      const double q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
-      const double ih = m.sparse_attention_index_heads;
-      const double id = m.sparse_attention_index_head_dim;
+    slots.push_back({kFullAttention, heads * m.v_head_dim * h, {"self_attn.o_proj"}});
+    if (a.indexer.scores()) {
+      const double q_in = m.q_lora_rank > 0 ? m.q_lora_rank : h;
+      const double ih = a.indexer.heads;
+      const double id = a.indexer.head_dim;
       slots.push_back({kFullAttention, q_in * ih * id, {"self_attn.indexer.wq_b"}});
       slots.push_back({kFullAttention, h * id, {"self_attn.indexer.wk"}});
       slots.push_back({kFullAttention, h * ih, {"self_attn.indexer.weights_proj"}});
     }
-    // DeepSeek-V4 names its attention projections otherwise; equal shares.
-    for (const char* name : {"attn.wq_a", "attn.wq_b", "attn.wkv", "attn.wo_a", "attn.wo_b"}) {
-      slots.push_back({2, 1.0, {name}});
-    }
-  } else {
-    const auto d = static_cast<double>(effective_head_dim(m));
-    const double kv = m.num_kv_heads > 0 ? m.num_kv_heads : heads;
+  } else if (is_attention(mixer.kind)) {
+    const auto d = static_cast<double>(a.head_dim);
+    const auto dv = static_cast<double>(a.v_head_dim);
+    const double kv = a.kv_heads;
     const std::vector<std::string> fused = {"self_attn.qkv_proj", "attention.wqkv", "attn.qkv_proj",
                                             "self_attn.query_key_value"};
     auto with_fused = [&](std::vector<std::string> names) {
       names.insert(names.end(), fused.begin(), fused.end());
       return names;
     };
-    slots.push_back({kFullAttention, h * heads * d,
+    slots.push_back({kFullAttention, h * heads * d * (a.output_gate ? 2.0 : 1.0),
                      with_fused({"self_attn.q_proj", "mixer.q_proj", "attn.q_proj"})});
-    slots.push_back({kFullAttention, h * kv * d,
-                     with_fused({"self_attn.k_proj", "mixer.k_proj", "attn.k_proj"})});
-    slots.push_back({kFullAttention, h * kv * d,
-                     with_fused({"self_attn.v_proj", "mixer.v_proj", "attn.v_proj"})});
+    if (!a.borrowed_kv) {
+      slots.push_back({kFullAttention, h * kv * d,
+                       with_fused({"self_attn.k_proj", "mixer.k_proj", "attn.k_proj"})});
+    }
+    if (!a.shared_kv && !a.borrowed_kv) {
+      slots.push_back({kFullAttention, h * kv * dv,
+                       with_fused({"self_attn.v_proj", "mixer.v_proj", "attn.v_proj"})});
+    }
     slots.push_back(
         {kFullAttention,
-         heads * d * h,
+         heads * dv * h,
          {"self_attn.o_proj", "mixer.o_proj", "attention.wo", "attn.o_proj", "self_attn.dense"}});
   }
   // Gated DeltaNet and Mamba mixers: input projections dominate.
@@ -212,7 +236,7 @@ std::vector<Slot> ffn_slots(const std::vector<std::string>& bases) {
 /// The projections of `part` within one layer (or the whole of an
 /// embedding or output head), under the names transformers' model families
 /// give them.
-std::vector<Slot> slots_of(WeightPart part, const ModelArch& m) {
+std::vector<Slot> slots_of(WeightPart part, long long hidden, const LayerSpec& layer) {
   switch (part) {
     case WeightPart::embedding:
       return {{0,
@@ -222,7 +246,7 @@ std::vector<Slot> slots_of(WeightPart part, const ModelArch& m) {
     case WeightPart::lm_head:
       return {{0, 1.0, {"lm_head", "language_model.lm_head", "head"}}};
     case WeightPart::attention:
-      return attention_slots(m);
+      return attention_slots(hidden, layer.mixer);
     case WeightPart::dense_ffn:
       return ffn_slots({"mlp.", "feed_forward.", "ffn.", "mixer."});
     case WeightPart::routed_experts:
@@ -296,6 +320,7 @@ std::optional<double> modelopt_bits(std::string_view algo_text, long long group)
     return 8.0;
   }
   if (algo == "mxfp4") return 4.25;  // 4 + 8-bit scale / 32
+  if (algo == "mxfp8") return 8.25;  // 8 + 8-bit scale / 32
   if (algo == "int4_awq" || algo == "w4a8_awq") {
     return 4.0 + 16.0 / static_cast<double>(group > 0 ? group : 128);  // a 16-bit scale per group
   }
@@ -401,18 +426,38 @@ std::vector<CoveredSlot> cover(const std::vector<Slot>& slots, WeightPart part, 
   return out;
 }
 
-/// The layers that hold `part`, by the layer plan: a mixer holds attention
-/// weights, a dense FFN the dense part, a MoE FFN the experts and router.
-std::vector<int> layers_with(WeightPart part, const ModelArch& model) {
-  if (!per_layer(part)) return {0};
-  const auto plan = layer_plan(model);
-  std::vector<int> out;
-  for (int layer = 0; layer < static_cast<int>(plan.size()); ++layer) {
-    const LayerSpec& spec = plan[static_cast<std::size_t>(layer)];
-    const bool holds = part == WeightPart::attention   ? spec.mixer != Mixer::none
-                       : part == WeightPart::dense_ffn ? spec.ffn == FfnKind::dense
-                                                       : spec.ffn == FfnKind::moe && model.moe;
-    if (holds) out.push_back(layer);
+/// The layers that hold `part`, each with the part's slots there, by the
+/// layer plan: a mixer holds attention weights, a dense FFN the dense part,
+/// a MoE FFN the experts and router. The embedding and the head are one
+/// "layer" 0.
+struct PartLayers {
+  struct Run {
+    int first = 0;  ///< the first layer of the run
+    int count = 0;
+    std::vector<Slot> slots;
+  };
+  std::vector<Run> runs;
+  int layers = 0;  ///< in all
+};
+
+PartLayers layers_with(WeightPart part, const ModelArch& model) {
+  PartLayers out;
+  if (!per_layer(part)) {
+    out.runs.push_back({0, 1, slots_of(part, model.hidden_size, LayerSpec{})});
+    out.layers = 1;
+    return out;
+  }
+  int first = 0;
+  for (const LayerRun& run : model.layers.runs()) {
+    const LayerSpec& spec = run.layer;
+    const bool holds = part == WeightPart::attention   ? spec.mixer.kind != Mixer::none
+                       : part == WeightPart::dense_ffn ? spec.ffn.kind == FfnKind::dense
+                                                       : spec.ffn.kind == FfnKind::moe;
+    if (holds) {
+      out.runs.push_back({first, run.count, slots_of(part, model.hidden_size, spec)});
+      out.layers += run.count;
+    }
+    first += run.count;
   }
   return out;
 }
@@ -424,11 +469,11 @@ constexpr double kMaxWildcardLayerPairs = 20000;
 
 void check_budget(const PatternIndex& index, const ModelArch& model, const InputLocation& where) {
   const double pairs =
-      static_cast<double>(index.wildcards()) * static_cast<double>(std::max(1, model.num_layers));
+      static_cast<double>(index.wildcards()) * static_cast<double>(std::max(1, model.num_layers()));
   if (pairs > kMaxWildcardLayerPairs) {
     throw InputError(fmt::format("{} wildcard module patterns over {} layers are more than tpnet "
                                  "matches ({:.0f} pattern-layer pairs at most)",
-                                 index.wildcards(), model.num_layers, kMaxWildcardLayerPairs),
+                                 index.wildcards(), model.num_layers(), kMaxWildcardLayerPairs),
                      where);
   }
 }
@@ -444,16 +489,17 @@ std::map<WeightPart, double> excluded_share(const std::vector<std::string>& patt
   check_budget(index, model, where);
   std::vector<bool> used(patterns.size(), false);
   for (const WeightPart part : kWeightParts) {
-    const std::vector<Slot> slots = slots_of(part, model);
-    const std::vector<int> layers = layers_with(part, model);
+    const PartLayers holders = layers_with(part, model);
     double excluded = 0.0;
-    for (const int layer : layers) {
-      if (!index.names_anything_in(layer)) continue;
-      for (const CoveredSlot& c : cover(slots, part, layer, index, used)) {
-        if (c.pattern >= 0) excluded += c.fraction;
+    for (const PartLayers::Run& run : holders.runs) {
+      for (int layer = run.first; layer < run.first + run.count; ++layer) {
+        if (!index.names_anything_in(layer)) continue;
+        for (const CoveredSlot& c : cover(run.slots, part, layer, index, used)) {
+          if (c.pattern >= 0) excluded += c.fraction;
+        }
       }
     }
-    if (excluded > 0.0) share[part] = excluded / static_cast<double>(layers.size());
+    if (excluded > 0.0) share[part] = excluded / static_cast<double>(holders.layers);
   }
   // One line for the patterns that name weights tpnet places yet match none
   // of them; a norm, a vision tower or an MTP layer is not among those weights.
@@ -475,7 +521,7 @@ std::map<WeightPart, double> excluded_share(const std::vector<std::string>& patt
         "{} {} pattern(s) ({}{}) match no module tpnet places (attention, FFN, experts, "
         "router, embedding, lm_head of layers 0-{}); those weights are counted quantized",
         what, unmatched.size(), shown, unmatched.size() > 3 ? ", ..." : "",
-        std::max(1, model.num_layers) - 1));
+        std::max(1, model.num_layers()) - 1));
   }
   return share;
 }
@@ -540,7 +586,7 @@ int layer_of(std::string_view module) {
 /// the map does not list being unquantized. `key` names the map in errors
 /// (hf_quant_config.json's quantization.quantized_layers, or config.json's
 /// quantization_config.quantized_layers), `file` the file in the description.
-CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::string& origin,
+CheckpointPrecision mixed_precision(const json::Value& layers_map, const std::string& origin,
                                     const std::string& key, const std::string& file,
                                     double dtype_bits, const ModelArch& model) {
   CheckpointPrecision p;
@@ -549,17 +595,15 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
   std::vector<double> module_bits;
   std::map<std::string, int> algos;
   int unknown = 0;
-  for (const auto& item : layers_map) {
-    const auto module = item.first.as<std::string>();
-    const YAML::Node spec = item.second;
-    const auto algo = spec.IsMap() ? text_of(spec, "quant_algo") : std::nullopt;
+  for (const auto& [module, spec] : layers_map.members()) {
+    const auto algo = spec.is_object() ? text_of(spec, "quant_algo") : std::nullopt;
     const auto bits =
         algo ? modelopt_bits(*algo, integer_of(spec, "group_size").value_or(0)) : std::nullopt;
     if (!bits) {
       throw InputError(fmt::format("'{}' is not a modelopt format tpnet knows; use NVFP4, FP8, "
-                                   "MXFP4 or an INT4 AWQ",
+                                   "MXFP4, MXFP8 or an INT4 AWQ",
                                    algo.value_or("(none)")),
-                       InputLocation::in_file(origin, 0, fmt::format("{}.{}", key, module)));
+                       InputLocation::in_file(origin, spec.line(), fmt::format("{}.{}", key, module)));
     }
     ++algos[lowercase(*algo)];
     if (!part_of_module(module)) {
@@ -573,26 +617,27 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
   check_budget(index, model, InputLocation::in_file(origin, 0, key));
   std::vector<bool> used(modules.size(), false);
   for (const WeightPart part : kWeightParts) {
-    const std::vector<Slot> slots = slots_of(part, model);
-    const std::vector<int> layers = layers_with(part, model);
-    if (layers.empty()) continue;
+    const PartLayers holders = layers_with(part, model);
+    if (holders.layers == 0) continue;
     double sum = 0.0;
-    for (const int layer : layers) {
-      if (!index.names_anything_in(layer)) {
-        sum += dtype_bits;  // a layer the map leaves out is unquantized
-        continue;
-      }
-      const auto covered = cover(slots, part, layer, index, used);
-      if (covered.empty()) {
-        sum += dtype_bits;  // a layer the map leaves out is unquantized
-        continue;
-      }
-      for (const CoveredSlot& c : covered) {
-        sum += c.fraction *
-               (c.pattern >= 0 ? module_bits[static_cast<std::size_t>(c.pattern)] : dtype_bits);
+    for (const PartLayers::Run& run : holders.runs) {
+      for (int layer = run.first; layer < run.first + run.count; ++layer) {
+        if (!index.names_anything_in(layer)) {
+          sum += dtype_bits;  // a layer the map leaves out is unquantized
+          continue;
+        }
+        const auto covered = cover(run.slots, part, layer, index, used);
+        if (covered.empty()) {
+          sum += dtype_bits;  // a layer the map leaves out is unquantized
+          continue;
+        }
+        for (const CoveredSlot& c : covered) {
+          sum += c.fraction *
+                 (c.pattern >= 0 ? module_bits[static_cast<std::size_t>(c.pattern)] : dtype_bits);
+        }
       }
     }
-    p.part_bits[part] = snapped(sum / static_cast<double>(layers.size()));
+    p.part_bits[part] = snapped(sum / static_cast<double>(holders.layers));
   }
   p.bits = dtype_bits;  // every part is in part_bits
   std::string formats;
@@ -661,16 +706,14 @@ bool module_matches(std::string_view pattern, std::string_view module) {
   return false;
 }
 
-CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
+CheckpointPrecision precision_from_quantization_config(const json::Value& q,
                                                        const std::string& origin,
                                                        const std::string& prefix, double dtype_bits,
                                                        const ModelArch& model) {
-  auto where = [&](const char* key) { return yaml::where(q[key], origin, prefix + key); };
+  auto at = [&](const char* key) { return where(q, key, origin, prefix + key); };
   CheckpointPrecision p;
   const auto method_text = text_of(q, "quant_method");
-  if (!method_text) {
-    throw InputError("required key is missing", yaml::where(q, origin, prefix + "quant_method"));
-  }
+  if (!method_text) throw InputError("required key is missing", at("quant_method"));
   const std::string method = lowercase(*method_text);
   std::vector<std::string> excluded;
   for (const char* key :
@@ -679,15 +722,14 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
   }
   std::map<WeightPart, double> share = excluded_share(
       excluded, model, p.warnings,
-      origin + ": " + prefix + "exclusions:", yaml::where(q, origin, prefix + "ignore"));
+      origin + ": " + prefix + "exclusions:", at("ignore"));
   // vLLM quantizes the linear layers of the transformer blocks; the output
   // head is one only when a format says so (modelopt lists it to exclude it).
   bool lm_head_quantized = false;
   if (method == "fp8") {
     p.bits = 8;
     p.quantization = "fp8";
-    const auto block = q["weight_block_size"];
-    p.why = present(block) ? "quantization_config: fp8 with block scales, 8 bits per weight"
+    p.why = present(q, "weight_block_size") ? "quantization_config: fp8 with block scales, 8 bits per weight"
                            : "quantization_config: fp8, 8 bits per weight";
   } else if (method == "mxfp4") {
     p.bits = 4.25;
@@ -705,18 +747,16 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
   } else if (method == "modelopt" || method == "modelopt_fp4") {
     const auto algo_text = text_of(q, "quant_algo");
     if (!algo_text && method == "modelopt") {
-      throw InputError("required key is missing (FP8 or NVFP4)",
-                       yaml::where(q, origin, prefix + "quant_algo"));
+      throw InputError("required key is missing (FP8 or NVFP4)", at("quant_algo"));
     }
     if (algo_text && lowercase(*algo_text) == "mixed_precision") {
       // A modelopt export may copy hf_quant_config.json's per-module map into
       // config.json (nvidia/Qwen3.6-27B-NVFP4): read it the same way.
-      const YAML::Node layers = q["quantized_layers"];
-      if (!present(layers) || !layers.IsMap()) {
-        throw InputError("MIXED_PRECISION needs the quantized_layers map",
-                         yaml::where(q, origin, prefix + "quantized_layers"));
+      const json::Value* layers = member(q, "quantized_layers");
+      if (layers == nullptr || !layers->is_object()) {
+        throw InputError("MIXED_PRECISION needs the quantized_layers map", at("quantized_layers"));
       }
-      CheckpointPrecision mixed = mixed_precision(layers, origin, prefix + "quantized_layers",
+      CheckpointPrecision mixed = mixed_precision(*layers, origin, prefix + "quantized_layers",
                                                   "quantization_config", dtype_bits, model);
       if (!excluded.empty()) mixed.why += "; left unquantized: " + first_few_joined(excluded);
       if (const auto kv = text_of(q, "kv_cache_quant_algo")) {
@@ -732,7 +772,7 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
       throw InputError("'" + *algo_text +
                            "' is not a modelopt format tpnet knows; use FP8, NVFP4 or "
                            "MIXED_PRECISION (with quantized_layers)",
-                       where("quant_algo"));
+                       at("quant_algo"));
     }
     p.bits = *bits;
     p.quantization = *bits == 4.5 ? "nvfp4" : lowercase(*algo_text);
@@ -768,18 +808,18 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
           "per 128";
     } else {
       if (!format) {
-        throw InputError("required key is missing", yaml::where(q, origin, prefix + "format"));
+        throw InputError("required key is missing", at("format"));
       }
       throw InputError("'" + *format +
                            "' is not a compressed-tensors format tpnet knows; use "
                            "nvfp4-pack-quantized, float-quantized or pack-quantized (or a model "
                            "YAML)",
-                       where("format"));
+                       at("format"));
     }
   } else if (method == "gptq" || method == "awq") {
     const auto bits = integer_of(q, "bits").value_or(integer_of(q, "w_bit").value_or(0));
     if (bits < 2 || bits > 8) {
-      throw InputError("bits must be 2 to 8", where(q["bits"].IsDefined() ? "bits" : "w_bit"));
+      throw InputError("bits must be 2 to 8", at(q.find("bits") != nullptr ? "bits" : "w_bit"));
     }
     const long long group =
         integer_of(q, "group_size").value_or(integer_of(q, "q_group_size").value_or(128));
@@ -794,7 +834,7 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
                          "' is not a quantization tpnet knows; use fp8, mxfp4, modelopt, "
                          "compressed-tensors, gptq or awq (or write a model YAML with "
                          "bits_per_weight)",
-                     where("quant_method"));
+                     at("quant_method"));
   }
   if (!lm_head_quantized && !share.count(WeightPart::lm_head)) share[WeightPart::lm_head] = 1.0;
   p.mtp_unquantized = names_mtp(excluded);
@@ -808,26 +848,32 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
 CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
                                                    const std::string& origin, double dtype_bits,
                                                    const ModelArch& model) {
-  const YAML::Node root = yaml::load_document(json_text, origin, yaml::Syntax::json);
-  yaml::require_map(root, origin, "an hf_quant_config.json");
-  const YAML::Node q = root["quantization"];
-  if (!present(q) || !q.IsMap()) {
-    throw InputError("required key is missing (an object with quant_algo)",
-                     yaml::where(root, origin, "quantization"));
+  const json::Value root = json::parse(json_text, origin);
+  if (!root.is_object()) {
+    throw InputError(root.is_null() ? "is empty; expected a JSON object"
+                                    : "expected a JSON object (an hf_quant_config.json)",
+                     InputLocation::in_file(origin, root.line()));
   }
+  const json::Value* found = member(root, "quantization");
+  if (found == nullptr || !found->is_object()) {
+    throw InputError("required key is missing (an object with quant_algo)",
+                     where(root, "quantization", origin, "quantization"));
+  }
+  const json::Value& q = *found;
   const auto algo = text_of(q, "quant_algo");
   if (!algo) {
-    throw InputError("required key is missing", yaml::where(q, origin, "quantization.quant_algo"));
+    throw InputError("required key is missing",
+                     where(q, "quant_algo", origin, "quantization.quant_algo"));
   }
   CheckpointPrecision p;
   const std::vector<std::string> excluded = strings_of(q, "exclude_modules");
   if (lowercase(*algo) == "mixed_precision") {
-    const YAML::Node layers = q["quantized_layers"];
-    if (!present(layers) || !layers.IsMap()) {
+    const json::Value* layers = member(q, "quantized_layers");
+    if (layers == nullptr || !layers->is_object()) {
       throw InputError("MIXED_PRECISION needs the quantized_layers map",
-                       yaml::where(q, origin, "quantization.quantized_layers"));
+                       where(q, "quantized_layers", origin, "quantization.quantized_layers"));
     }
-    p = mixed_precision(layers, origin, "quantization.quantized_layers", "hf_quant_config.json",
+    p = mixed_precision(*layers, origin, "quantization.quantized_layers", "hf_quant_config.json",
                         dtype_bits, model);
   } else {
     const auto bits = modelopt_bits(*algo, integer_of(q, "group_size").value_or(0));
@@ -835,7 +881,7 @@ CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
       throw InputError("'" + *algo +
                            "' is not a modelopt format tpnet knows; use NVFP4, FP8, "
                            "MXFP4, an INT4 AWQ or MIXED_PRECISION",
-                       yaml::where(q["quant_algo"], origin, "quantization.quant_algo"));
+                       where(q, "quant_algo", origin, "quantization.quant_algo"));
     }
     p.bits = *bits;
     p.quantization = *bits == 4.5 ? "nvfp4" : lowercase(*algo);
