@@ -92,9 +92,8 @@ Record run_fields(const LayerRun& run) {
                                   count("qk_nope_head_dim", "nope", a.mla.qk_nope_head_dim),
                                   count("v_head_dim", "v", a.mla.v_head_dim)}));
     }
-    if (a.compressed) {
-      attention.push_back(count("compress_ratio", "compress ratio", a.compression.ratio));
-    }
+    attention.push_back(
+        count("compress_ratio", "compress ratio", a.compressed ? a.compression.ratio : 0));
     fields.push_back(record("attention", "attention", std::move(attention)));
   } else if (mixer.kind == Mixer::linear_attention) {
     const LinearAttentionSpec& l = mixer.linear;
@@ -108,27 +107,26 @@ Record run_fields(const LayerRun& run) {
                              count("gate_rank", "gate rank", l.gate_rank)}));
   } else if (mixer.kind == Mixer::mamba) {
     const MambaSpec& s = mixer.mamba;
-    fields.push_back(record("mamba", "Mamba-2",
-                            {count("heads", "heads", s.heads),
-                             count("head_dim", "head size", s.head_dim),
-                             count("state_size", "state size", s.state_size),
-                             count("groups", "groups", s.groups),
-                             count("conv_kernel", "convolution width", s.conv_kernel),
-                             count("state_bytes", "bytes per state element", s.state_bytes)}));
+    fields.push_back(record(
+        "mamba", "Mamba-2",
+        {count("heads", "heads", s.heads), count("head_dim", "head size", s.head_dim),
+         count("state_size", "state size", s.state_size), count("groups", "groups", s.groups),
+         count("conv_kernel", "convolution width", s.conv_kernel),
+         count("state_bytes", "bytes per state element", s.state_bytes)}));
   }
   if (ffn.kind == FfnKind::dense) {
     fields.push_back(count("ffn_width", "FFN width", ffn.width));
   } else if (ffn.kind == FfnKind::moe) {
     const MoeSpec& e = ffn.moe;
-    fields.push_back(record(
-        "moe", "experts",
-        {count("routed_experts", "routed experts", e.routed_experts),
-         count("experts_per_token", "experts per token", e.experts_per_token),
-         count("expert_intermediate_size", "expert width", e.expert_intermediate_size),
-         count("shared_experts", "shared experts", e.shared_experts),
-         count("shared_expert_intermediate_size", "shared expert width",
-               e.shared_experts > 0 ? e.shared_width() : 0),
-         count("latent_size", "latent width", e.latent_size)}));
+    fields.push_back(
+        record("moe", "experts",
+               {count("routed_experts", "routed experts", e.routed_experts),
+                count("experts_per_token", "experts per token", e.experts_per_token),
+                count("expert_intermediate_size", "expert width", e.expert_intermediate_size),
+                count("shared_experts", "shared experts", e.shared_experts),
+                count("shared_expert_intermediate_size", "shared expert width",
+                      e.shared_experts > 0 ? e.shared_width() : 0),
+                count("latent_size", "latent width", e.latent_size)}));
   }
   if (ffn.kind != FfnKind::none) fields.push_back(flag("gated", "gated", ffn.gated));
   return fields;
@@ -185,7 +183,8 @@ Record shape_fields(const ModelSummary& summary) {
            moe.shared_experts > 0
                ? count("shared_expert_intermediate_size", "shared expert width", moe.shared_width())
                : json_only(count("shared_expert_intermediate_size", "shared expert width", 0)),
-           count("first_dense_layers", "dense layers", first_experts != nullptr ? layers.dense : 0)}),
+           count("first_dense_layers", "dense layers",
+                 first_experts != nullptr ? layers.dense : 0)}),
       record("mla", "latent attention (MLA)",
              {flag("present", "present", mla.stated()),
               count("kv_lora_rank", "kv rank", mla.kv_lora_rank),
@@ -223,8 +222,7 @@ Record shape_fields(const ModelSummary& summary) {
       flag("gated_ffn", "gated FFNs (3 matrices)", gated),
       record("mamba", "Mamba-2",
              {flag("present", "present", mamba_mixer != nullptr),
-              count("heads", "heads", mamba.heads),
-              count("head_dim", "head size", mamba.head_dim),
+              count("heads", "heads", mamba.heads), count("head_dim", "head size", mamba.head_dim),
               count("state_size", "state size", mamba.state_size),
               count("groups", "groups", mamba.groups),
               count("conv_kernel", "convolution width", mamba.conv_kernel),

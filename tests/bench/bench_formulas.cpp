@@ -8,6 +8,7 @@
 #include <streambuf>
 #include <string>
 
+#include "../model_fixtures.hpp"
 #include "compare_writer.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
@@ -22,6 +23,7 @@
 namespace {
 
 using namespace tpnet;
+using namespace tpnet::test;
 
 const ModelArch& glm53() {
   static const ModelArch model = builtin_model("glm-5.3");
@@ -145,9 +147,7 @@ BENCHMARK(BM_ScheduleTrace10k)->Unit(benchmark::kMillisecond);
 PredictRequest glm53_predict(std::vector<PredictScenario> scenarios) {
   PredictRequest r;
   r.model = resolve_model("glm-5.3");
-  r.model.intermediate_size = 12288;  // the GLM-5 family's widths (calibration/models)
-  r.model.moe->expert_intermediate_size = 2048;
-  r.model.moe->first_dense_layers = 3;
+
   r.engine.tensor_parallel_size = 8;
   r.engine.long_prefill_token_threshold = 2048;
   r.engine.num_speculative_tokens = 4;

@@ -8,9 +8,9 @@
 #include <regex>
 
 #include "../base/ascii_case.hpp"
+#include "json_value.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/model/layer_plan.hpp"
-#include "json_value.hpp"
 
 namespace tpnet::detail {
 namespace {
@@ -600,10 +600,11 @@ CheckpointPrecision mixed_precision(const json::Value& layers_map, const std::st
     const auto bits =
         algo ? modelopt_bits(*algo, integer_of(spec, "group_size").value_or(0)) : std::nullopt;
     if (!bits) {
-      throw InputError(fmt::format("'{}' is not a modelopt format tpnet knows; use NVFP4, FP8, "
-                                   "MXFP4, MXFP8 or an INT4 AWQ",
-                                   algo.value_or("(none)")),
-                       InputLocation::in_file(origin, spec.line(), fmt::format("{}.{}", key, module)));
+      throw InputError(
+          fmt::format("'{}' is not a modelopt format tpnet knows; use NVFP4, FP8, "
+                      "MXFP4, MXFP8 or an INT4 AWQ",
+                      algo.value_or("(none)")),
+          InputLocation::in_file(origin, spec.line(), fmt::format("{}.{}", key, module)));
     }
     ++algos[lowercase(*algo)];
     if (!part_of_module(module)) {
@@ -721,16 +722,16 @@ CheckpointPrecision precision_from_quantization_config(const json::Value& q,
     for (auto& item : strings_of(q, key)) excluded.push_back(std::move(item));
   }
   std::map<WeightPart, double> share = excluded_share(
-      excluded, model, p.warnings,
-      origin + ": " + prefix + "exclusions:", at("ignore"));
+      excluded, model, p.warnings, origin + ": " + prefix + "exclusions:", at("ignore"));
   // vLLM quantizes the linear layers of the transformer blocks; the output
   // head is one only when a format says so (modelopt lists it to exclude it).
   bool lm_head_quantized = false;
   if (method == "fp8") {
     p.bits = 8;
     p.quantization = "fp8";
-    p.why = present(q, "weight_block_size") ? "quantization_config: fp8 with block scales, 8 bits per weight"
-                           : "quantization_config: fp8, 8 bits per weight";
+    p.why = present(q, "weight_block_size")
+                ? "quantization_config: fp8 with block scales, 8 bits per weight"
+                : "quantization_config: fp8, 8 bits per weight";
   } else if (method == "mxfp4") {
     p.bits = 4.25;
     p.quantization = "mxfp4";

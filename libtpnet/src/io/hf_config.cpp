@@ -12,10 +12,10 @@
 #include "hf/family_rule.hpp"
 #include "hf/hf_layers.hpp"
 #include "hf/hf_reader.hpp"
+#include "json_value.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/model/params.hpp"
 #include "tpnet/model/weights.hpp"
-#include "json_value.hpp"
 
 namespace tpnet {
 
@@ -25,6 +25,16 @@ const FamilyRule* family_rule_for(std::string_view type) {
   for (const FamilyRule* rule : family_rules()) {
     if (std::find(rule->model_types.begin(), rule->model_types.end(), type) !=
         rule->model_types.end()) {
+      return rule;
+    }
+  }
+  return nullptr;
+}
+
+const FamilyRule* family_rule_for_architecture(std::string_view name) {
+  for (const FamilyRule* rule : family_rules()) {
+    if (std::find(rule->architectures.begin(), rule->architectures.end(), name) !=
+        rule->architectures.end()) {
       return rule;
     }
   }
@@ -87,7 +97,6 @@ std::string quantization_in_name(const std::string& origin) {
   return "";
 }
 
-
 double dtype_bits(const hf::HfObject& s, const std::string& key, const std::string& dtype) {
   const std::string t = lowercase(dtype);
   if (t == "bfloat16" || t == "float16" || t == "bf16" || t == "fp16" || t == "half") return 16;
@@ -101,23 +110,66 @@ double dtype_bits(const hf::HfObject& s, const std::string& key, const std::stri
 /// generation defaults and bookkeeping PretrainedConfig writes, names,
 /// versions and the multimodal wrapper's parts.
 bool bookkeeping_key(const std::string& key) {
-  static const char* const kKeys[] = {
-      "architectures", "auto_map", "model_type", "_name_or_path", "transformers_version",
-      "torch_dtype", "dtype", "quantization_config", "tie_word_embeddings", "text_config",
-      "use_cache", "initializer_range", "max_position_embeddings", "pretraining_tp",
-      "top_k", "top_p", "typical_p", "temperature", "num_beams", "num_beam_groups",
-      "max_length", "min_length", "length_penalty", "repetition_penalty", "no_repeat_ngram_size",
-      "encoder_no_repeat_ngram_size", "diversity_penalty", "num_return_sequences", "do_sample",
-      "early_stopping", "chunk_size_feed_forward", "cross_attention_hidden_size",
-      "add_cross_attention", "pruned_heads", "id2label", "label2id", "task_specific_params",
-      "tie_encoder_decoder", "torchscript", "use_bfloat16", "tf_legacy_loss", "return_dict",
-      "return_dict_in_generate", "output_attentions", "output_hidden_states", "output_scores",
-      "remove_invalid_values", "exponential_decay_length_penalty", "prefix", "problem_type",
-      "finetuning_task", "tokenizer_class", "is_decoder", "is_encoder_decoder",
-      "num_logits_to_keep", "ignore_index", "mtp_loss_scaling_factor", "model_max_length",
-      "initial_context_length"};
-  return std::any_of(std::begin(kKeys), std::end(kKeys),
-                     [&](const char* k) { return key == k; });
+  static const char* const kKeys[] = {"architectures",
+                                      "auto_map",
+                                      "model_type",
+                                      "_name_or_path",
+                                      "transformers_version",
+                                      "torch_dtype",
+                                      "dtype",
+                                      "quantization_config",
+                                      "tie_word_embeddings",
+                                      "text_config",
+                                      "use_cache",
+                                      "initializer_range",
+                                      "max_position_embeddings",
+                                      "pretraining_tp",
+                                      "top_k",
+                                      "top_p",
+                                      "typical_p",
+                                      "temperature",
+                                      "num_beams",
+                                      "num_beam_groups",
+                                      "max_length",
+                                      "min_length",
+                                      "length_penalty",
+                                      "repetition_penalty",
+                                      "no_repeat_ngram_size",
+                                      "encoder_no_repeat_ngram_size",
+                                      "diversity_penalty",
+                                      "num_return_sequences",
+                                      "do_sample",
+                                      "early_stopping",
+                                      "chunk_size_feed_forward",
+                                      "cross_attention_hidden_size",
+                                      "add_cross_attention",
+                                      "pruned_heads",
+                                      "id2label",
+                                      "label2id",
+                                      "task_specific_params",
+                                      "tie_encoder_decoder",
+                                      "torchscript",
+                                      "use_bfloat16",
+                                      "tf_legacy_loss",
+                                      "return_dict",
+                                      "return_dict_in_generate",
+                                      "output_attentions",
+                                      "output_hidden_states",
+                                      "output_scores",
+                                      "remove_invalid_values",
+                                      "exponential_decay_length_penalty",
+                                      "prefix",
+                                      "problem_type",
+                                      "finetuning_task",
+                                      "tokenizer_class",
+                                      "is_decoder",
+                                      "is_encoder_decoder",
+                                      "num_logits_to_keep",
+                                      "ignore_index",
+                                      "mtp_loss_scaling_factor",
+                                      "model_max_length",
+                                      "initial_context_length"};
+  return std::any_of(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; });
 }
 
 bool contains_any(const std::string& key, std::initializer_list<std::string_view> words) {
@@ -129,23 +181,26 @@ bool contains_any(const std::string& key, std::initializer_list<std::string_view
 /// another modality rather than a weight's shape.
 bool numerics_key(const std::string& key) {
   return key.front() == '_' ||
-         contains_any(key, {"token_id", "token_index", "_token", "norm", "eps", "rope", "rotary",
-                            "dropout", "bias", "softcap", "sink", "scaling", "scale", "dtype",
-                            "theta", "vision", "image", "audio", "video", "aux_loss", "jitter",
-                            "z_loss", "multiplier", "activation", "penalty", "suppress",
-                            "bad_words", "placeholder", "projector", "spatial", "grid",
-                            "reward", "mm_", "processor", "position"}) ||
+         contains_any(key, {"token_id", "token_index", "_token",      "norm",       "eps",
+                            "rope",     "rotary",      "dropout",     "bias",       "softcap",
+                            "sink",     "scaling",     "scale",       "dtype",      "theta",
+                            "vision",   "image",       "audio",       "video",      "aux_loss",
+                            "jitter",   "z_loss",      "multiplier",  "activation", "penalty",
+                            "suppress", "bad_words",   "placeholder", "projector",  "spatial",
+                            "grid",     "reward",      "mm_",         "processor",  "position"}) ||
          key.ends_with("_act");
 }
 
 /// Whether a key's name suggests a shape: heads, widths, layer kinds, experts.
 bool shape_key(const std::string& key) {
-  return contains_any(key, {"head", "layer", "expert", "moe", "latent", "window", "intermediate",
-                            "rank", "kv", "attn", "attention", "mamba", "ssm", "linear", "conv",
-                            "ffn", "mlp", "shared", "hidden", "group", "block", "pattern", "dim",
-                            "width", "state", "chunk", "swa", "global", "local", "sparse", "topk",
-                            "top_k", "hybrid", "mtp", "nextn", "embed", "size", "num_", "n_",
-                            "index", "compress", "gate", "lora", "proj"});
+  return contains_any(
+      key,
+      {"head",     "layer",  "expert",    "moe",    "latent", "window",  "intermediate", "rank",
+       "kv",       "attn",   "attention", "mamba",  "ssm",    "linear",  "conv",         "ffn",
+       "mlp",      "shared", "hidden",    "group",  "block",  "pattern", "dim",          "width",
+       "state",    "chunk",  "swa",       "global", "local",  "sparse",  "topk",         "top_k",
+       "hybrid",   "mtp",    "nextn",     "embed",  "size",   "num_",    "n_",           "index",
+       "compress", "gate",   "lora",      "proj"});
 }
 
 /// A value that says a feature is there: a positive number, true, a
@@ -208,7 +263,6 @@ void check_unread_keys(const HfConfig& c, ModelArch& m, std::string_view family,
       t.linear + t.mamba, t.dense, t.moe));
 }
 
-
 }  // namespace
 
 ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
@@ -228,6 +282,9 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
   // read as the common decoder, and said so.
   const hf::FamilyRule* rule = hf::family_rule_for(c.model_type());
   if (rule == nullptr) rule = hf::family_rule_for(c.outer_model_type());
+  if (rule == nullptr && c.model_type().empty()) {
+    rule = hf::family_rule_for_architecture(c.architecture());
+  }
   const bool known = rule != nullptr;
   if (!known) rule = &hf::common_transformer_rule();
   rule->read(c, m);
@@ -245,9 +302,9 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
 
   if (c.vocab_default && !c.has("vocab_size")) {
     m.vocab_size = *c.vocab_default;
-    m.assumptions["vocab_size"] = fmt::format(
-        "Not in config.json; {}, the default of transformers' {} config.", m.vocab_size,
-        c.model_type());
+    m.assumptions["vocab_size"] =
+        fmt::format("Not in config.json; {}, the default of transformers' {} config.", m.vocab_size,
+                    c.model_type());
   } else {
     m.vocab_size = c.required("vocab_size", 1, kMaxVocab, unknown);
   }
@@ -310,7 +367,8 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
       "Estimated from the shapes (docs/formulas.md s.8): what one token reads, LM head included, "
       "input embedding table excluded.";
 
-  const hf::HfObject& quant_scope = c.has("quantization_config") ? static_cast<const hf::HfObject&>(c) : top;
+  const hf::HfObject& quant_scope =
+      c.has("quantization_config") ? static_cast<const hf::HfObject&>(c) : top;
   const json::Value* quant = quant_scope.node("quantization_config");
   std::optional<detail::CheckpointPrecision> precision;
   if (hf_quant_text) {

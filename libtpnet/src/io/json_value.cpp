@@ -68,9 +68,10 @@ class Parser {
 
   void count_value() {
     if (++values_ > kMaxValues) {
-      fail(fmt::format("has more than {} values; a JSON file tpnet reads has far fewer (is it the "
-                       "right file?)",
-                       kMaxValues));
+      fail(
+          fmt::format("has more than {} values; a JSON file tpnet reads has far fewer (is it the "
+                      "right file?)",
+                      kMaxValues));
     }
   }
 
@@ -80,7 +81,8 @@ class Parser {
     const char c = text_[at_];
     if (c == '{' || c == '[') {
       if (depth >= kMaxDepth) {
-        fail(fmt::format("nests deeper than {} levels; a JSON file tpnet reads nests a few", kMaxDepth));
+        fail(fmt::format("nests deeper than {} levels; a JSON file tpnet reads nests a few",
+                         kMaxDepth));
       }
       ++at_;
       skip_space();
@@ -98,13 +100,13 @@ class Parser {
       out.text_ = string();
       return;
     }
-    for (const auto& [word, kind] : {std::pair{std::string_view("true"), Value::Kind::boolean},
-                                     std::pair{std::string_view("false"), Value::Kind::boolean},
-                                     std::pair{std::string_view("null"), Value::Kind::null},
-                                     std::pair{std::string_view("NaN"), Value::Kind::number},
-                                     std::pair{std::string_view("Infinity"), Value::Kind::number},
-                                     std::pair{std::string_view("-Infinity"),
-                                               Value::Kind::number}}) {
+    for (const auto& [word, kind] :
+         {std::pair{std::string_view("true"), Value::Kind::boolean},
+          std::pair{std::string_view("false"), Value::Kind::boolean},
+          std::pair{std::string_view("null"), Value::Kind::null},
+          std::pair{std::string_view("NaN"), Value::Kind::number},
+          std::pair{std::string_view("Infinity"), Value::Kind::number},
+          std::pair{std::string_view("-Infinity"), Value::Kind::number}}) {
       if (text_.substr(at_, word.size()) == word) {
         out.kind_ = kind;
         out.text_ = std::string(word);
@@ -187,8 +189,7 @@ class Parser {
     unsigned code = 0;
     for (int i = 0; i < 4; ++i) {
       const char h = text_[at_++];
-      code = code * 16 +
-             static_cast<unsigned>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+      code = code * 16 + static_cast<unsigned>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
     }
     return code;
   }

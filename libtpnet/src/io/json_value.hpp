@@ -14,10 +14,10 @@
 
 namespace tpnet::json {
 
-/// The most values one document may hold: ten times the largest real
-/// config.json seen (nvidia/MiniMax-M3-NVFP4's, about 160,000 values in 3 MB),
-/// about 100 MB in this tree.
-inline constexpr std::size_t kMaxValues = 2000000;
+/// The most values one document may hold: three times the largest real
+/// config.json seen (nvidia/MiniMax-M3-NVFP4's 67,072 values in 3 MB), about
+/// 25 MB in this tree. The same bound as yaml::kMaxDocumentNodes.
+inline constexpr std::size_t kMaxValues = 200000;
 /// The deepest nesting one document may have; configs nest three or four deep.
 inline constexpr int kMaxDepth = 256;
 

@@ -59,9 +59,9 @@ struct ModelShapes {
   int sliding_layers = 0;
   std::optional<LinearAttentionSpec> linear;
   std::optional<MambaSpec> mamba;
-  FfnSpec dense;                 ///< a dense FFN (width intermediate_size)
+  FfnSpec dense;  ///< a dense FFN (width intermediate_size)
   std::optional<MoeSpec> moe;
-  int first_dense_layers = 0;    ///< moe.first_dense_layers
+  int first_dense_layers = 0;  ///< moe.first_dense_layers
   bool first_dense_stated = false;
 };
 
@@ -72,8 +72,9 @@ LinearKind parse_linear_kind(const YAML::Node& map, const std::string& origin) {
        {LinearKind::gated_deltanet, LinearKind::kimi_delta, LinearKind::lightning}) {
     if (*text == to_string(kind)) return kind;
   }
-  throw InputError("'" + *text + "' is not a linear mixer; use gated_deltanet, kimi_delta or "
-                   "lightning",
+  throw InputError("'" + *text +
+                       "' is not a linear mixer; use gated_deltanet, kimi_delta or "
+                       "lightning",
                    yaml::where(map["kind"], origin, "kind"));
 }
 
@@ -135,9 +136,9 @@ void parse_shapes(const YAML::Node& root, const std::string& origin, int layers,
   a.latent = a.latent || shapes.attention == "mla";
   if (a.q_heads > 0) {
     const int derived = static_cast<int>(m.hidden_size / a.q_heads);
-    a.head_dim = head_dim > 0                        ? head_dim
-                 : a.latent && a.mla.stated()        ? a.mla.qk_nope_head_dim + a.mla.qk_rope_head_dim
-                                                     : derived;
+    a.head_dim = head_dim > 0                 ? head_dim
+                 : a.latent && a.mla.stated() ? a.mla.qk_nope_head_dim + a.mla.qk_rope_head_dim
+                                              : derived;
     a.v_head_dim = a.latent && a.mla.stated() ? a.mla.v_head_dim : a.head_dim;
   }
   if (a.latent) a.kv_heads = a.q_heads;
@@ -353,9 +354,9 @@ std::vector<LayerSpec> parse_layer_runs(const YAML::Node& root, const std::strin
   for (const YAML::Node& run : has_runs ? runs : YAML::Node(YAML::NodeType::Sequence)) {
     yaml::with_key_prefix("layers.", [&] {
       yaml::require_map(run, origin, "a run of layers");
-      yaml::reject_unknown_keys(run, origin,
-                                {"count", "mixer", "ffn", "ffn_width", "heads", "kv_heads",
-                                 "head_dim", "window"});
+      yaml::reject_unknown_keys(
+          run, origin,
+          {"count", "mixer", "ffn", "ffn_width", "heads", "kv_heads", "head_dim", "window"});
       const auto count = yaml::required_integer(run, origin, "count", 1, kMaxLayers);
       const std::string mixer = yaml::optional_string(run, origin, "mixer").value_or("attention");
       const std::string ffn = yaml::optional_string(run, origin, "ffn").value_or("dense");
@@ -471,9 +472,9 @@ std::vector<LayerSpec> parse_compressed_attention(const YAML::Node& root, const 
     m.hyper_connections = small_int(node, origin, "hc_mult", 1, kMaxHeads);
     const YAML::Node list = node["compress_ratios"];
     if (!list.IsSequence() || static_cast<long long>(list.size()) != num_layers) {
-      throw InputError("expected a list of one ratio per layer (" + std::to_string(num_layers) +
-                           ", num_layers)",
-                       yaml::where(list.IsDefined() ? list : node, origin, "compress_ratios"));
+      throw InputError(
+          "expected a list of one ratio per layer (" + std::to_string(num_layers) + ", num_layers)",
+          yaml::where(list.IsDefined() ? list : node, origin, "compress_ratios"));
     }
     for (const YAML::Node& item : list) {
       int ratio = -1;
@@ -660,9 +661,10 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
   parse_memory_parts(root, origin, m);
   if (shapes.attention == "hybrid-linear" && tally_layers(m.layers).linear == 0) {
     m.warnings.push_back(
-        origin + ": attention: hybrid-linear, but no linear_attention_layers (or linear-attention "
-                 "runs): every layer is counted as softmax attention, which overstates the KV "
-                 "cache");
+        origin +
+        ": attention: hybrid-linear, but no linear_attention_layers (or linear-attention "
+        "runs): every layer is counted as softmax attention, which overstates the KV "
+        "cache");
   }
 
   if (const YAML::Node notes = root["assumptions"]; notes.IsDefined() && !notes.IsNull()) {

@@ -209,8 +209,7 @@ SequenceState sequence_state(const ModelArch& m, int tp, int kv_dtype_bytes, Tok
   SequenceState s;
   s.tokens = tokens;
   for (const LayerRun& run : m.layers.runs()) {
-    add_layer_state(s, run.layer.mixer, tp, kv_dtype_bytes,
-                    tokens, run.count);
+    add_layer_state(s, run.layer.mixer, tp, kv_dtype_bytes, tokens, run.count);
   }
   return s;
 }

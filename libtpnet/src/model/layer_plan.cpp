@@ -43,7 +43,8 @@ LayerPlan LayerPlan::slice(int begin, int end) const {
 std::vector<LayerSpec> LayerPlan::layers() const {
   std::vector<LayerSpec> out;
   out.reserve(static_cast<std::size_t>(size_));
-  for (const LayerRun& run : runs_) out.insert(out.end(), static_cast<std::size_t>(run.count), run.layer);
+  for (const LayerRun& run : runs_)
+    out.insert(out.end(), static_cast<std::size_t>(run.count), run.layer);
   return out;
 }
 
@@ -91,8 +92,8 @@ void add_layer(LayerTally& t, const LayerSpec& layer, int count) {
       t.no_ffn += count;
       break;
   }
-  t.reduced_blocks +=
-      count * ((layer.mixer.kind != Mixer::none ? 1 : 0) + (layer.ffn.kind != FfnKind::none ? 1 : 0));
+  t.reduced_blocks += count * ((layer.mixer.kind != Mixer::none ? 1 : 0) +
+                               (layer.ffn.kind != FfnKind::none ? 1 : 0));
 }
 
 }  // namespace
@@ -192,8 +193,8 @@ std::string attention_label(const LayerPlan& plan) {
     compressed = compressed || a.compressed;
     sparse = sparse || a.indexer.top_k > 0;
     latent = latent || a.latent;
-    windowed = windowed || mixer.kind == Mixer::sliding_window ||
-               mixer.kind == Mixer::chunked_attention;
+    windowed =
+        windowed || mixer.kind == Mixer::sliding_window || mixer.kind == Mixer::chunked_attention;
     grouped = grouped || (!a.latent && a.kv_heads != a.q_heads);
   }
   if (compressed) return "compressed";
@@ -239,7 +240,8 @@ std::string heads_text(const AttentionSpec& a) {
     if (!a.mla.stated()) return fmt::format("MLA {} heads (ranks not stated)", a.q_heads);
     const MlaSpec& m = a.mla;
     return fmt::format("MLA {} heads, kv rank {}{}, qk {} + rope {}, v {}", a.q_heads,
-                       m.kv_lora_rank, m.q_lora_rank > 0 ? fmt::format(", q rank {}", m.q_lora_rank) : "",
+                       m.kv_lora_rank,
+                       m.q_lora_rank > 0 ? fmt::format(", q rank {}", m.q_lora_rank) : "",
                        m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim);
   }
   if (a.compressed) {
@@ -299,10 +301,9 @@ std::string mixer_text(const MixerSpec& m) {
       return "no mixer";
   }
   if (is_attention(m.kind) && a.indexer.top_k > 0) {
-    text += a.indexer.scores()
-                ? fmt::format(", top-{} indexer {} x {}", a.indexer.top_k, a.indexer.heads,
-                              a.indexer.head_dim)
-                : fmt::format(", top-{}", a.indexer.top_k);
+    text += a.indexer.scores() ? fmt::format(", top-{} indexer {} x {}", a.indexer.top_k,
+                                             a.indexer.heads, a.indexer.head_dim)
+                               : fmt::format(", top-{}", a.indexer.top_k);
   }
   return text;
 }
@@ -319,7 +320,8 @@ std::string ffn_text(const FfnSpec& f) {
                                      e.expert_intermediate_size, e.experts_per_token);
       if (e.shared_experts > 0) {
         text += fmt::format(" + {} shared", e.shared_experts);
-        if (e.shared_width() != e.expert_intermediate_size) text += fmt::format(" x {}", e.shared_width());
+        if (e.shared_width() != e.expert_intermediate_size)
+          text += fmt::format(" x {}", e.shared_width());
       }
       if (e.latent_size > 0) text += fmt::format(", latent {}", e.latent_size);
       return text + matrices;
@@ -363,7 +365,8 @@ std::vector<std::string> describe_runs(const LayerPlan& plan) {
     for (std::size_t period = 2; period <= kLongestGroup && i + 2 * period <= runs.size();
          ++period) {
       const int times = repeats(runs, i, period);
-      if (times >= 2 && times * static_cast<int>(period) > best_times * static_cast<int>(best_period)) {
+      if (times >= 2 &&
+          times * static_cast<int>(period) > best_times * static_cast<int>(best_period)) {
         best_period = period;
         best_times = times;
       }

@@ -112,12 +112,13 @@ MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
                          detail::at_model_key(m, "mla"));
       }
       if (mixer.kind != Mixer::attention && a.window <= 0) {
-        throw InputError("is not stated; the mixer compute needs the window of the "
-                         "sliding-window layers",
-                         detail::at_model_key(m, "sliding_window"));
+        throw InputError(
+            "is not stated; the mixer compute needs the window of the "
+            "sliding-window layers",
+            detail::at_model_key(m, "sliding_window"));
       }
-      const double heads = to_real(
-          detail::split_by_tp(m, a.q_heads, tp, "num_attention_heads", "heads", kUse));
+      const double heads =
+          to_real(detail::split_by_tp(m, a.q_heads, tp, "num_attention_heads", "heads", kUse));
       const HeadWidths prefill = head_widths(a, false);
       const HeadWidths decode = head_widths(a, true);
       AttentionGroup group;
@@ -130,8 +131,7 @@ MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
       group.compress_ratio = a.compressed ? std::max(1, a.compression.ratio) : 0;
       if (a.indexer.scores() && (!a.compressed || has_compressed_indexer(a))) {
         // vLLM replicates the indexer on every rank; it scores every earlier key.
-        group.sparse_index_per_key =
-            2.0 * to_real(a.indexer.heads) * to_real(a.indexer.head_dim);
+        group.sparse_index_per_key = 2.0 * to_real(a.indexer.heads) * to_real(a.indexer.head_dim);
       }
       // Layers of one shape in many runs (a 3:1 hybrid) count as one group,
       // so the sum is the same whatever the runs.

@@ -59,9 +59,8 @@ double attention_params(long long hidden, const AttentionSpec& a) {
   } else {
     // q (twice as wide with an output gate), k, v (none when K is V), o.
     const double q = heads * a.head_dim * (a.output_gate ? 2.0 : 1.0);
-    const double kv = a.borrowed_kv ? 0.0
-                                    : double(a.kv_heads) *
-                                          (a.head_dim + (a.shared_kv ? 0 : a.v_head_dim));
+    const double kv =
+        a.borrowed_kv ? 0.0 : double(a.kv_heads) * (a.head_dim + (a.shared_kv ? 0 : a.v_head_dim));
     params += h * (q + kv) + heads * a.v_head_dim * h;
   }
   if (a.indexer.scores()) {

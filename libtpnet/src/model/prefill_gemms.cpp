@@ -124,8 +124,8 @@ void add_mla(ShapeList& out, const ModelArch& m, const MixerSpec& mixer, int tp,
   const long long qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
   if (a.q_lora_rank > 0) {
     // vLLM fuses q_a_proj and kv_a_proj_with_mqa into one replicated GEMM.
-    out.add(kAttentionIn, "attn.qkv_a", variant, a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim,
-            h, layers, GemmSplit::replicated);
+    out.add(kAttentionIn, "attn.qkv_a", variant,
+            a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim, h, layers, GemmSplit::replicated);
     out.add(kAttentionIn, "attn.q_b", variant, heads * qk_head, a.q_lora_rank, layers,
             GemmSplit::column);
   } else {

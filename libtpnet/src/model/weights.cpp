@@ -64,7 +64,8 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, const ParamEsti
     parts.push_back({"hyper_connections", WeightPart::attention, hc, hc, Bytes(0.0)});
   }
   if (mla_down > 0.0) {
-    parts.push_back({"mla_down_projections", WeightPart::attention, mla_down, mla_down, Bytes(0.0)});
+    parts.push_back(
+        {"mla_down_projections", WeightPart::attention, mla_down, mla_down, Bytes(0.0)});
   }
   if (indexer > 0.0) {
     parts.push_back({"sparse_indexer", WeightPart::attention, indexer, indexer, Bytes(0.0)});
@@ -129,8 +130,8 @@ WeightMemory weight_memory(const ModelArch& m, const ParallelLayout& layout, boo
     }
   }
   w.replicated_bytes = Bytes(replicated_bytes);
-  const bool expert_parallel =
-      layout.ep > 1 && first_moe(m.layers) != nullptr && estimate.complete() && estimate.total_params() > 0.0;
+  const bool expert_parallel = layout.ep > 1 && first_moe(m.layers) != nullptr &&
+                               estimate.complete() && estimate.total_params() > 0.0;
   if (expert_parallel) {
     w.routed_expert_share = estimate.total.routed_experts / estimate.total_params();
   }

@@ -18,11 +18,11 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
   // Each of the tp replicas of a group's tokens dispatches its share of them
   // to top-k experts, (ep-1)/ep of which live on other ranks; combine returns
   // as many bytes.
-  const Bytes alltoall_phase =
-      expert_parallel
-          ? block / layout.tp *
-                (first_moe(model.layers)->experts_per_token * static_cast<double>(layout.ep - 1) / layout.ep)
-          : Bytes(0.0);
+  const Bytes alltoall_phase = expert_parallel
+                                   ? block / layout.tp *
+                                         (first_moe(model.layers)->experts_per_token *
+                                          static_cast<double>(layout.ep - 1) / layout.ep)
+                                   : Bytes(0.0);
   // A stage boundary carries hidden states and residual (2 x block); each of
   // the tp ranks sends 1/tp of them and the next stage all-gathers them.
   const Bytes boundary_send = block * (2.0 / layout.tp);

@@ -14,8 +14,8 @@ enum class Mixer {
   attention,          ///< softmax attention over every earlier token: MHA, GQA, MLA, sparse top-k
   sliding_window,     ///< attention over the last `window` tokens
   chunked_attention,  ///< attention within the `window`-token chunk a token falls in (Llama 4)
-  linear_attention,   ///< Gated DeltaNet, Kimi Delta Attention or lightning attention: a fixed state
-  mamba,              ///< Mamba-2: a fixed state per sequence
+  linear_attention,  ///< Gated DeltaNet, Kimi Delta Attention or lightning attention: a fixed state
+  mamba,             ///< Mamba-2: a fixed state per sequence
   /// attention over an encoder's tokens (Llama-3.2-Vision's image tokens):
   /// its K and V are kept per image, none per text token
   cross_attention,
@@ -26,9 +26,12 @@ enum class Mixer {
 enum class FfnKind { dense, moe, none };
 
 /// Every mixer and every FFN kind, in the order above.
-inline constexpr Mixer kMixers[] = {Mixer::attention,        Mixer::sliding_window,
-                                    Mixer::chunked_attention, Mixer::linear_attention,
-                                    Mixer::mamba,             Mixer::cross_attention,
+inline constexpr Mixer kMixers[] = {Mixer::attention,
+                                    Mixer::sliding_window,
+                                    Mixer::chunked_attention,
+                                    Mixer::linear_attention,
+                                    Mixer::mamba,
+                                    Mixer::cross_attention,
                                     Mixer::none};
 inline constexpr FfnKind kFfnKinds[] = {FfnKind::dense, FfnKind::moe, FfnKind::none};
 
@@ -93,10 +96,10 @@ inline constexpr int kIndexedCompressRatio = 4;
 /// One layer's softmax attention, with its own head counts and sizes.
 struct AttentionSpec {
   int q_heads = 0;
-  int kv_heads = 0;     ///< K and V heads (GQA); MLA: q_heads
-  int head_dim = 0;     ///< query and key head size (MLA: nope + rope)
-  int v_head_dim = 0;   ///< value head size
-  int window = 0;       ///< sliding_window / chunked_attention: tokens seen; 0 otherwise
+  int kv_heads = 0;          ///< K and V heads (GQA); MLA: q_heads
+  int head_dim = 0;          ///< query and key head size (MLA: nope + rope)
+  int v_head_dim = 0;        ///< value head size
+  int window = 0;            ///< sliding_window / chunked_attention: tokens seen; 0 otherwise
   bool output_gate = false;  ///< q_proj also gives a per-channel sigmoid gate (attn_output_gate)
   /// The key projection serves as the value (Gemma 4's attention_k_eq_v):
   /// no v_proj; vLLM still caches K and V apart.
@@ -107,7 +110,7 @@ struct AttentionSpec {
   /// vLLM pads V to the key's head size in the cache (MiMo-V2's v_head_dim
   /// below head_dim): the cache keeps 2 x head_dim per KV head.
   bool cache_pads_v = false;
-  bool latent = false;       ///< multi-head latent attention; its shapes in `mla`
+  bool latent = false;  ///< multi-head latent attention; its shapes in `mla`
   MlaSpec mla;
   SparseIndexer indexer;
   bool compressed = false;  ///< DeepSeek-V4; its shapes in `compression`

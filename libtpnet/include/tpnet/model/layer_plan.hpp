@@ -100,9 +100,9 @@ struct LayerTally {
 [[nodiscard]] std::string attention_label(const LayerPlan& plan);
 
 /// The layer a multi-token-prediction module adds: a full-attention layer
-/// with the model's last FFN (the last layer's that has one; eh_proj apart). Its mixer is the plan's first
-/// full attention (DeepSeek-V4: window only, no compressor or indexer, as
-/// vLLM's MTP layer runs it), else its first mixer.
+/// with the model's last FFN (the last layer's that has one; eh_proj apart). Its mixer is the
+/// plan's first full attention (DeepSeek-V4: window only, no compressor or indexer, as vLLM's MTP
+/// layer runs it), else its first mixer.
 [[nodiscard]] LayerSpec mtp_layer(const LayerPlan& plan);
 
 /// The runs as one line each, for a person to hold against a model card:

@@ -49,11 +49,11 @@ class MixerFlopsRates {
   /// Attention layers of one shape and span, with their FLOPs per key seen.
   struct AttentionGroup {
     int layers = 0;
-    Mixer kind = Mixer::attention;   ///< attention, sliding_window or chunked_attention
-    double prefill_per_key = 0.0;    ///< 2 x heads x (qk + v), prefill's head widths
-    double decode_per_key = 0.0;     ///< the same in MLA's absorbed decode form
-    long long window = 0;            ///< keys a windowed query sees; a chunk's length
-    long long top_k = 0;             ///< keys a DSA query sees; 0 = all
+    Mixer kind = Mixer::attention;      ///< attention, sliding_window or chunked_attention
+    double prefill_per_key = 0.0;       ///< 2 x heads x (qk + v), prefill's head widths
+    double decode_per_key = 0.0;        ///< the same in MLA's absorbed decode form
+    long long window = 0;               ///< keys a windowed query sees; a chunk's length
+    long long top_k = 0;                ///< keys a DSA query sees; 0 = all
     double sparse_index_per_key = 0.0;  ///< the DSA indexer's FLOPs per key; 0 = none
     int compress_ratio = 0;  ///< DeepSeek-V4: the window, and one key per ratio (> 1) tokens
     /// The same group but for its layer count.

@@ -109,4 +109,9 @@ struct ModelArch {
   [[nodiscard]] double bits_of(WeightPart part) const;
 };
 
+/// The model's layers by kind (tally_layers of its plan).
+[[nodiscard]] inline LayerTally tally_layers(const ModelArch& model) {
+  return tally_layers(model.layers);
+}
+
 }  // namespace tpnet

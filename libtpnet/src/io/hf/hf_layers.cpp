@@ -75,7 +75,8 @@ LinearAttentionSpec read_gated_deltanet(const HfObject& c) {
   s.value_heads = c.required("linear_num_value_heads", 1, kMaxHeads);
   s.key_head_dim = c.required("linear_key_head_dim", 1, kMaxWidth);
   s.value_head_dim = c.required("linear_value_head_dim", 1, kMaxWidth);
-  s.conv_kernel = static_cast<int>(c.integer("linear_conv_kernel_dim", 0, kMaxConvKernel).value_or(0));
+  s.conv_kernel =
+      static_cast<int>(c.integer("linear_conv_kernel_dim", 0, kMaxConvKernel).value_or(0));
   return s;
 }
 
@@ -148,7 +149,8 @@ std::vector<bool> moe_layers(const HfObject& c, int layers) {
   if (c.has("moe_layer_freq") && c.node("moe_layer_freq")->is_array()) {
     moe = c.layer_flags("moe_layer_freq", layers, "0 (dense) or 1 (experts)");
     if (const auto dense = c.integer("first_k_dense_replace", 0, layers)) {
-      for (std::size_t i = 0; i < std::min(n, static_cast<std::size_t>(*dense)); ++i) moe[i] = false;
+      for (std::size_t i = 0; i < std::min(n, static_cast<std::size_t>(*dense)); ++i)
+        moe[i] = false;
     }
     return moe;
   }
@@ -166,7 +168,8 @@ std::vector<bool> moe_layers(const HfObject& c, int layers) {
     // (i + 1) % interval == 0, as vLLM's Ernie4_5_MoeModel places them.
     const long long start = c.integer("moe_layer_start_index", 0, kMaxLayers).value_or(0);
     long long end = layers - 1;
-    if (const auto stated = c.integer("moe_layer_end_index", -1, kMaxLayers); stated && *stated >= 0) {
+    if (const auto stated = c.integer("moe_layer_end_index", -1, kMaxLayers);
+        stated && *stated >= 0) {
       end = std::min<long long>(*stated, layers - 1);
     }
     const long long interval = c.integer("moe_layer_interval", 1, kMaxLayers).value_or(1);
@@ -344,9 +347,8 @@ void read_decoder(HfConfig& c, ModelArch& m, const DecoderOptions& options) {
         *chunk);
   }
   LayerKinds kinds = layer_kinds(c, n, options.default_sliding_pattern);
-  const bool linear =
-      std::find(kinds.mixers.begin(), kinds.mixers.end(), Mixer::linear_attention) !=
-      kinds.mixers.end();
+  const bool linear = std::find(kinds.mixers.begin(), kinds.mixers.end(),
+                                Mixer::linear_attention) != kinds.mixers.end();
   const LinearAttentionSpec deltanet = linear ? read_gated_deltanet(c) : LinearAttentionSpec{};
   const bool slides = std::find(kinds.mixers.begin(), kinds.mixers.end(), Mixer::sliding_window) !=
                       kinds.mixers.end();
@@ -375,10 +377,11 @@ void read_decoder(HfConfig& c, ModelArch& m, const DecoderOptions& options) {
         "Neither layer_types nor sliding_window_pattern in config.json; {}, the default of "
         "transformers' {} config: layer i (from 0) is global when (i + 1) % {} == 0, so {} of "
         "{} layers slide and {} keep every token.",
-        options.default_sliding_pattern, c.model_type(), options.default_sliding_pattern,
-        sliding, n, n - sliding);
+        options.default_sliding_pattern, c.model_type(), options.default_sliding_pattern, sliding,
+        n, n - sliding);
   }
-  const FfnSpec dense = dense_ffn(intermediate && !(moe && moe->expert_is_intermediate) ? *intermediate : 0);
+  const FfnSpec dense =
+      dense_ffn(intermediate && !(moe && moe->expert_is_intermediate) ? *intermediate : 0);
   m.layers = plan_of(n, [&](int i) {
     LayerSpec layer;
     layer.mixer.kind = kinds.mixers[static_cast<std::size_t>(i)];

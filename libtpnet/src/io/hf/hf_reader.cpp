@@ -81,8 +81,7 @@ std::optional<double> HfObject::number(std::string_view key, double lo, double h
   return value;
 }
 
-std::optional<long long> HfObject::integer(std::string_view key, long long lo,
-                                           long long hi) const {
+std::optional<long long> HfObject::integer(std::string_view key, long long lo, long long hi) const {
   const json::Value* v = node(key);
   if (v == nullptr) return std::nullopt;
   if (v->is_string()) {

@@ -39,7 +39,8 @@ void read(HfConfig& c, ModelArch& m) {
   std::vector<LayerSpec> layers;
   for (std::size_t i = 0; i < blocks->size(); ++i) {
     const json::Value& block = blocks->items()[i];
-    if (!block.is_object()) throw InputError("expected a JSON object", c.at(&block, "block_configs"));
+    if (!block.is_object())
+      throw InputError("expected a JSON object", c.at(&block, "block_configs"));
     const HfObject layer(&block, c.origin(), fmt::format("{}block_configs[{}].", c.prefix(), i),
                          nullptr);
     const HfObject attention = layer.object("attention");
@@ -55,9 +56,9 @@ void read(HfConfig& c, ModelArch& m) {
     } else {
       const int group = attention.required("n_heads_in_group", 1, base.q_heads);
       if (base.q_heads % group != 0) {
-        throw InputError(fmt::format("{} does not divide the {} attention heads", group,
-                                     base.q_heads),
-                         attention.at(attention.node("n_heads_in_group"), "n_heads_in_group"));
+        throw InputError(
+            fmt::format("{} does not divide the {} attention heads", group, base.q_heads),
+            attention.at(attention.node("n_heads_in_group"), "n_heads_in_group"));
       }
       spec.mixer.attention.kv_heads = base.q_heads / group;
       if (const auto window = attention.integer("window_length", 1, kMaxTokens)) {
@@ -70,7 +71,8 @@ void read(HfConfig& c, ModelArch& m) {
     } else {
       const auto mult = ffn.number("ffn_mult", 0.0, 1e4);
       if (!mult) ffn.missing("ffn_mult", " (the layer's FFN width)");
-      if (!(*mult > 0.0)) throw InputError("must be positive", ffn.at(ffn.node("ffn_mult"), "ffn_mult"));
+      if (!(*mult > 0.0))
+        throw InputError("must be positive", ffn.at(ffn.node("ffn_mult"), "ffn_mult"));
       spec.ffn = dense_ffn(ffn_width(*mult, m.hidden_size));
     }
     layers.push_back(spec);
@@ -80,7 +82,10 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace decilm_family
 
-const FamilyRule family_decilm{"DeciLM / Nemotron-NAS", {"nemotron-nas", "deci", "decilm"},
-                               decilm_family::read};
+const FamilyRule family_decilm{"DeciLM / Nemotron-NAS",
+                               {"nemotron-nas", "deci", "decilm"},
+                               decilm_family::read,
+                               nullptr,
+                               {"DeciLMForCausalLM"}};
 
 }  // namespace tpnet::hf

@@ -65,10 +65,10 @@ void read(HfConfig& c, ModelArch& m) {
     }
   }
   const bool dense = std::find(experts.begin(), experts.end(), false) != experts.end();
-  const long long width = dense ? c.required("intermediate_size", 1, model_limits::kMaxWidth,
-                                             " (the width of the dense FFN)")
-                                : c.integer("intermediate_size", 1, model_limits::kMaxWidth)
-                                      .value_or(0);
+  const long long width =
+      dense ? c.required("intermediate_size", 1, model_limits::kMaxWidth,
+                         " (the width of the dense FFN)")
+            : c.integer("intermediate_size", 1, model_limits::kMaxWidth).value_or(0);
   m.layers = plan_of(n, [&](int i) {
     LayerSpec layer;
     layer.mixer.attention = attention;

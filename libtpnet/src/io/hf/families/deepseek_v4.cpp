@@ -41,7 +41,8 @@ void read(HfConfig& c, ModelArch& m) {
   m.hyper_connections = static_cast<int>(c.integer("hc_mult", 1, kMaxHeads).value_or(0));
   const int mtp = read_mtp_layers(c);
   const json::Value* ratios = c.node("compress_ratios");
-  const auto listed = static_cast<long long>(ratios != nullptr && ratios->is_array() ? ratios->size() : 0);
+  const auto listed =
+      static_cast<long long>(ratios != nullptr && ratios->is_array() ? ratios->size() : 0);
   if (ratios == nullptr || !ratios->is_array() || (listed != n && listed != n + mtp)) {
     throw InputError(fmt::format("expected a list of one ratio per layer: {} (num_hidden_layers), "
                                  "or {} with the MTP layers",
@@ -57,14 +58,16 @@ void read(HfConfig& c, ModelArch& m) {
   const std::vector<bool> experts =
       moe ? moe_layers(c, n) : std::vector<bool>(static_cast<std::size_t>(n), false);
   const bool dense = std::find(experts.begin(), experts.end(), false) != experts.end();
-  const long long width = dense ? c.required("intermediate_size", 1, kMaxWidth,
-                                             " (the width of the dense FFN)")
-                                : 0;
+  const long long width =
+      dense ? c.required("intermediate_size", 1, kMaxWidth, " (the width of the dense FFN)") : 0;
   m.layers = plan_of(n, [&](int i) {
     const json::Value& item = ratios->items()[static_cast<std::size_t>(i)];
     const std::string& written = item.is_number() ? item.text() : std::string();
-    const int ratio = written == "0" ? 0 : written == "1" ? 1 : written == "4" ? 4
-                    : written == "128" ? 128 : -1;
+    const int ratio = written == "0"     ? 0
+                      : written == "1"   ? 1
+                      : written == "4"   ? 4
+                      : written == "128" ? 128
+                                         : -1;
     if (ratio < 0) {
       throw InputError(
           "expected compress ratios 0 or 1 (the window alone), 4 or 128, the ratios "
@@ -109,7 +112,10 @@ void after_precision(HfConfig& c, ModelArch& m, bool modelopt_file) {
 
 }  // namespace deepseek_v4_family
 
-const FamilyRule family_deepseek_v4{"DeepSeek-V4", {"deepseek_v4"}, deepseek_v4_family::read,
-                                    deepseek_v4_family::after_precision};
+const FamilyRule family_deepseek_v4{"DeepSeek-V4",
+                                    {"deepseek_v4"},
+                                    deepseek_v4_family::read,
+                                    deepseek_v4_family::after_precision,
+                                    {"DeepseekV4ForCausalLM"}};
 
 }  // namespace tpnet::hf

@@ -68,10 +68,11 @@ void read(HfConfig& c, ModelArch& m) {
   } else {
     window = sliding_window(c, false, "");
   }
-  if (window == 0) {
+  if (window == 0 || !c.flag("use_sliding_window").value_or(true)) {
     for (auto& mixer : kinds.mixers) mixer = Mixer::attention;
   } else if (kinds.from_default) {
-    const auto sliding = std::count(kinds.mixers.begin(), kinds.mixers.end(), Mixer::sliding_window);
+    const auto sliding =
+        std::count(kinds.mixers.begin(), kinds.mixers.end(), Mixer::sliding_window);
     m.assumptions["sliding_window_pattern"] = fmt::format(
         "Neither layer_types nor sliding_window_pattern in config.json; {}, the default of "
         "transformers' {} config: layer i (from 0) is global when (i + 1) % {} == 0, so {} of "
@@ -133,7 +134,10 @@ void read(HfConfig& c, ModelArch& m) {
 }  // namespace gemma_family
 
 const FamilyRule family_gemma{
-    "Gemma 1-4", {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text"},
-    gemma_family::read};
+    "Gemma 1-4",
+    {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text"},
+    gemma_family::read,
+    nullptr,
+    {"Gemma3ForCausalLM", "Gemma3ForConditionalGeneration", "Gemma4ForConditionalGeneration"}};
 
 }  // namespace tpnet::hf

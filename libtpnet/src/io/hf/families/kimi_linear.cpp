@@ -73,8 +73,8 @@ void read(HfConfig& c, ModelArch& m) {
   }
   const std::vector<bool> is_moe =
       moe ? moe_layers(c, n) : std::vector<bool>(static_cast<std::size_t>(n), false);
-  const long long width = c.required("intermediate_size", 1, kMaxWidth,
-                                     " (the width of the dense FFN)");
+  const long long width =
+      c.required("intermediate_size", 1, kMaxWidth, " (the width of the dense FFN)");
   m.layers = plan_of(n, [&](int i) {
     LayerSpec layer;
     if (kind[static_cast<std::size_t>(i)] == 1) {
@@ -90,7 +90,10 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace kimi_linear_family
 
-const FamilyRule family_kimi_linear{"Kimi Linear / Kimi K3", {"kimi_linear", "kimi_k3"},
-                                    kimi_linear_family::read};
+const FamilyRule family_kimi_linear{"Kimi Linear / Kimi K3",
+                                    {"kimi_linear", "kimi_k3"},
+                                    kimi_linear_family::read,
+                                    nullptr,
+                                    {"KimiLinearForCausalLM"}};
 
 }  // namespace tpnet::hf

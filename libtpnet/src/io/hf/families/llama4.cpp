@@ -58,8 +58,8 @@ void read(HfConfig& c, ModelArch& m) {
   const auto moe = read_moe(c);
   if (!moe) c.missing("num_local_experts", " (Llama 4's experts)");
   MoeSpec experts = moe->spec;
-  experts.expert_intermediate_size = c.required("intermediate_size", 1, kMaxWidth,
-                                                " (the width of one expert)");
+  experts.expert_intermediate_size =
+      c.required("intermediate_size", 1, kMaxWidth, " (the width of one expert)");
   experts.shared_experts = 1;
   const long long step = c.integer("interleave_moe_layer_step", 1, n).value_or(1);
   const bool dense_layers = step > 1;
@@ -83,6 +83,10 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace llama4_family
 
-const FamilyRule family_llama4{"Llama 4", {"llama4", "llama4_text"}, llama4_family::read};
+const FamilyRule family_llama4{"Llama 4",
+                               {"llama4", "llama4_text"},
+                               llama4_family::read,
+                               nullptr,
+                               {"Llama4ForCausalLM", "Llama4ForConditionalGeneration"}};
 
 }  // namespace tpnet::hf

@@ -29,11 +29,12 @@ void read(HfConfig& c, ModelArch& m) {
   full.v_head_dim = static_cast<int>(c.integer("v_head_dim", 1, kMaxWidth).value_or(full.head_dim));
   full.cache_pads_v = true;
   AttentionSpec local = full;
-  local.q_heads = static_cast<int>(c.integer("swa_num_attention_heads", 1, kMaxHeads)
-                                       .value_or(full.q_heads));
-  local.kv_heads = static_cast<int>(c.integer("swa_num_key_value_heads", 1, local.q_heads)
-                                        .value_or(full.kv_heads));
-  local.head_dim = static_cast<int>(c.integer("swa_head_dim", 1, kMaxWidth).value_or(full.head_dim));
+  local.q_heads =
+      static_cast<int>(c.integer("swa_num_attention_heads", 1, kMaxHeads).value_or(full.q_heads));
+  local.kv_heads = static_cast<int>(
+      c.integer("swa_num_key_value_heads", 1, local.q_heads).value_or(full.kv_heads));
+  local.head_dim =
+      static_cast<int>(c.integer("swa_head_dim", 1, kMaxWidth).value_or(full.head_dim));
   local.v_head_dim =
       static_cast<int>(c.integer("swa_v_head_dim", 1, kMaxWidth).value_or(local.head_dim));
   std::vector<bool> sliding(static_cast<std::size_t>(n), false);
@@ -61,6 +62,10 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace mimo_family
 
-const FamilyRule family_mimo{"MiMo-V2", {"mimo_v2", "mimo_v2_flash"}, mimo_family::read};
+const FamilyRule family_mimo{"MiMo-V2",
+                             {"mimo_v2", "mimo_v2_flash"},
+                             mimo_family::read,
+                             nullptr,
+                             {"MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM"}};
 
 }  // namespace tpnet::hf

@@ -73,8 +73,8 @@ void read(HfConfig& c, ModelArch& m) {
   if (type.rfind("minimax_m3", 0) == 0) {
     if (c.has("moe_layer_freq")) is_moe = moe_layers(c, n);
     if (std::find(is_moe.begin(), is_moe.end(), false) != is_moe.end()) {
-      dense_width = c.required("dense_intermediate_size", 1, kMaxWidth,
-                               " (the width of the dense layers)");
+      dense_width =
+          c.required("dense_intermediate_size", 1, kMaxWidth, " (the width of the dense layers)");
     }
     if (c.has("sparse_attention_config")) {
       const HfObject config = c.object("sparse_attention_config");
@@ -114,7 +114,10 @@ void read(HfConfig& c, ModelArch& m) {
 }  // namespace minimax_family
 
 const FamilyRule family_minimax{
-    "MiniMax M1 / M2 / M3", {"minimax_m2", "minimax_m3", "minimax_m3_vl", "minimax_m1", "minimax"},
-    minimax_family::read};
+    "MiniMax M1 / M2 / M3",
+    {"minimax_m2", "minimax_m3", "minimax_m3_vl", "minimax_m1", "minimax"},
+    minimax_family::read,
+    nullptr,
+    {"MiniMaxM2ForCausalLM", "MiniMaxM1ForCausalLM", "MiniMaxText01ForCausalLM"}};
 
 }  // namespace tpnet::hf

@@ -81,12 +81,29 @@ std::vector<Block> blocks_from_names(const HfConfig& c) {
 }
 
 void read(HfConfig& c, ModelArch& m) {
-  c.ignore({"chunk_size", "expand", "time_step_rank", "time_step_limit", "time_step_min",
-            "time_step_max", "time_step_floor", "mamba_hidden_act", "mamba_proj_bias",
-            "use_conv_bias", "use_mamba_kernels", "num_logits_to_keep", "n_group", "topk_group",
-            "norm_topk_prob", "routed_scaling_factor", "moe_shared_expert_overlap",
-            "mtp_hybrid_override_pattern", "mtp_layers_block_type", "rescale_prenorm_residual",
-            "residual_in_fp32", "sliding_window", "partial_rotary_factor"});
+  c.ignore({"chunk_size",
+            "expand",
+            "time_step_rank",
+            "time_step_limit",
+            "time_step_min",
+            "time_step_max",
+            "time_step_floor",
+            "mamba_hidden_act",
+            "mamba_proj_bias",
+            "use_conv_bias",
+            "use_mamba_kernels",
+            "num_logits_to_keep",
+            "n_group",
+            "topk_group",
+            "norm_topk_prob",
+            "routed_scaling_factor",
+            "moe_shared_expert_overlap",
+            "mtp_hybrid_override_pattern",
+            "mtp_layers_block_type",
+            "rescale_prenorm_residual",
+            "residual_in_fp32",
+            "sliding_window",
+            "partial_rotary_factor"});
   std::vector<Block> blocks;
   const char* list_key = "layers_block_type";
   if (c.has("layers_block_type")) {
@@ -153,7 +170,10 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace nemotron_h_family
 
-const FamilyRule family_nemotron_h{"Nemotron-H / Nemotron 3", {"nemotron_h"},
-                                   nemotron_h_family::read};
+const FamilyRule family_nemotron_h{"Nemotron-H / Nemotron 3",
+                                   {"nemotron_h"},
+                                   nemotron_h_family::read,
+                                   nullptr,
+                                   {"NemotronHForCausalLM"}};
 
 }  // namespace tpnet::hf

@@ -50,10 +50,10 @@ void read(HfConfig& c, ModelArch& m) {
     c.ignore({"mlp_only_layers", "decoder_sparse_step"});
   }
   const bool dense = std::find(experts.begin(), experts.end(), false) != experts.end();
-  const long long width = dense ? c.required("intermediate_size", 1, model_limits::kMaxWidth,
-                                             " (the width of the dense FFN)")
-                                : c.integer("intermediate_size", 1, model_limits::kMaxWidth)
-                                      .value_or(0);
+  const long long width =
+      dense ? c.required("intermediate_size", 1, model_limits::kMaxWidth,
+                         " (the width of the dense FFN)")
+            : c.integer("intermediate_size", 1, model_limits::kMaxWidth).value_or(0);
   m.layers = plan_of(n, [&](int i) {
     LayerSpec layer;
     layer.mixer.kind = kinds.mixers[static_cast<std::size_t>(i)];
@@ -72,6 +72,8 @@ void read(HfConfig& c, ModelArch& m) {
 const FamilyRule family_qwen3_next{
     "Qwen3-Next / Qwen3.5 / Qwen3.6",
     {"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"},
-    qwen3_next_family::read};
+    qwen3_next_family::read,
+    nullptr,
+    {"Qwen3NextForCausalLM"}};
 
 }  // namespace tpnet::hf

@@ -40,9 +40,9 @@ void read(HfConfig& c, ModelArch& m) {
 const FamilyRule family_transformer{
     "decoder-only transformer (Llama, Mistral, Mixtral, Phi-3, OLMo, GLM-4.5, ERNIE-4.5, "
     "Cohere2, EXAONE 4)",
-    {"llama", "mistral", "mistral3", "ministral", "ministral3", "mixtral", "phi3", "olmo2",
-     "olmo3", "glm4_moe", "ernie4_5", "ernie4_5_moe", "cohere2", "exaone4", "exaone4_5",
-     "exaone4_5_text", "mimo", "yi"},
+    {"llama", "mistral", "mistral3", "ministral", "ministral3", "mixtral", "phi3", "olmo2", "olmo3",
+     "glm4_moe", "ernie4_5", "ernie4_5_moe", "cohere2", "exaone4", "exaone4_5", "exaone4_5_text",
+     "mimo", "yi"},
     transformer_family::read};
 
 const FamilyRule& common_transformer_rule() { return family_transformer; }
