@@ -340,6 +340,7 @@ Document run_show(const ModelsOptions& o) {
 
   Document doc;
   doc.title = "tpnet models show: " + m.name;
+  doc.warnings = summary.warnings;
   doc.fields = {text("name", "name", m.name), text("description", "description", m.description),
                 text("source", "source", m.source)};
   for (auto& f : shape_fields(summary)) doc.fields.push_back(std::move(f));

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -370,11 +372,12 @@ TEST_CASE("a checkpoint named NVFP4 whose files state no quantization is warned 
   // hf_quant_config.json (NOTES.md): read at 16 bits, and said so.
   const std::string folder = (kCorpus / "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4").string();
   const ModelArch super = tpnet::load_hf_config(folder);
-  REQUIRE(super.warnings.size() == 1);
-  CHECK_THAT(super.warnings[0], ContainsSubstring("the checkpoint's name says NVFP4"));
+  CHECK(super.warnings.empty());
+  CHECK_THAT(super.precision_doubt, ContainsSubstring("the checkpoint's name says NVFP4"));
+  REQUIRE(super.doubts().size() == 1);
   CHECK(super.bits_per_weight == 16.0);
   // A checkpoint whose files state it is not warned about.
-  CHECK(load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4").warnings.empty());
+  CHECK(load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4").doubts().empty());
 
   const auto warned = tpnet::test::run_tpnet({"memory", "--model", folder, "--tp", "4"});
   CHECK_THAT(warned.err, ContainsSubstring("the checkpoint's name says NVFP4"));
@@ -382,6 +385,54 @@ TEST_CASE("a checkpoint named NVFP4 whose files state no quantization is warned 
   const auto settled =
       tpnet::test::run_tpnet({"memory", "--model", folder, "--tp", "4", "--quantization", "nvfp4"});
   CHECK(settled.err.find("name says") == std::string::npos);
+}
+
+TEST_CASE("every command that reads a model carries its doubts, on stderr and in its output",
+          "[hf][corpus][cli]") {
+  // `check` once printed a wrong "EXCEEDED" without the model's warning; the
+  // plan, report and compare JSON left it out too.
+  const std::string folder = (kCorpus / "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4").string();
+  const std::string doubt = "the checkpoint's name says NVFP4";
+  const std::vector<std::vector<std::string>> commands{
+      {"bytes", "--model", folder, "--tp", "8"},
+      {"penalty", "--model", folder, "--tp", "8", "--from", "200G", "--to", "100G"},
+      {"decode", "--model", folder, "--tp", "8", "--from", "200G", "--to", "100G"},
+      {"compare", "--model", folder, "--tp", "4,8"},
+      {"memory", "--model", folder, "--tp", "8"},
+      {"predict", "--model", folder, "--tp", "4", "--gemm-tflops", "100", "--prompt", "8k"},
+      {"plan", "--model", folder, "--nodes", "8"},
+      {"models", "show", folder}};
+  for (auto args : commands) {
+    INFO(args.front());
+    args.insert(args.end(), {"--format", "json"});
+    const auto r = tpnet::test::run_tpnet(args);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, ContainsSubstring(doubt));
+    CHECK_THAT(r.out, ContainsSubstring(doubt));  // the JSON's warnings
+  }
+  // The HTML report and a plan file's check (naming the plan's keys).
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tpnet_doubts";
+  std::filesystem::create_directories(dir);
+  const auto report = tpnet::test::run_tpnet(
+      {"report", "--model", folder, "--nodes", "8", "--out", (dir / "report.html").string()});
+  CHECK(report.exit_code == 0);
+  CHECK_THAT(report.err, ContainsSubstring(doubt));
+  std::ifstream html(dir / "report.html");
+  const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  CHECK_THAT(page, ContainsSubstring(doubt));
+  {
+    std::ofstream plan(dir / "plan.yaml");
+    plan << "model: " << folder << "\nlayout: {tp: 8}\nlinks: {from: 200G, to: 100G}\n"
+         << "workload: {prompts: [8k]}\nbudgets: {max_extra_ttft: 100s}\n";
+  }
+  const auto check =
+      tpnet::test::run_tpnet({"check", (dir / "plan.yaml").string(), "--format", "json"});
+  CHECK(check.exit_code != 2);
+  CHECK_THAT(check.err, ContainsSubstring(doubt) && ContainsSubstring("model.quantization"));
+  CHECK_THAT(check.out, ContainsSubstring(doubt));
+  // Asking for a precision settles the doubt.
+  CHECK(tpnet::test::run_tpnet({"bytes", "--model", folder, "--tp", "8", "--quantization", "nvfp4"})
+            .err.find(doubt) == std::string::npos);
 }
 
 TEST_CASE("DeciLM block_configs: layers without attention and FFNs of their own width",

@@ -409,12 +409,12 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
             ? "Neither quantization_config nor torch_dtype in config.json; assumed 16-bit weights."
             : fmt::format("torch_dtype {}: {:g} bits per weight.", m.torch_dtype, base_bits);
     if (const std::string named = quantization_in_name(origin); !named.empty()) {
-      m.warnings.push_back(fmt::format(
+      m.precision_doubt = fmt::format(
           "{}: the checkpoint's name says {}, but neither config.json's quantization_config nor "
           "an hf_quant_config.json beside it states a quantization, so its weights are read at "
           "{:g} bits; copy the checkpoint's hf_quant_config.json beside config.json, or give "
           "`model.quantization` or `model.bits_per_weight`",
-          origin, named, base_bits));
+          origin, named, base_bits);
     }
   }
   check_unread_keys(c, m, rule->family, known);

@@ -34,6 +34,12 @@ std::string_view to_string(WeightPart part) {
   return "unknown";
 }
 
+std::vector<std::string> ModelArch::doubts() const {
+  std::vector<std::string> out = warnings;
+  if (!precision_doubt.empty()) out.push_back(precision_doubt);
+  return out;
+}
+
 double ModelArch::bits_of(WeightPart part) const {
   const auto it = part_bits.find(part);
   return it == part_bits.end() ? bits_per_weight : it->second;

@@ -390,6 +390,8 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
         in.gpu_memory_utilization, gb(r.node_memory - r.budget), gb(r.node_memory),
         gb(r.os_reserved), r.node.empty() ? "node" : r.node));
   }
+  const auto doubts = m.doubts();
+  r.warnings.insert(r.warnings.begin(), doubts.begin(), doubts.end());
   return r;
 }
 

@@ -29,6 +29,7 @@ CompressedLayerCounts count_compressed_layers(const ModelArch& model) {
 ModelSummary summarize_model(const ModelArch& model) {
   ModelSummary s;
   s.model = model;
+  s.warnings = model.doubts();
   s.layers = tally_layers(model.layers);
   s.compressed_layers = count_compressed_layers(model);
   s.estimate = estimate_params(model);

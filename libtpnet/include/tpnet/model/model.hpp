@@ -93,8 +93,12 @@ struct ModelArch {
   /// Values not stated by the model's source, with why they were chosen.
   std::map<std::string, std::string> assumptions;
   /// What the model's files leave in doubt, for every command that uses it to
-  /// warn about (a checkpoint named NVFP4 whose files state no quantization).
+  /// warn about (keys the reader did not read, a per-layer indexer it reads
+  /// as its own).
   std::vector<std::string> warnings;
+  /// A doubt about the precision alone (a checkpoint named NVFP4 whose files
+  /// state no quantization): asking for a precision settles it.
+  std::string precision_doubt;
 
   /// Engram tables beside the weights; absent for a model without them.
   std::optional<EngramSpec> engram;
@@ -107,6 +111,8 @@ struct ModelArch {
   [[nodiscard]] int num_layers() const { return layers.size(); }
   /// part_bits' entry for `part`, else bits_per_weight.
   [[nodiscard]] double bits_of(WeightPart part) const;
+  /// Every doubt to warn about: the warnings, then the precision doubt.
+  [[nodiscard]] std::vector<std::string> doubts() const;
 };
 
 /// The model's layers by kind (tally_layers of its plan).
