@@ -97,14 +97,16 @@ Record run_fields(const LayerRun& run) {
     fields.push_back(record("attention", "attention", std::move(attention)));
   } else if (mixer.kind == Mixer::linear_attention) {
     const LinearAttentionSpec& l = mixer.linear;
-    fields.push_back(record("linear_attention", "linear attention",
-                            {text("kind", "kind", std::string(to_string(l.kind))),
-                             count("key_heads", "key heads", l.key_heads),
-                             count("value_heads", "value heads", l.value_heads),
-                             count("key_head_dim", "key head size", l.key_head_dim),
-                             count("value_head_dim", "value head size", l.value_head_dim),
-                             count("conv_kernel", "convolution width", l.conv_kernel),
-                             count("gate_rank", "gate rank", l.gate_rank)}));
+    fields.push_back(
+        record("linear_attention", "linear attention",
+               {text("kind", "kind", std::string(to_string(l.kind))),
+                count("key_heads", "key heads", l.key_heads),
+                count("value_heads", "value heads", l.value_heads),
+                count("key_head_dim", "key head size", l.key_head_dim),
+                count("value_head_dim", "value head size", l.value_head_dim),
+                count("conv_kernel", "convolution width", l.conv_kernel),
+                count("gate_rank", "gate rank", l.gate_rank),
+                flag("full_rank_output_gate", "full-rank output gate", l.full_rank_output_gate)}));
   } else if (mixer.kind == Mixer::mamba) {
     const MambaSpec& s = mixer.mamba;
     fields.push_back(record(
@@ -284,17 +286,19 @@ Field estimate_record(const ModelArch& m, const ParamEstimate& e) {
     fields.push_back(signed_number("active_vs_stated_pct", "active vs stated",
                                    percent_off(e.active_params(), m.active_params), kPercent, 2));
   }
-  Record rest{params("mtp_params", "MTP layers", e.mtp),
-              params("total_with_mtp_params", "total with MTP", e.total_with_mtp()),
-              params("embedding_params", "embedding", e.total.embedding),
-              params("lm_head_params", "LM head", e.total.lm_head),
-              params("attention_params", "attention", e.total.attention),
-              params("dense_ffn_params", "dense FFN", e.total.dense_ffn),
-              params("routed_expert_params", "routed experts", e.total.routed_experts),
-              params("routed_expert_active_params", "routed experts read per token",
-                     e.active.routed_experts),
-              params("shared_expert_params", "shared experts", e.total.shared_experts),
-              params("router_params", "router", e.total.router)};
+  Record rest{
+      params("mtp_params", "MTP layers", e.mtp),
+      params("total_with_mtp_params", "total with MTP", e.total_with_mtp()),
+      params("embedding_params", "embedding", e.total.embedding),
+      params("lm_head_params", "LM head", e.total.lm_head),
+      params("attention_params", "attention", e.total.attention),
+      params("dense_ffn_params", "dense FFN", e.total.dense_ffn),
+      params("routed_expert_params", "routed experts", e.total.routed_experts),
+      params("routed_expert_active_params", "routed experts read per token",
+             e.active.routed_experts),
+      params("shared_expert_params", "shared experts", e.total.shared_experts),
+      params("router_params", "router", e.total.router),
+      params("latent_projection_params", "latent MoE projections", e.total.latent_projections)};
   for (auto& f : rest) fields.push_back(std::move(f));
   return json_only(record("param_estimate", "parameter estimate", std::move(fields)));
 }
@@ -325,10 +329,13 @@ std::vector<Field> estimate_lines(const ModelArch& m, const ParamEstimate& e) {
   lines.push_back(table_only(text(
       "", "estimate by part",
       fmt::format("embedding {:.2f} B, LM head {:.2f} B, attention {:.2f} B, dense FFN {:.2f} B, "
-                  "routed experts {:.2f} B, shared experts {:.2f} B, router {:.3f} B (norms and "
-                  "biases left out; docs/formulas.md s.8)",
+                  "routed experts {:.2f} B, shared experts {:.2f} B, router {:.3f} B{} (norms "
+                  "and biases left out; docs/formulas.md s.8)",
                   t.embedding / 1e9, t.lm_head / 1e9, t.attention / 1e9, t.dense_ffn / 1e9,
-                  t.routed_experts / 1e9, t.shared_experts / 1e9, t.router / 1e9))));
+                  t.routed_experts / 1e9, t.shared_experts / 1e9, t.router / 1e9,
+                  t.latent_projections > 0.0
+                      ? fmt::format(", latent MoE projections {:.2f} B", t.latent_projections / 1e9)
+                      : std::string()))));
   return lines;
 }
 

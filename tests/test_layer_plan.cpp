@@ -141,7 +141,9 @@ TEST_CASE("the shapes a plan lacks are named by the keys model files use", "[lay
   plan.append(latent);
   plan.append(linear);
   plan.append(block(Mixer::mamba, FfnKind::none));
-  plan.append(LayerSpec{MixerSpec{Mixer::mamba, {}, {}, MambaSpec{}}, FfnSpec{FfnKind::none}});
+  LayerSpec unshaped_mamba = block(Mixer::mamba, FfnKind::none);
+  unshaped_mamba.mixer.mamba = MambaSpec{};
+  plan.append(unshaped_mamba);
   CHECK(missing_shapes(plan) == std::vector<std::string>{"mla", "linear_attention", "mamba",
                                                          "intermediate_size",
                                                          "moe.expert_intermediate_size"});

@@ -44,7 +44,7 @@ TEST_CASE("every mixer, FFN kind and weight part has a name of its own", "[param
   CHECK(ffns == std::set<std::string>{"dense", "moe", "none"});
   std::set<std::string> parts;
   for (const WeightPart x : kWeightParts) parts.insert(std::string(to_string(x)));
-  CHECK(parts.size() == 7);
+  CHECK(parts.size() == 8);
   CHECK(to_string(WeightPart::routed_experts) == "routed_experts");
   CHECK(to_string(LinearKind::kimi_delta) == "kimi_delta");
   CHECK(to_string(TablePlacement::disk) == "disk");

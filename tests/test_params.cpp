@@ -106,8 +106,13 @@ TEST_CASE("MoE layers count routed, shared and router, and active scales routed 
   SECTION("a latent width puts the routed experts behind a down and an up projection") {
     m = with_layers(m, [](LayerSpec& l) { l.ffn.moe.latent_size = 16; });
     const FfnParams f = ffn_params(64, m.layers.at(1).ffn);
-    CHECK(f.routed == 8 * 3 * 16 * 32 + 2 * 64 * 16);
-    CHECK(f.routed_active == 2 * 3 * 16 * 32 + 2 * 64 * 16);
+    CHECK(f.routed == 8 * 3 * 16 * 32);
+    CHECK(f.routed_active == 2 * 3 * 16 * 32);
+    // The projections are a part of their own: every token reads them whole.
+    CHECK(f.latent == 2 * 64 * 16);
+    const ParamEstimate latent = estimate_params(m);
+    CHECK(latent.total.latent_projections == 2 * (2 * 64 * 16));
+    CHECK(latent.active.latent_projections == latent.total.latent_projections);
     CHECK(f.shared == 3 * 64 * 48);  // the shared expert stays at the hidden width
     CHECK(f.router == 64 * 8);
   }
@@ -169,15 +174,18 @@ TEST_CASE("Gated DeltaNet layers replace attention in a hybrid model", "[params]
   CHECK(estimate_params(m).missing == std::vector<std::string>{"linear_attention"});
 }
 
-TEST_CASE("Kimi Delta Attention's gates: low-rank, or full-rank with use_full_rank_gate",
-          "[params]") {
+TEST_CASE(
+    "Kimi Delta Attention's gates: low rank, or a full-rank output gate with "
+    "use_full_rank_gate",
+    "[params]") {
   MixerSpec kda;
   kda.kind = Mixer::linear_attention;
   kda.linear = LinearAttentionSpec{LinearKind::kimi_delta, 2, 2, 8, 8, 4, 8};
-  // q, k, v 64 x 48; beta 64 x 2; gates 2 x (64 x 8 + 8 x 16); conv 48 x 4; o 16 x 64.
+  // q, k, v 64 x 48; beta 64 x 2; gates f and g 2 x (64 x 8 + 8 x 16); conv 48 x 4; o 16 x 64.
   CHECK(mixer_params(64, kda) == 64 * 48 + 64 * 2 + 2 * (64 * 8 + 8 * 16) + 48 * 4 + 16 * 64);
-  kda.linear.gate_rank = 0;
-  CHECK(mixer_params(64, kda) == 64 * 48 + 64 * 2 + 2 * (64 * 16) + 48 * 4 + 16 * 64);
+  // Kimi K3: the output gate g is one 64 x 16 projection, the decay gate f stays low rank.
+  kda.linear.full_rank_output_gate = true;
+  CHECK(mixer_params(64, kda) == 64 * 48 + 64 * 2 + (64 * 8 + 8 * 16) + 64 * 16 + 48 * 4 + 16 * 64);
   // Lightning attention: q, k, v, the output gate and out_proj, no convolution.
   MixerSpec lightning;
   lightning.kind = Mixer::linear_attention;

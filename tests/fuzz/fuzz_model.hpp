@@ -68,6 +68,7 @@ inline void check_parts(const ParamParts& p, std::string_view what) {
   non_negative(p.dense_ffn, what);
   non_negative(p.routed_experts, what);
   non_negative(p.shared_experts, what);
+  non_negative(p.latent_projections, what);
   non_negative(p.router, what);
   non_negative(p.sum(), what);
 }

@@ -110,7 +110,8 @@ std::optional<CompressedTensorsWeights> compressed_tensors_weights(const json::V
           fmt::format("{}-bit {} weights, {} scales: {:g} bits", *num_bits, type, strategy, w.bits);
     }
     if (type == "float" && *num_bits == 4) {
-      w.name = "nvfp4";
+      // 32-wide groups with E8M0 scales are MXFP4 (Kimi K3); NVFP4's are 16.
+      w.name = group_size == 32 ? "mxfp4" : "nvfp4";
     } else if (type == "float" && *num_bits == 8) {
       w.name = "fp8";
     } else if (type == "int" && *num_bits == 4) {
@@ -128,60 +129,102 @@ std::optional<CompressedTensorsWeights> compressed_tensors_weights(const json::V
 }
 
 /// One projection of a part: its share of the part's weights in a layer and
-/// the names checkpoints give it. `kind` tells apart the forms a part takes
-/// in different layers (full and linear attention), so a layer is weighed
-/// over the form it has.
+/// the names checkpoints give it (any one of them names it: a fused
+/// projection is listed under each slot it holds).
 struct Slot {
-  int kind = 0;
   double weight = 1.0;
   std::vector<std::string> names;
 };
 
-constexpr int kFullAttention = 0;
-constexpr int kLinearAttention = 1;
+/// The linear mixers' projections, under each kind's own module names.
+std::vector<Slot> linear_attention_slots(double h, const LinearAttentionSpec& s) {
+  const double key_dim = double(s.key_heads) * s.key_head_dim;
+  const double value_dim = double(s.value_heads) * s.value_head_dim;
+  switch (s.kind) {
+    case LinearKind::kimi_delta: {
+      // Kimi Linear and Kimi K3 keep KDA under self_attn, as their MLA.
+      std::vector<Slot> slots = {
+          {h * key_dim, {"self_attn.q_proj"}},
+          {h * key_dim, {"self_attn.k_proj"}},
+          {h * value_dim, {"self_attn.v_proj"}},
+          {h * s.value_heads, {"self_attn.b_proj"}},
+          {h * s.gate_rank, {"self_attn.f_a_proj"}},
+          {double(s.gate_rank) * value_dim, {"self_attn.f_b_proj"}},
+          {value_dim * h, {"self_attn.o_proj"}},
+      };
+      if (s.full_rank_output_gate) {
+        slots.push_back({h * value_dim, {"self_attn.g_proj"}});
+      } else {
+        slots.push_back({h * s.gate_rank, {"self_attn.g_a_proj"}});
+        slots.push_back({double(s.gate_rank) * value_dim, {"self_attn.g_b_proj"}});
+      }
+      return slots;
+    }
+    case LinearKind::lightning:
+      // MiniMax-Text-01 / M1.
+      return {{h * (2.0 * key_dim + value_dim), {"self_attn.qkv_proj"}},
+              {h * value_dim, {"self_attn.output_gate"}},
+              {value_dim * h, {"self_attn.out_proj"}}};
+    case LinearKind::gated_deltanet:
+      break;
+  }
+  // Qwen3-Next fuses q, k, v and z (in_proj_qkvz) and beta with alpha
+  // (in_proj_ba); Qwen3.5 splits them (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a).
+  return {
+      {h * (2.0 * key_dim + value_dim), {"linear_attn.in_proj_qkvz", "linear_attn.in_proj_qkv"}},
+      {h * value_dim, {"linear_attn.in_proj_qkvz", "linear_attn.in_proj_z"}},
+      {h * s.value_heads, {"linear_attn.in_proj_ba", "linear_attn.in_proj_b"}},
+      {h * s.value_heads, {"linear_attn.in_proj_ba", "linear_attn.in_proj_a"}},
+      {value_dim * h, {"linear_attn.out_proj"}}};
+}
+
+/// Nemotron-H's Mamba-2 mixer: in_proj (z, x, B, C and dt) and out_proj.
+std::vector<Slot> mamba_slots(double h, const MambaSpec& s) {
+  const double inner = double(s.heads) * s.head_dim;
+  return {{h * (2.0 * inner + 2.0 * s.groups * s.state_size + s.heads), {"mixer.in_proj"}},
+          {inner * h, {"mixer.out_proj"}}};
+}
 
 std::vector<Slot> attention_slots(long long hidden, const MixerSpec& mixer) {
   const auto h = static_cast<double>(hidden);
+  if (mixer.kind == Mixer::linear_attention) return linear_attention_slots(h, mixer.linear);
+  if (mixer.kind == Mixer::mamba) return mamba_slots(h, mixer.mamba);
   const AttentionSpec& a = mixer.attention;
   const double heads = a.q_heads;
   std::vector<Slot> slots;
-  if (is_attention(mixer.kind) && a.compressed) {
+  if (a.compressed) {
     // DeepSeek-V4 names its attention projections otherwise.
     const CompressedAttentionSpec& c = a.compression;
     const double width = heads * c.head_dim;
-    slots.push_back({kFullAttention, h * c.q_lora_rank, {"attn.wq_a"}});
-    slots.push_back({kFullAttention, double(c.q_lora_rank) * width, {"attn.wq_b"}});
-    slots.push_back({kFullAttention, h * c.head_dim, {"attn.wkv"}});
-    slots.push_back({kFullAttention, width * c.o_lora_rank, {"attn.wo_a"}});
-    slots.push_back({kFullAttention, double(c.o_groups) * c.o_lora_rank * h, {"attn.wo_b"}});
-  } else if (is_attention(mixer.kind) && a.latent) {
+    slots.push_back({h * c.q_lora_rank, {"attn.wq_a"}});
+    slots.push_back({double(c.q_lora_rank) * width, {"attn.wq_b"}});
+    slots.push_back({h * c.head_dim, {"attn.wkv"}});
+    slots.push_back({width * c.o_lora_rank, {"attn.wo_a"}});
+    slots.push_back({double(c.o_groups) * c.o_lora_rank * h, {"attn.wo_b"}});
+  } else if (a.latent) {
     const MlaSpec& m = a.mla;
     const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
     if (m.q_lora_rank > 0) {
-      slots.push_back({kFullAttention, h * m.q_lora_rank, {"self_attn.q_a_proj"}});
-      slots.push_back({kFullAttention,
-                       static_cast<double>(m.q_lora_rank) * heads * qk,
-                       {"self_attn.q_b_proj"}});
+      slots.push_back({h * m.q_lora_rank, {"self_attn.q_a_proj"}});
+      slots.push_back({static_cast<double>(m.q_lora_rank) * heads * qk, {"self_attn.q_b_proj"}});
     } else {
-      slots.push_back({kFullAttention, h * heads * qk, {"self_attn.q_proj"}});
+      slots.push_back({h * heads * qk, {"self_attn.q_proj"}});
     }
-    slots.push_back({kFullAttention,
-                     h * (m.kv_lora_rank + m.qk_rope_head_dim),
-                     {"self_attn.kv_a_proj_with_mqa"}});
+    slots.push_back({h * (m.kv_lora_rank + m.qk_rope_head_dim), {"self_attn.kv_a_proj_with_mqa"}});
     slots.push_back(
-        {kFullAttention,
-         static_cast<double>(m.kv_lora_rank) * heads * (m.qk_nope_head_dim + m.v_head_dim),
+        {static_cast<double>(m.kv_lora_rank) * heads * (m.qk_nope_head_dim + m.v_head_dim),
          {"self_attn.kv_b_proj"}});
-    slots.push_back({kFullAttention, heads * m.v_head_dim * h, {"self_attn.o_proj"}});
+    slots.push_back({heads * m.v_head_dim * h, {"self_attn.o_proj"}});
+    if (a.output_gate) slots.push_back({h * heads * m.v_head_dim, {"self_attn.g_proj"}});
     if (a.indexer.scores()) {
       const double q_in = m.q_lora_rank > 0 ? m.q_lora_rank : h;
       const double ih = a.indexer.heads;
       const double id = a.indexer.head_dim;
-      slots.push_back({kFullAttention, q_in * ih * id, {"self_attn.indexer.wq_b"}});
-      slots.push_back({kFullAttention, h * id, {"self_attn.indexer.wk"}});
-      slots.push_back({kFullAttention, h * ih, {"self_attn.indexer.weights_proj"}});
+      slots.push_back({q_in * ih * id, {"self_attn.indexer.wq_b"}});
+      slots.push_back({h * id, {"self_attn.indexer.wk"}});
+      slots.push_back({h * ih, {"self_attn.indexer.weights_proj"}});
     }
-  } else if (is_attention(mixer.kind)) {
+  } else {
     const auto d = static_cast<double>(a.head_dim);
     const auto dv = static_cast<double>(a.v_head_dim);
     const double kv = a.kv_heads;
@@ -191,27 +234,20 @@ std::vector<Slot> attention_slots(long long hidden, const MixerSpec& mixer) {
       names.insert(names.end(), fused.begin(), fused.end());
       return names;
     };
-    slots.push_back({kFullAttention, h * heads * d * (a.output_gate ? 2.0 : 1.0),
+    slots.push_back({h * heads * d * (a.output_gate ? 2.0 : 1.0),
                      with_fused({"self_attn.q_proj", "mixer.q_proj", "attn.q_proj"})});
     if (!a.borrowed_kv) {
-      slots.push_back({kFullAttention, h * kv * d,
-                       with_fused({"self_attn.k_proj", "mixer.k_proj", "attn.k_proj"})});
+      slots.push_back(
+          {h * kv * d, with_fused({"self_attn.k_proj", "mixer.k_proj", "attn.k_proj"})});
     }
     if (!a.shared_kv && !a.borrowed_kv) {
-      slots.push_back({kFullAttention, h * kv * dv,
-                       with_fused({"self_attn.v_proj", "mixer.v_proj", "attn.v_proj"})});
+      slots.push_back(
+          {h * kv * dv, with_fused({"self_attn.v_proj", "mixer.v_proj", "attn.v_proj"})});
     }
     slots.push_back(
-        {kFullAttention,
-         heads * dv * h,
+        {heads * dv * h,
          {"self_attn.o_proj", "mixer.o_proj", "attention.wo", "attn.o_proj", "self_attn.dense"}});
   }
-  // Gated DeltaNet and Mamba mixers: input projections dominate.
-  slots.push_back({kLinearAttention,
-                   2.0,
-                   {"linear_attn.in_proj_qkvz", "linear_attn.in_proj_qkv", "mixer.in_proj"}});
-  slots.push_back({kLinearAttention, 1.0, {"linear_attn.in_proj_z"}});
-  slots.push_back({kLinearAttention, 1.0, {"linear_attn.out_proj", "mixer.out_proj"}});
   return slots;
 }
 
@@ -239,12 +275,11 @@ std::vector<Slot> ffn_slots(const std::vector<std::string>& bases) {
 std::vector<Slot> slots_of(WeightPart part, long long hidden, const LayerSpec& layer) {
   switch (part) {
     case WeightPart::embedding:
-      return {{0,
-               1.0,
+      return {{1.0,
                {"model.embed_tokens", "model.language_model.embed_tokens",
                 "language_model.model.embed_tokens", "backbone.embeddings", "embed"}}};
     case WeightPart::lm_head:
-      return {{0, 1.0, {"lm_head", "language_model.lm_head", "head"}}};
+      return {{1.0, {"lm_head", "language_model.lm_head", "head"}}};
     case WeightPart::attention:
       return attention_slots(hidden, layer.mixer);
     case WeightPart::dense_ffn:
@@ -257,10 +292,17 @@ std::vector<Slot> slots_of(WeightPart part, long long hidden, const LayerSpec& l
       return ffn_slots({"mlp.shared_experts.", "mlp.shared_expert.", "feed_forward.shared_expert.",
                         "ffn.shared_experts.", "mixer.shared_experts."});
     case WeightPart::router:
-      return {{0,
-               1.0,
+      return {{1.0,
                {"mlp.gate", "mlp.router", "block_sparse_moe.gate", "feed_forward.router",
                 "ffn.gate", "mixer.gate"}}};
+    case WeightPart::latent_projections:
+      // Nemotron-H's fc1/fc2_latent_proj, Kimi K3's routed_expert_down/up_proj.
+      return {{1.0,
+               {"mixer.fc1_latent_proj", "mlp.routed_expert_down_proj",
+                "block_sparse_moe.routed_expert_down_proj"}},
+              {1.0,
+               {"mixer.fc2_latent_proj", "mlp.routed_expert_up_proj",
+                "block_sparse_moe.routed_expert_up_proj"}}};
   }
   return {};
 }
@@ -396,33 +438,27 @@ struct CoveredSlot {
   int pattern = -1;
 };
 
-/// How the patterns cover `part` in `layer`, over the form of the part the
-/// patterns name there; empty when they name none of it.
+/// How the patterns cover `part` in `layer`; empty when they name none of it.
 std::vector<CoveredSlot> cover(const std::vector<Slot>& slots, WeightPart part, int layer,
                                const PatternIndex& index, std::vector<bool>& used) {
-  std::map<int, std::vector<CoveredSlot>> by_kind;
-  std::map<int, double> total;
-  std::map<int, double> named;
+  std::vector<CoveredSlot> out;
+  double total = 0.0;
+  bool named = false;
   for (const Slot& slot : slots) {
     int pattern = -1;
     for (const auto& name : names_in_layer(slot, part, layer)) {
       const int k = index.first_match(name, layer);
       if (k >= 0 && (pattern < 0 || k < pattern)) pattern = k;
     }
-    by_kind[slot.kind].push_back({slot.weight, pattern});
-    total[slot.kind] += slot.weight;
+    out.push_back({slot.weight, pattern});
+    total += slot.weight;
     if (pattern >= 0) {
-      named[slot.kind] += slot.weight;
+      named = true;
       used[static_cast<std::size_t>(pattern)] = true;
     }
   }
-  int kind = -1;
-  for (const auto& [k, weight] : named) {
-    if (kind < 0 || weight / total[k] > named[kind] / total[kind]) kind = k;
-  }
-  if (kind < 0) return {};
-  std::vector<CoveredSlot> out = by_kind[kind];
-  for (auto& c : out) c.fraction /= total[kind] > 0.0 ? total[kind] : 1.0;
+  if (!named) return {};
+  for (auto& c : out) c.fraction /= total > 0.0 ? total : 1.0;
   return out;
 }
 
@@ -450,9 +486,12 @@ PartLayers layers_with(WeightPart part, const ModelArch& model) {
   int first = 0;
   for (const LayerRun& run : model.layers.runs()) {
     const LayerSpec& spec = run.layer;
+    const bool moe = spec.ffn.kind == FfnKind::moe;
     const bool holds = part == WeightPart::attention   ? spec.mixer.kind != Mixer::none
                        : part == WeightPart::dense_ffn ? spec.ffn.kind == FfnKind::dense
-                                                       : spec.ffn.kind == FfnKind::moe;
+                       : part == WeightPart::latent_projections
+                           ? moe && spec.ffn.moe.latent_size > 0
+                           : moe;
     if (holds) {
       out.runs.push_back({first, run.count, slots_of(part, model.hidden_size, spec)});
       out.layers += run.count;
@@ -668,6 +707,9 @@ std::optional<WeightPart> part_of_module(std::string_view module) {
   if (m.find("norm") != std::string::npos) return std::nullopt;
   if (m.find("lm_head") != std::string::npos || m == "head") return WeightPart::lm_head;
   if (m.find("embed") != std::string::npos) return WeightPart::embedding;
+  if (m.find("latent_proj") != std::string::npos || m.find("routed_expert_") != std::string::npos) {
+    return WeightPart::latent_projections;
+  }
   if (m.find("shared_expert") != std::string::npos) return WeightPart::shared_experts;
   if (m.find("experts") != std::string::npos) return WeightPart::routed_experts;
   if (last == "gate" || last == "router" || m.find(".router.") != std::string::npos) {

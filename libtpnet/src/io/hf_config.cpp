@@ -15,6 +15,7 @@
 #include "json_value.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/model/params.hpp"
+#include "tpnet/model/quantization.hpp"
 #include "tpnet/model/weights.hpp"
 
 namespace tpnet {
@@ -388,6 +389,7 @@ ModelArch parse_hf_config(std::string_view json_text, const std::string& origin,
     m.bits_per_weight = precision->bits;
     m.part_bits = precision->part_bits;
     if (rule->after_precision != nullptr) rule->after_precision(c, m, hf_quant_text.has_value());
+    keep_unquantized_parts(m, base_bits);
     if (precision->mtp_unquantized) m.mtp_bits_per_weight = base_bits;
     m.assumptions["bits_per_weight"] = precision->why + ".";
     if (precision->quantization == "mixed") {

@@ -146,9 +146,10 @@ void parse_shapes(const YAML::Node& root, const std::string& origin, int layers,
   if (const YAML::Node linear = root["linear_attention"]; linear.IsDefined() && !linear.IsNull()) {
     yaml::require_map(linear, origin, "linear_attention");
     yaml::with_key_prefix("linear_attention.", [&] {
-      yaml::reject_unknown_keys(linear, origin,
-                                {"kind", "key_heads", "value_heads", "key_head_dim",
-                                 "value_head_dim", "conv_kernel", "gate_rank"});
+      yaml::reject_unknown_keys(
+          linear, origin,
+          {"kind", "key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel",
+           "gate_rank", "full_rank_output_gate"});
       LinearAttentionSpec spec;
       spec.kind = parse_linear_kind(linear, origin);
       spec.key_heads =
@@ -165,6 +166,7 @@ void parse_shapes(const YAML::Node& root, const std::string& origin, int layers,
         throw InputError("is required with kind: kimi_delta (its low-rank gates)",
                          yaml::where(linear, origin, "gate_rank"));
       }
+      spec.full_rank_output_gate = optional_flag(linear, origin, "full_rank_output_gate");
       shapes.linear = spec;
     });
   }
@@ -609,7 +611,7 @@ ModelArch parse_model_yaml(std::string_view text, const std::string& origin) {
     yaml::with_key_prefix("part_bits.", [&] {
       yaml::reject_unknown_keys(parts, origin,
                                 {"embedding", "lm_head", "attention", "dense_ffn", "routed_experts",
-                                 "shared_experts", "router"});
+                                 "shared_experts", "router", "latent_projections"});
       for (const WeightPart part : kWeightParts) {
         const std::string key(to_string(part));
         if (auto bits = yaml::optional_number(parts, origin, key, 1.0, 64.0)) {

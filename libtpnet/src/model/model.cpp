@@ -30,6 +30,8 @@ std::string_view to_string(WeightPart part) {
       return "shared_experts";
     case WeightPart::router:
       return "router";
+    case WeightPart::latent_projections:
+      return "latent_projections";
   }
   return "unknown";
 }

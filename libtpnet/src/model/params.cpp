@@ -24,6 +24,8 @@ double ParamParts::of(WeightPart part) const {
       return shared_experts;
     case WeightPart::router:
       return router;
+    case WeightPart::latent_projections:
+      return latent_projections;
   }
   return 0.0;
 }
@@ -80,13 +82,13 @@ double linear_attention_params(long long hidden, const LinearAttentionSpec& s) {
   const double value_dim = double(s.value_heads) * s.value_head_dim;
   switch (s.kind) {
     case LinearKind::kimi_delta: {
-      // q, k and v projections; the per-head beta; the decay gate f and the
-      // output gate g, each h -> rank -> value_dim (h -> value_dim when
-      // full-rank, gate_rank 0); the short convolution over q, k and v;
-      // o_proj back to h.
-      const double rank = s.gate_rank;
-      const double gate = rank > 0 ? h * rank + rank * value_dim : h * value_dim;
-      return h * (2.0 * key_dim + value_dim) + h * s.value_heads + 2.0 * gate +
+      // q, k and v projections; the per-head beta; the decay gate f,
+      // h -> rank -> value_dim; the output gate g, the same or one
+      // h -> value_dim projection when full rank; the short convolution over
+      // q, k and v; o_proj back to h.
+      const double low_rank_gate = h * s.gate_rank + double(s.gate_rank) * value_dim;
+      const double output_gate = s.full_rank_output_gate ? h * value_dim : low_rank_gate;
+      return h * (2.0 * key_dim + value_dim) + h * s.value_heads + low_rank_gate + output_gate +
              (2.0 * key_dim + value_dim) * s.conv_kernel + value_dim * h;
     }
     case LinearKind::lightning:
@@ -143,12 +145,12 @@ FfnParams ffn_params(long long hidden, const FfnSpec& ffn) {
     const MoeSpec& moe = ffn.moe;
     const double h = to_real(hidden);
     // Latent MoE: the routed experts work in latent_size, behind one down and
-    // one up projection (counted with them: every token passes through both).
+    // one up projection that every token passes through.
     const long long expert_in = moe.latent_size > 0 ? moe.latent_size : hidden;
-    const double latent = moe.latent_size > 0 ? 2.0 * h * to_real(moe.latent_size) : 0.0;
+    p.latent = moe.latent_size > 0 ? 2.0 * h * to_real(moe.latent_size) : 0.0;
     const double expert = ffn_matrices(ffn.gated, expert_in, moe.expert_intermediate_size);
-    p.routed = moe.routed_experts * expert + latent;
-    p.routed_active = std::min(moe.experts_per_token, moe.routed_experts) * expert + latent;
+    p.routed = moe.routed_experts * expert;
+    p.routed_active = std::min(moe.experts_per_token, moe.routed_experts) * expert;
     p.shared = moe.shared_experts * ffn_matrices(ffn.gated, hidden, moe.shared_width());
     p.router = h * moe.routed_experts;
   }
@@ -174,6 +176,7 @@ ParamEstimate estimate_params(const ModelArch& m) {
     e.active.routed_experts += n * f.routed_active;
     e.total.shared_experts += n * f.shared;
     e.total.router += n * f.router;
+    e.total.latent_projections += n * f.latent;
   }
   if (m.per_layer_input_width > 0) {
     // Gemma 4's per-layer inputs: the table with the embedding (a token reads
@@ -189,6 +192,7 @@ ParamEstimate estimate_params(const ModelArch& m) {
   e.active.dense_ffn = e.total.dense_ffn;
   e.active.shared_experts = e.total.shared_experts;
   e.active.router = e.total.router;
+  e.active.latent_projections = e.total.latent_projections;
 
   // An MTP layer: a full-attention decoder layer with the model's last FFN,
   // and eh_proj, 2h -> h, joining the hidden state with the next token's embedding.
@@ -197,7 +201,7 @@ ParamEstimate estimate_params(const ModelArch& m) {
     const double attention = mixer_params(m.hidden_size, layer.mixer);
     const FfnParams f = ffn_params(m.hidden_size, layer.ffn);
     const double eh_proj = 2.0 * h * h;
-    const double fixed = attention + f.dense + f.shared + f.router + eh_proj;
+    const double fixed = attention + f.dense + f.shared + f.router + f.latent + eh_proj;
     e.mtp = m.mtp_layers * (fixed + f.routed);
     e.mtp_active = m.mtp_layers * (fixed + f.routed_active);
   }

@@ -200,21 +200,23 @@ void add_linear_attention(ShapeList& out, const ModelArch& m, const LinearAttent
   const long long h = m.hidden_size;
   const std::string_view variant = to_string(s.kind);
   switch (s.kind) {
-    case LinearKind::kimi_delta:
-      // q, k, v and beta split by heads; the low-rank decay and output gates'
-      // down projections (f_a, g_a) replicated, their up projections split.
+    case LinearKind::kimi_delta: {
+      // q, k, v and beta split by heads; the low-rank gates' down projections
+      // (f_a, g_a) replicated, their up projections split; a full-rank output
+      // gate g split by heads.
       out.add(kLinear, "linear.in_qkv", variant, 2 * key_dim + value_dim, h, layers,
               GemmSplit::column);
       out.add(kLinear, "linear.in_b", variant, value_heads, h, layers, GemmSplit::column);
-      if (s.gate_rank > 0) {
-        out.add(kLinear, "linear.gate_a", variant, 2LL * s.gate_rank, h, layers,
-                GemmSplit::replicated);
-        out.add(kLinear, "linear.gate_b", variant, 2 * value_dim, s.gate_rank, layers,
-                GemmSplit::column);
-      } else {
-        out.add(kLinear, "linear.gate", variant, 2 * value_dim, h, layers, GemmSplit::column);
+      const long long low_rank_gates = s.full_rank_output_gate ? 1 : 2;
+      out.add(kLinear, "linear.gate_a", variant, low_rank_gates * s.gate_rank, h, layers,
+              GemmSplit::replicated);
+      out.add(kLinear, "linear.gate_b", variant, low_rank_gates * value_dim, s.gate_rank, layers,
+              GemmSplit::column);
+      if (s.full_rank_output_gate) {
+        out.add(kLinear, "linear.gate", variant, value_dim, h, layers, GemmSplit::column);
       }
       break;
+    }
     case LinearKind::lightning:
       out.add(kLinear, "linear.in_qkv", variant, 2 * key_dim + value_dim, h, layers,
               GemmSplit::column);

@@ -55,6 +55,12 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, const ParamEsti
       indexer += n * (q_in * heads * dim + h * dim + h * heads);
     }
   }
+  if (const double latent = estimate.total.latent_projections; latent > 0.0) {
+    // Latent MoE (Nemotron 3 Super/Ultra, Kimi K3): the projections into and
+    // out of the experts' width are ReplicatedLinear in vLLM.
+    parts.push_back(
+        {"latent_projections", WeightPart::latent_projections, latent, latent, Bytes(0.0)});
+  }
   if (compressed > 0.0) {
     parts.push_back(
         {"compressed_attention_inputs", WeightPart::attention, compressed, compressed, Bytes(0.0)});

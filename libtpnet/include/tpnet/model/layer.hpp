@@ -121,7 +121,7 @@ struct AttentionSpec {
 /// The linear mixers' kinds, by how their state and projections are built.
 enum class LinearKind {
   gated_deltanet,  ///< Qwen3-Next / Qwen3.5: qkvz and ba projections, full-rank output gate
-  kimi_delta,      ///< Kimi Delta Attention: low-rank decay and output gates of gate_rank
+  kimi_delta,      ///< Kimi Delta Attention: a low-rank decay gate, an output gate
   lightning,       ///< MiniMax's lightning attention: q, k, v, an output gate, a d x d state
 };
 
@@ -137,7 +137,10 @@ struct LinearAttentionSpec {
   int key_head_dim = 0;
   int value_head_dim = 0;
   int conv_kernel = 0;  ///< short causal convolution width (linear_conv_kernel_dim); 0 = none
-  int gate_rank = 0;    ///< kimi_delta's low-rank gates (f and g: hidden -> rank -> heads x dim)
+  int gate_rank = 0;    ///< kimi_delta's low-rank gates (f, and g unless full rank): h -> rank -> v
+  /// kimi_delta's output gate g is one h -> heads x dim projection (Kimi K3's
+  /// use_full_rank_gate); the decay gate f stays low rank.
+  bool full_rank_output_gate = false;
   [[nodiscard]] bool stated() const { return key_heads > 0 && value_heads > 0; }
   friend bool operator==(const LinearAttentionSpec&, const LinearAttentionSpec&) = default;
 };
@@ -178,6 +181,9 @@ struct MoeSpec {
   /// Routed experts work in this width instead of the hidden size, behind one
   /// down and one up projection per layer (moe_latent_size); 0 = none.
   long long latent_size = 0;
+  /// The latent projections stay 16-bit in a quantized checkpoint (vLLM's
+  /// Kimi K3 builds them with quant_config=None).
+  bool latent_unquantized = false;
   /// One shared expert's width: its own, else the routed experts'.
   [[nodiscard]] long long shared_width() const {
     return shared_expert_intermediate_size > 0 ? shared_expert_intermediate_size

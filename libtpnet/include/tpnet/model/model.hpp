@@ -26,15 +26,19 @@ enum class WeightPart {
   routed_experts,  ///< routed experts
   shared_experts,  ///< shared experts
   router,          ///< expert gates
+  /// a latent MoE's projections into and out of the experts' width (every
+  /// token reads them, every rank holds them whole)
+  latent_projections,
 };
 
 /// Every part, in the order above.
 inline constexpr WeightPart kWeightParts[] = {
-    WeightPart::embedding, WeightPart::lm_head,        WeightPart::attention,
-    WeightPart::dense_ffn, WeightPart::routed_experts, WeightPart::shared_experts,
-    WeightPart::router};
+    WeightPart::embedding, WeightPart::lm_head,           WeightPart::attention,
+    WeightPart::dense_ffn, WeightPart::routed_experts,    WeightPart::shared_experts,
+    WeightPart::router,    WeightPart::latent_projections};
 
-/// "embedding", "lm_head", "attention", "dense_ffn", "routed_experts", "shared_experts", "router"
+/// "embedding", "lm_head", "attention", "dense_ffn", "routed_experts", "shared_experts",
+/// "router", "latent_projections"
 [[nodiscard]] std::string_view to_string(WeightPart part);
 
 /// Where a model's lookup tables live while it serves.

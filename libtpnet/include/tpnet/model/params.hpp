@@ -22,9 +22,12 @@ struct ParamParts {
   double routed_experts = 0.0;  ///< routed experts of every MoE layer
   double shared_experts = 0.0;  ///< shared (always-on) experts
   double router = 0.0;          ///< expert gates, h x experts per MoE layer
+  /// a latent MoE's down and up projections, 2 x h x latent per MoE layer
+  double latent_projections = 0.0;
 
   [[nodiscard]] double sum() const {
-    return embedding + lm_head + attention + dense_ffn + routed_experts + shared_experts + router;
+    return embedding + lm_head + attention + dense_ffn + routed_experts + shared_experts + router +
+           latent_projections;
   }
   /// The parameters of one part.
   [[nodiscard]] double of(WeightPart part) const;
@@ -75,6 +78,7 @@ struct FfnParams {
   double routed_active = 0.0;
   double shared = 0.0;
   double router = 0.0;
+  double latent = 0.0;  ///< a latent MoE's down and up projections
 };
 [[nodiscard]] FfnParams ffn_params(long long hidden, const FfnSpec& ffn);
 

@@ -60,7 +60,10 @@ void read(HfConfig& c, ModelArch& m) {
   delta.key_head_dim = delta.value_head_dim = config.required("head_dim", 1, kMaxWidth);
   delta.conv_kernel =
       static_cast<int>(config.integer("short_conv_kernel_size", 0, kMaxConvKernel).value_or(0));
-  delta.gate_rank = config.flag("use_full_rank_gate").value_or(false) ? 0 : delta.key_head_dim;
+  // The decay gate f is always h -> head_dim -> heads x head_dim;
+  // use_full_rank_gate makes only the output gate one projection (g_proj).
+  delta.gate_rank = delta.key_head_dim;
+  delta.full_rank_output_gate = config.flag("use_full_rank_gate").value_or(false);
   (void)config.number("gate_lower_bound", -1e9, 1e9);
 
   const auto moe = read_moe(c);
@@ -70,6 +73,8 @@ void read(HfConfig& c, ModelArch& m) {
   }
   if (const auto latent = c.integer("routed_expert_hidden_size", 1, kMaxWidth)) {
     experts.latent_size = *latent;
+    // vLLM builds routed_expert_down/up_proj with quant_config=None.
+    experts.latent_unquantized = true;
   }
   const std::vector<bool> is_moe =
       moe ? moe_layers(c, n) : std::vector<bool>(static_cast<std::size_t>(n), false);
