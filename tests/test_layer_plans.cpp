@@ -241,3 +241,39 @@ TEST_CASE("the built-in qwen3.6-27b states every shape predict needs", "[layer-p
   INFO(r.err);
   CHECK(r.exit_code == 0);
 }
+
+namespace {
+
+/// SYNTHETIC: Llama-3.1-8B's shapes with one key added.
+std::string llama_with(const std::string& extra) {
+  return R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+  "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+  "num_hidden_layers": 4, "vocab_size": 128256, "torch_dtype": "bfloat16", )" +
+         extra + "}";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a shape key no family rule reads is warned about, and a per-layer list of one is refused, "
+    "never read as uniform layers",
+    "[layer-plan][hf][bad-input]") {
+  // A plain shape-like key: read without it, with a warning naming it.
+  const ModelArch warned =
+      parse_hf_config(llama_with(R"("expert_hidden_size": 1024)"), "renamed/config.json");
+  CHECK(warns(warned, "expert_hidden_size"));
+  CHECK(warns(warned, "may shape the architecture"));
+  // One value per layer: its layers may differ, so the reading stops.
+  const std::string per_layer = llama_with(R"("layer_head_counts": [32, 32, 16, 16])");
+  try {
+    (void)parse_hf_config(per_layer, "per-layer/config.json");
+    FAIL("a per-layer list was read as uniform layers");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), ContainsSubstring("layer_head_counts"));
+    CHECK_THAT(std::string(e.what()), ContainsSubstring("per-layer list"));
+  }
+  // The keys every family reads, and numerics (rope, norms), warn about nothing.
+  CHECK(parse_hf_config(llama_with(R"("rope_theta": 500000.0, "rms_norm_eps": 1e-05)"),
+                        "plain/config.json")
+            .warnings.empty());
+}

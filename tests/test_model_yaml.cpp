@@ -4,6 +4,7 @@
 #include "catch.hpp"
 #include "model_fixtures.hpp"
 #include "tpnet/io/model_yaml.hpp"
+#include "tpnet/model/kv_cache.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 
@@ -336,4 +337,23 @@ mamba: {heads: 16, head_dim: 64, state_size: 128, groups: 2, conv_kernel: 4}
   CHECK(widths.layers.at(3).ffn.width == 2048);
   CHECK_THAT(error(head + "layers:\n  - {count: 4, ffn: none, ffn_width: 2048}\n"),
              ContainsSubstring("ffn_width: is the width of a dense FFN"));
+  // Runs of their own attention shapes (Gemma 4's sliding and global layers):
+  // the KV cache counts each run at its own heads and window.
+  const tpnet::ModelArch own = tpnet::parse_model_yaml(
+      head +
+          "layers:\n"
+          "  - {count: 3, mixer: sliding_window, ffn: none, kv_heads: 4, head_dim: 64, window: "
+          "512}\n"
+          "  - {count: 1, mixer: attention, ffn: none, heads: 16, kv_heads: 1, head_dim: 256}\n",
+      "tiny.yaml");
+  CHECK(own.layers.at(0).mixer.attention.kv_heads == 4);
+  CHECK(own.layers.at(0).mixer.attention.head_dim == 64);
+  CHECK(own.layers.at(0).mixer.attention.window == 512);
+  CHECK(own.layers.at(0).mixer.attention.q_heads == 8);  // num_attention_heads
+  CHECK(own.layers.at(3).mixer.attention.q_heads == 16);
+  CHECK(tpnet::kv_bytes_per_token(own, 1, 2).count() == 1 * (256 + 256) * 2);
+  CHECK(tpnet::sequence_state(own, 1, 2, 10000).sliding_window.count() ==
+        3.0 * 4 * (64 + 64) * 2 * 512);
+  CHECK_THAT(error(head + "layers:\n  - {count: 4, mixer: mamba, ffn: none, window: 64}\n"),
+             ContainsSubstring("window"));
 }

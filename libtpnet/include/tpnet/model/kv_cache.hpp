@@ -20,7 +20,8 @@ namespace tpnet {
 /// Bytes of KV cache one more token of context adds on each rank once a
 /// sequence is past every window (docs/formulas.md s.12.4): over the
 /// full-attention layers, K and V (GQA/MHA heads split over TP, one head per
-/// rank when TP exceeds the KV heads; only K when it serves as V) or the MLA
+/// rank when TP exceeds the KV heads; both where K serves as V in the
+/// weights, as Gemma 4's V is normed apart) or the MLA
 /// latent (kv_lora_rank + qk_rope_head_dim, on every rank), plus the DSA
 /// indexer's FP8 keys; DeepSeek-V4's compressed keys' share (1/ratio of one,
 /// with the indexer's, in vLLM's fixed FP8 layout whatever
