@@ -250,3 +250,55 @@ TEST_CASE("exclusion patterns: a wildcard after the layer number spans layers, h
   CHECK_THROWS_WITH(with_ignore("100000", R"(["*.a", "*.b", "*.c"])"),
                     ContainsSubstring("wildcard module patterns over 100000 layers"));
 }
+
+namespace {
+
+/// SYNTHETIC: a small MoE (layer 0 dense) with an NVFP4 compressed-tensors
+/// group and the given exclusion list.
+ModelArch moe_ignoring(const std::string& ignore) {
+  const std::string text = R"({"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe",
+  "hidden_size": 1024, "intermediate_size": 4096, "moe_intermediate_size": 512,
+  "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64, "num_hidden_layers": 4,
+  "num_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000, "torch_dtype": "bfloat16",
+  "tie_word_embeddings": false, "mlp_only_layers": [0],
+  "quantization_config": {"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
+    "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4,
+      "type": "float", "strategy": "tensor_group", "group_size": 16, "symmetric": true}}},
+    "ignore": )" + ignore + "}}";
+  return tpnet::parse_hf_config(text, "ignoring/config.json");
+}
+
+}  // namespace
+
+TEST_CASE(
+    "exclusion regexes read as literals name what std::regex names: substrings, a group of "
+    "alternatives, a name's end",
+    "[quantization][hf]") {
+  auto bits = [](const std::string& ignore) {
+    const ModelArch m = moe_ignoring(ignore);
+    std::string out;
+    for (const WeightPart part : tpnet::kWeightParts) {
+      out += std::string(to_string(part)) + "=" + std::to_string(m.bits_of(part)) + " ";
+    }
+    return out;
+  };
+  // Each pair: a form matched as literals, and one only std::regex reads.
+  const std::pair<const char*, const char*> same[] = {
+      {R"(["re:.*self_attn.*"])", R"(["re:.*self_att[n].*"])"},
+      {R"(["re:.*mlp\\.(gate|up|down)_proj.*"])", R"(["re:.*mlp\\.(gat[e]|up|down)_proj.*"])"},
+      {R"(["re:.*o_proj$"])", R"(["re:.*o_pro[j]$"])"},
+      {R"(["re:model\\.layers\\.0\\..*"])", R"(["re:model\\.layers\\.[0]\\..*"])"},
+      {R"(["re:.*experts.*"])", R"(["re:.*expert[s].*"])"},
+  };
+  for (const auto& [literal, general] : same) {
+    INFO(literal << " / " << general);
+    CHECK(bits(literal) == bits(general));
+    CHECK(bits(literal) != bits("[]"));  // each names something
+  }
+  // Attention under an exclusion stays 16-bit, the experts 4.5.
+  const ModelArch m = moe_ignoring(R"(["re:.*self_attn.*"])");
+  CHECK(m.bits_of(WeightPart::attention) == 16.0);
+  CHECK(m.bits_of(WeightPart::routed_experts) == 4.5);
+  // A regex std::regex refuses names nothing, as before.
+  CHECK(bits(R"(["re:.*self_attn(.*"])") == bits("[]"));
+}

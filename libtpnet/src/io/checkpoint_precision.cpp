@@ -5,7 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <memory>
+#include <optional>
 #include <regex>
+#include <set>
+#include <unordered_map>
 
 #include "../base/ascii_case.hpp"
 #include "json_value.hpp"
@@ -372,17 +376,137 @@ std::optional<double> modelopt_bits(std::string_view algo_text, long long group)
 
 int layer_of(std::string_view module);
 
+/// A "re:" pattern as literal alternatives when it is one (".*self_attn.*",
+/// ".*mlp\\.(gate|up)_proj.*", "lm_head$"): the form every exclusion list seen
+/// takes, matched without std::regex, whose backtracking takes milliseconds
+/// a name.
+struct LiteralRegex {
+  std::vector<std::string> alternatives;
+  bool anywhere = false;  ///< a leading ".*": the text may start past the name's start
+  bool to_end = false;    ///< a trailing "$"
+};
+
+std::optional<LiteralRegex> literal_regex(std::string_view body) {
+  LiteralRegex out;
+  if (body.rfind(".*", 0) == 0) {
+    out.anywhere = true;
+    body.remove_prefix(2);
+  }
+  if (!body.empty() && body.back() == '$' && (body.size() < 2 || body[body.size() - 2] != '\\')) {
+    out.to_end = true;
+    body.remove_suffix(1);
+  } else if (body.size() >= 2 && body.substr(body.size() - 2) == ".*" &&
+             (body.size() < 3 || body[body.size() - 3] != '\\')) {
+    body.remove_suffix(2);  // matching from the start needs no more than the text
+  }
+  std::string before;
+  std::string after;
+  std::vector<std::string> group;
+  bool in_group = false;
+  bool had_group = false;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c == '\\') {
+      if (++i == body.size()) return std::nullopt;
+      c = body[i];
+      if (std::isalnum(static_cast<unsigned char>(c))) return std::nullopt;  // \d, \w, ...
+    } else if (c == '(' && !in_group && !had_group) {
+      in_group = had_group = true;
+      group.emplace_back();
+      continue;
+    } else if (c == '|' && in_group) {
+      group.emplace_back();
+      continue;
+    } else if (c == ')' && in_group) {
+      in_group = false;
+      continue;
+    } else if (std::string_view(".*+?[]{}()^$|").find(c) != std::string_view::npos) {
+      return std::nullopt;
+    }
+    if (in_group) {
+      group.back() += c;
+    } else {
+      (had_group ? after : before) += c;
+    }
+  }
+  if (in_group) return std::nullopt;
+  if (!had_group) group.emplace_back();
+  for (const auto& alternative : group) out.alternatives.push_back(before + alternative + after);
+  return out;
+}
+
+bool literal_regex_names(const LiteralRegex& r, std::string_view module) {
+  for (const auto& text : r.alternatives) {
+    if (r.to_end) {
+      if (module.size() < text.size() || module.substr(module.size() - text.size()) != text) {
+        continue;
+      }
+      if (r.anywhere || module.size() == text.size()) return true;
+    } else if (r.anywhere ? module.find(text) != std::string_view::npos
+                          : module.rfind(text, 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// A "re:" pattern, compiled; `valid` false when std::regex refuses it or it
+/// is too long to match safely (it then names nothing).
+struct CompiledRegex {
+  std::optional<LiteralRegex> literal;
+  std::regex re;
+  bool valid = false;
+};
+
+std::shared_ptr<const CompiledRegex> compile_regex(std::string_view pattern) {
+  if (pattern.rfind("re:", 0) != 0) return nullptr;
+  auto out = std::make_shared<CompiledRegex>();
+  // std::regex recurses per pattern character; no real exclusion is this long.
+  if (pattern.size() > 512) return out;
+  try {
+    // Compiled even when matched as literals: what std::regex refuses names nothing.
+    out->re = std::regex(std::string(pattern.substr(3)));
+    out->valid = true;
+    out->literal = literal_regex(pattern.substr(3));
+  } catch (const std::regex_error&) {
+    out->valid = false;
+  }
+  return out;
+}
+
+/// compressed-tensors matches a "re:" pattern from the name's start (re.match).
+bool regex_names(const CompiledRegex& compiled, std::string_view module) {
+  if (!compiled.valid) return false;
+  if (compiled.literal) return literal_regex_names(*compiled.literal, module);
+  return std::regex_search(module.begin(), module.end(), compiled.re,
+                           std::regex_constants::match_continuous);
+}
+
 /// Module patterns (an exclusion list, or the modules a mixed-precision map
 /// lists) sorted by the layer a literal one names, so each layer is tested
 /// against its own entries and the wildcard ones only.
 class PatternIndex {
  public:
-  explicit PatternIndex(const std::vector<std::string>& patterns) : patterns_(patterns) {
+  explicit PatternIndex(const std::vector<std::string>& patterns)
+      : patterns_(patterns), compiled_(patterns.size()) {
     for (std::size_t k = 0; k < patterns.size(); ++k) {
-      if (const int layer = pinned_layer(patterns[k]); layer >= 0) {
-        pinned_[layer].push_back(k);
+      const std::string& p = patterns[k];
+      // Each regex compiled once: std::regex builds its automaton per object.
+      compiled_[k] = compile_regex(p);
+      const int layer = pinned_layer(p);
+      if (layer >= 0) {
+        pinned_layers_.insert(layer);
       } else {
-        unpinned_.push_back(k);
+        ++unpinned_;
+      }
+      if (!compiled_[k] && p.find_first_of("*?[") == std::string::npos) {
+        // A literal names itself and the modules inside it: a hash lookup
+        // (modelopt's maps list every expert's projections, 20,000 and more).
+        literals_.emplace(p, k);
+      } else if (layer >= 0) {
+        scanned_pinned_[layer].push_back(k);
+      } else {
+        scanned_.push_back(k);
       }
     }
   }
@@ -401,25 +525,41 @@ class PatternIndex {
   }
 
   [[nodiscard]] bool names_anything_in(int layer) const {
-    return !unpinned_.empty() || pinned_.count(layer) > 0;
+    return unpinned_ > 0 || pinned_layers_.count(layer) > 0;
   }
-  [[nodiscard]] std::size_t wildcards() const { return unpinned_.size(); }
+  /// Patterns matched one by one against every layer's modules.
+  [[nodiscard]] std::size_t wildcards() const { return scanned_.size(); }
 
   /// The first pattern that names `module` (a module in layer `layer`, or -1).
   [[nodiscard]] int first_match(const std::string& module, int layer) const {
     int best = -1;
+    auto take = [&best](std::size_t k) {
+      if (best < 0 || static_cast<int>(k) < best) best = static_cast<int>(k);
+    };
+    if (!literals_.empty()) {
+      const std::string_view name(module);
+      if (const auto it = literals_.find(module); it != literals_.end()) take(it->second);
+      for (std::size_t dot = name.find('.'); dot != std::string_view::npos;
+           dot = name.find('.', dot + 1)) {
+        if (const auto it = literals_.find(std::string(name.substr(0, dot)));
+            it != literals_.end()) {
+          take(it->second);
+        }
+      }
+    }
     auto consider = [&](const std::vector<std::size_t>& list) {
       for (const std::size_t k : list) {
         if (best >= 0 && static_cast<int>(k) > best) break;
-        if (module_matches(patterns_[k], module)) {
-          best = static_cast<int>(k);
+        if (compiled_[k] ? regex_names(*compiled_[k], module)
+                         : module_matches(patterns_[k], module)) {
+          take(k);
           break;
         }
       }
     };
-    consider(unpinned_);
-    const auto it = pinned_.find(layer);
-    if (it != pinned_.end()) consider(it->second);
+    consider(scanned_);
+    const auto it = scanned_pinned_.find(layer);
+    if (it != scanned_pinned_.end()) consider(it->second);
     return best;
   }
 
@@ -427,8 +567,12 @@ class PatternIndex {
 
  private:
   const std::vector<std::string>& patterns_;
-  std::vector<std::size_t> unpinned_;
-  std::map<int, std::vector<std::size_t>> pinned_;
+  std::vector<std::shared_ptr<const CompiledRegex>> compiled_;  ///< null: not a "re:" pattern
+  std::unordered_map<std::string, std::size_t> literals_;       ///< the first index of each
+  std::vector<std::size_t> scanned_;                            ///< wildcards and regexes
+  std::map<int, std::vector<std::size_t>> scanned_pinned_;      ///< wildcards after "layers.N."
+  std::set<int> pinned_layers_;
+  std::size_t unpinned_ = 0;
 };
 
 /// One slot of a part in a layer: its share of the part's weights there and
@@ -728,17 +872,7 @@ std::optional<WeightPart> part_of_module(std::string_view module) {
 }
 
 bool module_matches(std::string_view pattern, std::string_view module) {
-  if (pattern.rfind("re:", 0) == 0) {
-    // std::regex recurses per pattern character; no real exclusion is this long.
-    if (pattern.size() > 512) return false;
-    try {
-      const std::regex re(std::string(pattern.substr(3)));
-      return std::regex_search(module.begin(), module.end(), re,
-                               std::regex_constants::match_continuous);
-    } catch (const std::regex_error&) {
-      return false;
-    }
-  }
+  if (const auto compiled = compile_regex(pattern)) return regex_names(*compiled, module);
   // A pattern names a module or any module inside it ("model.layers.*.self_attn"
   // covers its q_proj), as vLLM and transformers match exclusion lists.
   if (glob(pattern, module)) return true;
