@@ -3,9 +3,9 @@
 // linear_attn_config numbers (from 1) the layers of Kimi Delta Attention
 // (kda_layers) and of MLA (full_attn_layers), every layer in exactly one.
 // KDA keeps a fixed state per sequence as Gated DeltaNet does, num_heads
-// heads of head_dim for keys and values alike, its decay and output gates
-// low-rank (f_a/f_b, g_a/g_b of head_dim) or, with use_full_rank_gate,
-// full-rank, as vLLM's KimiDeltaAttention builds them. K3's MLA adds an
+// heads of head_dim for keys and values alike, its decay gate low-rank
+// (f_a/f_b of head_dim) and its output gate low-rank (g_a/g_b) or, with
+// use_full_rank_gate, one g_proj, as vLLM's KimiDeltaAttention builds them. K3's MLA adds an
 // output gate (mla_use_output_gate: g_proj, hidden -> heads x v_head_dim),
 // and its routed experts work in routed_expert_hidden_size (a latent width,
 // behind routed_expert_down_proj and _up_proj; vLLM's kimi_k3 model.py @
