@@ -8,6 +8,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "corpus_checkpoint.hpp"
 #include "model_fixtures.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/model/kv_cache.hpp"
@@ -20,10 +21,6 @@ using namespace tpnet;
 using namespace tpnet::test;
 
 namespace {
-
-const std::string kCorpus = std::string(TPNET_SOURCE_DIR) + "/tests/data/hf/";
-
-ModelArch checkpoint(const std::string& folder) { return load_hf_config(kCorpus + folder); }
 
 constexpr int kBf16 = 2;
 

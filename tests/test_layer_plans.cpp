@@ -10,6 +10,7 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
+#include "corpus_checkpoint.hpp"
 #include "model_fixtures.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/hf_config.hpp"
@@ -27,10 +28,6 @@ using namespace tpnet;
 using namespace tpnet::test;
 
 namespace {
-
-const std::string kCorpus = std::string(TPNET_SOURCE_DIR) + "/tests/data/hf/";
-
-ModelArch checkpoint(const std::string& folder) { return load_hf_config(kCorpus + folder); }
 
 MemoryRequest at_tp(int tp) {
   MemoryRequest in;

@@ -8,6 +8,7 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
+#include "corpus_checkpoint.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/text_file.hpp"
@@ -18,18 +19,12 @@ using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using tpnet::ModelArch;
 using tpnet::WeightPart;
+using tpnet::test::checkpoint;
 using tpnet::test::CliResult;
 using tpnet::test::expect_bad_input;
 using tpnet::test::json_of;
+using tpnet::test::kCorpus;
 using tpnet::test::run_tpnet;
-
-namespace {
-
-const std::string kCorpus = std::string(TPNET_SOURCE_DIR) + "/tests/data/hf/";
-
-ModelArch checkpoint(const std::string& folder) { return tpnet::load_hf_config(kCorpus + folder); }
-
-}  // namespace
 
 TEST_CASE("DeepSeek-V3.1-NVFP4: NVFP4 from hf_quant_config.json, MLA projections but o_proj kept",
           "[quantization][hf]") {
