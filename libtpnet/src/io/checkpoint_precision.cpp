@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -489,6 +490,7 @@ class PatternIndex {
  public:
   explicit PatternIndex(const std::vector<std::string>& patterns)
       : patterns_(patterns), compiled_(patterns.size()) {
+    literals_.reserve(patterns.size());
     for (std::size_t k = 0; k < patterns.size(); ++k) {
       const std::string& p = patterns[k];
       // Each regex compiled once: std::regex builds its automaton per object.
@@ -538,11 +540,10 @@ class PatternIndex {
     };
     if (!literals_.empty()) {
       const std::string_view name(module);
-      if (const auto it = literals_.find(module); it != literals_.end()) take(it->second);
+      if (const auto it = literals_.find(name); it != literals_.end()) take(it->second);
       for (std::size_t dot = name.find('.'); dot != std::string_view::npos;
            dot = name.find('.', dot + 1)) {
-        if (const auto it = literals_.find(std::string(name.substr(0, dot)));
-            it != literals_.end()) {
+        if (const auto it = literals_.find(name.substr(0, dot)); it != literals_.end()) {
           take(it->second);
         }
       }
@@ -568,7 +569,9 @@ class PatternIndex {
  private:
   const std::vector<std::string>& patterns_;
   std::vector<std::shared_ptr<const CompiledRegex>> compiled_;  ///< null: not a "re:" pattern
-  std::unordered_map<std::string, std::size_t> literals_;       ///< the first index of each
+  /// Views of patterns_, which outlive the index: no string built or copied.
+  std::unordered_map<std::string_view, std::size_t>
+      literals_;  ///< the first index of each
   std::vector<std::size_t> scanned_;                            ///< wildcards and regexes
   std::map<int, std::vector<std::size_t>> scanned_pinned_;      ///< wildcards after "layers.N."
   std::set<int> pinned_layers_;
@@ -777,11 +780,25 @@ CheckpointPrecision mixed_precision(const json::Value& layers_map, const std::st
   std::vector<std::string> modules;
   std::vector<double> module_bits;
   std::map<std::string, int> algos;
+  // The formats met so far: a map repeats a handful over 20,000 modules.
+  struct Format {
+    std::string algo;
+    long long group_size = 0;
+    std::optional<double> bits;
+  };
+  std::vector<Format> formats_seen;
+  auto bits_of = [&](const std::string& algo, long long group_size) {
+    for (const Format& f : formats_seen) {
+      if (f.group_size == group_size && f.algo == algo) return f.bits;
+    }
+    formats_seen.push_back({algo, group_size, modelopt_bits(algo, group_size)});
+    return formats_seen.back().bits;
+  };
   int unknown = 0;
   for (const auto& [module, spec] : layers_map.members()) {
     const auto algo = spec.is_object() ? text_of(spec, "quant_algo") : std::nullopt;
     const auto bits =
-        algo ? modelopt_bits(*algo, integer_of(spec, "group_size").value_or(0)) : std::nullopt;
+        algo ? bits_of(*algo, integer_of(spec, "group_size").value_or(0)) : std::nullopt;
     if (!bits) {
       throw InputError(
           fmt::format("'{}' is not a modelopt format tpnet knows; use NVFP4, FP8, "
@@ -789,7 +806,7 @@ CheckpointPrecision mixed_precision(const json::Value& layers_map, const std::st
                       algo.value_or("(none)")),
           InputLocation::in_file(origin, spec.line(), fmt::format("{}.{}", key, module)));
     }
-    ++algos[lowercase(*algo)];
+    ++algos[*algo];
     if (!part_of_module(module)) {
       ++unknown;
       continue;
@@ -825,7 +842,9 @@ CheckpointPrecision mixed_precision(const json::Value& layers_map, const std::st
   }
   p.bits = dtype_bits;  // every part is in part_bits
   std::string formats;
-  for (const auto& [algo, count] : algos) {
+  std::map<std::string, int> by_name;  // NVFP4 and nvfp4 are one format
+  for (const auto& [algo, count] : algos) by_name[lowercase(algo)] += count;
+  for (const auto& [algo, count] : by_name) {
     formats += fmt::format("{}{} modules {}", formats.empty() ? "" : ", ", count, algo);
   }
   p.why = fmt::format(

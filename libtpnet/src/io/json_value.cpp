@@ -128,28 +128,55 @@ class Parser {
   }
 
   void object(Value& out, int depth) {
-    std::unordered_map<std::string, int> lines;
     if (text_[at_] == '}') {
       ++at_;
       return;
     }
+    std::vector<int> key_lines;
     for (;;) {
       skip_space();
-      const int key_line = line_;
+      key_lines.push_back(line_);
       std::string key = string();
-      if (const auto [seen, fresh] = lines.emplace(key, key_line); !fresh) {
-        fail(fmt::format("key '{}' appears twice in one JSON object, at lines {} and {}; each key "
-                         "may appear once (readers disagree on which one wins)",
-                         key, seen->second, key_line),
-             key);
-      }
       skip_space();
       ++at_;  // ':'
       skip_space();
       out.members_.emplace_back(std::move(key), Value());
       value(out.members_.back().second, depth);
       skip_space();
-      if (text_[at_++] == '}') return;
+      if (text_[at_++] == '}') break;
+    }
+    refuse_duplicate_keys(out.members_, key_lines);
+  }
+
+  /// A key twice in one object: named at its second line, the first such
+  /// line in the file. modelopt's maps hold objects of tens of thousands of
+  /// keys and tens of thousands of objects of two: the small ones are
+  /// compared pairwise, the large ones hashed without copying a key.
+  void refuse_duplicate_keys(const std::vector<std::pair<std::string, Value>>& members,
+                             const std::vector<int>& key_lines) {
+    const std::size_t n = members.size();
+    auto refuse = [&](std::size_t first, std::size_t second) {
+      const std::string& key = members[second].first;
+      throw InputError(
+          fmt::format("key '{}' appears twice in one JSON object, at lines {} and {}; each key "
+                      "may appear once (readers disagree on which one wins)",
+                      key, key_lines[first], key_lines[second]),
+          InputLocation::in_file(origin_, key_lines[second], key));
+    };
+    constexpr std::size_t kPairwise = 16;
+    if (n <= kPairwise) {
+      for (std::size_t second = 1; second < n; ++second) {
+        for (std::size_t first = 0; first < second; ++first) {
+          if (members[first].first == members[second].first) refuse(first, second);
+        }
+      }
+      return;
+    }
+    std::unordered_map<std::string_view, std::size_t> seen;
+    seen.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto [at, fresh] = seen.emplace(members[i].first, i);
+      if (!fresh) refuse(at->second, i);
     }
   }
 
