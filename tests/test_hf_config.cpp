@@ -467,13 +467,13 @@ TEST_CASE("bad config.json files give one error naming the file, line and key", 
     CHECK_THAT(
         error_of(
             llama_with("\"hidden_size\": 8192,", "\"hidden_size\": 8192,\n\"vocab_size\": 1,")),
-        ContainsSubstring("key 'vocab_size' appears twice in one JSON object, at lines 5 and 17"));
+        ContainsSubstring("key 'vocab_size' appears twice in one JSON object, at lines 5 and 16"));
     std::string many;
     for (int i = 0; i < 20; ++i) many += "\"extra_" + std::to_string(i) + "\": null,\n";
     CHECK_THAT(
         error_of(
             llama_with("\"hidden_size\": 8192,", many + "\"hidden_size\": 8192,\n\"extra_3\": 1,")),
-        ContainsSubstring("key 'extra_3' appears twice in one JSON object, at lines 7 and 26"));
+        ContainsSubstring("key 'extra_3' appears twice in one JSON object, at lines 7 and 25"));
   }
   SECTION("a string where a number belongs") {
     CHECK_THAT(error_of(llama_with("\"hidden_size\": 8192", "\"hidden_size\": \"8192\"")),
