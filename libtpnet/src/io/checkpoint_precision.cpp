@@ -570,8 +570,7 @@ class PatternIndex {
   const std::vector<std::string>& patterns_;
   std::vector<std::shared_ptr<const CompiledRegex>> compiled_;  ///< null: not a "re:" pattern
   /// Views of patterns_, which outlive the index: no string built or copied.
-  std::unordered_map<std::string_view, std::size_t>
-      literals_;  ///< the first index of each
+  std::unordered_map<std::string_view, std::size_t> literals_;  ///< the first index of each
   std::vector<std::size_t> scanned_;                            ///< wildcards and regexes
   std::map<int, std::vector<std::size_t>> scanned_pinned_;      ///< wildcards after "layers.N."
   std::set<int> pinned_layers_;
