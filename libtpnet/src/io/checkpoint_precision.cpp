@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "../base/ascii_case.hpp"
 #include "json_value.hpp"
@@ -86,7 +87,10 @@ std::optional<CompressedTensorsWeights> compressed_tensors_weights(const json::V
     const json::Value* found = member(group, "weights");
     if (found == nullptr || !found->is_object()) continue;
     const json::Value& weights = *found;
-    const std::string key = prefix + "config_groups." + group_name + ".weights.";
+    std::string key = prefix;
+    key += "config_groups.";
+    key += group_name;
+    key += ".weights.";
     const auto num_bits = integer_of(weights, "num_bits");
     if (!num_bits || *num_bits < 1 || *num_bits > 16) {
       throw InputError("expected num_bits 1 to 16",
@@ -432,7 +436,12 @@ std::optional<LiteralRegex> literal_regex(std::string_view body) {
   }
   if (in_group) return std::nullopt;
   if (!had_group) group.emplace_back();
-  for (const auto& alternative : group) out.alternatives.push_back(before + alternative + after);
+  for (const auto& alternative : group) {
+    std::string text = before;
+    text += alternative;
+    text += after;
+    out.alternatives.push_back(std::move(text));
+  }
   return out;
 }
 

@@ -227,7 +227,7 @@ bool per_layer_list(const json::Value& value, int layers, int mtp) {
     size = value.text().size();
   }
   return size == static_cast<std::size_t>(layers) ||
-         (mtp > 0 && size == static_cast<std::size_t>(layers + mtp));
+         (mtp > 0 && size == static_cast<std::size_t>(layers) + static_cast<std::size_t>(mtp));
 }
 
 /// What a family rule left unread, against "never a silent guess": a

@@ -208,12 +208,12 @@ std::string attention_label(const LayerPlan& plan) {
 LayerSpec mtp_layer(const LayerPlan& plan) {
   LayerSpec layer;
   if (plan.empty()) return layer;
-  for (auto run = plan.runs().rbegin(); run != plan.runs().rend(); ++run) {
-    if (run->layer.ffn.kind != FfnKind::none) {
-      layer.ffn = run->layer.ffn;
-      break;
-    }
-  }
+  // The last layer with an FFN gives the MTP layer its FFN.
+  const auto& runs = plan.runs();
+  const auto last = std::find_if(runs.rbegin(), runs.rend(), [](const LayerRun& run) {
+    return run.layer.ffn.kind != FfnKind::none;
+  });
+  if (last != runs.rend()) layer.ffn = last->layer.ffn;
   const MixerSpec* mixer = first_mixer(plan, Mixer::attention);
   if (mixer == nullptr) {
     for (const LayerRun& run : plan.runs()) {
