@@ -217,7 +217,7 @@ int run_gemm(const GemmOptions& o) {
         "rates count the model's shape\n",
         padded_shapes, choice.precision == GemmPrecision::nvfp4 ? 64 : 16);
   }
-  if (model.moe) {
+  if (first_moe(model.layers) != nullptr) {
     text << "note: routed experts run as one GEMM per expert of the average chunk x top-k / "
             "experts rows\n";
   }

@@ -111,9 +111,12 @@ int parse_and_run(int argc, char** argv) {
     try {
       note_flag_files(*command.app);
       Outcome outcome = command.run();
-      auto& doubts = model_warnings();
-      outcome.doc.warnings.insert(outcome.doc.warnings.begin(), doubts.begin(), doubts.end());
-      doubts.clear();
+      // A report joined from others (penalty with decode) may carry a warning twice.
+      std::vector<std::string> unique;
+      for (auto& w : outcome.doc.warnings) {
+        if (std::find(unique.begin(), unique.end(), w) == unique.end()) unique.push_back(w);
+      }
+      outcome.doc.warnings = std::move(unique);
       for (auto& warning : outcome.doc.warnings) {
         warning = name_fields(warning, command.names);
         report("warning", warning);

@@ -153,11 +153,6 @@ std::vector<std::string>& command_line() {
   return words;
 }
 
-std::vector<std::string>& model_warnings() {
-  static std::vector<std::string> warnings;
-  return warnings;
-}
-
 ModelArch load_model(const std::string& name, const std::string& quantization,
                      const std::string& bits_per_weight) {
   ModelArch model = resolve_model(name);
@@ -167,11 +162,8 @@ ModelArch load_model(const std::string& name, const std::string& quantization,
     precision.bits_per_weight = parse_positive_number(
         bits_per_weight, InputLocation::for_key("--bits-per-weight"), "bits per weight, e.g. 4.5");
   }
-  // A precision given on the command line settles what the files left in doubt.
-  if (!precision.any()) {
-    auto& pending = model_warnings();
-    pending.insert(pending.end(), model.warnings.begin(), model.warnings.end());
-  }
+  // A precision given on the command line settles what the files left in
+  // doubt about it; the model's other doubts travel in every report.
   return at_precision(std::move(model), precision);
 }
 

@@ -70,10 +70,6 @@ void add_engine_options(CLI::App* app, EngineOptions& options, bool with_tp = tr
 
 /// --quantization and --bits-per-weight (mutually exclusive), in a "Model" group.
 void add_precision_options(CLI::App* app, std::string& quantization, std::string& bits_per_weight);
-/// The model files' doubts (ModelArch::warnings) of every model load_model
-/// read; main adds them to the command's warnings.
-[[nodiscard]] std::vector<std::string>& model_warnings();
-
 /// resolve_model(name) with those options applied.
 [[nodiscard]] ModelArch load_model(const std::string& name, const std::string& quantization,
                                    const std::string& bits_per_weight);

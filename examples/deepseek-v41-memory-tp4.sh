@@ -5,14 +5,14 @@
 # (docs/formulas.md s.12.11).
 # Usage: examples/deepseek-v41-memory-tp4.sh [path/to/tpnet]
 # expect: the smallest TP that fits deepseek-v4\.1-flash is 4
-# expect: TP1 +303\.29 .* +no
+# expect: TP1 +297\.82 .* +no
 # expect: note TP1: weights
-# expect: TP2 +151\.67 .* +no
+# expect: TP2 +149\.35 .* +no
 # expect: note TP2: weights
-# expect: TP4 +75\.86 .* +yes
+# expect: TP4 +75\.12 .* +yes
 # expect: note TP4: none
-# expect: left for the KV cache +9\.61 GB
-# expect: the weights alone \(151\.67 GB per node at TP2\) exceed the 108\.90 GB budget
+# expect: left for the KV cache +10\.35 GB
+# expect: the weights alone \(149\.35 GB per node at TP2\) exceed the 108\.90 GB budget
 set -euo pipefail
 tpnet=${1:-tpnet}
 deployment=(--model deepseek-v4.1-flash --nccl-tuned --chunk 8192 --max-num-seqs 8

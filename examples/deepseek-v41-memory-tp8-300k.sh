@@ -4,15 +4,15 @@
 # Spark is the GPU's own unified memory, NCCL_MAX_NCHANNELS=8 and
 # NCCL_BUFFSIZE=1048576, --gpu-memory-utilization 0.80. The report: 49.55 GB
 # of model on the GPU, 23.60 GB of Engram in host memory, ~8.7 GB of KV cache
-# (1.46M tokens). tpnet: 49.50 GB, 23.60 GB and 9.79 GB (docs/formulas.md s.12.11).
+# (1.46M tokens). tpnet: 49.55 GB, 23.60 GB and 9.74 GB (docs/formulas.md s.12.11).
 # Usage: examples/deepseek-v41-memory-tp8-300k.sh [path/to/tpnet]
 # expect: Engram tables \(--engram-tables\) +host
-# expect: model on the GPU \(weights \+ Engram in GPU memory\) +49\.50 GB
+# expect: model on the GPU \(weights \+ Engram in GPU memory\) +49\.55 GB
 # expect: in pinned host memory \(unified: counted\) +23\.60 GB
 # expect: NCCL buffers +11\.00 GB
 # expect: budget \(memory x utilization\) +96\.80 GB
-# expect: left for the KV cache +9\.79 GB
-# expect: KV cache tokens +1642929
+# expect: left for the KV cache +9\.74 GB
+# expect: KV cache tokens +1742826
 # expect: fits +yes
 set -euo pipefail
 tpnet=${1:-tpnet}

@@ -7,6 +7,7 @@
 
 #include "catch.hpp"
 #include "model_fixtures.hpp"
+#include "tpnet/io/model_yaml.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 
@@ -34,9 +35,12 @@ TEST_CASE("all-reduces per forward: one per reduced block, plus the embedding's"
   e.extra_allreduces_per_forward = 0;
   CHECK(allreduces_per_forward(m, e) == 2);
   // Nemotron-H's one-block layers reduce once each: 4 layers + 1.
-  ModelArch hybrid = m;
-  hybrid.num_layers = 4;
-  hybrid.layers = layers_from_block_pattern("M-*E", InputLocation::for_key("pattern"));
+  const ModelArch hybrid = parse_model_yaml(
+      "name: h\nhidden_size: 64\nnum_layers: 4\nvocab_size: 100\nnum_attention_heads: 8\n"
+      "intermediate_size: 128\ntotal_params: 1M\nbits_per_weight: 16\nlayer_pattern: M-*E\n"
+      "mamba: {heads: 4, head_dim: 16, state_size: 16, groups: 1, conv_kernel: 4}\n"
+      "moe: {routed_experts: 4, experts_per_token: 2, expert_intermediate_size: 32}\n",
+      "hybrid.yaml");
   CHECK(allreduces_per_forward(hybrid, at_tp(4)) == 5);
 }
 

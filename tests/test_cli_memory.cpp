@@ -92,9 +92,16 @@ TEST_CASE(
                          "8", "--nccl-buffsize", "1MiB", "--format", "json"}));
   CHECK(t["fits"].as<bool>());
   CHECK(t["kv_cache_bytes"].as<double>() > 0.0);
-  // No MLA shapes, but the deployment's measured size per token (docs/formulas.md s.12.11).
-  CHECK(t["kv_bytes_per_token_source"].as<std::string>() == "model file");
-  CHECK(t["kv_bytes_per_token"].as<double>() == 5959.0);
+  // From its V4 layer plan: 5,511 B a token past the window (the report measured 5,959).
+  CHECK(t["kv_bytes_per_token_source"].as<std::string>() == "architecture");
+  CHECK(t["kv_bytes_per_token"].as<double>() == 5511.4375);
+  // A model file without the shapes uses the deployment's measured size
+  // (docs/formulas.md s.12.11; SYNTHETIC fixture).
+  const YAML::Node stated = json_of(run_tpnet(
+      {"memory", "--model", std::string(TPNET_SOURCE_DIR) + "/tests/data/models/totals-only.yaml",
+       "--tp", "8", "--nccl-channels", "8", "--nccl-buffsize", "1MiB", "--format", "json"}));
+  CHECK(stated["kv_bytes_per_token_source"].as<std::string>() == "model file");
+  CHECK(stated["kv_bytes_per_token"].as<double>() == 5959.0);
   const YAML::Node given = json_of(
       run_tpnet({"memory", "--model", "deepseek-v4.1-flash", "--tp", "8", "--nccl-channels", "8",
                  "--nccl-buffsize", "1MiB", "--kv-bytes-per-token", "4kB", "--format", "json"}));

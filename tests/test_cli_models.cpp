@@ -104,14 +104,15 @@ TEST_CASE("tpnet models show prints shapes, the estimate, weights per node and b
 }
 
 TEST_CASE("tpnet models show names a model's assumptions and a missing estimate", "[cli]") {
-  // The DeepSeek-V4.1-Flash report states totals, not the attention or expert shapes.
-  const YAML::Node j =
-      json_of(run_tpnet({"models", "show", "deepseek-v4.1-flash", "--format", "json"}));
+  // A model file that states totals, not the attention or expert shapes (SYNTHETIC).
+  const std::string totals_only =
+      std::string(TPNET_SOURCE_DIR) + "/tests/data/models/totals-only.yaml";
+  const YAML::Node j = json_of(run_tpnet({"models", "show", totals_only, "--format", "json"}));
   CHECK_FALSE(j["param_estimate"]["complete"].as<bool>());
   CHECK(j["param_estimate"]["missing_keys"][0].as<std::string>() == "mla");
   CHECK(j["param_estimate"]["missing_keys"][1].as<std::string>() == "moe.expert_intermediate_size");
   CHECK(j["assumptions"]["vocab_size"].IsDefined());
-  const CliResult table = run_tpnet({"models", "show", "deepseek-v4.1-flash"});
+  const CliResult table = run_tpnet({"models", "show", totals_only});
   REQUIRE(table.exit_code == 0);
   CHECK_THAT(table.out, ContainsSubstring("needs mla, moe.expert_intermediate_size"));
   CHECK_THAT(table.out, ContainsSubstring("assumed: vocab_size"));
@@ -128,26 +129,25 @@ TEST_CASE("the built-in GLM-5.3 states every shape: its estimate matches the sta
   CHECK(j["per_tp"][3]["per_token_bytes"].as<double>() == 3376128.0);
 }
 
-TEST_CASE("tpnet models says which built-in models predict can price, and why not", "[cli]") {
+TEST_CASE("tpnet models: predict can price every built-in model", "[cli]") {
+  // deepseek-v4.1-flash once answered "needs mla": every built-in now states
+  // its layer plan, the study models' assumed shapes listed.
   const YAML::Node j = json_of(run_tpnet({"models", "--format", "json"}));
-  int predictable = 0;
+  int models = 0;
   for (const auto& m : j["models"]) {
-    const auto name = m["name"].as<std::string>();
-    INFO(name);
-    const bool yes = m["predict"].as<std::string>() == "yes";
-    predictable += yes ? 1 : 0;
-    // Either predict can price it, or the reason names what the model lacks.
-    CHECK(yes == m["predict_missing"].as<std::string>().empty());
-    if (name == "glm-5.3") CHECK(yes);
-    if (name == "qwen3.6-27b") CHECK(yes);  // it states the real config's shapes
-    if (name == "deepseek-v4.1-flash") {
-      CHECK(m["predict"].as<std::string>() == "needs mla");
-      CHECK_THAT(m["predict_missing"].as<std::string>(), ContainsSubstring("not stated"));
-    }
+    INFO(m["name"].as<std::string>());
+    ++models;
+    CHECK(m["predict"].as<std::string>() == "yes");
+    CHECK(m["predict_missing"].as<std::string>().empty());
   }
-  CHECK(predictable >= 15);
+  CHECK(models >= 17);
   const CliResult table = run_tpnet({"models"});
-  CHECK_THAT(table.out, ContainsSubstring("needs mla"));
+  CHECK(table.out.find("needs ") == std::string::npos);
+  // A model file that lacks shapes says which (SYNTHETIC).
+  const YAML::Node one = json_of(run_tpnet(
+      {"models", "show", std::string(TPNET_SOURCE_DIR) + "/tests/data/models/totals-only.yaml",
+       "--format", "json"}));
+  CHECK_THAT(one["param_estimate"]["missing_keys"][0].as<std::string>(), ContainsSubstring("mla"));
 }
 
 TEST_CASE("tpnet models show takes a config.json folder and prints the estimate as the total",

@@ -153,7 +153,8 @@ TEST_CASE("tpnet report says why there is no step timeline when predict cannot p
           "[cli][report]") {
   const fs::path dir = fresh("no-timeline");
   std::vector<std::string> args = issue_command(dir / "report.html");
-  args[2] = "deepseek-v4.1-flash";  // states totals, not its attention or expert shapes
+  // A model file stating totals, not its attention or expert shapes (SYNTHETIC).
+  args[2] = std::string(TPNET_SOURCE_DIR) + "/tests/data/models/totals-only.yaml";
   args.insert(args.end(), {"--tp", "8"});
   const CliResult r = run_tpnet(args);
   INFO(r.err);

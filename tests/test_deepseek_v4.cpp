@@ -13,6 +13,7 @@
 #include "catch.hpp"
 #include "cli_runner.hpp"
 #include "golden.hpp"
+#include "model_fixtures.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/hf_config.hpp"
@@ -35,6 +36,7 @@
 
 using Catch::Matchers::WithinRel;
 using namespace tpnet;
+using namespace tpnet::test;
 
 namespace {
 
@@ -75,14 +77,14 @@ TEST_CASE("DeepSeek-V4-Flash's config.json loads: 284.3B with 13.3B active, the 
   for (const char* folder : {"deepseek-ai__DeepSeek-V4-Flash", "nvidia__DeepSeek-V4-Flash-NVFP4"}) {
     INFO(folder);
     const ModelArch m = load_hf_config((kCorpus / folder).string());
-    REQUIRE(m.compressed_attention);
-    CHECK(m.attention == AttentionKind::compressed);
+    REQUIRE(attention_of(m).compressed);
+    CHECK(attention_label(m.layers) == "compressed");
     const LayerTally t = tally_layers(m);
     CHECK(t.attention == 41);  // 21 at ratio 4, 20 at ratio 128
     CHECK(t.sliding == 2);     // layers 0 and 1 keep the window alone
     CHECK(t.moe == 43);
     CHECK(m.mtp_layers == 1);
-    CHECK(m.compressed_attention->compress_ratios.size() == 43);  // of 44 listed: one is MTP's
+    CHECK(m.num_layers() == 43);  // of 44 ratios listed: one is MTP's
 
     const double attention = layers * (split_attention() + inputs()) +
                              csa * (compressor(4, d) + indexer()) + hca * compressor(128, d);
@@ -108,11 +110,12 @@ TEST_CASE(
     "[kv][golden]") {
   const ModelArch m = flash();
   // vLLM's key: 448 FP8 + 64 BF16 rope + 7 scales + 1 pad; the indexer's 128 FP8 + a 4-byte scale.
-  CHECK(compressed_kv_entry_bytes(*m.compressed_attention) == 584.0);
-  CHECK(compressed_index_entry_bytes(m) == 132.0);
+  CHECK(compressed_kv_entry_bytes(attention_of(m).compression) == 584.0);
+  CHECK(compressed_index_entry_bytes(attention_of(m).indexer) == 132.0);
   const double per_token = csa * (584.0 + 132.0) / 4 + hca * 584.0 / 128;  // 3,850.25
-  // While within the window every layer keeps each token whole.
-  CHECK(kv_bytes_per_token(m, 2, 1).count() == layers * 584.0 + per_token);  // 28,962.25
+  // Per token past every window: the compressed keys' shares; the window's
+  // 43 x 584 B per token stop growing at 128 tokens (sequence_state).
+  CHECK(kv_bytes_per_token(m, 2, 1).count() == per_token);
   // The one KV head is on every rank and the layout ignores the KV cache dtype.
   CHECK(kv_bytes_per_token(m, 1, 2) == kv_bytes_per_token(m, 8, 1));
   const double state = csa * (8 * 2048 * 4 + 8 * 512 * 4) + hca * (128 * 1024 * 4);  // 12.2 MB
@@ -180,7 +183,7 @@ TEST_CASE("the built-in deepseek-v4-flash is the config.json's model and predict
   const ModelArch yaml = builtin_model("deepseek-v4-flash");
   const ModelArch json = flash();
   CHECK(yaml.layers == json.layers);
-  CHECK(yaml.compressed_attention->compress_ratios == json.compressed_attention->compress_ratios);
+  CHECK(yaml.hyper_connections == json.hyper_connections);
   const ParamEstimate e = estimate_params(yaml);
   CHECK(e.complete());
   CHECK(e.total_params() == json.total_params);
@@ -326,10 +329,10 @@ moe: {routed_experts: 4, experts_per_token: 2, expert_intermediate_size: 16}
   const ModelArch m = parse_model_yaml(
       head + "attention: compressed\n" + block + "  compress_ratios: [0, 4, 128]\n", "v4.yaml");
   REQUIRE(m.layers.size() == 3);
-  CHECK(m.layers[0].mixer == Mixer::sliding_window);
-  CHECK(m.layers[1].mixer == Mixer::attention);
-  CHECK(m.layers[2].ffn == FfnKind::moe);
-  CHECK(m.sliding_window_layers == 1);
+  CHECK(m.layers.at(0).mixer.kind == Mixer::sliding_window);
+  CHECK(m.layers.at(1).mixer.kind == Mixer::attention);
+  CHECK(m.layers.at(2).ffn.kind == FfnKind::moe);
+  CHECK(tally_layers(m.layers).sliding == 1);
   CHECK(key_of(head + "attention: compressed\n") == "compressed_attention");
   CHECK(key_of(head + "attention: compressed\n" + block + "  compress_ratios: [0, 4]\n") ==
         "compressed_attention.compress_ratios");

@@ -121,7 +121,8 @@ TEST_CASE("fuzz hf_config: 64 heads in a hidden_size of 2 were 0 wide each", "[f
   CHECK(error_of([&] { (void)parse_model_yaml(yaml, "tiny.yaml"); }) ==
         "tiny.yaml:5: num_attention_heads: 64 heads in a hidden_size of 2 are 0 wide each; give "
         "head_dim");
-  CHECK(effective_head_dim(parse_model_yaml(yaml + "head_dim: 8\n", "tiny.yaml")) == 8);
+  CHECK(first_attention(parse_model_yaml(yaml + "head_dim: 8\n", "tiny.yaml").layers)->head_dim ==
+        8);
 }
 
 TEST_CASE("fuzz gemm_csv: a chunk of 2e13 tokens was taken as a measurement", "[fuzz]") {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "catch.hpp"
+#include "model_fixtures.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/params.hpp"
@@ -13,6 +14,7 @@
 #include "tpnet/traffic/bytes_per_token.hpp"
 
 using namespace tpnet;
+using namespace tpnet::test;
 
 namespace {
 
@@ -149,14 +151,14 @@ TEST_CASE("a Llama-3.1-70B config.json sends (2 x 80 + 1) x 8192 x 2 x 1.75 byte
   const ModelArch m = parse_hf_config(kLlama70b, "models/llama-3.1-70b/config.json");
   CHECK(m.name == "llama-3.1-70b");  // the folder, as there is no _name_or_path
   CHECK(m.hidden_size == 8192);
-  CHECK(m.num_layers == 80);
+  CHECK(m.num_layers() == 80);
   CHECK(m.vocab_size == 128256);
-  CHECK(m.num_attention_heads == 64);
-  CHECK(m.num_kv_heads == 8);
-  CHECK(effective_head_dim(m) == 128);
-  CHECK(m.intermediate_size == 28672);
-  CHECK(m.attention == AttentionKind::gqa);
-  CHECK_FALSE(m.moe);
+  CHECK(attention_of(m).q_heads == 64);
+  CHECK(attention_of(m).kv_heads == 8);
+  CHECK(attention_of(m).head_dim == 128);
+  CHECK(dense_width_of(m) == 28672);
+  CHECK(attention_label(m.layers) == "gqa");
+  CHECK_FALSE((first_moe(m.layers) != nullptr));
   CHECK_FALSE(m.tie_word_embeddings);
   CHECK(m.torch_dtype == "bfloat16");
   CHECK(m.bits_per_weight == 16);
@@ -172,20 +174,20 @@ TEST_CASE("a Llama-3.1-70B config.json sends (2 x 80 + 1) x 8192 x 2 x 1.75 byte
 TEST_CASE("a DeepSeek-V3 config.json gives MLA, MoE, one MTP layer and FP8", "[hf][golden]") {
   const ModelArch m = parse_hf_config(kDeepSeekV3, "deepseek-v3.json");
   CHECK(m.name == "deepseek-v3");  // the file's stem
-  CHECK(m.attention == AttentionKind::mla);
-  REQUIRE(m.mla);
-  CHECK(m.mla->kv_lora_rank == 512);
-  CHECK(m.mla->q_lora_rank == 1536);
-  CHECK(m.mla->qk_rope_head_dim == 64);
-  CHECK(m.mla->qk_nope_head_dim == 128);
-  CHECK(m.mla->v_head_dim == 128);
-  REQUIRE(m.moe);
-  CHECK(m.moe->routed_experts == 256);
-  CHECK(m.moe->experts_per_token == 8);
-  CHECK(m.moe->shared_experts == 1);
-  CHECK(m.moe->expert_intermediate_size == 2048);
-  CHECK(m.moe->first_dense_layers == 3);
-  CHECK(m.intermediate_size == 18432);
+  CHECK(attention_label(m.layers) == "mla");
+  REQUIRE(attention_of(m).latent);
+  CHECK(attention_of(m).mla.kv_lora_rank == 512);
+  CHECK(attention_of(m).mla.q_lora_rank == 1536);
+  CHECK(attention_of(m).mla.qk_rope_head_dim == 64);
+  CHECK(attention_of(m).mla.qk_nope_head_dim == 128);
+  CHECK(attention_of(m).mla.v_head_dim == 128);
+  REQUIRE((first_moe(m.layers) != nullptr));
+  CHECK(moe_of(m).routed_experts == 256);
+  CHECK(moe_of(m).experts_per_token == 8);
+  CHECK(moe_of(m).shared_experts == 1);
+  CHECK(moe_of(m).expert_intermediate_size == 2048);
+  CHECK(tally_layers(m).dense == 3);
+  CHECK(dense_width_of(m) == 18432);
   CHECK(m.mtp_layers == 1);
   CHECK(m.quantization == "fp8");
   CHECK(m.bits_per_weight == 8);
@@ -200,25 +202,25 @@ TEST_CASE("an index_topk makes DeepSeek-V3.2-Exp sparse attention with an indexe
   text.replace(text.find("\"first_k_dense_replace\""), 0,
                "\"index_topk\": 2048, \"index_n_heads\": 64, \"index_head_dim\": 128,\n  ");
   const ModelArch m = parse_hf_config(text, "v32.json");
-  CHECK(m.attention == AttentionKind::sparse);
-  CHECK(m.sparse_attention_top_k == 2048);
-  CHECK(m.sparse_attention_index_heads == 64);
-  CHECK(m.mla);
+  CHECK(attention_label(m.layers) == "sparse");
+  CHECK(attention_of(m).indexer.top_k == 2048);
+  CHECK(attention_of(m).indexer.heads == 64);
+  CHECK(attention_of(m).latent);
   CHECK(m.total_params == estimate_params(builtin_model("deepseek-v3.2-exp")).total_params());
 }
 
 TEST_CASE("a gpt-oss-120b config.json: alternating sliding windows and MXFP4 experts", "[hf]") {
   const ModelArch m = parse_hf_config(gpt_oss_120b(), "gpt-oss-120b/config.json");
-  CHECK(m.attention == AttentionKind::sliding_window);
-  CHECK(m.sliding_window == 128);
-  CHECK(m.sliding_window_layers == 18);
-  CHECK(m.head_dim == 64);
-  REQUIRE(m.moe);
-  CHECK(m.moe->routed_experts == 128);
-  CHECK(m.moe->experts_per_token == 4);
+  CHECK(attention_label(m.layers) == "sliding-window");
+  CHECK(mixer_of(m, Mixer::sliding_window).attention.window == 128);
+  CHECK(tally_layers(m.layers).sliding == 18);
+  CHECK(attention_of(m).head_dim == 64);
+  REQUIRE((first_moe(m.layers) != nullptr));
+  CHECK(moe_of(m).routed_experts == 128);
+  CHECK(moe_of(m).experts_per_token == 4);
   // Mixtral-style names: intermediate_size is one expert's width, no dense FFN.
-  CHECK(m.moe->expert_intermediate_size == 2880);
-  CHECK(m.intermediate_size == 0);
+  CHECK(moe_of(m).expert_intermediate_size == 2880);
+  CHECK(dense_width_of(m) == 0);
   CHECK(m.quantization == "mxfp4");
   // Experts at 4.25 bits, the 2.1B other weights at BF16: 4.46 bits on average.
   CHECK(m.bits_per_weight == 4.25);
@@ -233,18 +235,18 @@ TEST_CASE("a gpt-oss-120b config.json: alternating sliding windows and MXFP4 exp
 TEST_CASE("a Qwen3-Next config.json: 36 Gated DeltaNet layers, 512 experts and a shared one",
           "[hf]") {
   const ModelArch m = parse_hf_config(kQwen3Next, "Qwen3-Next-80B-A3B/config.json");
-  CHECK(m.attention == AttentionKind::hybrid_linear);
-  CHECK(m.linear_attention_layers == 36);
-  REQUIRE(m.linear_attention);
-  CHECK(m.linear_attention->key_heads == 16);
-  CHECK(m.linear_attention->value_heads == 32);
-  CHECK(m.linear_attention->conv_kernel == 4);
-  CHECK(m.sliding_window == 0);  // sliding_window null, use_sliding_window false
-  REQUIRE(m.moe);
-  CHECK(m.moe->routed_experts == 512);
-  CHECK(m.moe->shared_experts == 1);
-  CHECK(m.moe->shared_expert_intermediate_size == 512);
-  CHECK(m.moe->first_dense_layers == 0);
+  CHECK(attention_label(m.layers) == "hybrid-linear");
+  CHECK(tally_layers(m.layers).linear == 36);
+  REQUIRE((first_mixer(m.layers, Mixer::linear_attention) != nullptr));
+  CHECK(mixer_of(m, Mixer::linear_attention).linear.key_heads == 16);
+  CHECK(mixer_of(m, Mixer::linear_attention).linear.value_heads == 32);
+  CHECK(mixer_of(m, Mixer::linear_attention).linear.conv_kernel == 4);
+  CHECK(tally_layers(m.layers).sliding == 0);  // sliding_window null, use_sliding_window false
+  REQUIRE((first_moe(m.layers) != nullptr));
+  CHECK(moe_of(m).routed_experts == 512);
+  CHECK(moe_of(m).shared_experts == 1);
+  CHECK(moe_of(m).shared_expert_intermediate_size == 512);
+  CHECK(tally_layers(m).dense == 0);
   CHECK_THAT(m.total_params, WithinRel(80e9, 0.015));
   SECTION("layer_types names the same layers") {
     std::string types;
@@ -255,17 +257,17 @@ TEST_CASE("a Qwen3-Next config.json: 36 Gated DeltaNet layers, 512 experts and a
     std::string text = kQwen3Next;
     text.replace(text.find("\"full_attention_interval\": 4"), 28,
                  "\"layer_types\": [" + types + "]");
-    CHECK(parse_hf_config(text, "q.json").linear_attention_layers == 36);
+    CHECK(tally_layers(parse_hf_config(text, "q.json").layers).linear == 36);
   }
 }
 
 TEST_CASE("Qwen MoE configs mark dense layers by mlp_only_layers and decoder_sparse_step", "[hf]") {
   std::string text = kQwen3Next;
   text.replace(text.find("\"mlp_only_layers\": []"), 21, "\"mlp_only_layers\": [0, 2]");
-  CHECK(parse_hf_config(text, "q.json").moe->first_dense_layers == 2);
+  CHECK(tally_layers(parse_hf_config(text, "q.json")).dense == 2);
   text.replace(text.find("\"decoder_sparse_step\": 1"), 24, "\"decoder_sparse_step\": 2");
   // Odd layer numbers (1, 3, ...) stay sparse; layer 0 and 2 are already dense.
-  CHECK(parse_hf_config(text, "q.json").moe->first_dense_layers == 24);
+  CHECK(tally_layers(parse_hf_config(text, "q.json")).dense == 24);
 }
 
 TEST_CASE("a multimodal config nests the text model under text_config", "[hf]") {
@@ -280,7 +282,7 @@ TEST_CASE("a multimodal config nests the text model under text_config", "[hf]") 
   const ModelArch m = parse_hf_config(text, "vlm/config.json");
   CHECK(m.name == "example/vision-language-model");
   CHECK(m.hidden_size == 8192);  // the text model's, not the vision tower's
-  CHECK(m.num_layers == 80);
+  CHECK(m.num_layers() == 80);
   SECTION("errors name the nested key") {
     std::string bad = text;
     bad.replace(bad.find("\"num_hidden_layers\": 80"), 23, "\"num_hidden_layers\": -80");
@@ -373,9 +375,9 @@ TEST_CASE("without layer_types or a pattern, sliding layers follow transformers'
     for (int i = 0; i < 80; ++i) sliding += (i + 1) % d.pattern != 0 ? 1 : 0;
     REQUIRE(sliding == d.sliding);
     const ModelArch m = windowed(d.type);
-    CHECK(m.sliding_window == 4096);
-    CHECK(m.sliding_window_layers == d.sliding);
-    CHECK(m.attention == AttentionKind::sliding_window);
+    CHECK(mixer_of(m, Mixer::sliding_window).attention.window == 4096);
+    CHECK(tally_layers(m.layers).sliding == d.sliding);
+    CHECK(attention_label(m.layers) == "sliding-window");
     REQUIRE(m.assumptions.count("sliding_window_pattern") == 1);
     CHECK_THAT(m.assumptions.at("sliding_window_pattern"),
                ContainsSubstring(std::to_string(d.pattern) + ", the default of transformers' " +
@@ -383,28 +385,32 @@ TEST_CASE("without layer_types or a pattern, sliding layers follow transformers'
   }
   SECTION("the file's own pattern or layer_types wins, with nothing assumed") {
     const ModelArch every_fourth = windowed("gemma3_text", R"(, "sliding_window_pattern": 4)");
-    CHECK(every_fourth.sliding_window_layers == 60);
+    CHECK(tally_layers(every_fourth.layers).sliding == 60);
     CHECK(every_fourth.assumptions.count("sliding_window_pattern") == 0);
     std::string types;
     for (int i = 0; i < 80; ++i)
       types += i == 0 ? R"("full_attention")" : R"(, "sliding_attention")";
     const ModelArch listed = windowed("gemma3_text", R"(, "layer_types": [)" + types + "]");
-    CHECK(listed.sliding_window_layers == 79);
+    CHECK(tally_layers(listed.layers).sliding == 79);
     CHECK(listed.assumptions.count("sliding_window_pattern") == 0);
   }
   SECTION("a model_type without a default slides on every layer, as Mistral's configs do") {
     const ModelArch mistral = windowed("mistral");
-    CHECK(mistral.sliding_window_layers == 80);
+    CHECK(tally_layers(mistral.layers).sliding == 80);
     CHECK(mistral.assumptions.count("sliding_window_pattern") == 0);
   }
-  SECTION("no window, or use_sliding_window false: full attention, no error") {
+  SECTION("no window: the class's own, marked; use_sliding_window false: full attention") {
+    // Gemma3TextConfig's sliding_window defaults to 4096 (configuration_gemma3.py).
     const ModelArch no_window =
         parse_hf_config(llama_with("\"llama\"", "\"gemma3_text\""), "w.json");
-    CHECK(no_window.sliding_window_layers == 0);
-    CHECK(no_window.attention == AttentionKind::gqa);
-    CHECK(no_window.assumptions.count("sliding_window_pattern") == 0);
+    CHECK(tally_layers(no_window.layers).sliding == 67);
+    CHECK(mixer_of(no_window, Mixer::sliding_window).attention.window == 4096);
+    CHECK(no_window.assumptions.count("sliding_window") == 1);
+    const ModelArch llama = parse_hf_config(llama_with("\"llama\"", "\"llama\""), "w.json");
+    CHECK(tally_layers(llama.layers).sliding == 0);
+    CHECK(attention_label(llama.layers) == "gqa");
     const ModelArch off = windowed("gemma2", R"(, "use_sliding_window": false)");
-    CHECK(off.sliding_window_layers == 0);
+    CHECK(tally_layers(off.layers).sliding == 0);
     CHECK(off.assumptions.count("sliding_window_pattern") == 0);
   }
   SECTION("Qwen2/Qwen3: no window unless use_sliding_window, then from max_window_layers on") {
@@ -414,21 +420,21 @@ TEST_CASE("without layer_types or a pattern, sliding layers follow transformers'
     for (const char* type : {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"}) {
       INFO(type);
       const ModelArch unused = windowed(type);
-      CHECK(unused.sliding_window_layers == 0);
-      CHECK(unused.attention == AttentionKind::gqa);
+      CHECK(tally_layers(unused.layers).sliding == 0);
+      CHECK(attention_label(unused.layers) == "gqa");
       REQUIRE(unused.assumptions.count("use_sliding_window") == 1);
       CHECK_THAT(unused.assumptions.at("use_sliding_window"),
                  ContainsSubstring("false, the default of transformers'"));
       const ModelArch on = windowed(type, R"(, "use_sliding_window": true)");
-      CHECK(on.sliding_window_layers == 80 - 28);
+      CHECK(tally_layers(on.layers).sliding == 80 - 28);
       CHECK(on.assumptions.count("max_window_layers") == 1);
       const ModelArch stated =
           windowed(type, R"(, "use_sliding_window": true, "max_window_layers": 70)");
-      CHECK(stated.sliding_window_layers == 10);
+      CHECK(tally_layers(stated.layers).sliding == 10);
       CHECK(stated.assumptions.count("max_window_layers") == 0);
       const ModelArch all_full =
           windowed(type, R"(, "use_sliding_window": true, "max_window_layers": 80)");
-      CHECK(all_full.sliding_window_layers == 0);
+      CHECK(tally_layers(all_full.layers).sliding == 0);
     }
   }
 }
@@ -455,6 +461,19 @@ TEST_CASE("bad config.json files give one error naming the file, line and key", 
                                  "(architecture LlamaForCausalLM)"));
     CHECK_THAT(error_of(R"({"model_type": "whisper", "d_model": 1280})"),
                ContainsSubstring("hidden_size: required key is missing (architecture whisper)"));
+  }
+  SECTION("a key twice, in a small object and in a large one") {
+    // Up to 16 keys are compared pairwise, more are hashed: both name the lines.
+    CHECK_THAT(
+        error_of(
+            llama_with("\"hidden_size\": 8192,", "\"hidden_size\": 8192,\n\"vocab_size\": 1,")),
+        ContainsSubstring("key 'vocab_size' appears twice in one JSON object, at lines 5 and 16"));
+    std::string many;
+    for (int i = 0; i < 20; ++i) many += "\"extra_" + std::to_string(i) + "\": null,\n";
+    CHECK_THAT(
+        error_of(
+            llama_with("\"hidden_size\": 8192,", many + "\"hidden_size\": 8192,\n\"extra_3\": 1,")),
+        ContainsSubstring("key 'extra_3' appears twice in one JSON object, at lines 7 and 25"));
   }
   SECTION("a string where a number belongs") {
     CHECK_THAT(error_of(llama_with("\"hidden_size\": 8192", "\"hidden_size\": \"8192\"")),
@@ -488,7 +507,7 @@ TEST_CASE("bad config.json files give one error naming the file, line and key", 
     std::string few_types = gpt_oss_120b();
     few_types.replace(few_types.find("\"sliding_attention\", "), 21, "");
     CHECK_THAT(error_of(few_types),
-               ContainsSubstring("layer_types: has 35 entries; num_hidden_layers is 36"));
+               ContainsSubstring("layer_types: expected a list of 36 entries, one per layer"));
     std::string no_linear = kQwen3Next;
     no_linear.replace(no_linear.find("\"linear_num_key_heads\": 16,"), 27, "");
     CHECK_THAT(error_of(no_linear), ContainsSubstring("linear_num_key_heads: required key"));

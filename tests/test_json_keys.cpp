@@ -232,6 +232,9 @@ std::vector<Run> runs(const std::string& tmp) {
       {{"memory", "--model", "glm-5.3", "--tp", "4", "--pp", "2"}},
       {{"memory", "--model", "llama-3.1-70b", "--tp", "16"}},
       {{"memory", "--model", "deepseek-v4-flash", "--tp", "2"}},
+      // A latent MoE: its projections are held whole by every rank.
+      {{"memory", "--model",
+        kSource + "/tests/data/hf/nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "--tp", "4"}},
       {{"capacity", "--sweep", ex("data/qwen36_27b_sweep.csv"), "--svg", tmp + "/capacity.svg"}},
       {{"capacity", "--sweep", "TP2=" + ex("vllm-bench/qwen36-tp2"), "--sweep",
         "TP4=" + ex("vllm-bench/qwen36-tp4")}},

@@ -5,6 +5,7 @@
 #include "catch.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/kv_cache.hpp"
+#include "tpnet/model/layer_plan.hpp"
 
 using namespace tpnet;
 
@@ -44,7 +45,8 @@ TEST_CASE("sliding-window layers hold at most the window: gpt-oss-120b's 18 laye
           "[memory]") {
   const ModelArch m = builtin_model("gpt-oss-120b");
   const double per_layer = 8.0 * 64 * 2 * 2;  // 8 KV heads x 64 x K and V x 2 bytes, at TP1
-  CHECK(kv_bytes_per_token(m, 1, 2).count() == 36 * per_layer);
+  // Past the window only the 18 full-attention layers add a token's K and V.
+  CHECK(kv_bytes_per_token(m, 1, 2).count() == 18 * per_layer);
   const SequenceState short_seq = sequence_state(m, 1, 2, 100);
   CHECK(short_seq.total().count() == 36 * per_layer * 100);
   const SequenceState long_seq = sequence_state(m, 1, 2, 100000);
@@ -68,15 +70,14 @@ TEST_CASE("Gated DeltaNet layers hold a fixed state per sequence: Qwen3-Next-80B
 TEST_CASE("layers divide by kind of attention, and a stage's share scales every part", "[memory]") {
   // gpt-oss-120b alternates sliding-window and full attention over 36 layers;
   // Qwen3-Next-80B-A3B keeps full attention in 12 of 48 and Gated DeltaNet in 36.
-  const LayerCounts oss = layer_counts(builtin_model("gpt-oss-120b"));
+  const LayerTally oss = tally_layers(builtin_model("gpt-oss-120b").layers);
   CHECK(oss.sliding == 18);
-  CHECK(oss.full == 18);
+  CHECK(oss.attention == 18);
   CHECK(oss.linear == 0);
-  CHECK(oss.attention() == 36);
-  const LayerCounts next = layer_counts(builtin_model("qwen3-next-80b-a3b"));
+  const LayerTally next = tally_layers(builtin_model("qwen3-next-80b-a3b").layers);
   CHECK(next.linear == 36);
-  CHECK(next.full == 12);
-  CHECK(next.attention() == 12);
+  CHECK(next.attention == 12);
+  CHECK(next.sliding == 0);
   // A quarter of the layers holds a quarter of every part; the tokens stay.
   const SequenceState s{1000, Bytes(4000.0), Bytes(400.0), Bytes(40.0), Bytes(8.0)};
   CHECK(s.total().count() == 4448.0);

@@ -10,6 +10,8 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
+#include "corpus_checkpoint.hpp"
+#include "model_fixtures.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/model_catalog.hpp"
@@ -23,12 +25,9 @@
 
 using Catch::Matchers::WithinRel;
 using namespace tpnet;
+using namespace tpnet::test;
 
 namespace {
-
-const std::string kCorpus = std::string(TPNET_SOURCE_DIR) + "/tests/data/hf/";
-
-ModelArch checkpoint(const std::string& folder) { return load_hf_config(kCorpus + folder); }
 
 MemoryRequest at_tp(int tp) {
   MemoryRequest in;
@@ -73,11 +72,11 @@ TEST_CASE("Kimi-Linear-48B-A3B: 20 KDA layers and 7 MLA keep 7 x 576 x 2 bytes o
   CHECK(t.attention == 7);
   CHECK(t.dense == 1);
   CHECK(t.moe == 26);
-  CHECK(m.attention == AttentionKind::mla);
-  REQUIRE(m.linear_attention.has_value());
-  CHECK(m.linear_attention->gate_rank == 128);
-  REQUIRE(m.moe.has_value());
-  CHECK(m.moe->shared_experts == 1);  // num_shared_experts
+  CHECK(attention_label(m.layers) == "mla");
+  REQUIRE(first_mixer(m.layers, Mixer::linear_attention) != nullptr);
+  CHECK(mixer_of(m, Mixer::linear_attention).linear.gate_rank == 128);
+  REQUIRE(first_moe(m.layers) != nullptr);
+  CHECK(moe_of(m).shared_experts == 1);  // num_shared_experts
   for (const int tp : {1, 2, 4}) {
     INFO("TP" << tp);
     // The MLA latent (512 + 64) is kept whole on every rank.
@@ -123,10 +122,10 @@ TEST_CASE("ERNIE-4.5-300B-A47B: moe_num_experts and moe_k make 51 MoE layers, 29
           "[layer-plan][hf][golden]") {
   // Read as a dense 47B before ("MoE FFNs 0").
   const ModelArch m = parse_hf_config(ernie_300b(), "ERNIE-4.5-300B-A47B-PT/config.json");
-  REQUIRE(m.moe.has_value());
-  CHECK(m.moe->routed_experts == 64);
-  CHECK(m.moe->experts_per_token == 8);
-  CHECK(m.moe->shared_experts == 0);
+  REQUIRE(first_moe(m.layers) != nullptr);
+  CHECK(moe_of(m).routed_experts == 64);
+  CHECK(moe_of(m).experts_per_token == 8);
+  CHECK(moe_of(m).shared_experts == 0);
   const LayerTally t = tally_layers(m);
   CHECK(t.dense == 3);  // layers 0-2, before moe_layer_start_index
   CHECK(t.moe == 51);
@@ -145,10 +144,11 @@ TEST_CASE("MoE keys tpnet does not read are named in a warning, never a silent d
           "[layer-plan][hf]") {
   const ModelArch m =
       parse_hf_config(ernie_300b("moe_num_routed_experts"), "renamed-experts/config.json");
-  CHECK_FALSE(m.moe.has_value());
+  CHECK(first_moe(m.layers) == nullptr);
   CHECK(warns(m, "moe_num_routed_experts"));
   CHECK(warns(m, "moe_k"));
-  CHECK(warns(m, "read as dense"));
+  CHECK(warns(m, "may shape the architecture"));
+  CHECK(warns(m, "0 MoE"));
 }
 
 TEST_CASE("an unknown model_type is warned about, naming the plan it assumed", "[layer-plan][hf]") {
@@ -209,26 +209,27 @@ TEST_CASE("sliding-window KV tokens count the window as the per-sequence figure 
     const MemoryReport r = analyze_memory(m, at_tp(2));
     REQUIRE(r.kv_tokens.has_value());
     REQUIRE(r.sequence.has_value());
-    const double per_token_all_layers = r.kv_bytes_per_token->count();
     const double tokens = r.kv_cache_bytes.count() * 8192.0 / r.sequence_bytes->count();
     CHECK(*r.kv_tokens == static_cast<long long>(std::floor(tokens)));
     // Whole max-model-len sequences: kv_tokens / 8192 is max_sequences, to one.
     CHECK(*r.kv_tokens / 8192 == *r.max_sequences);
-    CHECK(static_cast<double>(*r.kv_tokens) >
-          r.kv_cache_bytes.count() / per_token_all_layers * 1.9);
   }
+  // KV per token counts the layers that grow past the window: gemma-3-27b's
+  // 10 global layers of 62. An 8,192-token sequence also holds the 52
+  // sliding layers' 1,024-token windows: 10 + 52 / 8 layers' worth a token.
   const MemoryReport gemma = analyze_memory(checkpoint("google__gemma-3-27b-it"), at_tp(2));
-  // 62 / (10 + 52 x 1024 / 8192) = 3.76 times the all-layer count.
+  const double per_layer = 8.0 * 128 * 2 * 2;  // TP2: 8 of 16 KV heads, K and V, BF16
+  CHECK(gemma.kv_bytes_per_token->count() == 10 * per_layer);
   CHECK_THAT(static_cast<double>(*gemma.kv_tokens) /
                  (gemma.kv_cache_bytes.count() / gemma.kv_bytes_per_token->count()),
-             WithinRel(62.0 / (10 + 52 * 1024.0 / 8192), 1e-3));
+             WithinRel(10.0 / (10 + 52 * 1024.0 / 8192), 1e-3));
 }
 
 TEST_CASE("the built-in qwen3.6-27b states every shape predict needs", "[layer-plan][predict]") {
   const ModelArch m = builtin_model("qwen3.6-27b");
   CHECK_NOTHROW(prefill_gemm_shapes(m, 2, 4096));
   const ModelArch real = checkpoint("nvidia__Qwen3.6-27B-NVFP4");
-  CHECK(m.intermediate_size == real.intermediate_size);
+  CHECK(dense_width_of(m) == dense_width_of(real));
   CHECK(tally_layers(m).linear == tally_layers(real).linear);
   CHECK_THAT(effective_bits_per_weight(m), WithinRel(effective_bits_per_weight(real), 1e-9));
   const test::CliResult r = test::run_tpnet(
@@ -236,4 +237,40 @@ TEST_CASE("the built-in qwen3.6-27b states every shape predict needs", "[layer-p
        "--output", "128", "--decode-itl", "1=77.97ms", "--gemm-tflops", "100", "--format", "json"});
   INFO(r.err);
   CHECK(r.exit_code == 0);
+}
+
+namespace {
+
+/// SYNTHETIC: Llama-3.1-8B's shapes with one key added.
+std::string llama_with(const std::string& extra) {
+  return R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+  "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+  "num_hidden_layers": 4, "vocab_size": 128256, "torch_dtype": "bfloat16", )" +
+         extra + "}";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a shape key no family rule reads is warned about, and a per-layer list of one is refused, "
+    "never read as uniform layers",
+    "[layer-plan][hf][bad-input]") {
+  // A plain shape-like key: read without it, with a warning naming it.
+  const ModelArch warned =
+      parse_hf_config(llama_with(R"("expert_hidden_size": 1024)"), "renamed/config.json");
+  CHECK(warns(warned, "expert_hidden_size"));
+  CHECK(warns(warned, "may shape the architecture"));
+  // One value per layer: its layers may differ, so the reading stops.
+  const std::string per_layer = llama_with(R"("layer_head_counts": [32, 32, 16, 16])");
+  try {
+    (void)parse_hf_config(per_layer, "per-layer/config.json");
+    FAIL("a per-layer list was read as uniform layers");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), ContainsSubstring("layer_head_counts"));
+    CHECK_THAT(std::string(e.what()), ContainsSubstring("per-layer list"));
+  }
+  // The keys every family reads, and numerics (rope, norms), warn about nothing.
+  CHECK(parse_hf_config(llama_with(R"("rope_theta": 500000.0, "rms_norm_eps": 1e-05)"),
+                        "plain/config.json")
+            .warnings.empty());
 }

@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "model_fixtures.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 
 using namespace tpnet;
+using namespace tpnet::test;
 
 TEST_CASE("pipeline stages split layers as vLLM does", "[layout]") {
   using Ranges = std::vector<std::pair<int, int>>;
@@ -42,27 +44,29 @@ TEST_CASE("impossible layouts are refused naming the request field", "[layout][b
 
 TEST_CASE("layouts vLLM refuses are named with its reason", "[layout]") {
   // phi-4 (tests/data/hf/microsoft__phi-4): 40 heads, 10 KV heads.
-  ModelArch phi = builtin_model("glm-5.3");
+  ModelArch phi = tiny_dense();
   phi.name = "phi-4";
-  phi.mla.reset();
-  phi.num_attention_heads = 40;
-  phi.num_kv_heads = 10;
+  const auto heads = [&](int q, int kv) {
+    phi = with_layers(phi, [&](LayerSpec& l) {
+      l.mixer.attention.q_heads = q;
+      l.mixer.attention.kv_heads = kv;
+    });
+  };
+  heads(40, 10);
   CHECK(tp_refusal(phi, 2).empty());  // 10 KV heads split 5 per rank
   CHECK(tp_refusal(phi, 10).empty());
   CHECK_THAT(tp_refusal(phi, 8), ContainsSubstring("10 KV heads do not divide one another"));
   CHECK_FALSE(tp_divides_heads(phi, 8));
   CHECK_THAT(tp_refusal(phi, 3), ContainsSubstring("does not divide phi-4's 40 attention heads"));
   // TP above the KV heads replicates them: 8 KV heads at TP16 are whole.
-  phi.num_attention_heads = 64;
-  phi.num_kv_heads = 8;
+  heads(64, 8);
   CHECK(tp_refusal(phi, 16).empty());
-  phi.num_kv_heads = 6;
-  phi.num_attention_heads = 48;
+  heads(48, 6);
   CHECK_FALSE(tp_refusal(phi, 16).empty());
   // MLA caches one latent whatever its KV head count.
   ModelArch glm = builtin_model("glm-5.3");
-  REQUIRE(glm.mla);
-  glm.num_kv_heads = 6;
+  REQUIRE(attention_of(glm).latent);
+  glm = with_layers(glm, [](LayerSpec& l) { l.mixer.attention.kv_heads = 6; });
   CHECK(tp_refusal(glm, 8).empty());
   // And the byte report carries it as a warning.
   EngineConfig engine;

@@ -5,12 +5,14 @@
 #include <algorithm>
 
 #include "catch.hpp"
+#include "model_fixtures.hpp"
 #include "tpnet/io/model_catalog.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/traffic/layout_traffic.hpp"
 
 using namespace tpnet;
+using namespace tpnet::test;
 
 namespace {
 
@@ -64,8 +66,8 @@ TEST_CASE("DeepSeek-V3 TP4xPP2xEP8: the busiest stage is found stage by stage", 
 
 TEST_CASE("TP1xEP8 replaces MoE all-reduces by dispatch and combine all-to-all", "[layout]") {
   const ModelArch v3 = builtin_model("deepseek-v3");
-  REQUIRE(v3.moe);
-  const int moe_layers = v3.num_layers - v3.moe->first_dense_layers;
+  const int moe_layers = tally_layers(v3.layers).moe;
+  REQUIRE(moe_layers == 58);
   const LayoutTraffic t = layout_traffic(v3, engine_for(1), ParallelLayout{1, 1, 8}, 1);
   CHECK(t.allreduce_bytes.count() == 0.0);  // TP1: attention is data-parallel
   CHECK(t.alltoall_phases == 2 * moe_layers);
@@ -78,13 +80,13 @@ TEST_CASE("TP1xEP8 replaces MoE all-reduces by dispatch and combine all-to-all",
 
 TEST_CASE("TP2xEP8: each TP replica dispatches half its group's tokens", "[layout]") {
   const ModelArch v3 = builtin_model("deepseek-v3");
-  const int moe_layers = v3.num_layers - v3.moe->first_dense_layers;
+  const int moe_layers = tally_layers(v3.layers).moe;
   const LayoutTraffic t = layout_traffic(v3, engine_for(2), ParallelLayout{2, 1, 8}, 2);
   CHECK(ParallelLayout{2, 1, 8}.nodes() == 8);
   const double phase = 2.0 / 2 * 8 * 7168 * 2 * 7.0 / 8.0;
   CHECK_THAT(t.alltoall_bytes.count(), WithinRel(phase * 2 * moe_layers, 1e-12));
   // attention all-reduces remain: one per MoE layer, two per dense layer, plus the embedding
-  CHECK(t.allreduces == moe_layers + 2 * v3.moe->first_dense_layers + 1);
+  CHECK(t.allreduces == moe_layers + 2 * tally_layers(v3.layers).dense + 1);
 }
 
 TEST_CASE("with EP, --allreduces-per-layer 0 leaves no all-reduces, not a negative count",

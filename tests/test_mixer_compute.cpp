@@ -11,6 +11,7 @@
 #include "tpnet/model/mixer_compute.hpp"
 
 using namespace tpnet;
+using namespace tpnet::test;
 using tpnet::test::tiny_dense;
 
 namespace {
@@ -50,11 +51,18 @@ TEST_CASE("mixer compute: full attention counted by hand", "[mixer]") {
   CHECK_THAT(chunked, WithinRel(whole, 1e-12));
 }
 
-TEST_CASE("mixer compute: sliding windows and top-k cap the keys", "[mixer]") {
+/// tiny_dense with its first layer's attention over the last `window` tokens.
+ModelArch one_sliding_layer(int window) {
+  std::vector<LayerSpec> layers = tiny_dense().layers.layers();
+  layers[0].mixer.kind = Mixer::sliding_window;
+  layers[0].mixer.attention.window = window;
   ModelArch m = tiny_dense();
-  m.attention = AttentionKind::sliding_window;
-  m.sliding_window = 128;
-  m.sliding_window_layers = 1;  // one of the two layers
+  m.layers = LayerPlan::of(layers);
+  return m;
+}
+
+TEST_CASE("mixer compute: sliding windows and top-k cap the keys", "[mixer]") {
+  const ModelArch m = one_sliding_layer(128);  // one of the two layers
   const double per_key = 2.0 * 8 * 32;
   for (const auto& [context, chunk] : {std::pair{0LL, 100LL}, std::pair{0LL, 500LL},
                                        std::pair{100LL, 50LL}, std::pair{1000LL, 7LL}}) {
@@ -63,11 +71,9 @@ TEST_CASE("mixer compute: sliding windows and top-k cap the keys", "[mixer]") {
     CHECK_THAT(f.sliding_window, WithinRel(per_key * keys_by_hand(context, chunk, 128), 1e-12));
     CHECK_THAT(f.attention, WithinRel(per_key * keys_by_hand(context, chunk, 0), 1e-12));
   }
-  ModelArch sparse = tiny_dense();
-  sparse.attention = AttentionKind::sparse;
-  sparse.sparse_attention_top_k = 64;
-  sparse.sparse_attention_index_heads = 4;
-  sparse.sparse_attention_index_head_dim = 8;
+  const ModelArch sparse = with_layers(tiny_dense(), [](LayerSpec& l) {
+    l.mixer.attention.indexer = SparseIndexer{64, 4, 8};
+  });
   const MixerFlops f = prefill_mixer_flops(sparse, 2, 10, 200);
   CHECK_THAT(f.attention, WithinRel(2.0 * 4 * 32 * keys_by_hand(10, 200, 64) * 2, 1e-12));
   // The indexer is replicated (TP does not split it) and scores every key.
@@ -77,10 +83,7 @@ TEST_CASE("mixer compute: sliding windows and top-k cap the keys", "[mixer]") {
 TEST_CASE("mixer compute: rates kept for a run count as one-off calls", "[mixer]") {
   // What the step cost asks of every request of every step: one
   // MixerFlopsRates, many chunks and decodes, the same numbers bit for bit.
-  ModelArch m = tiny_dense();
-  m.attention = AttentionKind::sliding_window;
-  m.sliding_window = 128;
-  m.sliding_window_layers = 1;
+  const ModelArch m = one_sliding_layer(128);
   const MixerFlopsRates rates(m, 2);
   const double per_key = 2.0 * 4 * 32;
   for (const long long context : {0LL, 1LL, 126LL, 127LL, 128LL, 5000LL}) {
@@ -125,7 +128,7 @@ TEST_CASE("mixer compute: the layer plan decides which layers mix how", "[mixer]
   }
   SECTION("Nemotron-H-56B: Mamba layers have a state, MLP layers no mixer") {
     const ModelArch m = real_config("nvidia__Nemotron-H-56B-Base-8K");
-    REQUIRE(m.mamba);
+    REQUIRE(first_mixer(m.layers, Mixer::mamba) != nullptr);
     const MixerFlops one = prefill_mixer_flops(m, 1, 0, 1);
     const MixerFlops two = prefill_mixer_flops(m, 1, 0, 2);
     // Mamba-2 work is linear in tokens; attention (a few layers) grows with them.
@@ -143,7 +146,7 @@ TEST_CASE("mixer compute: bad layouts and ranges name the key", "[mixer]") {
                     ContainsSubstring("max_num_batched_tokens"));
   CHECK_THROWS_WITH(prefill_mixer_flops(tiny_dense(), 1, -1, 10),
                     ContainsSubstring("context_tokens"));
-  ModelArch no_shapes = tiny_dense();
-  no_shapes.attention = AttentionKind::mla;
+  const ModelArch no_shapes =
+      with_layers(tiny_dense(), [](LayerSpec& l) { l.mixer.attention.latent = true; });
   CHECK_THROWS_WITH(prefill_mixer_flops(no_shapes, 1, 0, 10), ContainsSubstring("mla"));
 }

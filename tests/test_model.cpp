@@ -10,19 +10,15 @@
 #include "tpnet/model/model.hpp"
 
 using namespace tpnet;
+using namespace tpnet::test;
 using tpnet::test::tiny_dense;
 
-TEST_CASE("the head width: stated, else MLA's nope + rope, else hidden / heads", "[params]") {
-  ModelArch m = tiny_dense();  // head_dim 16 stated, hidden 64, 8 heads
-  CHECK(effective_head_dim(m) == 16);
-  m.head_dim = 0;
-  CHECK(effective_head_dim(m) == 8);  // 64 / 8
-  // DeepSeek-V3's MLA: 128 non-rotary + 64 rotary dimensions per query head.
-  m.mla = MlaSpec{512, 1536, 64, 128, 128};
-  CHECK(effective_head_dim(m) == 192);
-  m.mla.reset();
-  m.num_attention_heads = 0;  // no attention at all: no width, not a division by zero
-  CHECK(effective_head_dim(m) == 0);
+TEST_CASE("the model's layer count is its plan's", "[params]") {
+  ModelArch m = tiny_dense();
+  CHECK(m.num_layers() == 2);
+  m.layers.append(m.layers.at(0), 3);
+  CHECK(m.num_layers() == 5);
+  CHECK(m.layers.runs().size() == 1);
 }
 
 TEST_CASE("a part is at its own bits when the checkpoint lists it, else bits_per_weight",
@@ -39,7 +35,8 @@ TEST_CASE("a part is at its own bits when the checkpoint lists it, else bits_per
 TEST_CASE("every mixer, FFN kind and weight part has a name of its own", "[params]") {
   std::set<std::string> mixers;
   for (const Mixer x : kMixers) mixers.insert(std::string(to_string(x)));
-  CHECK(mixers.size() == 6);
+  CHECK(mixers.size() == 7);
+  CHECK(to_string(Mixer::chunked_attention) == "chunked_attention");
   CHECK(to_string(Mixer::sliding_window) == "sliding_window");
   CHECK(to_string(Mixer::cross_attention) == "cross_attention");
   std::set<std::string> ffns;
@@ -47,9 +44,8 @@ TEST_CASE("every mixer, FFN kind and weight part has a name of its own", "[param
   CHECK(ffns == std::set<std::string>{"dense", "moe", "none"});
   std::set<std::string> parts;
   for (const WeightPart x : kWeightParts) parts.insert(std::string(to_string(x)));
-  CHECK(parts.size() == 7);
+  CHECK(parts.size() == 8);
   CHECK(to_string(WeightPart::routed_experts) == "routed_experts");
-  CHECK(to_string(AttentionKind::hybrid_linear) == "hybrid-linear");
-  CHECK(to_string(AttentionKind::compressed) == "compressed");
+  CHECK(to_string(LinearKind::kimi_delta) == "kimi_delta");
   CHECK(to_string(TablePlacement::disk) == "disk");
 }

@@ -4,9 +4,11 @@
 // suggest close ones.
 
 #include "catch.hpp"
+#include "model_fixtures.hpp"
 #include "tpnet/io/model_catalog.hpp"
 
 using namespace tpnet;
+using namespace tpnet::test;
 
 TEST_CASE("every built-in model parses and states its source", "[catalog]") {
   const auto names = builtin_model_names();
@@ -24,11 +26,11 @@ TEST_CASE("the three study models are built in with docs/background.md's figures
           "[catalog][golden]") {
   const ModelArch glm = builtin_model("glm-5.3");
   CHECK(glm.hidden_size == 6144);
-  CHECK(glm.num_layers == 78);
+  CHECK(glm.num_layers() == 78);
   CHECK(glm.total_params == 753e9);
   CHECK(glm.active_params == 40e9);
   CHECK(glm.bits_per_weight == 4.5);
-  CHECK(glm.sparse_attention_top_k == 2048);
+  CHECK(attention_of(glm).indexer.top_k == 2048);
   CHECK(glm.assumptions.count("vocab_size") == 1);  // not stated by docs/background.md: marked
   CHECK(builtin_model("qwen3.6-27b").total_params == 27e9);
   CHECK(builtin_model("deepseek-v4.1-flash").total_params == 763e9);
@@ -63,32 +65,33 @@ TEST_CASE("the published models name their config.json and model card and give e
     CHECK_THAT(m.source, ContainsSubstring("config.json"));
     CHECK_THAT(m.source, ContainsSubstring("model card"));
     CHECK_FALSE(m.torch_dtype.empty());
-    CHECK(effective_head_dim(m) > 0);
-    if (m.moe) CHECK(m.moe->expert_intermediate_size > 0);
-    if (!m.moe || m.moe->first_dense_layers > 0) CHECK(m.intermediate_size > 0);
-    if (m.attention == AttentionKind::mla) CHECK(m.mla);
+    CHECK(attention_of(m).head_dim > 0);
+    if ((first_moe(m.layers) != nullptr)) CHECK(moe_of(m).expert_intermediate_size > 0);
+    if (!(first_moe(m.layers) != nullptr) || tally_layers(m).dense > 0)
+      CHECK(dense_width_of(m) > 0);
+    if (attention_label(m.layers) == "mla") CHECK(attention_of(m).latent);
   }
 }
 
 TEST_CASE("issue 3's models carry the shapes it lists", "[catalog][golden]") {
   const ModelArch v32 = builtin_model("deepseek-v3.2-exp");
-  CHECK(v32.sparse_attention_top_k == 2048);
-  CHECK(v32.mla->kv_lora_rank == 512);
+  CHECK(attention_of(v32).indexer.top_k == 2048);
+  CHECK(attention_of(v32).mla.kv_lora_rank == 512);
   CHECK(v32.mtp_layers == 1);
   const ModelArch next = builtin_model("qwen3-next-80b-a3b");
-  CHECK(next.linear_attention_layers == 36);
-  CHECK(next.moe->routed_experts == 512);
-  CHECK(next.moe->experts_per_token == 10);
+  CHECK(tally_layers(next.layers).linear == 36);
+  CHECK(moe_of(next).routed_experts == 512);
+  CHECK(moe_of(next).experts_per_token == 10);
   const ModelArch oss = builtin_model("gpt-oss-120b");
-  CHECK(oss.sliding_window == 128);
-  CHECK(oss.sliding_window_layers == 18);
+  CHECK(mixer_of(oss, Mixer::sliding_window).attention.window == 128);
+  CHECK(tally_layers(oss.layers).sliding == 18);
   CHECK(oss.quantization == "mxfp4");
   const ModelArch kimi = builtin_model("kimi-k2");
-  CHECK(kimi.num_attention_heads == 64);
-  CHECK(kimi.moe->routed_experts == 384);
-  CHECK(kimi.moe->first_dense_layers == 1);
-  CHECK(builtin_model("glm-4.5").moe->first_dense_layers == 3);
-  CHECK(builtin_model("glm-4.5-air").moe->expert_intermediate_size == 1408);
+  CHECK(attention_of(kimi).q_heads == 64);
+  CHECK(moe_of(kimi).routed_experts == 384);
+  CHECK(tally_layers(kimi).dense == 1);
+  CHECK(tally_layers(builtin_model("glm-4.5")).dense == 3);
+  CHECK(moe_of(builtin_model("glm-4.5-air")).expert_intermediate_size == 1408);
   CHECK(builtin_model("minimax-m2").vocab_size == 200064);
-  CHECK(builtin_model("qwen3-235b-a22b").num_kv_heads == 4);
+  CHECK(attention_of(builtin_model("qwen3-235b-a22b")).kv_heads == 4);
 }

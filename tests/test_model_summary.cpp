@@ -52,7 +52,7 @@ TEST_CASE("the mixer's share of prefill compute is mixer / (GEMMs + mixer)", "[m
 TEST_CASE("a model without the shapes prefill needs names the first key it lacks", "[models]") {
   ModelArch m = tpnet::test::tiny_dense();
   CHECK_FALSE(prefill_compute_missing(m));
-  m.intermediate_size = 0;  // the dense FFN's width
+  m = tpnet::test::with_layers(m, [](LayerSpec& l) { l.ffn.width = 0; });  // the dense FFN's width
   const std::optional<MissingShape> missing = prefill_compute_missing(m);
   REQUIRE(missing);
   CHECK(missing->key == "intermediate_size");
@@ -71,8 +71,8 @@ TEST_CASE("DeepSeek-V4-Flash's summary counts its layers by compression ratio", 
   CHECK(s.compressed_layers.ratio_128 == 20);
   CHECK(s.compressed_layers.window_only + s.compressed_layers.ratio_4 +
             s.compressed_layers.ratio_128 ==
-        s.model.num_layers);
-  CHECK(s.layers.layers == s.model.num_layers);
+        s.model.num_layers());
+  CHECK(s.layers.layers == s.model.num_layers());
 }
 
 TEST_CASE("a summary's layer tally is the layer plan's", "[models]") {

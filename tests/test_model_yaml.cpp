@@ -2,11 +2,14 @@
 #include <fstream>
 
 #include "catch.hpp"
+#include "model_fixtures.hpp"
 #include "tpnet/io/model_yaml.hpp"
+#include "tpnet/model/kv_cache.hpp"
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 
 using namespace tpnet;
+using namespace tpnet::test;
 
 namespace {
 
@@ -41,14 +44,14 @@ TEST_CASE("a model file parses with scaled parameter counts", "[model]") {
   const ModelArch m = parse_model_yaml(kValid, "tiny.yaml");
   CHECK(m.name == "tiny");
   CHECK(m.hidden_size == 1024);
-  CHECK(m.num_layers == 4);
-  CHECK(m.num_kv_heads == 4);
+  CHECK(m.num_layers() == 4);
+  CHECK(attention_of(m).kv_heads == 4);
   CHECK(m.total_params == 1.2e9);
   CHECK(m.active_params == 300e6);
   CHECK(m.bits_per_weight == 4.5);
-  REQUIRE(m.moe);
-  CHECK(m.moe->routed_experts == 8);
-  CHECK(m.moe->shared_experts == 0);
+  REQUIRE((first_moe(m.layers) != nullptr));
+  CHECK(moe_of(m).routed_experts == 8);
+  CHECK(moe_of(m).shared_experts == 0);
   CHECK(m.assumptions.at("vocab_size") == "a guess for the test");
 }
 
@@ -58,8 +61,8 @@ TEST_CASE("dense models default active parameters to the total", "[model]") {
       "total_params: 7B\nbits_per_weight: 16\n",
       "d.yaml");
   CHECK(m.active_params == 7e9);
-  CHECK(m.num_kv_heads == 2);
-  CHECK_FALSE(m.moe);
+  CHECK(attention_of(m).kv_heads == 2);
+  CHECK_FALSE((first_moe(m.layers) != nullptr));
 }
 
 const char* const kShapes = R"(name: shapes
@@ -106,43 +109,42 @@ moe:
 
 TEST_CASE("a model file states the shapes the parameter estimate reads", "[model]") {
   const ModelArch m = parse_model_yaml(kShapes, "shapes.yaml");
-  CHECK(m.head_dim == 192);
-  CHECK(m.intermediate_size == 18432);
+  CHECK(attention_of(m).head_dim == 192);
+  CHECK(dense_width_of(m) == 18432);
   CHECK(m.mtp_layers == 1);
   CHECK(m.tie_word_embeddings);
   CHECK(m.torch_dtype == "bfloat16");
   CHECK(m.quantization == "fp8");
-  CHECK(m.sparse_attention_index_heads == 64);
-  CHECK(m.sparse_attention_index_head_dim == 128);
-  CHECK(m.linear_attention_layers == 30);
-  REQUIRE(m.linear_attention);
-  CHECK(m.linear_attention->value_heads == 32);
-  CHECK(m.linear_attention->conv_kernel == 4);
-  CHECK(m.sliding_window == 128);
-  CHECK(m.sliding_window_layers == 10);
-  REQUIRE(m.mla);
-  CHECK(m.mla->kv_lora_rank == 512);
-  CHECK(m.mla->q_lora_rank == 1536);
-  CHECK(m.mla->qk_rope_head_dim == 64);
-  CHECK(m.mla->qk_nope_head_dim == 128);
-  CHECK(m.mla->v_head_dim == 128);
-  REQUIRE(m.moe);
-  CHECK(m.moe->expert_intermediate_size == 2048);
-  CHECK(m.moe->shared_expert_intermediate_size == 4096);
-  CHECK(m.moe->first_dense_layers == 3);
+  CHECK(attention_of(m).indexer.heads == 64);
+  CHECK(attention_of(m).indexer.head_dim == 128);
+  CHECK(tally_layers(m.layers).linear == 30);
+  REQUIRE((first_mixer(m.layers, Mixer::linear_attention) != nullptr));
+  CHECK(mixer_of(m, Mixer::linear_attention).linear.value_heads == 32);
+  CHECK(mixer_of(m, Mixer::linear_attention).linear.conv_kernel == 4);
+  CHECK(mixer_of(m, Mixer::sliding_window).attention.window == 128);
+  CHECK(tally_layers(m.layers).sliding == 10);
+  REQUIRE(attention_of(m).latent);
+  CHECK(attention_of(m).mla.kv_lora_rank == 512);
+  CHECK(attention_of(m).mla.q_lora_rank == 1536);
+  CHECK(attention_of(m).mla.qk_rope_head_dim == 64);
+  CHECK(attention_of(m).mla.qk_nope_head_dim == 128);
+  CHECK(attention_of(m).mla.v_head_dim == 128);
+  REQUIRE((first_moe(m.layers) != nullptr));
+  CHECK(moe_of(m).expert_intermediate_size == 2048);
+  CHECK(moe_of(m).shared_expert_intermediate_size == 4096);
+  CHECK(tally_layers(m).dense == 3);
 }
 
 TEST_CASE("the shape keys are optional with zero defaults", "[model]") {
   const ModelArch m = parse_model_yaml(kValid, "tiny.yaml");
-  CHECK(m.head_dim == 0);
-  CHECK(effective_head_dim(m) == 64);  // 1024 / 16
-  CHECK(m.intermediate_size == 0);
+  CHECK(attention_of(m).head_dim == 64);  // 1024 / 16
+  CHECK(dense_width_of(m) == 0);
   CHECK(m.mtp_layers == 0);
   CHECK_FALSE(m.tie_word_embeddings);
-  CHECK_FALSE(m.mla);
-  CHECK_FALSE(m.linear_attention);
-  CHECK(m.moe->expert_intermediate_size == 0);
-  CHECK(m.moe->first_dense_layers == 0);
+  CHECK_FALSE(attention_of(m).latent);
+  CHECK_FALSE((first_mixer(m.layers, Mixer::linear_attention) != nullptr));
+  CHECK(moe_of(m).expert_intermediate_size == 0);
+  CHECK(tally_layers(m).dense == 0);
 }
 
 TEST_CASE("bad shape keys name the file, the line and the key", "[model][bad-input]") {
@@ -298,10 +300,11 @@ mamba: {heads: 16, head_dim: 64, state_size: 128, groups: 2, conv_kernel: 4}
       tpnet::parse_model_yaml(head + "layer_pattern: \"MM*-\"\n", "tiny.yaml");
   REQUIRE(runs.layers.size() == 4);
   CHECK(runs.layers == pattern.layers);
-  CHECK(runs.layers[3] == tpnet::LayerSpec{tpnet::Mixer::none, tpnet::FfnKind::dense});
-  CHECK_FALSE(runs.gated_ffn);
-  REQUIRE(runs.mamba);
-  CHECK(runs.mamba->state_bytes == 2);
+  CHECK(runs.layers.at(3).mixer.kind == tpnet::Mixer::none);
+  CHECK(runs.layers.at(3).ffn.kind == tpnet::FfnKind::dense);
+  CHECK_FALSE(runs.layers.at(3).ffn.gated);
+  REQUIRE((first_mixer(runs.layers, Mixer::mamba) != nullptr));
+  CHECK(mixer_of(runs, Mixer::mamba).mamba.state_bytes == 2);
   tpnet::EngineConfig engine;
   CHECK(tpnet::allreduces_per_forward(runs, engine) == 5);  // one per layer + the embedding
 
@@ -331,7 +334,26 @@ mamba: {heads: 16, head_dim: 64, state_size: 128, groups: 2, conv_kernel: 4}
                                   "layers:\n  - {count: 3, mixer: mamba, ffn: none}\n"
                                   "  - {count: 1, mixer: none, ffn_width: 2048}\n",
                               "tiny.yaml");
-  CHECK(tpnet::dense_width(widths, widths.layers[3]) == 2048);
+  CHECK(widths.layers.at(3).ffn.width == 2048);
   CHECK_THAT(error(head + "layers:\n  - {count: 4, ffn: none, ffn_width: 2048}\n"),
              ContainsSubstring("ffn_width: is the width of a dense FFN"));
+  // Runs of their own attention shapes (Gemma 4's sliding and global layers):
+  // the KV cache counts each run at its own heads and window.
+  const tpnet::ModelArch own = tpnet::parse_model_yaml(
+      head +
+          "layers:\n"
+          "  - {count: 3, mixer: sliding_window, ffn: none, kv_heads: 4, head_dim: 64, window: "
+          "512}\n"
+          "  - {count: 1, mixer: attention, ffn: none, heads: 16, kv_heads: 1, head_dim: 256}\n",
+      "tiny.yaml");
+  CHECK(own.layers.at(0).mixer.attention.kv_heads == 4);
+  CHECK(own.layers.at(0).mixer.attention.head_dim == 64);
+  CHECK(own.layers.at(0).mixer.attention.window == 512);
+  CHECK(own.layers.at(0).mixer.attention.q_heads == 8);  // num_attention_heads
+  CHECK(own.layers.at(3).mixer.attention.q_heads == 16);
+  CHECK(tpnet::kv_bytes_per_token(own, 1, 2).count() == 1 * (256 + 256) * 2);
+  CHECK(tpnet::sequence_state(own, 1, 2, 10000).sliding_window.count() ==
+        3.0 * 4 * (64 + 64) * 2 * 512);
+  CHECK_THAT(error(head + "layers:\n  - {count: 4, mixer: mamba, ffn: none, window: 64}\n"),
+             ContainsSubstring("window"));
 }

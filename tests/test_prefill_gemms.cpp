@@ -16,6 +16,7 @@
 #include "tpnet/model/weights.hpp"
 
 using namespace tpnet;
+using namespace tpnet::test;
 using tpnet::test::glm53;
 using tpnet::test::tiny_dense;
 
@@ -84,16 +85,23 @@ TEST_CASE("fewer KV heads than ranks are replicated: one KV head per rank", "[pr
   // TP4 over 2 KV heads: each rank holds one whole K and V head.
   CHECK(find(prefill_gemm_shapes(tiny_dense(), 4, 32), "attn.qkv").n == (2 + 2) * 16LL);
   CHECK(find(prefill_gemm_shapes(tiny_dense(), 8, 32), "attn.qkv").n == (1 + 2) * 16LL);
-  ModelArch mha = tiny_dense();
-  mha.num_kv_heads = 0;  // MHA: as many KV heads as query heads
+  // MHA: as many KV heads as query heads
+  const ModelArch mha =
+      with_layers(tiny_dense(), [](LayerSpec& l) { l.mixer.attention.kv_heads = 8; });
   CHECK(find(prefill_gemm_shapes(mha, 2, 32), "attn.qkv").n == (4 + 2 * 4) * 16LL);
 }
 
 TEST_CASE("MoE layers run the router, the average expert GEMM per expert and the shared expert",
           "[prefill_gemms]") {
+  // 8 experts of 32, top-2, 1 shared of 48; the first layer dense, two MoE.
   ModelArch m = tiny_dense();
-  m.num_layers = 3;
-  m.moe = MoeSpec{8, 2, 1, 32, 48, 1};  // 8 experts of 32, top-2, 1 shared of 48, first 1 dense
+  LayerSpec moe_layer = m.layers.at(0);
+  moe_layer.ffn.kind = FfnKind::moe;
+  moe_layer.ffn.width = 0;
+  moe_layer.ffn.moe = MoeSpec{8, 2, 1, 32, 48, 0};
+  m.layers = LayerPlan();
+  m.layers.append(tiny_dense().layers.at(0), 1);
+  m.layers.append(moe_layer, 2);
   const auto shapes = prefill_gemm_shapes(m, 2, 32);
   CHECK(names(shapes) == std::vector<std::string>{"attn.qkv", "attn.o", "mlp.gate_up", "mlp.down",
                                                   "moe.router", "moe.gate_up", "moe.down",
@@ -117,15 +125,17 @@ TEST_CASE("MoE layers run the router, the average expert GEMM per expert and the
     CHECK(find(prefill_gemm_shapes(m, 2, 1), "moe.gate_up").m == 1);
   }
   SECTION("two shared experts run as one MLP twice as wide") {
-    m.moe->shared_experts = 2;
+    m = with_layers(m, [](LayerSpec& l) { l.ffn.moe.shared_experts = 2; });
     CHECK(find(prefill_gemm_shapes(m, 2, 32), "moe.shared_gate_up").n == 2 * 48LL);
   }
 }
 
 TEST_CASE("MLA runs the fused q_a/kv_a replicated and splits q_b, kv_b and o", "[prefill_gemms]") {
-  ModelArch m = tiny_dense();
-  m.attention = AttentionKind::mla;
-  m.mla = MlaSpec{16, 24, 4, 8, 10};  // kv_lora 16, q_lora 24, rope 4, nope 8, v 10
+  // kv_lora 16, q_lora 24, rope 4, nope 8, v 10
+  ModelArch m = with_layers(tiny_dense(), [](LayerSpec& l) {
+    l.mixer.attention.latent = true;
+    l.mixer.attention.mla = MlaSpec{16, 24, 4, 8, 10};
+  });
   const auto shapes = prefill_gemm_shapes(m, 2, 32);
   CHECK(names(shapes) == std::vector<std::string>{"attn.qkv_a", "attn.q_b", "attn.kv_b", "attn.o",
                                                   "mlp.gate_up", "mlp.down"});
@@ -134,14 +144,13 @@ TEST_CASE("MLA runs the fused q_a/kv_a replicated and splits q_b, kv_b and o", "
   check_shape(find(shapes, "attn.kv_b"), 32, 4 * (8 + 10), 16, 2, GemmSplit::column);
   check_shape(find(shapes, "attn.o"), 32, 64, 4 * 10, 2, GemmSplit::row);
   SECTION("without a q rank, q is column-parallel and kv_a alone is replicated") {
-    m.mla->q_lora_rank = 0;
+    m = with_layers(m, [](LayerSpec& l) { l.mixer.attention.mla.q_lora_rank = 0; });
     const auto direct = prefill_gemm_shapes(m, 2, 32);
     check_shape(find(direct, "attn.q"), 32, 4 * 12, 64, 2, GemmSplit::column);
     check_shape(find(direct, "attn.kv_a"), 32, 16 + 4, 64, 2, GemmSplit::replicated);
   }
   SECTION("the DSA indexer's three projections are replicated and read the q latent") {
-    m.sparse_attention_index_heads = 4;
-    m.sparse_attention_index_head_dim = 6;
+    m = with_layers(m, [](LayerSpec& l) { l.mixer.attention.indexer = SparseIndexer{8, 4, 6}; });
     const auto dsa = prefill_gemm_shapes(m, 2, 32);
     check_shape(find(dsa, "indexer.wq_b"), 32, 4 * 6, 24, 2, GemmSplit::replicated);
     check_shape(find(dsa, "indexer.wk"), 32, 6, 64, 2, GemmSplit::replicated);
@@ -151,11 +160,14 @@ TEST_CASE("MLA runs the fused q_a/kv_a replicated and splits q_b, kv_b and o", "
 
 TEST_CASE("Gated DeltaNet layers run in_qkvz, in_ba and out instead of attention",
           "[prefill_gemms]") {
+  // Three Gated DeltaNet layers of 2 key and 4 value heads of 8 (conv 4), then attention.
   ModelArch m = tiny_dense();
-  m.num_layers = 4;
-  m.attention = AttentionKind::hybrid_linear;
-  m.linear_attention_layers = 3;
-  m.linear_attention = LinearAttentionSpec{2, 4, 8, 8, 4};  // 2 key, 4 value heads of 8, conv 4
+  LayerSpec linear = m.layers.at(0);
+  linear.mixer.kind = Mixer::linear_attention;
+  linear.mixer.linear = LinearAttentionSpec{LinearKind::gated_deltanet, 2, 4, 8, 8, 4, 0};
+  m.layers = LayerPlan();
+  m.layers.append(linear, 3);
+  m.layers.append(tiny_dense().layers.at(0), 1);
   const auto shapes = prefill_gemm_shapes(m, 2, 32);
   CHECK(find(shapes, "attn.qkv").count == 1);
   // Per rank 1 key head and 2 value heads of 8: q, k 8 each, v, z 16 each.
@@ -169,20 +181,20 @@ TEST_CASE("prefill GEMM shapes refuse what TP does not divide and shapes a model
           "[prefill_gemms]") {
   CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 3, 32),
                     ContainsSubstring("num_attention_heads") && ContainsSubstring("TP 3"));
-  ModelArch odd_ffn = tiny_dense();
-  odd_ffn.intermediate_size = 100;
+  const ModelArch odd_ffn = with_layers(tiny_dense(), [](LayerSpec& l) { l.ffn.width = 100; });
   CHECK_THROWS_WITH(prefill_gemm_shapes(odd_ffn, 8, 32), ContainsSubstring("intermediate_size"));
-  ModelArch kv3 = tiny_dense();
-  kv3.num_attention_heads = 12;
-  kv3.num_kv_heads = 3;
+  const ModelArch kv3 = with_layers(tiny_dense(), [](LayerSpec& l) {
+    l.mixer.attention.q_heads = 12;
+    l.mixer.attention.kv_heads = 3;
+  });
   CHECK_THROWS_WITH(prefill_gemm_shapes(kv3, 4, 32), ContainsSubstring("num_kv_heads"));
   CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 0, 32), ContainsSubstring("layout.tp"));
   CHECK_THROWS_WITH(prefill_gemm_shapes(tiny_dense(), 2, 0),
                     ContainsSubstring("engine.max_num_batched_tokens"));
-  // The built-in deepseek-v4.1-flash states totals, not its attention or expert shapes.
-  CHECK_THROWS_AS(prefill_gemm_shapes(builtin_model("deepseek-v4.1-flash"), 8, 4096), InputError);
-  CHECK_THROWS_WITH(prefill_gemm_shapes(builtin_model("deepseek-v4.1-flash"), 8, 4096),
-                    ContainsSubstring("mla"));
+  // A model file stating totals, not its attention or expert shapes (SYNTHETIC).
+  const ModelArch totals_only =
+      resolve_model(std::string(TPNET_SOURCE_DIR) + "/tests/data/models/totals-only.yaml");
+  CHECK_THROWS_WITH(prefill_gemm_shapes(totals_only, 8, 4096), ContainsSubstring("mla"));
 }
 
 TEST_CASE("the built-in GLM-5.3's shapes give 753B with MTP and about 40B active",
@@ -236,9 +248,9 @@ TEST_CASE("flops per token / 2 equal the active weights one node reads, less the
     const ModelArch ds = builtin_model("deepseek-v3.2-exp");
     CHECK_THAT(flops_per_token(ds, 8, 4096) / 2, WithinRel(covered_params_per_node(ds, 8), 1e-9));
     const ModelArch qn = builtin_model("qwen3-next-80b-a3b");
-    const LinearAttentionSpec& s = *qn.linear_attention;
+    const LinearAttentionSpec& s = mixer_of(qn, Mixer::linear_attention).linear;
     const double conv =
-        double(qn.linear_attention_layers) * s.conv_kernel *
+        double(tally_layers(qn.layers).linear) * s.conv_kernel *
         (2.0 * s.key_heads * s.key_head_dim + double(s.value_heads) * s.value_head_dim);
     CHECK_THAT(flops_per_token(qn, 2, 4096) / 2,
                WithinRel(covered_params_per_node(qn, 2, conv), 1e-9));

@@ -85,7 +85,10 @@ ModelArch random_shapes(Draw& d) {
   ModelArch m;
   m.name = "random";
   m.hidden_size = d.log_integer(1, model_limits::kMaxHidden);
-  m.num_layers = static_cast<int>(d.log_integer(1, model_limits::kMaxLayers));
+  LayerSpec layer;
+  layer.mixer.attention.q_heads = layer.mixer.attention.kv_heads = 1;
+  layer.mixer.attention.head_dim = layer.mixer.attention.v_head_dim = 1;
+  m.layers.append(layer, static_cast<int>(d.log_integer(1, model_limits::kMaxLayers)));
   m.vocab_size = d.log_integer(1, model_limits::kMaxVocab);
   return m;
 }
@@ -130,7 +133,7 @@ TEST_CASE("bytes per token grow with TP and never exceed 2 x the block", "[prope
     EngineConfig large = small;
     small.tensor_parallel_size = d.small(1, 1023);
     large.tensor_parallel_size = d.small(small.tensor_parallel_size + 1, 1024);
-    CAPTURE(i, model.hidden_size, model.num_layers, small.activation_bytes,
+    CAPTURE(i, model.hidden_size, model.num_layers(), small.activation_bytes,
             small.allreduces_per_layer.value_or(-1), small.extra_allreduces_per_forward,
             to_string(small.algorithm), small.tensor_parallel_size, large.tensor_parallel_size);
 

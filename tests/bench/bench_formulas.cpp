@@ -8,9 +8,11 @@
 #include <streambuf>
 #include <string>
 
+#include "../model_fixtures.hpp"
 #include "compare_writer.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
+#include "tpnet/io/hf_config.hpp"
 #include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/node_catalog.hpp"
 #include "tpnet/io/sweep_io.hpp"
@@ -22,6 +24,7 @@
 namespace {
 
 using namespace tpnet;
+using namespace tpnet::test;
 
 const ModelArch& glm53() {
   static const ModelArch model = builtin_model("glm-5.3");
@@ -71,6 +74,22 @@ void BM_LoadBuiltinModel(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(builtin_model("glm-5.3"));
 }
 BENCHMARK(BM_LoadBuiltinModel);
+
+/// Reading a checkpoint's config.json (and hf_quant_config.json) from
+/// tests/data/hf: the family rule, the layer plan and each part's precision.
+void BM_LoadCheckpoint(benchmark::State& state, const char* folder) {
+  const std::string path = std::string(TPNET_SOURCE_DIR) + "/tests/data/hf/" + folder;
+  for (auto _ : state) benchmark::DoNotOptimize(load_hf_config(path));
+}
+// 20,000+ modules in a modelopt map, one per expert projection.
+BENCHMARK_CAPTURE(BM_LoadCheckpoint, minimax_m3_nvfp4, "nvidia__MiniMax-M3-NVFP4")
+    ->Unit(benchmark::kMillisecond);
+// An exclusion list of regexes over 93 hybrid layers.
+BENCHMARK_CAPTURE(BM_LoadCheckpoint, kimi_k3, "moonshotai__Kimi-K3")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LoadCheckpoint, kimi_k2_5, "moonshotai__Kimi-K2.5")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LoadCheckpoint, qwen3_6_27b_nvfp4, "nvidia__Qwen3.6-27B-NVFP4")
+    ->Unit(benchmark::kMillisecond);
 
 /// Discards what it is given: the benchmark measures computing and formatting.
 class NullBuffer : public std::streambuf {
@@ -145,9 +164,7 @@ BENCHMARK(BM_ScheduleTrace10k)->Unit(benchmark::kMillisecond);
 PredictRequest glm53_predict(std::vector<PredictScenario> scenarios) {
   PredictRequest r;
   r.model = resolve_model("glm-5.3");
-  r.model.intermediate_size = 12288;  // the GLM-5 family's widths (calibration/models)
-  r.model.moe->expert_intermediate_size = 2048;
-  r.model.moe->first_dense_layers = 3;
+
   r.engine.tensor_parallel_size = 8;
   r.engine.long_prefill_token_threshold = 2048;
   r.engine.num_speculative_tokens = 4;

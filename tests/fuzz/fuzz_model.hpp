@@ -9,39 +9,56 @@
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/io/link_presets.hpp"
 #include "tpnet/model/engine.hpp"
+#include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/model/params.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/usecase/bytes_report.hpp"
 #include "tpnet/usecase/penalty.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
-
 namespace tpnet::fuzz {
+
+/// One layer's shapes within model_limits; every attention head at least 1 wide.
+inline void check_layer(const LayerSpec& layer, int layers) {
+  namespace lim = model_limits;
+  const MixerSpec& mixer = layer.mixer;
+  if (is_attention(mixer.kind)) {
+    const AttentionSpec& a = mixer.attention;
+    within(a.q_heads, 1.0, lim::kMaxHeads, "attention heads");
+    within(a.kv_heads, 1.0, lim::kMaxHeads, "KV heads");
+    within(a.head_dim, 1.0, lim::kMaxWidth, "head_dim");
+    within(a.v_head_dim, 1.0, lim::kMaxWidth, "v_head_dim");
+    within(a.window, 0.0, kMaxTokens, "window");
+    within(a.indexer.top_k, 0.0, kMaxTokens, "sparse top-k");
+  } else if (mixer.kind == Mixer::linear_attention) {
+    within(mixer.linear.value_heads, 0.0, lim::kMaxHeads, "linear value heads");
+  } else if (mixer.kind == Mixer::mamba) {
+    within(mixer.mamba.heads, 0.0, lim::kMaxHeads, "Mamba heads");
+  }
+  const FfnSpec& ffn = layer.ffn;
+  within(static_cast<double>(ffn.width), 0.0, lim::kMaxWidth, "FFN width");
+  if (ffn.kind == FfnKind::moe) {
+    within(ffn.moe.routed_experts, 0.0, lim::kMaxExperts, "moe.routed_experts");
+    within(ffn.moe.experts_per_token, 0.0, ffn.moe.routed_experts, "moe.experts_per_token");
+    within(ffn.moe.shared_experts, 0.0, lim::kMaxExperts, "moe.shared_experts");
+  }
+  (void)layers;
+}
 
 inline void check_model(const ModelArch& m) {
   namespace lim = model_limits;
   if (m.name.empty()) violated("model without a name");
   within(static_cast<double>(m.hidden_size), 1.0, lim::kMaxHidden, "hidden_size");
-  within(m.num_layers, 1.0, lim::kMaxLayers, "num_layers");
+  within(m.num_layers(), 1.0, lim::kMaxLayers, "num_layers");
   within(static_cast<double>(m.vocab_size), 0.0, lim::kMaxVocab, "vocab_size");
-  within(m.num_attention_heads, 0.0, lim::kMaxHeads, "num_attention_heads");
-  within(m.num_kv_heads, 0.0, lim::kMaxHeads, "num_kv_heads");
   within(m.total_params, 0.0, lim::kMaxParams, "total_params");
   within(m.active_params, 0.0, lim::kMaxParams, "active_params");
   positive(m.bits_per_weight, "bits_per_weight");
-  within(m.head_dim, 0.0, lim::kMaxWidth, "head_dim");
-  within(static_cast<double>(m.intermediate_size), 0.0, lim::kMaxWidth, "intermediate_size");
   within(m.mtp_layers, 0.0, lim::kMaxMtpLayers, "mtp_layers");
-  within(m.linear_attention_layers, 0.0, m.num_layers, "linear_attention_layers");
-  within(m.sliding_window, 0.0, kMaxTokens, "sliding_window");
-  within(m.sliding_window_layers, 0.0, m.num_layers, "sliding_window_layers");
-  if (m.moe) {
-    within(m.moe->routed_experts, 0.0, lim::kMaxExperts, "moe.routed_experts");
-    within(m.moe->experts_per_token, 0.0, m.moe->routed_experts, "moe.experts_per_token");
-    within(m.moe->shared_experts, 0.0, lim::kMaxExperts, "moe.shared_experts");
-    within(m.moe->first_dense_layers, 0.0, m.num_layers, "moe.first_dense_layers");
+  for (const LayerRun& run : m.layers.runs()) {
+    within(run.count, 1.0, m.num_layers(), "run length");
+    check_layer(run.layer, m.num_layers());
   }
-  positive(static_cast<double>(effective_head_dim(m)), "effective head dim");
 }
 
 inline void check_parts(const ParamParts& p, std::string_view what) {
@@ -51,6 +68,7 @@ inline void check_parts(const ParamParts& p, std::string_view what) {
   non_negative(p.dense_ffn, what);
   non_negative(p.routed_experts, what);
   non_negative(p.shared_experts, what);
+  non_negative(p.latent_projections, what);
   non_negative(p.router, what);
   non_negative(p.sum(), what);
 }

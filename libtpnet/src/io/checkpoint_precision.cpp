@@ -5,45 +5,62 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <regex>
+#include <set>
+#include <unordered_map>
+#include <utility>
 
 #include "../base/ascii_case.hpp"
+#include "json_value.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/model/layer_plan.hpp"
-#include "yaml_fields.hpp"
 
 namespace tpnet::detail {
 namespace {
 
 using detail::lowercase;
 
-using yaml::present;
-
-std::optional<std::string> text_of(const YAML::Node& map, const char* key) {
-  const YAML::Node node = map[key];
-  if (!present(node) || !node.IsScalar()) return std::nullopt;
-  return node.Scalar();
+/// `key` of `map` when it is there and not null.
+const json::Value* member(const json::Value& map, const char* key) {
+  const json::Value* v = map.find(key);
+  return v != nullptr && !v->is_null() ? v : nullptr;
 }
 
-std::optional<long long> integer_of(const YAML::Node& map, const char* key) {
-  const YAML::Node node = map[key];
-  if (!present(node) || !node.IsScalar()) return std::nullopt;
-  try {
-    return node.as<long long>();
-  } catch (const YAML::Exception&) {
-    return std::nullopt;
-  }
+bool present(const json::Value& map, const char* key) { return member(map, key) != nullptr; }
+
+/// Where `key` of `map` is, for errors: its line (the map's when absent).
+InputLocation where(const json::Value& map, const char* key, const std::string& origin,
+                    const std::string& name) {
+  const json::Value* v = map.find(key);
+  return InputLocation::in_file(origin, v != nullptr ? v->line() : map.line(), name);
 }
 
-std::vector<std::string> strings_of(const YAML::Node& map, const char* key) {
+std::optional<std::string> text_of(const json::Value& map, const char* key) {
+  const json::Value* v = member(map, key);
+  if (v == nullptr || v->is_array() || v->is_object()) return std::nullopt;
+  return v->text();
+}
+
+std::optional<long long> integer_of(const json::Value& map, const char* key) {
+  const json::Value* v = member(map, key);
+  if (v == nullptr) return std::nullopt;
+  const auto value = v->is_string() ? std::nullopt : v->number();
+  if (!value || *value != std::floor(*value) || std::fabs(*value) > 1e15) return std::nullopt;
+  return static_cast<long long>(*value);
+}
+
+std::vector<std::string> strings_of(const json::Value& map, const char* key) {
   std::vector<std::string> out;
-  const YAML::Node node = map[key];
-  if (!present(node)) return out;
-  if (node.IsScalar()) {
-    out.push_back(node.Scalar());
-  } else if (node.IsSequence()) {
-    for (const auto& item : node) {
-      if (item.IsScalar()) out.push_back(item.Scalar());
+  const json::Value* v = member(map, key);
+  if (v == nullptr) return out;
+  if (v->is_string()) {
+    out.push_back(v->text());
+  } else if (v->is_array()) {
+    for (const auto& item : v->items()) {
+      if (item.is_string()) out.push_back(item.text());
     }
   }
   return out;
@@ -59,26 +76,31 @@ struct CompressedTensorsWeights {
   int groups = 0;
 };
 
-std::optional<CompressedTensorsWeights> compressed_tensors_weights(const YAML::Node& q,
+std::optional<CompressedTensorsWeights> compressed_tensors_weights(const json::Value& q,
                                                                    const std::string& origin,
                                                                    const std::string& prefix) {
-  const YAML::Node groups = q["config_groups"];
-  if (!present(groups) || !groups.IsMap()) return std::nullopt;
+  const json::Value* groups = member(q, "config_groups");
+  if (groups == nullptr || !groups->is_object()) return std::nullopt;
   std::optional<CompressedTensorsWeights> first;
   std::vector<double> distinct;
-  for (const auto& entry : groups) {
-    const YAML::Node weights = entry.second["weights"];
-    if (!present(weights) || !weights.IsMap()) continue;
-    const std::string key = prefix + "config_groups." + entry.first.Scalar() + ".weights.";
+  for (const auto& [group_name, group] : groups->members()) {
+    const json::Value* found = member(group, "weights");
+    if (found == nullptr || !found->is_object()) continue;
+    const json::Value& weights = *found;
+    std::string key = prefix;
+    key += "config_groups.";
+    key += group_name;
+    key += ".weights.";
     const auto num_bits = integer_of(weights, "num_bits");
     if (!num_bits || *num_bits < 1 || *num_bits > 16) {
       throw InputError("expected num_bits 1 to 16",
-                       yaml::where(weights["num_bits"], origin, key + "num_bits"));
+                       where(weights, "num_bits", origin, key + "num_bits"));
     }
     const std::string type = lowercase(text_of(weights, "type").value_or("int"));
     const std::string strategy = lowercase(text_of(weights, "strategy").value_or("tensor"));
     const long long group_size = integer_of(weights, "group_size").value_or(0);
-    const bool symmetric = !present(weights["symmetric"]) || weights["symmetric"].as<bool>(true);
+    const json::Value* symmetric_value = member(weights, "symmetric");
+    const bool symmetric = symmetric_value == nullptr || symmetric_value->text() != "false";
     CompressedTensorsWeights w;
     const auto bits = static_cast<double>(*num_bits);
     if ((strategy == "group" || strategy == "tensor_group") && group_size > 0) {
@@ -97,7 +119,8 @@ std::optional<CompressedTensorsWeights> compressed_tensors_weights(const YAML::N
           fmt::format("{}-bit {} weights, {} scales: {:g} bits", *num_bits, type, strategy, w.bits);
     }
     if (type == "float" && *num_bits == 4) {
-      w.name = "nvfp4";
+      // 32-wide groups with E8M0 scales are MXFP4 (Kimi K3); NVFP4's are 16.
+      w.name = group_size == 32 ? "mxfp4" : "nvfp4";
     } else if (type == "float" && *num_bits == 8) {
       w.name = "fp8";
     } else if (type == "int" && *num_bits == 4) {
@@ -115,79 +138,125 @@ std::optional<CompressedTensorsWeights> compressed_tensors_weights(const YAML::N
 }
 
 /// One projection of a part: its share of the part's weights in a layer and
-/// the names checkpoints give it. `kind` tells apart the forms a part takes
-/// in different layers (full and linear attention), so a layer is weighed
-/// over the form it has.
+/// the names checkpoints give it (any one of them names it: a fused
+/// projection is listed under each slot it holds).
 struct Slot {
-  int kind = 0;
   double weight = 1.0;
   std::vector<std::string> names;
 };
 
-constexpr int kFullAttention = 0;
-constexpr int kLinearAttention = 1;
+/// The linear mixers' projections, under each kind's own module names.
+std::vector<Slot> linear_attention_slots(double h, const LinearAttentionSpec& s) {
+  const double key_dim = double(s.key_heads) * s.key_head_dim;
+  const double value_dim = double(s.value_heads) * s.value_head_dim;
+  switch (s.kind) {
+    case LinearKind::kimi_delta: {
+      // Kimi Linear and Kimi K3 keep KDA under self_attn, as their MLA.
+      std::vector<Slot> slots = {
+          {h * key_dim, {"self_attn.q_proj"}},
+          {h * key_dim, {"self_attn.k_proj"}},
+          {h * value_dim, {"self_attn.v_proj"}},
+          {h * s.value_heads, {"self_attn.b_proj"}},
+          {h * s.gate_rank, {"self_attn.f_a_proj"}},
+          {double(s.gate_rank) * value_dim, {"self_attn.f_b_proj"}},
+          {value_dim * h, {"self_attn.o_proj"}},
+      };
+      if (s.full_rank_output_gate) {
+        slots.push_back({h * value_dim, {"self_attn.g_proj"}});
+      } else {
+        slots.push_back({h * s.gate_rank, {"self_attn.g_a_proj"}});
+        slots.push_back({double(s.gate_rank) * value_dim, {"self_attn.g_b_proj"}});
+      }
+      return slots;
+    }
+    case LinearKind::lightning:
+      // MiniMax-Text-01 / M1.
+      return {{h * (2.0 * key_dim + value_dim), {"self_attn.qkv_proj"}},
+              {h * value_dim, {"self_attn.output_gate"}},
+              {value_dim * h, {"self_attn.out_proj"}}};
+    case LinearKind::gated_deltanet:
+      break;
+  }
+  // Qwen3-Next fuses q, k, v and z (in_proj_qkvz) and beta with alpha
+  // (in_proj_ba); Qwen3.5 splits them (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a).
+  return {
+      {h * (2.0 * key_dim + value_dim), {"linear_attn.in_proj_qkvz", "linear_attn.in_proj_qkv"}},
+      {h * value_dim, {"linear_attn.in_proj_qkvz", "linear_attn.in_proj_z"}},
+      {h * s.value_heads, {"linear_attn.in_proj_ba", "linear_attn.in_proj_b"}},
+      {h * s.value_heads, {"linear_attn.in_proj_ba", "linear_attn.in_proj_a"}},
+      {value_dim * h, {"linear_attn.out_proj"}}};
+}
 
-std::vector<Slot> attention_slots(const ModelArch& m) {
-  const auto h = static_cast<double>(m.hidden_size);
-  const double heads = m.num_attention_heads;
+/// Nemotron-H's Mamba-2 mixer: in_proj (z, x, B, C and dt) and out_proj.
+std::vector<Slot> mamba_slots(double h, const MambaSpec& s) {
+  const double inner = double(s.heads) * s.head_dim;
+  return {{h * (2.0 * inner + 2.0 * s.groups * s.state_size + s.heads), {"mixer.in_proj"}},
+          {inner * h, {"mixer.out_proj"}}};
+}
+
+std::vector<Slot> attention_slots(long long hidden, const MixerSpec& mixer) {
+  const auto h = static_cast<double>(hidden);
+  if (mixer.kind == Mixer::linear_attention) return linear_attention_slots(h, mixer.linear);
+  if (mixer.kind == Mixer::mamba) return mamba_slots(h, mixer.mamba);
+  const AttentionSpec& a = mixer.attention;
+  const double heads = a.q_heads;
   std::vector<Slot> slots;
-  if (m.mla) {
-    const MlaSpec& a = *m.mla;
-    const double qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
-    if (a.q_lora_rank > 0) {
-      slots.push_back({kFullAttention, h * a.q_lora_rank, {"self_attn.q_a_proj"}});
-      slots.push_back({kFullAttention,
-                       static_cast<double>(a.q_lora_rank) * heads * qk,
-                       {"self_attn.q_b_proj"}});
+  if (a.compressed) {
+    // DeepSeek-V4 names its attention projections otherwise.
+    const CompressedAttentionSpec& c = a.compression;
+    const double width = heads * c.head_dim;
+    slots.push_back({h * c.q_lora_rank, {"attn.wq_a"}});
+    slots.push_back({double(c.q_lora_rank) * width, {"attn.wq_b"}});
+    slots.push_back({h * c.head_dim, {"attn.wkv"}});
+    slots.push_back({width * c.o_lora_rank, {"attn.wo_a"}});
+    slots.push_back({double(c.o_groups) * c.o_lora_rank * h, {"attn.wo_b"}});
+  } else if (a.latent) {
+    const MlaSpec& m = a.mla;
+    const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    if (m.q_lora_rank > 0) {
+      slots.push_back({h * m.q_lora_rank, {"self_attn.q_a_proj"}});
+      slots.push_back({static_cast<double>(m.q_lora_rank) * heads * qk, {"self_attn.q_b_proj"}});
     } else {
-      slots.push_back({kFullAttention, h * heads * qk, {"self_attn.q_proj"}});
+      slots.push_back({h * heads * qk, {"self_attn.q_proj"}});
     }
-    slots.push_back({kFullAttention,
-                     h * (a.kv_lora_rank + a.qk_rope_head_dim),
-                     {"self_attn.kv_a_proj_with_mqa"}});
+    slots.push_back({h * (m.kv_lora_rank + m.qk_rope_head_dim), {"self_attn.kv_a_proj_with_mqa"}});
     slots.push_back(
-        {kFullAttention,
-         static_cast<double>(a.kv_lora_rank) * heads * (a.qk_nope_head_dim + a.v_head_dim),
+        {static_cast<double>(m.kv_lora_rank) * heads * (m.qk_nope_head_dim + m.v_head_dim),
          {"self_attn.kv_b_proj"}});
-    slots.push_back({kFullAttention, heads * a.v_head_dim * h, {"self_attn.o_proj"}});
-    if (m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
-      const double q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
-      const double ih = m.sparse_attention_index_heads;
-      const double id = m.sparse_attention_index_head_dim;
-      slots.push_back({kFullAttention, q_in * ih * id, {"self_attn.indexer.wq_b"}});
-      slots.push_back({kFullAttention, h * id, {"self_attn.indexer.wk"}});
-      slots.push_back({kFullAttention, h * ih, {"self_attn.indexer.weights_proj"}});
-    }
-    // DeepSeek-V4 names its attention projections otherwise; equal shares.
-    for (const char* name : {"attn.wq_a", "attn.wq_b", "attn.wkv", "attn.wo_a", "attn.wo_b"}) {
-      slots.push_back({2, 1.0, {name}});
+    slots.push_back({heads * m.v_head_dim * h, {"self_attn.o_proj"}});
+    if (a.output_gate) slots.push_back({h * heads * m.v_head_dim, {"self_attn.g_proj"}});
+    if (a.indexer.scores()) {
+      const double q_in = m.q_lora_rank > 0 ? m.q_lora_rank : h;
+      const double ih = a.indexer.heads;
+      const double id = a.indexer.head_dim;
+      slots.push_back({q_in * ih * id, {"self_attn.indexer.wq_b"}});
+      slots.push_back({h * id, {"self_attn.indexer.wk"}});
+      slots.push_back({h * ih, {"self_attn.indexer.weights_proj"}});
     }
   } else {
-    const auto d = static_cast<double>(effective_head_dim(m));
-    const double kv = m.num_kv_heads > 0 ? m.num_kv_heads : heads;
+    const auto d = static_cast<double>(a.head_dim);
+    const auto dv = static_cast<double>(a.v_head_dim);
+    const double kv = a.kv_heads;
     const std::vector<std::string> fused = {"self_attn.qkv_proj", "attention.wqkv", "attn.qkv_proj",
                                             "self_attn.query_key_value"};
     auto with_fused = [&](std::vector<std::string> names) {
       names.insert(names.end(), fused.begin(), fused.end());
       return names;
     };
-    slots.push_back({kFullAttention, h * heads * d,
+    slots.push_back({h * heads * d * (a.output_gate ? 2.0 : 1.0),
                      with_fused({"self_attn.q_proj", "mixer.q_proj", "attn.q_proj"})});
-    slots.push_back({kFullAttention, h * kv * d,
-                     with_fused({"self_attn.k_proj", "mixer.k_proj", "attn.k_proj"})});
-    slots.push_back({kFullAttention, h * kv * d,
-                     with_fused({"self_attn.v_proj", "mixer.v_proj", "attn.v_proj"})});
+    if (!a.borrowed_kv) {
+      slots.push_back(
+          {h * kv * d, with_fused({"self_attn.k_proj", "mixer.k_proj", "attn.k_proj"})});
+    }
+    if (!a.shared_kv && !a.borrowed_kv) {
+      slots.push_back(
+          {h * kv * dv, with_fused({"self_attn.v_proj", "mixer.v_proj", "attn.v_proj"})});
+    }
     slots.push_back(
-        {kFullAttention,
-         heads * d * h,
+        {heads * dv * h,
          {"self_attn.o_proj", "mixer.o_proj", "attention.wo", "attn.o_proj", "self_attn.dense"}});
   }
-  // Gated DeltaNet and Mamba mixers: input projections dominate.
-  slots.push_back({kLinearAttention,
-                   2.0,
-                   {"linear_attn.in_proj_qkvz", "linear_attn.in_proj_qkv", "mixer.in_proj"}});
-  slots.push_back({kLinearAttention, 1.0, {"linear_attn.in_proj_z"}});
-  slots.push_back({kLinearAttention, 1.0, {"linear_attn.out_proj", "mixer.out_proj"}});
   return slots;
 }
 
@@ -212,17 +281,16 @@ std::vector<Slot> ffn_slots(const std::vector<std::string>& bases) {
 /// The projections of `part` within one layer (or the whole of an
 /// embedding or output head), under the names transformers' model families
 /// give them.
-std::vector<Slot> slots_of(WeightPart part, const ModelArch& m) {
+std::vector<Slot> slots_of(WeightPart part, long long hidden, const LayerSpec& layer) {
   switch (part) {
     case WeightPart::embedding:
-      return {{0,
-               1.0,
+      return {{1.0,
                {"model.embed_tokens", "model.language_model.embed_tokens",
                 "language_model.model.embed_tokens", "backbone.embeddings", "embed"}}};
     case WeightPart::lm_head:
-      return {{0, 1.0, {"lm_head", "language_model.lm_head", "head"}}};
+      return {{1.0, {"lm_head", "language_model.lm_head", "head"}}};
     case WeightPart::attention:
-      return attention_slots(m);
+      return attention_slots(hidden, layer.mixer);
     case WeightPart::dense_ffn:
       return ffn_slots({"mlp.", "feed_forward.", "ffn.", "mixer."});
     case WeightPart::routed_experts:
@@ -233,10 +301,17 @@ std::vector<Slot> slots_of(WeightPart part, const ModelArch& m) {
       return ffn_slots({"mlp.shared_experts.", "mlp.shared_expert.", "feed_forward.shared_expert.",
                         "ffn.shared_experts.", "mixer.shared_experts."});
     case WeightPart::router:
-      return {{0,
-               1.0,
+      return {{1.0,
                {"mlp.gate", "mlp.router", "block_sparse_moe.gate", "feed_forward.router",
                 "ffn.gate", "mixer.gate"}}};
+    case WeightPart::latent_projections:
+      // Nemotron-H's fc1/fc2_latent_proj, Kimi K3's routed_expert_down/up_proj.
+      return {{1.0,
+               {"mixer.fc1_latent_proj", "mlp.routed_expert_down_proj",
+                "block_sparse_moe.routed_expert_down_proj"}},
+              {1.0,
+               {"mixer.fc2_latent_proj", "mlp.routed_expert_up_proj",
+                "block_sparse_moe.routed_expert_up_proj"}}};
   }
   return {};
 }
@@ -296,6 +371,7 @@ std::optional<double> modelopt_bits(std::string_view algo_text, long long group)
     return 8.0;
   }
   if (algo == "mxfp4") return 4.25;  // 4 + 8-bit scale / 32
+  if (algo == "mxfp8") return 8.25;  // 8 + 8-bit scale / 32
   if (algo == "int4_awq" || algo == "w4a8_awq") {
     return 4.0 + 16.0 / static_cast<double>(group > 0 ? group : 128);  // a 16-bit scale per group
   }
@@ -305,17 +381,143 @@ std::optional<double> modelopt_bits(std::string_view algo_text, long long group)
 
 int layer_of(std::string_view module);
 
+/// A "re:" pattern as literal alternatives when it is one (".*self_attn.*",
+/// ".*mlp\\.(gate|up)_proj.*", "lm_head$"): the form every exclusion list seen
+/// takes, matched without std::regex, whose backtracking takes milliseconds
+/// a name.
+struct LiteralRegex {
+  std::vector<std::string> alternatives;
+  bool anywhere = false;  ///< a leading ".*": the text may start past the name's start
+  bool to_end = false;    ///< a trailing "$"
+};
+
+std::optional<LiteralRegex> literal_regex(std::string_view body) {
+  LiteralRegex out;
+  if (body.rfind(".*", 0) == 0) {
+    out.anywhere = true;
+    body.remove_prefix(2);
+  }
+  if (!body.empty() && body.back() == '$' && (body.size() < 2 || body[body.size() - 2] != '\\')) {
+    out.to_end = true;
+    body.remove_suffix(1);
+  } else if (body.size() >= 2 && body.substr(body.size() - 2) == ".*" &&
+             (body.size() < 3 || body[body.size() - 3] != '\\')) {
+    body.remove_suffix(2);  // matching from the start needs no more than the text
+  }
+  std::string before;
+  std::string after;
+  std::vector<std::string> group;
+  bool in_group = false;
+  bool had_group = false;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c == '\\') {
+      if (++i == body.size()) return std::nullopt;
+      c = body[i];
+      if (std::isalnum(static_cast<unsigned char>(c))) return std::nullopt;  // \d, \w, ...
+    } else if (c == '(' && !in_group && !had_group) {
+      in_group = had_group = true;
+      group.emplace_back();
+      continue;
+    } else if (c == '|' && in_group) {
+      group.emplace_back();
+      continue;
+    } else if (c == ')' && in_group) {
+      in_group = false;
+      continue;
+    } else if (std::string_view(".*+?[]{}()^$|").find(c) != std::string_view::npos) {
+      return std::nullopt;
+    }
+    if (in_group) {
+      group.back() += c;
+    } else {
+      (had_group ? after : before) += c;
+    }
+  }
+  if (in_group) return std::nullopt;
+  if (!had_group) group.emplace_back();
+  for (const auto& alternative : group) {
+    std::string text = before;
+    text += alternative;
+    text += after;
+    out.alternatives.push_back(std::move(text));
+  }
+  return out;
+}
+
+bool literal_regex_names(const LiteralRegex& r, std::string_view module) {
+  for (const auto& text : r.alternatives) {
+    if (r.to_end) {
+      if (module.size() < text.size() || module.substr(module.size() - text.size()) != text) {
+        continue;
+      }
+      if (r.anywhere || module.size() == text.size()) return true;
+    } else if (r.anywhere ? module.find(text) != std::string_view::npos
+                          : module.rfind(text, 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// A "re:" pattern, compiled; `valid` false when std::regex refuses it or it
+/// is too long to match safely (it then names nothing).
+struct CompiledRegex {
+  std::optional<LiteralRegex> literal;
+  std::regex re;
+  bool valid = false;
+};
+
+std::shared_ptr<const CompiledRegex> compile_regex(std::string_view pattern) {
+  if (pattern.rfind("re:", 0) != 0) return nullptr;
+  auto out = std::make_shared<CompiledRegex>();
+  // std::regex recurses per pattern character; no real exclusion is this long.
+  if (pattern.size() > 512) return out;
+  try {
+    // Compiled even when matched as literals: what std::regex refuses names nothing.
+    out->re = std::regex(std::string(pattern.substr(3)));
+    out->valid = true;
+    out->literal = literal_regex(pattern.substr(3));
+  } catch (const std::regex_error&) {
+    out->valid = false;
+  }
+  return out;
+}
+
+/// compressed-tensors matches a "re:" pattern from the name's start (re.match).
+bool regex_names(const CompiledRegex& compiled, std::string_view module) {
+  if (!compiled.valid) return false;
+  if (compiled.literal) return literal_regex_names(*compiled.literal, module);
+  return std::regex_search(module.begin(), module.end(), compiled.re,
+                           std::regex_constants::match_continuous);
+}
+
 /// Module patterns (an exclusion list, or the modules a mixed-precision map
 /// lists) sorted by the layer a literal one names, so each layer is tested
 /// against its own entries and the wildcard ones only.
 class PatternIndex {
  public:
-  explicit PatternIndex(const std::vector<std::string>& patterns) : patterns_(patterns) {
+  explicit PatternIndex(const std::vector<std::string>& patterns)
+      : patterns_(patterns), compiled_(patterns.size()) {
+    literals_.reserve(patterns.size());
     for (std::size_t k = 0; k < patterns.size(); ++k) {
-      if (const int layer = pinned_layer(patterns[k]); layer >= 0) {
-        pinned_[layer].push_back(k);
+      const std::string& p = patterns[k];
+      // Each regex compiled once: std::regex builds its automaton per object.
+      compiled_[k] = compile_regex(p);
+      const int layer = pinned_layer(p);
+      if (layer >= 0) {
+        pinned_layers_.insert(layer);
       } else {
-        unpinned_.push_back(k);
+        ++unpinned_;
+      }
+      if (!compiled_[k] && p.find_first_of("*?[") == std::string::npos) {
+        // A literal names itself and the modules inside it: a hash lookup
+        // (modelopt's maps list every expert's projections, 20,000 and more).
+        literals_.emplace(p, k);
+      } else if (layer >= 0) {
+        scanned_pinned_[layer].push_back(k);
+      } else {
+        scanned_.push_back(k);
       }
     }
   }
@@ -334,25 +536,40 @@ class PatternIndex {
   }
 
   [[nodiscard]] bool names_anything_in(int layer) const {
-    return !unpinned_.empty() || pinned_.count(layer) > 0;
+    return unpinned_ > 0 || pinned_layers_.count(layer) > 0;
   }
-  [[nodiscard]] std::size_t wildcards() const { return unpinned_.size(); }
+  /// Patterns matched one by one against every layer's modules.
+  [[nodiscard]] std::size_t wildcards() const { return scanned_.size(); }
 
   /// The first pattern that names `module` (a module in layer `layer`, or -1).
   [[nodiscard]] int first_match(const std::string& module, int layer) const {
     int best = -1;
+    auto take = [&best](std::size_t k) {
+      if (best < 0 || static_cast<int>(k) < best) best = static_cast<int>(k);
+    };
+    if (!literals_.empty()) {
+      const std::string_view name(module);
+      if (const auto it = literals_.find(name); it != literals_.end()) take(it->second);
+      for (std::size_t dot = name.find('.'); dot != std::string_view::npos;
+           dot = name.find('.', dot + 1)) {
+        if (const auto it = literals_.find(name.substr(0, dot)); it != literals_.end()) {
+          take(it->second);
+        }
+      }
+    }
     auto consider = [&](const std::vector<std::size_t>& list) {
       for (const std::size_t k : list) {
         if (best >= 0 && static_cast<int>(k) > best) break;
-        if (module_matches(patterns_[k], module)) {
-          best = static_cast<int>(k);
+        if (compiled_[k] ? regex_names(*compiled_[k], module)
+                         : module_matches(patterns_[k], module)) {
+          take(k);
           break;
         }
       }
     };
-    consider(unpinned_);
-    const auto it = pinned_.find(layer);
-    if (it != pinned_.end()) consider(it->second);
+    consider(scanned_);
+    const auto it = scanned_pinned_.find(layer);
+    if (it != scanned_pinned_.end()) consider(it->second);
     return best;
   }
 
@@ -360,8 +577,13 @@ class PatternIndex {
 
  private:
   const std::vector<std::string>& patterns_;
-  std::vector<std::size_t> unpinned_;
-  std::map<int, std::vector<std::size_t>> pinned_;
+  std::vector<std::shared_ptr<const CompiledRegex>> compiled_;  ///< null: not a "re:" pattern
+  /// Views of patterns_, which outlive the index: no string built or copied.
+  std::unordered_map<std::string_view, std::size_t> literals_;  ///< the first index of each
+  std::vector<std::size_t> scanned_;                            ///< wildcards and regexes
+  std::map<int, std::vector<std::size_t>> scanned_pinned_;      ///< wildcards after "layers.N."
+  std::set<int> pinned_layers_;
+  std::size_t unpinned_ = 0;
 };
 
 /// One slot of a part in a layer: its share of the part's weights there and
@@ -371,48 +593,65 @@ struct CoveredSlot {
   int pattern = -1;
 };
 
-/// How the patterns cover `part` in `layer`, over the form of the part the
-/// patterns name there; empty when they name none of it.
+/// How the patterns cover `part` in `layer`; empty when they name none of it.
 std::vector<CoveredSlot> cover(const std::vector<Slot>& slots, WeightPart part, int layer,
                                const PatternIndex& index, std::vector<bool>& used) {
-  std::map<int, std::vector<CoveredSlot>> by_kind;
-  std::map<int, double> total;
-  std::map<int, double> named;
+  std::vector<CoveredSlot> out;
+  double total = 0.0;
+  bool named = false;
   for (const Slot& slot : slots) {
     int pattern = -1;
     for (const auto& name : names_in_layer(slot, part, layer)) {
       const int k = index.first_match(name, layer);
       if (k >= 0 && (pattern < 0 || k < pattern)) pattern = k;
     }
-    by_kind[slot.kind].push_back({slot.weight, pattern});
-    total[slot.kind] += slot.weight;
+    out.push_back({slot.weight, pattern});
+    total += slot.weight;
     if (pattern >= 0) {
-      named[slot.kind] += slot.weight;
+      named = true;
       used[static_cast<std::size_t>(pattern)] = true;
     }
   }
-  int kind = -1;
-  for (const auto& [k, weight] : named) {
-    if (kind < 0 || weight / total[k] > named[kind] / total[kind]) kind = k;
-  }
-  if (kind < 0) return {};
-  std::vector<CoveredSlot> out = by_kind[kind];
-  for (auto& c : out) c.fraction /= total[kind] > 0.0 ? total[kind] : 1.0;
+  if (!named) return {};
+  for (auto& c : out) c.fraction /= total > 0.0 ? total : 1.0;
   return out;
 }
 
-/// The layers that hold `part`, by the layer plan: a mixer holds attention
-/// weights, a dense FFN the dense part, a MoE FFN the experts and router.
-std::vector<int> layers_with(WeightPart part, const ModelArch& model) {
-  if (!per_layer(part)) return {0};
-  const auto plan = layer_plan(model);
-  std::vector<int> out;
-  for (int layer = 0; layer < static_cast<int>(plan.size()); ++layer) {
-    const LayerSpec& spec = plan[static_cast<std::size_t>(layer)];
-    const bool holds = part == WeightPart::attention   ? spec.mixer != Mixer::none
-                       : part == WeightPart::dense_ffn ? spec.ffn == FfnKind::dense
-                                                       : spec.ffn == FfnKind::moe && model.moe;
-    if (holds) out.push_back(layer);
+/// The layers that hold `part`, each with the part's slots there, by the
+/// layer plan: a mixer holds attention weights, a dense FFN the dense part,
+/// a MoE FFN the experts and router. The embedding and the head are one
+/// "layer" 0.
+struct PartLayers {
+  struct Run {
+    int first = 0;  ///< the first layer of the run
+    int count = 0;
+    std::vector<Slot> slots;
+  };
+  std::vector<Run> runs;
+  int layers = 0;  ///< in all
+};
+
+PartLayers layers_with(WeightPart part, const ModelArch& model) {
+  PartLayers out;
+  if (!per_layer(part)) {
+    out.runs.push_back({0, 1, slots_of(part, model.hidden_size, LayerSpec{})});
+    out.layers = 1;
+    return out;
+  }
+  int first = 0;
+  for (const LayerRun& run : model.layers.runs()) {
+    const LayerSpec& spec = run.layer;
+    const bool moe = spec.ffn.kind == FfnKind::moe;
+    const bool holds = part == WeightPart::attention   ? spec.mixer.kind != Mixer::none
+                       : part == WeightPart::dense_ffn ? spec.ffn.kind == FfnKind::dense
+                       : part == WeightPart::latent_projections
+                           ? moe && spec.ffn.moe.latent_size > 0
+                           : moe;
+    if (holds) {
+      out.runs.push_back({first, run.count, slots_of(part, model.hidden_size, spec)});
+      out.layers += run.count;
+    }
+    first += run.count;
   }
   return out;
 }
@@ -424,11 +663,11 @@ constexpr double kMaxWildcardLayerPairs = 20000;
 
 void check_budget(const PatternIndex& index, const ModelArch& model, const InputLocation& where) {
   const double pairs =
-      static_cast<double>(index.wildcards()) * static_cast<double>(std::max(1, model.num_layers));
+      static_cast<double>(index.wildcards()) * static_cast<double>(std::max(1, model.num_layers()));
   if (pairs > kMaxWildcardLayerPairs) {
     throw InputError(fmt::format("{} wildcard module patterns over {} layers are more than tpnet "
                                  "matches ({:.0f} pattern-layer pairs at most)",
-                                 index.wildcards(), model.num_layers, kMaxWildcardLayerPairs),
+                                 index.wildcards(), model.num_layers(), kMaxWildcardLayerPairs),
                      where);
   }
 }
@@ -444,16 +683,17 @@ std::map<WeightPart, double> excluded_share(const std::vector<std::string>& patt
   check_budget(index, model, where);
   std::vector<bool> used(patterns.size(), false);
   for (const WeightPart part : kWeightParts) {
-    const std::vector<Slot> slots = slots_of(part, model);
-    const std::vector<int> layers = layers_with(part, model);
+    const PartLayers holders = layers_with(part, model);
     double excluded = 0.0;
-    for (const int layer : layers) {
-      if (!index.names_anything_in(layer)) continue;
-      for (const CoveredSlot& c : cover(slots, part, layer, index, used)) {
-        if (c.pattern >= 0) excluded += c.fraction;
+    for (const PartLayers::Run& run : holders.runs) {
+      for (int layer = run.first; layer < run.first + run.count; ++layer) {
+        if (!index.names_anything_in(layer)) continue;
+        for (const CoveredSlot& c : cover(run.slots, part, layer, index, used)) {
+          if (c.pattern >= 0) excluded += c.fraction;
+        }
       }
     }
-    if (excluded > 0.0) share[part] = excluded / static_cast<double>(layers.size());
+    if (excluded > 0.0) share[part] = excluded / static_cast<double>(holders.layers);
   }
   // One line for the patterns that name weights tpnet places yet match none
   // of them; a norm, a vision tower or an MTP layer is not among those weights.
@@ -475,7 +715,7 @@ std::map<WeightPart, double> excluded_share(const std::vector<std::string>& patt
         "{} {} pattern(s) ({}{}) match no module tpnet places (attention, FFN, experts, "
         "router, embedding, lm_head of layers 0-{}); those weights are counted quantized",
         what, unmatched.size(), shown, unmatched.size() > 3 ? ", ..." : "",
-        std::max(1, model.num_layers) - 1));
+        std::max(1, model.num_layers()) - 1));
   }
   return share;
 }
@@ -540,7 +780,7 @@ int layer_of(std::string_view module) {
 /// the map does not list being unquantized. `key` names the map in errors
 /// (hf_quant_config.json's quantization.quantized_layers, or config.json's
 /// quantization_config.quantized_layers), `file` the file in the description.
-CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::string& origin,
+CheckpointPrecision mixed_precision(const json::Value& layers_map, const std::string& origin,
                                     const std::string& key, const std::string& file,
                                     double dtype_bits, const ModelArch& model) {
   CheckpointPrecision p;
@@ -548,20 +788,33 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
   std::vector<std::string> modules;
   std::vector<double> module_bits;
   std::map<std::string, int> algos;
-  int unknown = 0;
-  for (const auto& item : layers_map) {
-    const auto module = item.first.as<std::string>();
-    const YAML::Node spec = item.second;
-    const auto algo = spec.IsMap() ? text_of(spec, "quant_algo") : std::nullopt;
-    const auto bits =
-        algo ? modelopt_bits(*algo, integer_of(spec, "group_size").value_or(0)) : std::nullopt;
-    if (!bits) {
-      throw InputError(fmt::format("'{}' is not a modelopt format tpnet knows; use NVFP4, FP8, "
-                                   "MXFP4 or an INT4 AWQ",
-                                   algo.value_or("(none)")),
-                       InputLocation::in_file(origin, 0, fmt::format("{}.{}", key, module)));
+  // The formats met so far: a map repeats a handful over 20,000 modules.
+  struct Format {
+    std::string algo;
+    long long group_size = 0;
+    std::optional<double> bits;
+  };
+  std::vector<Format> formats_seen;
+  auto bits_of = [&](const std::string& algo, long long group_size) {
+    for (const Format& f : formats_seen) {
+      if (f.group_size == group_size && f.algo == algo) return f.bits;
     }
-    ++algos[lowercase(*algo)];
+    formats_seen.push_back({algo, group_size, modelopt_bits(algo, group_size)});
+    return formats_seen.back().bits;
+  };
+  int unknown = 0;
+  for (const auto& [module, spec] : layers_map.members()) {
+    const auto algo = spec.is_object() ? text_of(spec, "quant_algo") : std::nullopt;
+    const auto bits =
+        algo ? bits_of(*algo, integer_of(spec, "group_size").value_or(0)) : std::nullopt;
+    if (!bits) {
+      throw InputError(
+          fmt::format("'{}' is not a modelopt format tpnet knows; use NVFP4, FP8, "
+                      "MXFP4, MXFP8 or an INT4 AWQ",
+                      algo.value_or("(none)")),
+          InputLocation::in_file(origin, spec.line(), fmt::format("{}.{}", key, module)));
+    }
+    ++algos[*algo];
     if (!part_of_module(module)) {
       ++unknown;
       continue;
@@ -573,30 +826,33 @@ CheckpointPrecision mixed_precision(const YAML::Node& layers_map, const std::str
   check_budget(index, model, InputLocation::in_file(origin, 0, key));
   std::vector<bool> used(modules.size(), false);
   for (const WeightPart part : kWeightParts) {
-    const std::vector<Slot> slots = slots_of(part, model);
-    const std::vector<int> layers = layers_with(part, model);
-    if (layers.empty()) continue;
+    const PartLayers holders = layers_with(part, model);
+    if (holders.layers == 0) continue;
     double sum = 0.0;
-    for (const int layer : layers) {
-      if (!index.names_anything_in(layer)) {
-        sum += dtype_bits;  // a layer the map leaves out is unquantized
-        continue;
-      }
-      const auto covered = cover(slots, part, layer, index, used);
-      if (covered.empty()) {
-        sum += dtype_bits;  // a layer the map leaves out is unquantized
-        continue;
-      }
-      for (const CoveredSlot& c : covered) {
-        sum += c.fraction *
-               (c.pattern >= 0 ? module_bits[static_cast<std::size_t>(c.pattern)] : dtype_bits);
+    for (const PartLayers::Run& run : holders.runs) {
+      for (int layer = run.first; layer < run.first + run.count; ++layer) {
+        if (!index.names_anything_in(layer)) {
+          sum += dtype_bits;  // a layer the map leaves out is unquantized
+          continue;
+        }
+        const auto covered = cover(run.slots, part, layer, index, used);
+        if (covered.empty()) {
+          sum += dtype_bits;  // a layer the map leaves out is unquantized
+          continue;
+        }
+        for (const CoveredSlot& c : covered) {
+          sum += c.fraction *
+                 (c.pattern >= 0 ? module_bits[static_cast<std::size_t>(c.pattern)] : dtype_bits);
+        }
       }
     }
-    p.part_bits[part] = snapped(sum / static_cast<double>(layers.size()));
+    p.part_bits[part] = snapped(sum / static_cast<double>(holders.layers));
   }
   p.bits = dtype_bits;  // every part is in part_bits
   std::string formats;
-  for (const auto& [algo, count] : algos) {
+  std::map<std::string, int> by_name;  // NVFP4 and nvfp4 are one format
+  for (const auto& [algo, count] : algos) by_name[lowercase(algo)] += count;
+  for (const auto& [algo, count] : by_name) {
     formats += fmt::format("{}{} modules {}", formats.empty() ? "" : ", ", count, algo);
   }
   p.why = fmt::format(
@@ -622,6 +878,9 @@ std::optional<WeightPart> part_of_module(std::string_view module) {
   if (m.find("norm") != std::string::npos) return std::nullopt;
   if (m.find("lm_head") != std::string::npos || m == "head") return WeightPart::lm_head;
   if (m.find("embed") != std::string::npos) return WeightPart::embedding;
+  if (m.find("latent_proj") != std::string::npos || m.find("routed_expert_") != std::string::npos) {
+    return WeightPart::latent_projections;
+  }
   if (m.find("shared_expert") != std::string::npos) return WeightPart::shared_experts;
   if (m.find("experts") != std::string::npos) return WeightPart::routed_experts;
   if (last == "gate" || last == "router" || m.find(".router.") != std::string::npos) {
@@ -640,17 +899,7 @@ std::optional<WeightPart> part_of_module(std::string_view module) {
 }
 
 bool module_matches(std::string_view pattern, std::string_view module) {
-  if (pattern.rfind("re:", 0) == 0) {
-    // std::regex recurses per pattern character; no real exclusion is this long.
-    if (pattern.size() > 512) return false;
-    try {
-      const std::regex re(std::string(pattern.substr(3)));
-      return std::regex_search(module.begin(), module.end(), re,
-                               std::regex_constants::match_continuous);
-    } catch (const std::regex_error&) {
-      return false;
-    }
-  }
+  if (const auto compiled = compile_regex(pattern)) return regex_names(*compiled, module);
   // A pattern names a module or any module inside it ("model.layers.*.self_attn"
   // covers its q_proj), as vLLM and transformers match exclusion lists.
   if (glob(pattern, module)) return true;
@@ -661,16 +910,14 @@ bool module_matches(std::string_view pattern, std::string_view module) {
   return false;
 }
 
-CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
+CheckpointPrecision precision_from_quantization_config(const json::Value& q,
                                                        const std::string& origin,
                                                        const std::string& prefix, double dtype_bits,
                                                        const ModelArch& model) {
-  auto where = [&](const char* key) { return yaml::where(q[key], origin, prefix + key); };
+  auto at = [&](const char* key) { return where(q, key, origin, prefix + key); };
   CheckpointPrecision p;
   const auto method_text = text_of(q, "quant_method");
-  if (!method_text) {
-    throw InputError("required key is missing", yaml::where(q, origin, prefix + "quant_method"));
-  }
+  if (!method_text) throw InputError("required key is missing", at("quant_method"));
   const std::string method = lowercase(*method_text);
   std::vector<std::string> excluded;
   for (const char* key :
@@ -678,17 +925,16 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
     for (auto& item : strings_of(q, key)) excluded.push_back(std::move(item));
   }
   std::map<WeightPart, double> share = excluded_share(
-      excluded, model, p.warnings,
-      origin + ": " + prefix + "exclusions:", yaml::where(q, origin, prefix + "ignore"));
+      excluded, model, p.warnings, origin + ": " + prefix + "exclusions:", at("ignore"));
   // vLLM quantizes the linear layers of the transformer blocks; the output
   // head is one only when a format says so (modelopt lists it to exclude it).
   bool lm_head_quantized = false;
   if (method == "fp8") {
     p.bits = 8;
     p.quantization = "fp8";
-    const auto block = q["weight_block_size"];
-    p.why = present(block) ? "quantization_config: fp8 with block scales, 8 bits per weight"
-                           : "quantization_config: fp8, 8 bits per weight";
+    p.why = present(q, "weight_block_size")
+                ? "quantization_config: fp8 with block scales, 8 bits per weight"
+                : "quantization_config: fp8, 8 bits per weight";
   } else if (method == "mxfp4") {
     p.bits = 4.25;
     p.quantization = "mxfp4";
@@ -705,18 +951,16 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
   } else if (method == "modelopt" || method == "modelopt_fp4") {
     const auto algo_text = text_of(q, "quant_algo");
     if (!algo_text && method == "modelopt") {
-      throw InputError("required key is missing (FP8 or NVFP4)",
-                       yaml::where(q, origin, prefix + "quant_algo"));
+      throw InputError("required key is missing (FP8 or NVFP4)", at("quant_algo"));
     }
     if (algo_text && lowercase(*algo_text) == "mixed_precision") {
       // A modelopt export may copy hf_quant_config.json's per-module map into
       // config.json (nvidia/Qwen3.6-27B-NVFP4): read it the same way.
-      const YAML::Node layers = q["quantized_layers"];
-      if (!present(layers) || !layers.IsMap()) {
-        throw InputError("MIXED_PRECISION needs the quantized_layers map",
-                         yaml::where(q, origin, prefix + "quantized_layers"));
+      const json::Value* layers = member(q, "quantized_layers");
+      if (layers == nullptr || !layers->is_object()) {
+        throw InputError("MIXED_PRECISION needs the quantized_layers map", at("quantized_layers"));
       }
-      CheckpointPrecision mixed = mixed_precision(layers, origin, prefix + "quantized_layers",
+      CheckpointPrecision mixed = mixed_precision(*layers, origin, prefix + "quantized_layers",
                                                   "quantization_config", dtype_bits, model);
       if (!excluded.empty()) mixed.why += "; left unquantized: " + first_few_joined(excluded);
       if (const auto kv = text_of(q, "kv_cache_quant_algo")) {
@@ -732,7 +976,7 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
       throw InputError("'" + *algo_text +
                            "' is not a modelopt format tpnet knows; use FP8, NVFP4 or "
                            "MIXED_PRECISION (with quantized_layers)",
-                       where("quant_algo"));
+                       at("quant_algo"));
     }
     p.bits = *bits;
     p.quantization = *bits == 4.5 ? "nvfp4" : lowercase(*algo_text);
@@ -768,18 +1012,18 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
           "per 128";
     } else {
       if (!format) {
-        throw InputError("required key is missing", yaml::where(q, origin, prefix + "format"));
+        throw InputError("required key is missing", at("format"));
       }
       throw InputError("'" + *format +
                            "' is not a compressed-tensors format tpnet knows; use "
                            "nvfp4-pack-quantized, float-quantized or pack-quantized (or a model "
                            "YAML)",
-                       where("format"));
+                       at("format"));
     }
   } else if (method == "gptq" || method == "awq") {
     const auto bits = integer_of(q, "bits").value_or(integer_of(q, "w_bit").value_or(0));
     if (bits < 2 || bits > 8) {
-      throw InputError("bits must be 2 to 8", where(q["bits"].IsDefined() ? "bits" : "w_bit"));
+      throw InputError("bits must be 2 to 8", at(q.find("bits") != nullptr ? "bits" : "w_bit"));
     }
     const long long group =
         integer_of(q, "group_size").value_or(integer_of(q, "q_group_size").value_or(128));
@@ -794,7 +1038,7 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
                          "' is not a quantization tpnet knows; use fp8, mxfp4, modelopt, "
                          "compressed-tensors, gptq or awq (or write a model YAML with "
                          "bits_per_weight)",
-                     where("quant_method"));
+                     at("quant_method"));
   }
   if (!lm_head_quantized && !share.count(WeightPart::lm_head)) share[WeightPart::lm_head] = 1.0;
   p.mtp_unquantized = names_mtp(excluded);
@@ -808,26 +1052,32 @@ CheckpointPrecision precision_from_quantization_config(const YAML::Node& q,
 CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
                                                    const std::string& origin, double dtype_bits,
                                                    const ModelArch& model) {
-  const YAML::Node root = yaml::load_document(json_text, origin, yaml::Syntax::json);
-  yaml::require_map(root, origin, "an hf_quant_config.json");
-  const YAML::Node q = root["quantization"];
-  if (!present(q) || !q.IsMap()) {
-    throw InputError("required key is missing (an object with quant_algo)",
-                     yaml::where(root, origin, "quantization"));
+  const json::Value root = json::parse(json_text, origin);
+  if (!root.is_object()) {
+    throw InputError(root.is_null() ? "is empty; expected a JSON object"
+                                    : "expected a JSON object (an hf_quant_config.json)",
+                     InputLocation::in_file(origin, root.line()));
   }
+  const json::Value* found = member(root, "quantization");
+  if (found == nullptr || !found->is_object()) {
+    throw InputError("required key is missing (an object with quant_algo)",
+                     where(root, "quantization", origin, "quantization"));
+  }
+  const json::Value& q = *found;
   const auto algo = text_of(q, "quant_algo");
   if (!algo) {
-    throw InputError("required key is missing", yaml::where(q, origin, "quantization.quant_algo"));
+    throw InputError("required key is missing",
+                     where(q, "quant_algo", origin, "quantization.quant_algo"));
   }
   CheckpointPrecision p;
   const std::vector<std::string> excluded = strings_of(q, "exclude_modules");
   if (lowercase(*algo) == "mixed_precision") {
-    const YAML::Node layers = q["quantized_layers"];
-    if (!present(layers) || !layers.IsMap()) {
+    const json::Value* layers = member(q, "quantized_layers");
+    if (layers == nullptr || !layers->is_object()) {
       throw InputError("MIXED_PRECISION needs the quantized_layers map",
-                       yaml::where(q, origin, "quantization.quantized_layers"));
+                       where(q, "quantized_layers", origin, "quantization.quantized_layers"));
     }
-    p = mixed_precision(layers, origin, "quantization.quantized_layers", "hf_quant_config.json",
+    p = mixed_precision(*layers, origin, "quantization.quantized_layers", "hf_quant_config.json",
                         dtype_bits, model);
   } else {
     const auto bits = modelopt_bits(*algo, integer_of(q, "group_size").value_or(0));
@@ -835,7 +1085,7 @@ CheckpointPrecision precision_from_hf_quant_config(std::string_view json_text,
       throw InputError("'" + *algo +
                            "' is not a modelopt format tpnet knows; use NVFP4, FP8, "
                            "MXFP4, an INT4 AWQ or MIXED_PRECISION",
-                       yaml::where(q["quant_algo"], origin, "quantization.quant_algo"));
+                       where(q, "quant_algo", origin, "quantization.quant_algo"));
     }
     p.bits = *bits;
     p.quantization = *bits == 4.5 ? "nvfp4" : lowercase(*algo);

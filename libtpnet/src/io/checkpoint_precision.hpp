@@ -5,14 +5,13 @@
 // leaves out (exclude_modules, ignore, modules_to_not_convert) and, for
 // MIXED_PRECISION, its per-module map (docs/models.md, "Quantization").
 
-#include <yaml-cpp/yaml.h>
-
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "json_value.hpp"
 #include "tpnet/model/model.hpp"
 
 namespace tpnet::detail {
@@ -40,7 +39,7 @@ struct CheckpointPrecision {
 /// Reads `quantization_config` (the node of config.json, `where` names its key
 /// prefix) for a model whose unquantized weights are `dtype_bits` wide.
 /// Throws InputError naming the key for a format it does not know.
-[[nodiscard]] CheckpointPrecision precision_from_quantization_config(const YAML::Node& config,
+[[nodiscard]] CheckpointPrecision precision_from_quantization_config(const json::Value& config,
                                                                      const std::string& origin,
                                                                      const std::string& prefix,
                                                                      double dtype_bits,

@@ -37,32 +37,30 @@ void check_kv_dtype(int bytes) {
   }
 }
 
-int kv_heads(const ModelArch& m) {
-  return m.num_kv_heads > 0 ? m.num_kv_heads : m.num_attention_heads;
-}
-
-/// K and V (or the MLA latent) of one attention layer for one token, per rank.
-double attention_bytes_per_layer(const ModelArch& m, int tp, int dtype_bytes) {
-  if (m.mla) return to_real(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * dtype_bytes;
-  // vLLM gives each rank max(1, kv_heads / tp) heads: below one head per rank
-  // the heads are replicated.
-  const long long heads = std::max<long long>(1, ceil_div(kv_heads(m), tp));
-  return 2.0 * to_real(heads) * to_real(effective_head_dim(m)) * dtype_bytes;
+/// K and V (or the MLA latent) of one attention layer for one token, per
+/// rank. vLLM gives each rank max(1, kv_heads / tp) heads: below one head per
+/// rank the heads are replicated. The latent is not split.
+double attention_entry_bytes(const AttentionSpec& a, int tp, int dtype_bytes) {
+  if (a.borrowed_kv) return 0.0;
+  if (a.latent) return to_real(a.mla.kv_lora_rank + a.mla.qk_rope_head_dim) * dtype_bytes;
+  const long long heads = std::max<long long>(1, ceil_div(a.kv_heads, tp));
+  const int v = a.cache_pads_v ? std::max(a.head_dim, a.v_head_dim) : a.v_head_dim;
+  return to_real(heads) * (a.head_dim + v) * dtype_bytes;
 }
 
 /// The DSA indexer's key for one token in one layer, on every rank.
-double index_bytes_per_layer(const ModelArch& m) {
-  if (m.sparse_attention_index_heads <= 0 || m.sparse_attention_index_head_dim <= 0) return 0.0;
-  const long long dim = m.sparse_attention_index_head_dim;
+double index_entry_bytes(const AttentionSpec& a) {
+  if (!a.indexer.scores() || a.borrowed_kv) return 0.0;
+  const long long dim = a.indexer.head_dim;
   return to_real(dim + kIndexScaleBytes * ceil_div(dim, kIndexQuantBlock));
 }
 
-/// Gated DeltaNet state of one layer for one sequence, per rank: the
-/// recurrent state (value heads x key dim x value dim) and the short
-/// convolution's last conv_kernel - 1 inputs, heads split over TP.
-double linear_state_per_layer(const ModelArch& m, int tp) {
-  if (!m.linear_attention) return 0.0;
-  const LinearAttentionSpec& s = *m.linear_attention;
+/// Gated DeltaNet or Kimi Delta Attention state of one layer for one
+/// sequence, per rank: the recurrent state (value heads x key dim x value
+/// dim) and the short convolution's last conv_kernel - 1 inputs, heads split
+/// over TP. Lightning attention keeps a head_dim x head_dim state per head
+/// and no convolution.
+double linear_state_per_layer(const LinearAttentionSpec& s, int tp) {
   const double key_heads = to_real(ceil_div(s.key_heads, tp));
   const double value_heads = to_real(ceil_div(s.value_heads, tp));
   const double recurrent = value_heads * s.key_head_dim * s.value_head_dim;
@@ -75,9 +73,7 @@ double linear_state_per_layer(const ModelArch& m, int tp) {
 /// (heads x head_dim x state_size, in the model's SSM cache dtype) and the
 /// convolution's last conv_kernel - 1 inputs over x, B and C (BF16), heads
 /// and groups split over TP (a group below one per rank is replicated).
-double mamba_state_per_layer(const ModelArch& m, int tp) {
-  if (!m.mamba) return 0.0;
-  const MambaSpec& s = *m.mamba;
+double mamba_state_per_layer(const MambaSpec& s, int tp) {
   const double heads = to_real(ceil_div(s.heads, tp));
   const double groups = to_real(std::max<long long>(1, ceil_div(s.groups, tp)));
   const double ssm = heads * s.head_dim * s.state_size * s.state_bytes;
@@ -86,33 +82,67 @@ double mamba_state_per_layer(const ModelArch& m, int tp) {
   return ssm + conv;
 }
 
-/// DeepSeek-V4's cache on every rank (its one KV head is not split): per
-/// layer the last `sliding_window` keys, one compressed key per `ratio`
-/// tokens (ratio > 1) with, at ratio 4, the indexer's key, and the
-/// compressor's fixed state.
-struct CompressedCache {
-  double per_token = 0.0;     ///< compressed (and indexer) keys per token of context
-  double index_share = 0.0;   ///< of per_token, the indexer's keys
-  double window_entry = 0.0;  ///< one window key in every layer
-  double state = 0.0;         ///< compressor states of one sequence
-};
-
-CompressedCache compressed_cache(const ModelArch& m) {
-  CompressedCache c;
-  const CompressedAttentionSpec& a = *m.compressed_attention;
-  const double entry = compressed_kv_entry_bytes(a);
-  const double index = compressed_index_entry_bytes(m);
-  for (const int ratio : a.compress_ratios) {
-    c.window_entry += entry;
-    if (ratio <= 1) continue;
-    c.per_token += entry / ratio;
-    if (ratio == kIndexedCompressRatio && m.sparse_attention_index_heads > 0) {
-      c.index_share += index / ratio;
+/// What one layer keeps for one sequence of `tokens` tokens, per rank, added
+/// to `s` `count` times. DeepSeek-V4's compressed layers (their one KV head
+/// is not split) keep the last `window` keys, one compressed key per `ratio`
+/// tokens (ratio > 1), at ratio 4 the indexer's key, and the compressor's
+/// fixed state.
+void add_layer_state(SequenceState& s, const MixerSpec& mixer, int tp, int dtype_bytes,
+                     TokenCount tokens, double count) {
+  const AttentionSpec& a = mixer.attention;
+  const double all = to_real(tokens);
+  const double windowed = to_real(std::min<TokenCount>(tokens, std::max(0, a.window)));
+  if (is_attention(mixer.kind) && a.compressed) {
+    const double entry = compressed_kv_entry_bytes(a.compression);
+    s.sliding_window += Bytes(count * entry * windowed);
+    const int ratio = a.compression.ratio;
+    if (ratio > 1) {
+      const double entries = to_real(tokens / ratio);
+      s.attention += Bytes(count * entry * entries);
+      if (has_compressed_indexer(a)) {
+        s.sparse_index += Bytes(count * compressed_index_entry_bytes(a.indexer) * entries);
+      }
+      s.linear_state += Bytes(count * compressor_state_bytes(a));
     }
-    c.state += compressor_state_bytes(m, ratio);
+    return;
   }
-  c.per_token += c.index_share;
-  return c;
+  switch (mixer.kind) {
+    case Mixer::attention:
+      s.attention += Bytes(count * attention_entry_bytes(a, tp, dtype_bytes) * all);
+      s.sparse_index += Bytes(count * index_entry_bytes(a) * all);
+      break;
+    case Mixer::sliding_window:
+    case Mixer::chunked_attention:
+      // vLLM keeps a windowed layer's last window of keys, a chunked one's
+      // current chunk: at most `window` tokens either way.
+      s.sliding_window += Bytes(count * attention_entry_bytes(a, tp, dtype_bytes) * windowed);
+      break;
+    case Mixer::linear_attention:
+      s.linear_state += Bytes(count * linear_state_per_layer(mixer.linear, tp));
+      break;
+    case Mixer::mamba:
+      s.linear_state += Bytes(count * mamba_state_per_layer(mixer.mamba, tp));
+      break;
+    case Mixer::cross_attention:
+    case Mixer::none:
+      break;
+  }
+}
+
+/// Bytes one more token of context adds once a sequence is past every
+/// window: full attention's K and V and indexer key, and DeepSeek-V4's
+/// compressed keys' share (1/ratio of one).
+double per_token_past_windows(const MixerSpec& mixer, int tp, int dtype_bytes) {
+  if (mixer.kind != Mixer::attention) return 0.0;
+  const AttentionSpec& a = mixer.attention;
+  if (a.compressed) {
+    const int ratio = a.compression.ratio;
+    if (ratio <= 1) return 0.0;
+    double bytes = compressed_kv_entry_bytes(a.compression) / ratio;
+    if (has_compressed_indexer(a)) bytes += compressed_index_entry_bytes(a.indexer) / ratio;
+    return bytes;
+  }
+  return attention_entry_bytes(a, tp, dtype_bytes) + index_entry_bytes(a);
 }
 
 void require_kv_shapes(const ModelArch& m) {
@@ -127,16 +157,6 @@ void require_kv_shapes(const ModelArch& m) {
 }
 
 }  // namespace
-
-LayerCounts layer_counts(const ModelArch& m) {
-  const LayerTally t = tally_layers(m);
-  LayerCounts c;
-  c.linear = t.linear;
-  c.mamba = t.mamba;
-  c.sliding = m.sliding_window > 0 ? t.sliding : 0;
-  c.full = t.attention + (m.sliding_window > 0 ? 0 : t.sliding);
-  return c;
-}
 
 int parse_kv_cache_dtype(std::string_view name, const InputLocation& where) {
   static constexpr std::array<std::pair<std::string_view, int>, 9> kDtypes{{
@@ -161,10 +181,9 @@ int parse_kv_cache_dtype(std::string_view name, const InputLocation& where) {
 
 std::vector<std::string> kv_cache_shapes_missing(const ModelArch& m) {
   std::vector<std::string> missing;
-  if (!m.mla && m.attention == AttentionKind::mla) missing.emplace_back("mla");
-  const LayerCounts c = layer_counts(m);
-  if (c.linear > 0 && !m.linear_attention) missing.emplace_back("linear_attention");
-  if (c.mamba > 0 && !m.mamba) missing.emplace_back("mamba");
+  for (const auto& key : missing_shapes(m.layers)) {
+    if (key == "mla" || key == "linear_attention" || key == "mamba") missing.push_back(key);
+  }
   return missing;
 }
 
@@ -172,14 +191,11 @@ Bytes kv_bytes_per_token(const ModelArch& m, int tp, int kv_dtype_bytes) {
   check_tp(tp);
   check_kv_dtype(kv_dtype_bytes);
   require_kv_shapes(m);
-  if (m.compressed_attention) {
-    // While a sequence is within the window every layer keeps each token whole.
-    const CompressedCache cache = compressed_cache(m);
-    return Bytes(cache.window_entry + cache.per_token);
+  double bytes = 0.0;
+  for (const LayerRun& run : m.layers.runs()) {
+    bytes += run.count * per_token_past_windows(run.layer.mixer, tp, kv_dtype_bytes);
   }
-  const LayerCounts c = layer_counts(m);
-  return Bytes(c.attention() * attention_bytes_per_layer(m, tp, kv_dtype_bytes) +
-               c.full * index_bytes_per_layer(m));
+  return Bytes(bytes);
 }
 
 SequenceState sequence_state(const ModelArch& m, int tp, int kv_dtype_bytes, TokenCount tokens) {
@@ -192,36 +208,9 @@ SequenceState sequence_state(const ModelArch& m, int tp, int kv_dtype_bytes, Tok
   }
   SequenceState s;
   s.tokens = tokens;
-  if (m.compressed_attention) {
-    // A compressed key for every full `ratio` tokens.
-    const CompressedAttentionSpec& a = *m.compressed_attention;
-    const double entry = compressed_kv_entry_bytes(a);
-    const double index = compressed_index_entry_bytes(m);
-    double attention = 0.0;
-    double sparse_index = 0.0;
-    for (const int ratio : a.compress_ratios) {
-      if (ratio <= 1) continue;
-      const double entries = to_real(tokens / ratio);
-      attention += entry * entries;
-      if (ratio == kIndexedCompressRatio && m.sparse_attention_index_heads > 0) {
-        sparse_index += index * entries;
-      }
-    }
-    s.attention = Bytes(attention);
-    s.sparse_index = Bytes(sparse_index);
-    s.sliding_window = Bytes(compressed_cache(m).window_entry *
-                             to_real(std::min<TokenCount>(tokens, m.sliding_window)));
-    s.linear_state = Bytes(compressed_cache(m).state);
-    return s;
+  for (const LayerRun& run : m.layers.runs()) {
+    add_layer_state(s, run.layer.mixer, tp, kv_dtype_bytes, tokens, run.count);
   }
-  const LayerCounts c = layer_counts(m);
-  const double per_layer = attention_bytes_per_layer(m, tp, kv_dtype_bytes);
-  s.attention = Bytes(c.full * per_layer * to_real(tokens));
-  s.sparse_index = Bytes(c.full * index_bytes_per_layer(m) * to_real(tokens));
-  s.sliding_window =
-      Bytes(c.sliding * per_layer * to_real(std::min<TokenCount>(tokens, m.sliding_window)));
-  s.linear_state =
-      Bytes(c.linear * linear_state_per_layer(m, tp) + c.mamba * mamba_state_per_layer(m, tp));
   return s;
 }
 

@@ -30,20 +30,36 @@ double keys_seen(TokenCount context, TokenCount chunk, long long window) {
   return ramp + std::max(0.0, capped) * w;
 }
 
+/// Keys seen by tokens at positions context .. context + chunk - 1 when each
+/// sees only the tokens of its own `length`-token chunk up to itself
+/// (Llama 4's chunked local attention): the sum over j of ((j - 1) mod
+/// length) + 1.
+double keys_seen_in_chunks(TokenCount context, TokenCount chunk, long long length) {
+  if (length <= 0) return keys_seen(context, chunk, 0);
+  // Up to position p (1-based), a whole chunk sums length (length + 1) / 2.
+  auto upto = [&](TokenCount p) {
+    const double whole = to_real(p / length);
+    const double rest = to_real(p % length);
+    const double l = to_real(length);
+    return whole * l * (l + 1.0) / 2.0 + rest * (rest + 1.0) / 2.0;
+  };
+  return upto(context + chunk) - upto(context);
+}
+
 /// Score and value widths of one query head: 2 x (qk + v) FLOPs per key seen.
 struct HeadWidths {
   double qk = 0.0;
   double v = 0.0;
 };
 
-HeadWidths head_widths(const ModelArch& m, bool decode) {
-  if (m.mla) {
-    const MlaSpec& a = *m.mla;
-    if (decode) return {to_real(a.kv_lora_rank + a.qk_rope_head_dim), to_real(a.kv_lora_rank)};
-    return {to_real(a.qk_nope_head_dim + a.qk_rope_head_dim), to_real(a.v_head_dim)};
+HeadWidths head_widths(const AttentionSpec& a, bool decode) {
+  if (a.compressed) return {to_real(a.compression.head_dim), to_real(a.compression.head_dim)};
+  if (a.latent) {
+    const MlaSpec& m = a.mla;
+    if (decode) return {to_real(m.kv_lora_rank + m.qk_rope_head_dim), to_real(m.kv_lora_rank)};
+    return {to_real(m.qk_nope_head_dim + m.qk_rope_head_dim), to_real(m.v_head_dim)};
   }
-  const double head = to_real(effective_head_dim(m));
-  return {head, head};
+  return {to_real(a.head_dim), to_real(a.v_head_dim)};
 }
 
 void require_tokens(TokenCount tokens, TokenCount lowest, std::string_view field) {
@@ -69,92 +85,91 @@ void require_chunk(TokenCount context, TokenCount chunk) {
 
 }  // namespace
 
+namespace {
+
+template <typename Group>
+void add_state_group(std::vector<Group>& groups, int layers, double per_token) {
+  auto same = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group& g) { return g.per_token == per_token; });
+  if (same == groups.end()) {
+    groups.push_back({layers, per_token});
+  } else {
+    same->layers += layers;
+  }
+}
+
+}  // namespace
+
 MixerFlopsRates::MixerFlopsRates(const ModelArch& m, int tp) {
   require_tp(tp);
-  if (m.compressed_attention) {
-    // One shared 512-wide key that is also the value: QK^T and PV each head_dim.
-    const CompressedAttentionSpec& a = *m.compressed_attention;
-    const double heads = to_real(
-        detail::split_by_tp(m, m.num_attention_heads, tp, "num_attention_heads", "heads", kUse));
-    compressed_ = true;
-    prefill_per_key_ = decode_per_key_ = 2.0 * heads * 2.0 * a.head_dim;
-    sliding_layers_ = static_cast<int>(a.compress_ratios.size());
-    window_ = m.sliding_window;
-    top_k_ = m.sparse_attention_top_k.value_or(0);
-    for (const int ratio : a.compress_ratios) {
-      if (ratio <= 1) continue;
-      auto same = std::find_if(compressed_layers_.begin(), compressed_layers_.end(),
-                               [&](const auto& r) { return r.first == ratio; });
-      if (same == compressed_layers_.end()) {
-        compressed_layers_.emplace_back(ratio, 1);
-      } else {
-        ++same->second;
+  for (const LayerRun& run : m.layers.runs()) {
+    const MixerSpec& mixer = run.layer.mixer;
+    if (mixer.kind == Mixer::attention || mixer.kind == Mixer::sliding_window ||
+        mixer.kind == Mixer::chunked_attention) {
+      const AttentionSpec& a = mixer.attention;
+      if (a.latent && !a.mla.stated()) {
+        throw InputError("not stated by the model; the mixer compute needs the MLA head shapes",
+                         detail::at_model_key(m, "mla"));
       }
-    }
-    if (m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
-      sparse_index_per_key_ = 2.0 * to_real(m.sparse_attention_index_heads) *
-                              to_real(m.sparse_attention_index_head_dim);
-    }
-    return;
-  }
-  const LayerTally t = tally_layers(m);
-  attention_layers_ = t.attention;
-  sliding_layers_ = t.sliding;
-  linear_layers_ = t.linear;
-  mamba_layers_ = t.mamba;
-  if (t.attention + t.sliding > 0) {
-    if (m.attention == AttentionKind::mla && !m.mla) {
-      throw InputError("not stated by the model; the mixer compute needs the MLA head shapes",
-                       detail::at_model_key(m, "mla"));
-    }
-    const double heads = to_real(
-        detail::split_by_tp(m, m.num_attention_heads, tp, "num_attention_heads", "heads", kUse));
-    const HeadWidths prefill = head_widths(m, false);
-    const HeadWidths decode = head_widths(m, true);
-    prefill_per_key_ = 2.0 * heads * (prefill.qk + prefill.v);
-    decode_per_key_ = 2.0 * heads * (decode.qk + decode.v);
-    top_k_ = m.sparse_attention_top_k.value_or(0);
-    if (t.sliding > 0) {
-      if (m.sliding_window <= 0) {
+      if (mixer.kind != Mixer::attention && a.window <= 0) {
         throw InputError(
             "is not stated; the mixer compute needs the window of the "
             "sliding-window layers",
             detail::at_model_key(m, "sliding_window"));
       }
-      window_ = m.sliding_window;
+      const double heads =
+          to_real(detail::split_by_tp(m, a.q_heads, tp, "num_attention_heads", "heads", kUse));
+      const HeadWidths prefill = head_widths(a, false);
+      const HeadWidths decode = head_widths(a, true);
+      AttentionGroup group;
+      group.layers = run.count;
+      group.kind = mixer.kind;
+      group.prefill_per_key = 2.0 * heads * (prefill.qk + prefill.v);
+      group.decode_per_key = 2.0 * heads * (decode.qk + decode.v);
+      group.window = mixer.kind == Mixer::attention && !a.compressed ? 0 : a.window;
+      group.top_k = a.indexer.top_k;
+      group.compress_ratio = a.compressed ? std::max(1, a.compression.ratio) : 0;
+      if (a.indexer.scores() && (!a.compressed || has_compressed_indexer(a))) {
+        // vLLM replicates the indexer on every rank; it scores every earlier key.
+        group.sparse_index_per_key = 2.0 * to_real(a.indexer.heads) * to_real(a.indexer.head_dim);
+      }
+      // Layers of one shape in many runs (a 3:1 hybrid) count as one group,
+      // so the sum is the same whatever the runs.
+      auto same = std::find_if(attention_.begin(), attention_.end(),
+                               [&](const AttentionGroup& g) { return g.same_rates(group); });
+      if (same == attention_.end()) {
+        attention_.push_back(group);
+      } else {
+        same->layers += group.layers;
+      }
+    } else if (mixer.kind == Mixer::linear_attention) {
+      const LinearAttentionSpec& s = mixer.linear;
+      if (!s.stated()) {
+        throw InputError(
+            "not stated by the model; the mixer compute needs the linear-attention "
+            "head shapes",
+            detail::at_model_key(m, "linear_attention"));
+      }
+      const double heads =
+          to_real(detail::split_by_tp(m, s.value_heads, tp, "linear_attention.value_heads",
+                                      "linear-attention value heads", kUse));
+      // Per value head a key_dim x value_dim state: decay (1), S k (2), the
+      // delta-rule update (2) and the readout S^T q (2) per element; the
+      // lightning attention's plain linear update has no S k (5).
+      const double per_element = s.kind == LinearKind::lightning ? 5.0 : 7.0;
+      add_state_group(linear_, run.count, per_element * heads * s.key_head_dim * s.value_head_dim);
+    } else if (mixer.kind == Mixer::mamba) {
+      const MambaSpec& s = mixer.mamba;
+      if (!s.stated()) {
+        throw InputError("not stated by the model; the mixer compute needs the Mamba-2 shapes",
+                         detail::at_model_key(m, "mamba"));
+      }
+      const double heads =
+          to_real(detail::split_by_tp(m, s.heads, tp, "mamba.heads", "Mamba heads", kUse));
+      // Per head a head_dim x state_size state: decay (1), the x B^T update (2)
+      // and the readout h C (2) per element.
+      add_state_group(mamba_, run.count, 5.0 * heads * s.head_dim * s.state_size);
     }
-    if (top_k_ > 0 && m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
-      // vLLM replicates the indexer on every rank; it scores every earlier key.
-      sparse_index_per_key_ = 2.0 * to_real(m.sparse_attention_index_heads) *
-                              to_real(m.sparse_attention_index_head_dim);
-    }
-  }
-  if (t.linear > 0) {
-    if (!m.linear_attention) {
-      throw InputError(
-          "not stated by the model; the mixer compute needs the linear-attention "
-          "head shapes",
-          detail::at_model_key(m, "linear_attention"));
-    }
-    const LinearAttentionSpec& s = *m.linear_attention;
-    const double heads =
-        to_real(detail::split_by_tp(m, s.value_heads, tp, "linear_attention.value_heads",
-                                    "linear-attention value heads", kUse));
-    // Per value head a key_dim x value_dim state: decay (1), S k (2), the
-    // delta-rule update (2) and the readout S^T q (2) per element.
-    linear_per_token_ = 7.0 * heads * s.key_head_dim * s.value_head_dim;
-  }
-  if (t.mamba > 0) {
-    if (!m.mamba) {
-      throw InputError("not stated by the model; the mixer compute needs the Mamba-2 shapes",
-                       detail::at_model_key(m, "mamba"));
-    }
-    const MambaSpec& s = *m.mamba;
-    const double heads =
-        to_real(detail::split_by_tp(m, s.heads, tp, "mamba.heads", "Mamba heads", kUse));
-    // Per head a head_dim x state_size state: decay (1), the x B^T update (2)
-    // and the readout h C (2) per element.
-    mamba_per_token_ = 5.0 * heads * s.head_dim * s.state_size;
   }
 }
 
@@ -162,33 +177,40 @@ MixerFlops MixerFlopsRates::flops(TokenCount context, TokenCount chunk, bool dec
   require_chunk(context, chunk);
   MixerFlops out;
   const double tokens = to_real(chunk);
-  if (compressed_) {
-    // DeepSeek-V4: the window in every layer; a query at position j sees
-    // j / r compressed keys (the top-k of them at ratio 4).
-    const double per_key = decode ? decode_per_key_ : prefill_per_key_;
-    out.sliding_window = per_key * keys_seen(context, chunk, window_) * sliding_layers_;
-    for (const auto& [ratio, layers] : compressed_layers_) {
-      const bool indexed = ratio == kIndexedCompressRatio && top_k_ > 0;
-      const double seen = keys_seen(context, chunk, indexed ? top_k_ * ratio : 0) / ratio;
+  for (const AttentionGroup& g : attention_) {
+    const double per_key = decode ? g.decode_per_key : g.prefill_per_key;
+    const double layers = g.layers;
+    if (g.compress_ratio > 0) {
+      // DeepSeek-V4: the window in every layer; a query at position j sees
+      // j / r compressed keys (the top-k of them at ratio 4).
+      out.sliding_window += per_key * keys_seen(context, chunk, g.window) * layers;
+      const int ratio = g.compress_ratio;
+      if (ratio <= 1) continue;
+      const bool indexed = ratio == kIndexedCompressRatio && g.top_k > 0;
+      const double seen = keys_seen(context, chunk, indexed ? g.top_k * ratio : 0) / ratio;
       out.attention += per_key * seen * layers;
-      if (indexed && sparse_index_per_key_ > 0.0) {
-        out.sparse_index += sparse_index_per_key_ * keys_seen(context, chunk, 0) / ratio * layers;
+      if (indexed && g.sparse_index_per_key > 0.0) {
+        out.sparse_index += g.sparse_index_per_key * keys_seen(context, chunk, 0) / ratio * layers;
       }
+      continue;
     }
-    return out;
+    switch (g.kind) {
+      case Mixer::sliding_window:
+        out.sliding_window += per_key * keys_seen(context, chunk, g.window) * layers;
+        break;
+      case Mixer::chunked_attention:
+        out.sliding_window += per_key * keys_seen_in_chunks(context, chunk, g.window) * layers;
+        break;
+      default:
+        out.attention += per_key * keys_seen(context, chunk, g.top_k) * layers;
+        if (g.sparse_index_per_key > 0.0) {
+          out.sparse_index += g.sparse_index_per_key * keys_seen(context, chunk, 0) * layers;
+        }
+        break;
+    }
   }
-  if (attention_layers_ + sliding_layers_ > 0) {
-    const double per_key = decode ? decode_per_key_ : prefill_per_key_;
-    out.attention = per_key * keys_seen(context, chunk, top_k_) * attention_layers_;
-    if (sliding_layers_ > 0) {
-      out.sliding_window = per_key * keys_seen(context, chunk, window_) * sliding_layers_;
-    }
-    if (sparse_index_per_key_ > 0.0) {
-      out.sparse_index = sparse_index_per_key_ * keys_seen(context, chunk, 0) * attention_layers_;
-    }
-  }
-  if (linear_layers_ > 0) out.linear_attention = linear_per_token_ * tokens * linear_layers_;
-  if (mamba_layers_ > 0) out.mamba = mamba_per_token_ * tokens * mamba_layers_;
+  for (const StateGroup& g : linear_) out.linear_attention += g.per_token * tokens * g.layers;
+  for (const StateGroup& g : mamba_) out.mamba += g.per_token * tokens * g.layers;
   return out;
 }
 

@@ -24,6 +24,8 @@ double ParamParts::of(WeightPart part) const {
       return shared_experts;
     case WeightPart::router:
       return router;
+    case WeightPart::latent_projections:
+      return latent_projections;
   }
   return 0.0;
 }
@@ -31,57 +33,70 @@ namespace {
 
 /// One FFN: gate and up h -> width, down width -> h when gated (SwiGLU);
 /// up and down only when not (Nemotron-H's squared ReLU).
-double ffn(const ModelArch& m, long long hidden, long long width) {
-  return (m.gated_ffn ? 3.0 : 2.0) * to_real(hidden) * to_real(width);
+double ffn_matrices(bool gated, long long hidden, long long width) {
+  return (gated ? 3.0 : 2.0) * to_real(hidden) * to_real(width);
 }
 
-}  // namespace
-
-double full_attention_params(const ModelArch& m) {
-  const double h = to_real(m.hidden_size);
-  const double heads = m.num_attention_heads;
+/// Softmax attention of any span: GQA/MHA (with an output gate, K = V),
+/// MLA, the DSA indexer; DeepSeek-V4's compressed attention.
+double attention_params(long long hidden, const AttentionSpec& a) {
+  const double h = to_real(hidden);
+  const double heads = a.q_heads;
+  if (a.compressed) return compressed_attention_params(hidden, a).total();
   double params = 0.0;
-  if (m.mla) {
+  if (a.latent) {
+    if (!a.mla.stated()) return 0.0;
     // q: h -> q_lora -> heads x (nope + rope), or h -> heads x (nope + rope) directly;
-    // kv: h -> kv_lora + rope (the shared rope key), kv_lora -> heads x (nope + v); o: heads x v ->
-    // h.
-    const MlaSpec& a = *m.mla;
-    const double qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
-    params += a.q_lora_rank > 0 ? h * a.q_lora_rank + double(a.q_lora_rank) * heads * qk_head
+    // kv: h -> kv_lora + rope (the shared rope key), kv_lora -> heads x (nope + v);
+    // o: heads x v -> h.
+    const MlaSpec& m = a.mla;
+    const double qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    params += m.q_lora_rank > 0 ? h * m.q_lora_rank + double(m.q_lora_rank) * heads * qk_head
                                 : h * heads * qk_head;
-    params += h * (a.kv_lora_rank + a.qk_rope_head_dim) +
-              double(a.kv_lora_rank) * heads * (a.qk_nope_head_dim + a.v_head_dim);
-    params += heads * a.v_head_dim * h;
-  } else if (m.attention != AttentionKind::mla) {
-    // q and o: h x heads x head_dim each; k and v: h x kv_heads x head_dim each.
-    const double head_dim = to_real(effective_head_dim(m));
-    const double kv_heads = m.num_kv_heads > 0 ? m.num_kv_heads : heads;
-    params += h * head_dim * (2.0 * heads + 2.0 * kv_heads);
+    params += h * (m.kv_lora_rank + m.qk_rope_head_dim) +
+              double(m.kv_lora_rank) * heads * (m.qk_nope_head_dim + m.v_head_dim);
+    params += heads * m.v_head_dim * h;
+    // An output gate (Kimi K3's mla_use_output_gate): g_proj, h -> heads x v.
+    if (a.output_gate) params += h * heads * m.v_head_dim;
+  } else {
+    // q (twice as wide with an output gate), k, v (none when K is V), o.
+    const double q = heads * a.head_dim * (a.output_gate ? 2.0 : 1.0);
+    const double kv =
+        a.borrowed_kv ? 0.0 : double(a.kv_heads) * (a.head_dim + (a.shared_kv ? 0 : a.v_head_dim));
+    params += h * (q + kv) + heads * a.v_head_dim * h;
   }
-  if (m.sparse_attention_index_heads > 0) {
+  if (a.indexer.scores()) {
     // DSA lightning indexer: queries from the q latent (or h), one shared key, per-head weights.
-    const double q_in = m.mla && m.mla->q_lora_rank > 0 ? m.mla->q_lora_rank : h;
-    const double index_heads = m.sparse_attention_index_heads;
-    const double index_dim = m.sparse_attention_index_head_dim;
+    const double q_in = a.latent && a.mla.q_lora_rank > 0 ? a.mla.q_lora_rank : h;
+    const double index_heads = a.indexer.heads;
+    const double index_dim = a.indexer.head_dim;
     params += q_in * index_heads * index_dim + h * index_dim + h * index_heads;
   }
   return params;
 }
 
-double linear_attention_params(const ModelArch& m) {
-  if (!m.linear_attention) return 0.0;
-  const LinearAttentionSpec& s = *m.linear_attention;
-  const double h = to_real(m.hidden_size);
+double linear_attention_params(long long hidden, const LinearAttentionSpec& s) {
+  if (!s.stated()) return 0.0;
+  const double h = to_real(hidden);
   const double key_dim = double(s.key_heads) * s.key_head_dim;
   const double value_dim = double(s.value_heads) * s.value_head_dim;
-  if (s.gate_rank > 0) {
-    // Kimi Delta Attention: q, k and v projections; the per-head beta; the
-    // decay gate f and the output gate g, each h -> rank -> value_dim; the
-    // short convolution over q, k and v; o_proj back to h.
-    const double rank = s.gate_rank;
-    return h * (2.0 * key_dim + value_dim) + h * s.value_heads +
-           2.0 * (h * rank + rank * value_dim) + (2.0 * key_dim + value_dim) * s.conv_kernel +
-           value_dim * h;
+  switch (s.kind) {
+    case LinearKind::kimi_delta: {
+      // q, k and v projections; the per-head beta; the decay gate f,
+      // h -> rank -> value_dim; the output gate g, the same or one
+      // h -> value_dim projection when full rank; the short convolution over
+      // q, k and v; o_proj back to h.
+      const double low_rank_gate = h * s.gate_rank + double(s.gate_rank) * value_dim;
+      const double output_gate = s.full_rank_output_gate ? h * value_dim : low_rank_gate;
+      return h * (2.0 * key_dim + value_dim) + h * s.value_heads + low_rank_gate + output_gate +
+             (2.0 * key_dim + value_dim) * s.conv_kernel + value_dim * h;
+    }
+    case LinearKind::lightning:
+      // MiniMax's lightning attention: qkv h -> 3 heads x dim, the output
+      // gate h -> heads x dim, out_proj back to h.
+      return h * (2.0 * key_dim + value_dim) + h * value_dim + value_dim * h;
+    case LinearKind::gated_deltanet:
+      break;
   }
   // in_proj q, k, v and the output gate z; in_proj for the per-head beta and
   // alpha; the short convolution over q, k and v; out_proj back to h.
@@ -89,10 +104,11 @@ double linear_attention_params(const ModelArch& m) {
          (2.0 * key_dim + value_dim) * s.conv_kernel + value_dim * h;
 }
 
-double mamba_params(const ModelArch& m) {
-  if (!m.mamba) return 0.0;
-  const MambaSpec& s = *m.mamba;
-  const double h = to_real(m.hidden_size);
+}  // namespace
+
+double mamba_params(long long hidden, const MambaSpec& s) {
+  if (!s.stated()) return 0.0;
+  const double h = to_real(hidden);
   const double inner = double(s.heads) * s.head_dim;
   const double bc = 2.0 * s.groups * s.state_size;
   // in_proj h -> (z, x, B, C, dt); the causal convolution over x, B and C
@@ -102,89 +118,93 @@ double mamba_params(const ModelArch& m) {
          inner + inner * h;
 }
 
+double mixer_params(long long hidden, const MixerSpec& mixer) {
+  switch (mixer.kind) {
+    case Mixer::attention:
+    case Mixer::sliding_window:
+    case Mixer::chunked_attention:
+    case Mixer::cross_attention:
+      // A cross-attention layer has self-attention's projections; its K and
+      // V read the image tokens.
+      return attention_params(hidden, mixer.attention);
+    case Mixer::linear_attention:
+      return linear_attention_params(hidden, mixer.linear);
+    case Mixer::mamba:
+      return mamba_params(hidden, mixer.mamba);
+    case Mixer::none:
+      return 0.0;
+  }
+  return 0.0;
+}
+
+FfnParams ffn_params(long long hidden, const FfnSpec& ffn) {
+  FfnParams p;
+  if (ffn.kind == FfnKind::dense) {
+    p.dense = ffn_matrices(ffn.gated, hidden, ffn.width);
+  } else if (ffn.kind == FfnKind::moe) {
+    const MoeSpec& moe = ffn.moe;
+    const double h = to_real(hidden);
+    // Latent MoE: the routed experts work in latent_size, behind one down and
+    // one up projection that every token passes through.
+    const long long expert_in = moe.latent_size > 0 ? moe.latent_size : hidden;
+    p.latent = moe.latent_size > 0 ? 2.0 * h * to_real(moe.latent_size) : 0.0;
+    const double expert = ffn_matrices(ffn.gated, expert_in, moe.expert_intermediate_size);
+    p.routed = moe.routed_experts * expert;
+    p.routed_active = std::min(moe.experts_per_token, moe.routed_experts) * expert;
+    p.shared = moe.shared_experts * ffn_matrices(ffn.gated, hidden, moe.shared_width());
+    p.router = h * moe.routed_experts;
+  }
+  return p;
+}
+
 ParamEstimate estimate_params(const ModelArch& m) {
   ParamEstimate e;
   const double h = to_real(m.hidden_size);
-  const LayerTally layers = tally_layers(m);
-  const int linear_layers = layers.linear;
-  // A cross-attention layer has self-attention's projections; its K and V
-  // read the image tokens.
-  const int full_layers = layers.attention + layers.sliding + layers.cross;
-  const int dense_layers = layers.dense;
-  const int moe_layers = m.moe ? layers.moe : 0;
-
-  if (!m.mla && m.attention == AttentionKind::mla) e.missing.emplace_back("mla");
-  if (linear_layers > 0 && !m.linear_attention) e.missing.emplace_back("linear_attention");
-  if (layers.mamba > 0 && !m.mamba) e.missing.emplace_back("mamba");
-  const auto widths = dense_widths(m);
-  if (dense_layers > 0 &&
-      std::any_of(widths.begin(), widths.end(), [](const auto& w) { return w.first <= 0; })) {
-    e.missing.emplace_back("intermediate_size");
-  }
-  if (moe_layers > 0 && m.moe->expert_intermediate_size <= 0) {
-    e.missing.emplace_back("moe.expert_intermediate_size");
-  }
+  e.missing = missing_shapes(m.layers);
 
   const double vocab_table = to_real(m.vocab_size) * h;
   e.total.embedding = vocab_table;
   e.total.lm_head = m.tie_word_embeddings ? 0.0 : vocab_table;
   e.active.lm_head = vocab_table;  // every token's logits read the whole head, tied or not
 
-  double attention_layer = full_attention_params(m);
-  e.total.attention = full_layers * attention_layer + linear_layers * linear_attention_params(m) +
-                      layers.mamba * mamba_params(m);
-  if (m.compressed_attention) {
-    // DeepSeek-V4: each layer's attention by its compress ratio, and the
-    // hyper-connections (counted with the mixers: every token reads them).
-    e.total.attention = hyper_connection_params(m);
-    for (const int ratio : m.compressed_attention->compress_ratios) {
-      e.total.attention += compressed_attention_params(m, ratio).total();
-    }
-    // vLLM's MTP layer attends without compression (compress_ratio 1, no indexer).
-    attention_layer = compressed_attention_params(m, 1).total();
+  for (const LayerRun& run : m.layers.runs()) {
+    const double n = run.count;
+    e.total.attention += n * mixer_params(m.hidden_size, run.layer.mixer);
+    const FfnParams f = ffn_params(m.hidden_size, run.layer.ffn);
+    e.total.dense_ffn += n * f.dense;
+    e.total.routed_experts += n * f.routed;
+    e.active.routed_experts += n * f.routed_active;
+    e.total.shared_experts += n * f.shared;
+    e.total.router += n * f.router;
+    e.total.latent_projections += n * f.latent;
   }
+  if (m.per_layer_input_width > 0) {
+    // Gemma 4's per-layer inputs: the table with the embedding (a token reads
+    // one row of it), the model projection hidden -> layers x width and each
+    // layer's gate and projection with the dense FFNs, whose residual they join.
+    const double width = to_real(m.per_layer_input_width) * m.num_layers();
+    e.total.embedding += to_real(m.per_layer_input_vocab) * width;
+    e.total.dense_ffn += h * width + 2.0 * h * width;
+  }
+  // DeepSeek-V4's hyper-connections, counted with the mixers: every token reads them.
+  e.total.attention += hyper_connection_params(m);
   e.active.attention = e.total.attention;
-
-  const double dense_ffn = ffn(m, m.hidden_size, m.intermediate_size);
-  for (const auto& [width, count] : dense_widths(m)) {
-    e.total.dense_ffn += count * ffn(m, m.hidden_size, width);
-  }
   e.active.dense_ffn = e.total.dense_ffn;
+  e.active.shared_experts = e.total.shared_experts;
+  e.active.router = e.total.router;
+  e.active.latent_projections = e.total.latent_projections;
 
-  double routed_layer = 0.0;
-  double routed_active_layer = 0.0;
-  double shared_layer = 0.0;
-  double router_layer = 0.0;
-  if (m.moe) {
-    const MoeSpec& moe = *m.moe;
-    // Latent MoE: the routed experts work in latent_size, behind one down and
-    // one up projection (counted with them: every token passes through both).
-    const long long expert_in = moe.latent_size > 0 ? moe.latent_size : m.hidden_size;
-    const double latent_projections =
-        moe.latent_size > 0 ? 2.0 * h * to_real(moe.latent_size) : 0.0;
-    const double expert = ffn(m, expert_in, moe.expert_intermediate_size);
-    const long long shared_width = moe.shared_expert_intermediate_size > 0
-                                       ? moe.shared_expert_intermediate_size
-                                       : moe.expert_intermediate_size;
-    routed_layer = moe.routed_experts * expert + latent_projections;
-    routed_active_layer = moe.experts_per_token * expert + latent_projections;
-    shared_layer = moe.shared_experts * ffn(m, m.hidden_size, shared_width);
-    router_layer = h * moe.routed_experts;
+  // An MTP layer: a full-attention decoder layer with the model's last FFN,
+  // and eh_proj, 2h -> h, joining the hidden state with the next token's embedding.
+  if (m.mtp_layers > 0 && !m.layers.empty()) {
+    const LayerSpec layer = mtp_layer(m.layers);
+    const double attention = mixer_params(m.hidden_size, layer.mixer);
+    const FfnParams f = ffn_params(m.hidden_size, layer.ffn);
+    const double eh_proj = 2.0 * h * h;
+    const double fixed = attention + f.dense + f.shared + f.router + f.latent + eh_proj;
+    e.mtp = m.mtp_layers * (fixed + f.routed);
+    e.mtp_active = m.mtp_layers * (fixed + f.routed_active);
   }
-  e.total.routed_experts = moe_layers * routed_layer;
-  e.active.routed_experts = moe_layers * routed_active_layer;
-  e.total.shared_experts = e.active.shared_experts = moe_layers * shared_layer;
-  e.total.router = e.active.router = moe_layers * router_layer;
-
-  // An MTP layer: a full-attention decoder layer (MoE when the model is) and
-  // eh_proj, 2h -> h, joining the hidden state with the next token's embedding.
-  const double eh_proj = 2.0 * h * h;
-  const double mtp_ffn = m.moe ? routed_layer + shared_layer + router_layer : dense_ffn;
-  const double mtp_ffn_active =
-      m.moe ? routed_active_layer + shared_layer + router_layer : dense_ffn;
-  const int mtp_layers = std::max(0, m.mtp_layers);
-  e.mtp = mtp_layers * (attention_layer + mtp_ffn + eh_proj);
-  e.mtp_active = mtp_layers * (attention_layer + mtp_ffn_active + eh_proj);
   return e;
 }
 

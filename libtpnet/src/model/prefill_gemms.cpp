@@ -24,35 +24,48 @@ long long split_by(const ModelArch& m, long long value, int tp, const std::strin
   return detail::split_by_tp(m, value, tp, key, what, "the prefill GEMM shapes");
 }
 
-/// Shape keys the GEMMs need but the model does not state (the same keys
-/// estimate_params reports as missing, plus head counts).
-std::vector<std::string> missing_shapes(const ModelArch& m, int linear_layers, int dense_layers,
-                                        int moe_layers) {
-  std::vector<std::string> missing;
-  if (!m.mla && m.attention == AttentionKind::mla) missing.emplace_back("mla");
-  if (linear_layers > 0 && !m.linear_attention) missing.emplace_back("linear_attention");
-  const auto widths = dense_widths(m);
-  if (dense_layers > 0 &&
-      std::any_of(widths.begin(), widths.end(), [](const auto& w) { return w.first <= 0; })) {
-    missing.emplace_back("intermediate_size");
-  }
-  if (moe_layers > 0 && m.moe->expert_intermediate_size <= 0) {
-    missing.emplace_back("moe.expert_intermediate_size");
-  }
-  return missing;
-}
+/// Where a GEMM is listed: by part of the layer, then as a layer runs them
+/// (attention's inputs, DeepSeek-V4's compressors and indexer, attention's
+/// output, the DSA indexer; then the linear mixers, Mamba, dense FFNs and
+/// experts), each distinct GEMM once, at its first appearance.
+enum Slot : int {
+  kAttentionIn = 0,
+  kCompressor = 1,
+  kAttentionOut = 2,
+  kIndexer = 3,
+  kLinear = 10,
+  kMamba = 20,
+  kDense = 30,
+  kMoe = 40,
+};
 
 class ShapeList {
  public:
   explicit ShapeList(TokenCount chunk) : chunk_(chunk) {}
 
-  void add(std::string name, long long n, long long k, long long count, GemmSplit split) {
-    add_rows(std::move(name), to_real(chunk_), n, k, count, split);
+  void add(Slot slot, std::string name, std::string_view variant, long long n, long long k,
+           long long count, GemmSplit split) {
+    add_rows(slot, std::move(name), variant, to_real(chunk_), n, k, count, split);
   }
 
-  void add_rows(std::string name, double rows, long long n, long long k, long long count,
-                GemmSplit split) {
+  /// Runs of the same GEMM add up; another GEMM under a name already taken
+  /// (Gemma 4's global layers have their own heads) takes the name with
+  /// `variant` after it.
+  void add_rows(Slot slot, std::string name, std::string_view variant, double rows, long long n,
+                long long k, long long count, GemmSplit split) {
     if (count <= 0) return;
+    for (int attempt = 0;; ++attempt) {
+      auto it = std::find_if(shapes_.begin(), shapes_.end(),
+                             [&](const auto& e) { return e.second.name == name; });
+      if (it == shapes_.end()) break;
+      GemmShape& s = it->second;
+      if (s.n == n && s.k == k && s.rows_per_run == rows && s.split == split) {
+        s.count += count;
+        s.flops = 2.0 * rows * to_real(n) * to_real(k) * to_real(s.count);
+        return;
+      }
+      name += attempt == 0 ? "." + std::string(variant) : fmt::format("{}", attempt + 1);
+    }
     GemmShape s;
     s.name = std::move(name);
     s.rows_per_run = rows;
@@ -62,19 +75,28 @@ class ShapeList {
     s.count = count;
     s.flops = 2.0 * rows * to_real(n) * to_real(k) * to_real(count);
     s.split = split;
-    shapes_.push_back(std::move(s));
+    shapes_.emplace_back(slot, std::move(s));
   }
 
-  std::vector<GemmShape> take() { return std::move(shapes_); }
+  std::vector<GemmShape> take() {
+    std::stable_sort(shapes_.begin(), shapes_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<GemmShape> out;
+    out.reserve(shapes_.size());
+    for (auto& [slot, shape] : shapes_) out.push_back(std::move(shape));
+    return out;
+  }
 
  private:
   TokenCount chunk_;
-  std::vector<GemmShape> shapes_;
+  std::vector<std::pair<Slot, GemmShape>> shapes_;
 };
 
-void add_gqa(ShapeList& out, const ModelArch& m, int tp, long long layers) {
-  const long long heads = split_by(m, m.num_attention_heads, tp, "num_attention_heads", "heads");
-  const long long kv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_attention_heads;
+void add_gqa(ShapeList& out, const ModelArch& m, const MixerSpec& mixer, int tp, long long layers) {
+  const AttentionSpec& a = mixer.attention;
+  const std::string_view variant = to_string(mixer.kind);
+  const long long heads = split_by(m, a.q_heads, tp, "num_attention_heads", "heads");
+  const long long kv = a.kv_heads;
   long long kv_per_rank = 1;
   if (kv >= tp) {
     kv_per_rank = split_by(m, kv, tp, "num_kv_heads", "KV heads");
@@ -85,81 +107,90 @@ void add_gqa(ShapeList& out, const ModelArch& m, int tp, long long layers) {
                                  kv, tp),
                      at_key(m, "num_kv_heads"));
   }
-  const long long head_dim = effective_head_dim(m);
   const long long h = m.hidden_size;
-  out.add("attn.qkv", (heads + 2 * kv_per_rank) * head_dim, h, layers, GemmSplit::column);
-  out.add("attn.o", h, heads * head_dim, layers, GemmSplit::row);
+  const long long q = heads * a.head_dim * (a.output_gate ? 2 : 1);
+  const long long kv_width =
+      a.borrowed_kv ? 0 : kv_per_rank * (a.head_dim + (a.shared_kv ? 0 : a.v_head_dim));
+  out.add(kAttentionIn, "attn.qkv", variant, q + kv_width, h, layers, GemmSplit::column);
+  out.add(kAttentionOut, "attn.o", variant, h, heads * a.v_head_dim, layers, GemmSplit::row);
 }
 
-void add_mla(ShapeList& out, const ModelArch& m, int tp, long long layers) {
-  const MlaSpec& a = *m.mla;
-  const long long heads = split_by(m, m.num_attention_heads, tp, "num_attention_heads", "heads");
+void add_mla(ShapeList& out, const ModelArch& m, const MixerSpec& mixer, int tp, long long layers) {
+  const AttentionSpec& attention = mixer.attention;
+  const std::string_view variant = to_string(mixer.kind);
+  const MlaSpec& a = attention.mla;
+  const long long heads = split_by(m, attention.q_heads, tp, "num_attention_heads", "heads");
   const long long h = m.hidden_size;
   const long long qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
   if (a.q_lora_rank > 0) {
     // vLLM fuses q_a_proj and kv_a_proj_with_mqa into one replicated GEMM.
-    out.add("attn.qkv_a", a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim, h, layers,
-            GemmSplit::replicated);
-    out.add("attn.q_b", heads * qk_head, a.q_lora_rank, layers, GemmSplit::column);
+    out.add(kAttentionIn, "attn.qkv_a", variant,
+            a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim, h, layers, GemmSplit::replicated);
+    out.add(kAttentionIn, "attn.q_b", variant, heads * qk_head, a.q_lora_rank, layers,
+            GemmSplit::column);
   } else {
-    out.add("attn.q", heads * qk_head, h, layers, GemmSplit::column);
-    out.add("attn.kv_a", a.kv_lora_rank + a.qk_rope_head_dim, h, layers, GemmSplit::replicated);
+    out.add(kAttentionIn, "attn.q", variant, heads * qk_head, h, layers, GemmSplit::column);
+    out.add(kAttentionIn, "attn.kv_a", variant, a.kv_lora_rank + a.qk_rope_head_dim, h, layers,
+            GemmSplit::replicated);
   }
-  out.add("attn.kv_b", heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, layers,
-          GemmSplit::column);
-  out.add("attn.o", h, heads * a.v_head_dim, layers, GemmSplit::row);
+  out.add(kAttentionIn, "attn.kv_b", variant, heads * (a.qk_nope_head_dim + a.v_head_dim),
+          a.kv_lora_rank, layers, GemmSplit::column);
+  if (attention.output_gate) {
+    out.add(kAttentionIn, "attn.g", variant, heads * a.v_head_dim, h, layers, GemmSplit::column);
+  }
+  out.add(kAttentionOut, "attn.o", variant, h, heads * a.v_head_dim, layers, GemmSplit::row);
 }
 
-void add_indexer(ShapeList& out, const ModelArch& m, long long layers) {
-  const long long heads = m.sparse_attention_index_heads;
-  const long long dim = m.sparse_attention_index_head_dim;
-  if (heads <= 0 || dim <= 0) return;
+void add_indexer(ShapeList& out, const ModelArch& m, const AttentionSpec& a, long long layers) {
+  if (!a.indexer.scores()) return;
+  const long long heads = a.indexer.heads;
+  const long long dim = a.indexer.head_dim;
   const long long h = m.hidden_size;
-  const long long q_in = m.mla && m.mla->q_lora_rank > 0 ? m.mla->q_lora_rank : h;
+  const long long q_in = a.latent && a.mla.q_lora_rank > 0 ? a.mla.q_lora_rank : h;
   // vLLM's DSA indexer is ReplicatedLinear throughout.
-  out.add("indexer.wq_b", heads * dim, q_in, layers, GemmSplit::replicated);
-  out.add("indexer.wk", dim, h, layers, GemmSplit::replicated);
-  out.add("indexer.weights", heads, h, layers, GemmSplit::replicated);
+  out.add(kIndexer, "indexer.wq_b", "", heads * dim, q_in, layers, GemmSplit::replicated);
+  out.add(kIndexer, "indexer.wk", "", dim, h, layers, GemmSplit::replicated);
+  out.add(kIndexer, "indexer.weights", "", heads, h, layers, GemmSplit::replicated);
 }
 
 /// DeepSeek-V4's attention as vLLM's DeepseekV4Attention runs it: the fused
 /// wq_a + wkv and the compressors replicated, wq_b split by heads, wo_a a
 /// batched GEMM per local output group, wo_b row-parallel; the indexer
 /// (ratio-4 layers) replicated.
-void add_compressed_attention(ShapeList& out, const ModelArch& m, int tp) {
-  const CompressedAttentionSpec& a = *m.compressed_attention;
-  const long long heads = split_by(m, m.num_attention_heads, tp, "num_attention_heads", "heads");
+void add_compressed_attention(ShapeList& out, const ModelArch& m, const AttentionSpec& attention,
+                              int tp, long long layers) {
+  const CompressedAttentionSpec& a = attention.compression;
+  const long long heads = split_by(m, attention.q_heads, tp, "num_attention_heads", "heads");
   const long long groups =
       split_by(m, a.o_groups, tp, "compressed_attention.o_groups", "output groups");
   const long long h = m.hidden_size;
-  const auto layers = static_cast<long long>(a.compress_ratios.size());
-  std::map<int, long long> by_ratio;
-  for (const int ratio : a.compress_ratios) {
-    if (ratio > 1) ++by_ratio[ratio];
-  }
-  out.add("attn.wqa_wkv", a.q_lora_rank + a.head_dim, h, layers, GemmSplit::replicated);
-  out.add("attn.q_b", heads * a.head_dim, a.q_lora_rank, layers, GemmSplit::column);
-  for (const auto& [ratio, count] : by_ratio) {
-    const long long overlap = ratio == kIndexedCompressRatio ? 2 : 1;
-    out.add(fmt::format("attn.compressor_r{}", ratio), 2 * overlap * a.head_dim, h, count,
-            GemmSplit::replicated);
-    const long long index_heads = m.sparse_attention_index_heads;
-    const long long index_dim = m.sparse_attention_index_head_dim;
-    if (ratio == kIndexedCompressRatio && index_heads > 0 && index_dim > 0) {
-      out.add("indexer.wq_b", index_heads * index_dim, a.q_lora_rank, count, GemmSplit::replicated);
-      out.add("indexer.weights", index_heads, h, count, GemmSplit::replicated);
-      out.add("indexer.compressor", 2 * overlap * index_dim, h, count, GemmSplit::replicated);
+  out.add(kAttentionIn, "attn.wqa_wkv", "", a.q_lora_rank + a.head_dim, h, layers,
+          GemmSplit::replicated);
+  out.add(kAttentionIn, "attn.q_b", "", heads * a.head_dim, a.q_lora_rank, layers,
+          GemmSplit::column);
+  if (a.ratio > 1) {
+    const long long overlap = a.ratio == kIndexedCompressRatio ? 2 : 1;
+    out.add(kCompressor, fmt::format("attn.compressor_r{}", a.ratio), "", 2 * overlap * a.head_dim,
+            h, layers, GemmSplit::replicated);
+    if (has_compressed_indexer(attention)) {
+      const long long index_heads = attention.indexer.heads;
+      const long long index_dim = attention.indexer.head_dim;
+      out.add(kCompressor, "indexer.wq_b", "", index_heads * index_dim, a.q_lora_rank, layers,
+              GemmSplit::replicated);
+      out.add(kCompressor, "indexer.weights", "", index_heads, h, layers, GemmSplit::replicated);
+      out.add(kCompressor, "indexer.compressor", "", 2 * overlap * index_dim, h, layers,
+              GemmSplit::replicated);
     }
   }
   // Each group maps its heads' outputs (heads x head_dim / groups) to o rank.
-  const long long group_in =
-      static_cast<long long>(m.num_attention_heads) * a.head_dim / a.o_groups;
-  out.add("attn.o_a", a.o_lora_rank, group_in, layers * groups, GemmSplit::column);
-  out.add("attn.o_b", h, groups * a.o_lora_rank, layers, GemmSplit::row);
+  const long long group_in = static_cast<long long>(attention.q_heads) * a.head_dim / a.o_groups;
+  out.add(kAttentionOut, "attn.o_a", "", a.o_lora_rank, group_in, layers * groups,
+          GemmSplit::column);
+  out.add(kAttentionOut, "attn.o_b", "", h, groups * a.o_lora_rank, layers, GemmSplit::row);
 }
 
-void add_linear_attention(ShapeList& out, const ModelArch& m, int tp, long long layers) {
-  const LinearAttentionSpec& s = *m.linear_attention;
+void add_linear_attention(ShapeList& out, const ModelArch& m, const LinearAttentionSpec& s, int tp,
+                          long long layers) {
   const long long key_heads =
       split_by(m, s.key_heads, tp, "linear_attention.key_heads", "linear-attention key heads");
   const long long value_heads = split_by(m, s.value_heads, tp, "linear_attention.value_heads",
@@ -167,38 +198,67 @@ void add_linear_attention(ShapeList& out, const ModelArch& m, int tp, long long 
   const long long key_dim = key_heads * s.key_head_dim;
   const long long value_dim = value_heads * s.value_head_dim;
   const long long h = m.hidden_size;
-  // in_proj_qkvz (q, k, v and the output gate z), in_proj_ba (beta and alpha
-  // per value head), out_proj; the short convolution is not a GEMM.
-  out.add("linear.in_qkvz", 2 * key_dim + 2 * value_dim, h, layers, GemmSplit::column);
-  out.add("linear.in_ba", 2 * value_heads, h, layers, GemmSplit::column);
-  out.add("linear.out", h, value_dim, layers, GemmSplit::row);
+  const std::string_view variant = to_string(s.kind);
+  switch (s.kind) {
+    case LinearKind::kimi_delta: {
+      // q, k, v and beta split by heads; the low-rank gates' down projections
+      // (f_a, g_a) replicated, their up projections split; a full-rank output
+      // gate g split by heads.
+      out.add(kLinear, "linear.in_qkv", variant, 2 * key_dim + value_dim, h, layers,
+              GemmSplit::column);
+      out.add(kLinear, "linear.in_b", variant, value_heads, h, layers, GemmSplit::column);
+      const long long low_rank_gates = s.full_rank_output_gate ? 1 : 2;
+      out.add(kLinear, "linear.gate_a", variant, low_rank_gates * s.gate_rank, h, layers,
+              GemmSplit::replicated);
+      out.add(kLinear, "linear.gate_b", variant, low_rank_gates * value_dim, s.gate_rank, layers,
+              GemmSplit::column);
+      if (s.full_rank_output_gate) {
+        out.add(kLinear, "linear.gate", variant, value_dim, h, layers, GemmSplit::column);
+      }
+      break;
+    }
+    case LinearKind::lightning:
+      out.add(kLinear, "linear.in_qkv", variant, 2 * key_dim + value_dim, h, layers,
+              GemmSplit::column);
+      out.add(kLinear, "linear.gate", variant, value_dim, h, layers, GemmSplit::column);
+      break;
+    case LinearKind::gated_deltanet:
+      // in_proj_qkvz (q, k, v and the output gate z), in_proj_ba (beta and
+      // alpha per value head); the short convolution is not a GEMM.
+      out.add(kLinear, "linear.in_qkvz", variant, 2 * key_dim + 2 * value_dim, h, layers,
+              GemmSplit::column);
+      out.add(kLinear, "linear.in_ba", variant, 2 * value_heads, h, layers, GemmSplit::column);
+      break;
+  }
+  out.add(kLinear, "linear.out", variant, h, value_dim, layers, GemmSplit::row);
 }
 
-void add_mamba(ShapeList& out, const ModelArch& m, int tp, long long layers) {
-  const MambaSpec& s = *m.mamba;
+void add_mamba(ShapeList& out, const ModelArch& m, const MambaSpec& s, int tp, long long layers) {
   const long long heads = split_by(m, s.heads, tp, "mamba.heads", "Mamba heads");
   const long long groups = s.groups % tp == 0 ? s.groups / tp : s.groups;  // else replicated
   const long long inner = heads * s.head_dim;
   const long long h = m.hidden_size;
   // in_proj (z, x, B, C, dt) and out_proj; the convolution and the scan are not GEMMs.
-  out.add("mamba.in", 2 * inner + 2 * groups * s.state_size + heads, h, layers, GemmSplit::column);
-  out.add("mamba.out", h, inner, layers, GemmSplit::row);
+  out.add(kMamba, "mamba.in", "", 2 * inner + 2 * groups * s.state_size + heads, h, layers,
+          GemmSplit::column);
+  out.add(kMamba, "mamba.out", "", h, inner, layers, GemmSplit::row);
 }
 
-void add_dense_ffn(ShapeList& out, const ModelArch& m, int tp, long long full_width,
+void add_dense_ffn(ShapeList& out, const ModelArch& m, const FfnSpec& ffn, int tp,
                    long long layers) {
-  const long long width = split_by(m, full_width, tp, "intermediate_size", "dense FFN columns");
-  if (!m.gated_ffn) {
-    out.add("mlp.up", width, m.hidden_size, layers, GemmSplit::column);
-    out.add("mlp.down", m.hidden_size, width, layers, GemmSplit::row);
+  const long long width = split_by(m, ffn.width, tp, "intermediate_size", "dense FFN columns");
+  if (!ffn.gated) {
+    out.add(kDense, "mlp.up", "", width, m.hidden_size, layers, GemmSplit::column);
+    out.add(kDense, "mlp.down", "", m.hidden_size, width, layers, GemmSplit::row);
     return;
   }
-  out.add("mlp.gate_up", 2 * width, m.hidden_size, layers, GemmSplit::column);
-  out.add("mlp.down", m.hidden_size, width, layers, GemmSplit::row);
+  out.add(kDense, "mlp.gate_up", "", 2 * width, m.hidden_size, layers, GemmSplit::column);
+  out.add(kDense, "mlp.down", "", m.hidden_size, width, layers, GemmSplit::row);
 }
 
-void add_moe(ShapeList& out, const ModelArch& m, int tp, TokenCount chunk, long long layers) {
-  const MoeSpec& moe = *m.moe;
+void add_moe(ShapeList& out, const ModelArch& m, const FfnSpec& ffn, int tp, TokenCount chunk,
+             long long layers) {
+  const MoeSpec& moe = ffn.moe;
   const long long h = m.hidden_size;
   if (moe.routed_experts <= 0 || moe.experts_per_token <= 0) {
     throw InputError(fmt::format("an MoE layer needs routed_experts and experts_per_token above "
@@ -206,7 +266,7 @@ void add_moe(ShapeList& out, const ModelArch& m, int tp, TokenCount chunk, long 
                                  moe.routed_experts, moe.experts_per_token),
                      at_key(m, "moe"));
   }
-  out.add("moe.router", moe.routed_experts, h, layers, GemmSplit::replicated);
+  out.add(kMoe, "moe.router", "", moe.routed_experts, h, layers, GemmSplit::replicated);
   const long long width = split_by(m, moe.expert_intermediate_size, tp,
                                    "moe.expert_intermediate_size", "expert columns");
   // Tokens spread over the experts: on average chunk x top-k / E rows each.
@@ -214,25 +274,22 @@ void add_moe(ShapeList& out, const ModelArch& m, int tp, TokenCount chunk, long 
   const long long runs = layers * moe.routed_experts;
   const long long in = moe.latent_size > 0 ? moe.latent_size : h;
   if (moe.latent_size > 0) {
-    out.add("moe.latent_down", moe.latent_size, h, layers, GemmSplit::replicated);
-    out.add("moe.latent_up", h, moe.latent_size, layers, GemmSplit::replicated);
+    out.add(kMoe, "moe.latent_down", "", moe.latent_size, h, layers, GemmSplit::replicated);
+    out.add(kMoe, "moe.latent_up", "", h, moe.latent_size, layers, GemmSplit::replicated);
   }
-  out.add_rows(m.gated_ffn ? "moe.gate_up" : "moe.up", rows, (m.gated_ffn ? 2 : 1) * width, in,
-               runs, GemmSplit::column);
-  out.add_rows("moe.down", rows, in, width, runs, GemmSplit::row);
+  out.add_rows(kMoe, ffn.gated ? "moe.gate_up" : "moe.up", "", rows, (ffn.gated ? 2 : 1) * width,
+               in, runs, GemmSplit::column);
+  out.add_rows(kMoe, "moe.down", "", rows, in, width, runs, GemmSplit::row);
   if (moe.shared_experts > 0) {
     // vLLM runs the shared experts as one gated MLP of shared_experts x width columns.
     const bool own_width = moe.shared_expert_intermediate_size > 0;
-    const long long shared_width =
-        moe.shared_experts *
-        (own_width ? moe.shared_expert_intermediate_size : moe.expert_intermediate_size);
     const long long shared =
-        split_by(m, shared_width, tp,
+        split_by(m, moe.shared_experts * moe.shared_width(), tp,
                  own_width ? "moe.shared_expert_intermediate_size" : "moe.expert_intermediate_size",
                  "shared-expert columns");
-    out.add(m.gated_ffn ? "moe.shared_gate_up" : "moe.shared_up", (m.gated_ffn ? 2 : 1) * shared, h,
-            layers, GemmSplit::column);
-    out.add("moe.shared_down", h, shared, layers, GemmSplit::row);
+    out.add(kMoe, ffn.gated ? "moe.shared_gate_up" : "moe.shared_up", "",
+            (ffn.gated ? 2 : 1) * shared, h, layers, GemmSplit::column);
+    out.add(kMoe, "moe.shared_down", "", h, shared, layers, GemmSplit::row);
   }
 }
 
@@ -260,21 +317,11 @@ std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCoun
         fmt::format("{} tokens is out of range; allowed 1 to {}", chunk_tokens, kMaxTokens),
         InputLocation::for_key("engine.max_num_batched_tokens"));
   }
-  if (m.hidden_size <= 0 || m.num_layers <= 0) {
+  if (m.hidden_size <= 0 || m.num_layers() <= 0) {
     throw InputError("the prefill GEMM shapes need hidden_size and num_layers above 0",
                      at_key(m, m.hidden_size <= 0 ? "hidden_size" : "num_layers"));
   }
-  const LayerTally tally = tally_layers(m);
-  const int linear_layers = tally.linear;
-  // Cross-attention layers run q and o over the text tokens; their k and v
-  // over the image tokens are counted as text tokens too (an upper bound).
-  const int attention_layers = tally.attention + tally.sliding + tally.cross;
-  const int dense_layers = tally.dense;
-  const int moe_layers = m.moe ? tally.moe : 0;
-
-  auto missing = missing_shapes(m, linear_layers, dense_layers, moe_layers);
-  if (tally.mamba > 0 && !m.mamba) missing.emplace_back("mamba");
-  if (!missing.empty()) {
+  if (const auto missing = missing_shapes(m.layers); !missing.empty()) {
     std::string others;
     for (std::size_t i = 1; i < missing.size(); ++i) others += (i == 1 ? "" : ", ") + missing[i];
     throw InputError(fmt::format("not stated by the model{}; the prefill GEMM shapes need every "
@@ -284,20 +331,33 @@ std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCoun
   }
 
   ShapeList out(chunk_tokens);
-  if (m.compressed_attention) {
-    add_compressed_attention(out, m, tp);
-  } else if (attention_layers > 0) {
-    if (m.mla) {
-      add_mla(out, m, tp, attention_layers);
-    } else {
-      add_gqa(out, m, tp, attention_layers);
+  for (const LayerRun& run : m.layers.runs()) {
+    const MixerSpec& mixer = run.layer.mixer;
+    const long long n = run.count;
+    if (is_attention(mixer.kind)) {
+      // Cross-attention layers run q and o over the text tokens; their k and
+      // v over the image tokens are counted as text tokens too (an upper bound).
+      if (mixer.attention.compressed) {
+        add_compressed_attention(out, m, mixer.attention, tp, n);
+      } else if (mixer.attention.latent) {
+        add_mla(out, m, mixer, tp, n);
+        add_indexer(out, m, mixer.attention, n);
+      } else {
+        add_gqa(out, m, mixer, tp, n);
+        add_indexer(out, m, mixer.attention, n);
+      }
+    } else if (mixer.kind == Mixer::linear_attention) {
+      add_linear_attention(out, m, mixer.linear, tp, n);
+    } else if (mixer.kind == Mixer::mamba) {
+      add_mamba(out, m, mixer.mamba, tp, n);
     }
-    add_indexer(out, m, attention_layers);
+    const FfnSpec& ffn = run.layer.ffn;
+    if (ffn.kind == FfnKind::dense) {
+      add_dense_ffn(out, m, ffn, tp, n);
+    } else if (ffn.kind == FfnKind::moe) {
+      add_moe(out, m, ffn, tp, chunk_tokens, n);
+    }
   }
-  if (linear_layers > 0) add_linear_attention(out, m, tp, linear_layers);
-  if (tally.mamba > 0) add_mamba(out, m, tp, tally.mamba);
-  for (const auto& [width, count] : dense_widths(m)) add_dense_ffn(out, m, tp, width, count);
-  if (moe_layers > 0) add_moe(out, m, tp, chunk_tokens, moe_layers);
   return out.take();
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "../base/ascii_case.hpp"
+#include "tpnet/model/layer_plan.hpp"
 
 namespace tpnet {
 
@@ -27,10 +28,22 @@ void apply_quantization(ModelArch& model, const PrecisionChoice& choice) {
     model.part_bits[WeightPart::embedding] = 16.0;
     model.part_bits[WeightPart::lm_head] = 16.0;
     model.part_bits[WeightPart::router] = 16.0;
+    keep_unquantized_parts(model, 16.0);
   }
   model.assumptions["bits_per_weight"] = fmt::format(
       "asked for {}: {:g} bits per weight{}.", choice.name, choice.bits,
       choice.bits < 16.0 ? "; the embedding, the output head and the router stay at 16 bits" : "");
+}
+
+void keep_unquantized_parts(ModelArch& model, double dtype_bits) {
+  if (!(model.bits_per_weight < dtype_bits)) return;
+  for (const LayerRun& run : model.layers.runs()) {
+    const FfnSpec& ffn = run.layer.ffn;
+    if (ffn.kind == FfnKind::moe && ffn.moe.latent_size > 0 && ffn.moe.latent_unquantized) {
+      model.part_bits[WeightPart::latent_projections] = dtype_bits;
+      return;
+    }
+  }
 }
 
 void apply_bits_per_weight(ModelArch& model, double bits) {

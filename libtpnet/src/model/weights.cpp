@@ -7,7 +7,7 @@
 
 #include "tpnet/base/count_math.hpp"
 #include "tpnet/model/compressed_attention.hpp"
-#include "tpnet/model/kv_cache.hpp"
+#include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/params.hpp"
 
 namespace tpnet {
@@ -19,51 +19,65 @@ std::vector<ReplicatedPart> replicated_parts(const ModelArch& m, const ParamEsti
                                              int tp) {
   std::vector<ReplicatedPart> parts;
   const double h = to_real(m.hidden_size);
-  const double attention_layers = layer_counts(m).attention();
   if (estimate.total.router > 0.0) {
     // ReplicatedLinear gates: every rank scores every expert.
     parts.push_back(
         {"router", WeightPart::router, estimate.total.router, estimate.total.router, Bytes(0.0)});
   }
-  if (m.compressed_attention) {
-    // DeepSeek-V4: the fused wq_a + wkv, the compressors and the indexers.
-    double params = 0.0;
-    for (const int ratio : m.compressed_attention->compress_ratios) {
-      params += compressed_attention_params(m, ratio).replicated;
+  double compressed = 0.0;
+  double mla_down = 0.0;
+  double indexer = 0.0;
+  double kv_heads = 0.0;
+  double kv_heads_node = 0.0;
+  for (const LayerRun& run : m.layers.runs()) {
+    if (!is_attention(run.layer.mixer.kind)) continue;
+    const AttentionSpec& a = run.layer.mixer.attention;
+    const double n = run.count;
+    if (a.compressed) {
+      // DeepSeek-V4: the fused wq_a + wkv, the compressors and the indexers.
+      compressed += n * compressed_attention_params(m.hidden_size, a).replicated;
+      continue;
     }
+    if (a.latent) {
+      // q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear in vLLM's MLA.
+      mla_down += n * h * (a.mla.q_lora_rank + a.mla.kv_lora_rank + a.mla.qk_rope_head_dim);
+    } else if (a.kv_heads > 0 && tp > a.kv_heads && !a.borrowed_kv) {
+      // Fewer KV heads than ranks: each rank holds whole K and V heads.
+      const double per_head = n * h * (a.head_dim + (a.shared_kv ? 0 : a.v_head_dim));
+      kv_heads += per_head * a.kv_heads;
+      kv_heads_node += per_head * to_real(ceil_div(a.kv_heads, tp));
+    }
+    if (a.indexer.scores()) {
+      // The DSA indexer (wq_b, wk, weights_proj) is replicated whole.
+      const double q_in = a.latent && a.mla.q_lora_rank > 0 ? a.mla.q_lora_rank : h;
+      const double heads = a.indexer.heads;
+      const double dim = a.indexer.head_dim;
+      indexer += n * (q_in * heads * dim + h * dim + h * heads);
+    }
+  }
+  if (const double latent = estimate.total.latent_projections; latent > 0.0) {
+    // Latent MoE (Nemotron 3 Super/Ultra, Kimi K3): the projections into and
+    // out of the experts' width are ReplicatedLinear in vLLM.
     parts.push_back(
-        {"compressed_attention_inputs", WeightPart::attention, params, params, Bytes(0.0)});
-    // The hyper-connections are plain FP32 parameters every rank holds.
-    const double hc = hyper_connection_params(m);
-    if (hc > 0.0) parts.push_back({"hyper_connections", WeightPart::attention, hc, hc, Bytes(0.0)});
-    return parts;
+        {"latent_projections", WeightPart::latent_projections, latent, latent, Bytes(0.0)});
   }
-  if (m.mla) {
-    // q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear in vLLM's MLA.
-    const MlaSpec& a = *m.mla;
-    const double params =
-        attention_layers * h * (a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim);
-    if (params > 0.0) {
-      parts.push_back({"mla_down_projections", WeightPart::attention, params, params, Bytes(0.0)});
-    }
+  if (compressed > 0.0) {
+    parts.push_back(
+        {"compressed_attention_inputs", WeightPart::attention, compressed, compressed, Bytes(0.0)});
   }
-  if (m.sparse_attention_index_heads > 0 && m.sparse_attention_index_head_dim > 0) {
-    // The DSA indexer (wq_b, wk, weights_proj) is replicated whole.
-    const double q_in = m.mla && m.mla->q_lora_rank > 0 ? m.mla->q_lora_rank : h;
-    const double heads = m.sparse_attention_index_heads;
-    const double dim = m.sparse_attention_index_head_dim;
-    const double params = attention_layers * (q_in * heads * dim + h * dim + h * heads);
-    parts.push_back({"sparse_indexer", WeightPart::attention, params, params, Bytes(0.0)});
+  // The hyper-connections are plain FP32 parameters every rank holds.
+  if (const double hc = hyper_connection_params(m); hc > 0.0) {
+    parts.push_back({"hyper_connections", WeightPart::attention, hc, hc, Bytes(0.0)});
   }
-  const int kv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_attention_heads;
-  if (!m.mla && kv > 0 && tp > kv) {
-    // Fewer KV heads than ranks: each rank holds whole K and V heads.
-    const double per_head = attention_layers * 2.0 * h * to_real(effective_head_dim(m));
-    const double params = per_head * kv;
-    const double node = per_head * to_real(ceil_div(kv, tp));
-    if (params > 0.0) {
-      parts.push_back({"kv_heads", WeightPart::attention, params, node, Bytes(0.0)});
-    }
+  if (mla_down > 0.0) {
+    parts.push_back(
+        {"mla_down_projections", WeightPart::attention, mla_down, mla_down, Bytes(0.0)});
+  }
+  if (indexer > 0.0) {
+    parts.push_back({"sparse_indexer", WeightPart::attention, indexer, indexer, Bytes(0.0)});
+  }
+  if (kv_heads > 0.0) {
+    parts.push_back({"kv_heads", WeightPart::attention, kv_heads, kv_heads_node, Bytes(0.0)});
   }
   return parts;
 }
@@ -122,8 +136,8 @@ WeightMemory weight_memory(const ModelArch& m, const ParallelLayout& layout, boo
     }
   }
   w.replicated_bytes = Bytes(replicated_bytes);
-  const bool expert_parallel =
-      layout.ep > 1 && m.moe && estimate.complete() && estimate.total_params() > 0.0;
+  const bool expert_parallel = layout.ep > 1 && first_moe(m.layers) != nullptr &&
+                               estimate.complete() && estimate.total_params() > 0.0;
   if (expert_parallel) {
     w.routed_expert_share = estimate.total.routed_experts / estimate.total_params();
   }
@@ -191,7 +205,8 @@ Bytes active_weight_bytes(const ModelArch& m) {
 DecodeWeightReads decode_weight_reads(const ModelArch& m) {
   DecodeWeightReads r;
   r.active = active_weight_bytes(m);
-  if (!m.moe || m.moe->routed_experts <= 0 || m.moe->experts_per_token <= 0) return r;
+  const MoeSpec* moe = first_moe(m.layers);
+  if (moe == nullptr || moe->routed_experts <= 0 || moe->experts_per_token <= 0) return r;
   const ParamEstimate estimate = estimate_params(m);
   if (!estimate.complete() || !(estimate.active_params() > 0.0)) return r;
   double bits = 0.0;
@@ -199,8 +214,8 @@ DecodeWeightReads decode_weight_reads(const ModelArch& m) {
   if (!(bits > 0.0)) return r;
   const double routed_bits = estimate.active.routed_experts * m.bits_of(WeightPart::routed_experts);
   r.routed = r.active * (routed_bits / bits);
-  r.experts = m.moe->routed_experts;
-  r.experts_per_token = std::min(m.moe->experts_per_token, m.moe->routed_experts);
+  r.experts = moe->routed_experts;
+  r.experts_per_token = std::min(moe->experts_per_token, moe->routed_experts);
   return r;
 }
 

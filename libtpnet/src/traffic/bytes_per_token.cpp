@@ -11,13 +11,12 @@
 namespace tpnet {
 
 int layer_allreduces(const ModelArch& model, const EngineConfig& engine, int begin, int end) {
-  const auto plan = layer_plan(model);
-  const LayerTally t = tally_layers(plan, begin, end);
+  const LayerTally t = tally_layers(model.layers, begin, end);
   return engine.allreduces_per_layer ? t.layers * *engine.allreduces_per_layer : t.reduced_blocks;
 }
 
 int allreduces_per_forward(const ModelArch& model, const EngineConfig& engine) {
-  return layer_allreduces(model, engine, 0, std::max(0, model.num_layers)) +
+  return layer_allreduces(model, engine, 0, model.num_layers()) +
          engine.extra_allreduces_per_forward;
 }
 

@@ -13,17 +13,16 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
   validate_layout(layout, model);
   const Bytes block = activation_block(model, engine, tokens);
   const bool expert_parallel = layout.ep > 1;
-  const auto plan = layer_plan(model);
   const double factor = allreduce_sent_factor(layout.tp, engine.algorithm);
   const int steps_per_allreduce = allreduce_steps(layout.tp, engine.algorithm);
   // Each of the tp replicas of a group's tokens dispatches its share of them
   // to top-k experts, (ep-1)/ep of which live on other ranks; combine returns
   // as many bytes.
-  const Bytes alltoall_phase =
-      expert_parallel
-          ? block / layout.tp *
-                (model.moe->experts_per_token * static_cast<double>(layout.ep - 1) / layout.ep)
-          : Bytes(0.0);
+  const Bytes alltoall_phase = expert_parallel
+                                   ? block / layout.tp *
+                                         (first_moe(model.layers)->experts_per_token *
+                                          static_cast<double>(layout.ep - 1) / layout.ep)
+                                   : Bytes(0.0);
   // A stage boundary carries hidden states and residual (2 x block); each of
   // the tp ranks sends 1/tp of them and the next stage all-gathers them.
   const Bytes boundary_send = block * (2.0 / layout.tp);
@@ -32,10 +31,10 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
   LayoutTraffic busiest;
   int all_allreduces = 0;
   int all_moe = 0;
-  const auto ranges = stage_layers(model.num_layers, layout.pp);
+  const auto ranges = stage_layers(model.num_layers(), layout.pp);
   for (std::size_t s = 0; s < ranges.size(); ++s) {
     const auto [start, end] = ranges[s];
-    const int moe = expert_parallel ? tally_layers(plan, start, end).moe : 0;
+    const int moe = expert_parallel ? tally_layers(model.layers, start, end).moe : 0;
     LayoutTraffic t;
     t.layout = layout;
     t.tokens = tokens;

@@ -35,7 +35,9 @@ BytesReport analyze_bytes(const ModelArch& model, const EngineConfig& engine, co
     row.compute_vs_reference = static_cast<double>(engine.tensor_parallel_size) / tp;
     report.tp_scaling.push_back(row);
   }
-  report.warnings = layout_warnings(model, engine);
+  // The model's doubts first: every command that uses a model shows them.
+  report.warnings = model.doubts();
+  for (auto& w : layout_warnings(model, engine)) report.warnings.push_back(std::move(w));
   return report;
 }
 

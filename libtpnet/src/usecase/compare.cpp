@@ -210,6 +210,8 @@ CompareReport run_compare(CompareRequest request) {
     at_tp.tensor_parallel_size = layout.tp;
     for (const auto& w : layout_warnings(model, at_tp)) report.warnings.push_back(w);
   }
+  const auto doubts = model.doubts();
+  report.warnings.insert(report.warnings.begin(), doubts.begin(), doubts.end());
   report.request = std::move(request);
   return report;
 }

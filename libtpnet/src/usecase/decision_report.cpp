@@ -221,6 +221,12 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
       g.predict_refused = e.what();
     }
   }
+  // The plan, penalty and compare it joins each warn of the model's doubts: once.
+  std::vector<std::string> unique;
+  for (auto& w : g.warnings) {
+    if (std::find(unique.begin(), unique.end(), w) == unique.end()) unique.push_back(std::move(w));
+  }
+  g.warnings = std::move(unique);
   return g;
 }
 

@@ -80,7 +80,8 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
   r.request_tokens_per_s_with_latency_to =
       request_tokens / (floor_and_bytes_to + r.latency_per_forward).value();
 
-  r.warnings = layout_warnings(model, engine);
+  r.warnings = model.doubts();
+  for (auto& w : layout_warnings(model, engine)) r.warnings.push_back(std::move(w));
   if (inputs.requests > engine.max_num_seqs) {
     r.warnings.push_back(
         std::to_string(inputs.requests) + " requests exceed `engine.max_num_seqs` " +

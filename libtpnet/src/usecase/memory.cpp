@@ -39,9 +39,9 @@ TokenCount longest_sequence(const ModelArch& m, int tp, int dtype_bytes, double 
 /// The busiest pipeline stage's share of the layers: vLLM gives the first
 /// stages one layer more when pp does not divide them.
 double stage_share(const ModelArch& m, int pp) {
-  if (pp <= 1 || m.num_layers <= 0) return 1.0;
-  const int most = (m.num_layers + pp - 1) / pp;
-  return static_cast<double>(most) / m.num_layers;
+  if (pp <= 1 || m.num_layers() <= 0) return 1.0;
+  const int most = (m.num_layers() + pp - 1) / pp;
+  return static_cast<double>(most) / m.num_layers();
 }
 
 /// The model's own memory as the fit sentences name it: the weights, and
@@ -324,14 +324,6 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
         "sequences",
         m.name, keys));
   }
-  if (m.attention == AttentionKind::hybrid_linear && layer_counts(m).linear == 0 &&
-      r.kv_bytes_per_token && !r.kv_per_token_given) {
-    r.warnings.push_back(fmt::format(
-        "{} is a hybrid linear-attention model but states no linear_attention_layers: every "
-        "layer is counted as full attention, which overstates its KV cache",
-        m.name));
-  }
-
   r.kv_tokens = kv_tokens_in(r, r.kv_cache_bytes, in.max_model_len);
   if (r.sequence_bytes) {
     const Bytes seq = *r.sequence_bytes;
@@ -398,6 +390,8 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
         in.gpu_memory_utilization, gb(r.node_memory - r.budget), gb(r.node_memory),
         gb(r.os_reserved), r.node.empty() ? "node" : r.node));
   }
+  const auto doubts = m.doubts();
+  r.warnings.insert(r.warnings.begin(), doubts.begin(), doubts.end());
   return r;
 }
 

@@ -16,6 +16,8 @@ ModelArch at_precision(ModelArch model, const PrecisionAsk& ask) {
         model, parse_quantization(ask.quantization, InputLocation::for_key("model.quantization")));
   }
   if (ask.bits_per_weight) apply_bits_per_weight(model, *ask.bits_per_weight);
+  // The precision asked for settles what the files left in doubt about it.
+  if (ask.any()) model.precision_doubt.clear();
   return model;
 }
 

@@ -14,13 +14,14 @@ namespace tpnet {
 namespace {
 
 CompressedLayerCounts count_compressed_layers(const ModelArch& model) {
-  if (!model.compressed_attention) return {};
-  const std::vector<int>& ratios = model.compressed_attention->compress_ratios;
-  const auto layers_at = [&](int lo, int hi) {
-    return static_cast<long long>(
-        std::count_if(ratios.begin(), ratios.end(), [&](int r) { return r >= lo && r <= hi; }));
-  };
-  return {layers_at(0, 1), layers_at(4, 4), layers_at(128, 128)};
+  CompressedLayerCounts counts;
+  for (const LayerRun& run : model.layers.runs()) {
+    const AttentionSpec& a = run.layer.mixer.attention;
+    if (!is_attention(run.layer.mixer.kind) || !a.compressed) continue;
+    const int ratio = a.compression.ratio;
+    (ratio <= 1 ? counts.window_only : ratio == 4 ? counts.ratio_4 : counts.ratio_128) += run.count;
+  }
+  return counts;
 }
 
 }  // namespace
@@ -28,7 +29,8 @@ CompressedLayerCounts count_compressed_layers(const ModelArch& model) {
 ModelSummary summarize_model(const ModelArch& model) {
   ModelSummary s;
   s.model = model;
-  s.layers = tally_layers(model);
+  s.warnings = model.doubts();
+  s.layers = tally_layers(model.layers);
   s.compressed_layers = count_compressed_layers(model);
   s.estimate = estimate_params(model);
   s.effective_bits = effective_bits_per_weight(model);

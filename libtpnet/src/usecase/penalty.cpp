@@ -77,7 +77,8 @@ PenaltyReport analyze_penalty(const ModelArch& model, const EngineConfig& engine
     report.scenarios.push_back(
         analyze_scenario(model, engine, from, to, report.per_token_bytes, scenario));
   }
-  report.warnings = layout_warnings(model, engine);
+  report.warnings = model.doubts();
+  for (auto& w : layout_warnings(model, engine)) report.warnings.push_back(std::move(w));
   return report;
 }
 

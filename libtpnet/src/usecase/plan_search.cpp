@@ -364,6 +364,7 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
         InputLocation::for_key("users_per_instance"));
   }
   PlanSearchReport report;
+  report.warnings = in.model.doubts();
   report.reference =
       *std::max_element(in.speeds.begin(), in.speeds.end(),
                         [](const Link& a, const Link& b) { return a.rate < b.rate; });

@@ -202,6 +202,7 @@ PredictReport run_predict(const PredictRequest& r) {
   require_tp_accepted(r.model, r.engine.tensor_parallel_size);
 
   PredictReport report;
+  report.warnings = r.model.doubts();
   const int drafts = r.engine.num_speculative_tokens;
   report.accepted_tokens = accepted_tokens_per_decode(r.engine, r.accepted_tokens);
   if (!r.accepted_tokens && drafts > 0) {

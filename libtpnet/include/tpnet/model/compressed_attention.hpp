@@ -4,16 +4,12 @@
 /// read from vLLM's deepseek_v4.py, deepseek_v4_attention.py and
 /// deepseek_compressor.py).
 
+#include "tpnet/model/layer.hpp"
 #include "tpnet/model/model.hpp"
 
 namespace tpnet {
 
-/// The compress ratio whose layers choose their compressed entries with the
-/// indexer (vLLM: "Only C4A uses sparse attention and hence has indexer") and
-/// whose compressor overlaps its windows (DeepseekCompressor.overlap).
-inline constexpr int kIndexedCompressRatio = 4;
-
-/// One layer's attention weights at compress ratio `ratio`.
+/// One layer's attention weights at its compress ratio.
 struct CompressedAttentionParams {
   /// Split over TP: wq_b (q rank -> heads x head_dim), the grouped wo_a
   /// (heads x head_dim -> groups x o rank) and wo_b (groups x o rank -> h).
@@ -25,21 +21,15 @@ struct CompressedAttentionParams {
   [[nodiscard]] double total() const { return split + replicated; }
 };
 
-/// The layers that compress ratios make: a ratio above 1 an attention layer
-/// over compressed entries, 0 or 1 a sliding-window layer; the first
-/// model.moe->first_dense_layers FFNs dense, the rest MoE (all dense without
-/// MoE). Also sets model.sliding_window_layers to the window layers' count.
-/// The model's num_layers ratios must be given.
-void set_compressed_attention_layers(ModelArch& model, const CompressedAttentionSpec& spec);
-
-/// The weights of one layer's attention; zeros without compressed_attention.
-/// Ratios 0 and 1 are window-only layers without a compressor (vLLM reads 0 as 1).
-[[nodiscard]] CompressedAttentionParams compressed_attention_params(const ModelArch& model,
-                                                                    int ratio);
+/// The weights of one compressed attention layer (`attention.compressed`) in
+/// a model of width `hidden`; zeros for any other attention. Ratios 0 and 1
+/// are window-only layers without a compressor (vLLM reads 0 as 1).
+[[nodiscard]] CompressedAttentionParams compressed_attention_params(long long hidden,
+                                                                    const AttentionSpec& attention);
 
 /// The hyper-connection weights of every layer (two mixings, around the
-/// attention and the FFN) and of the head: (2 + m) x m x (m x h) + (2 + m) x m
-/// + 3 per mixing, m x (m x h) + m + 1 for the head, m = hc_mult; 0 without.
+/// mixer and the FFN) and of the head: (2 + m) x m x (m x h) + (2 + m) x m
+/// + 3 per mixing, m x (m x h) + m + 1 for the head, m = hyper_connections; 0 without.
 [[nodiscard]] double hyper_connection_params(const ModelArch& model);
 
 /// Bytes of one cached key (K = V) in vLLM's layout, whatever the KV cache
@@ -47,12 +37,18 @@ void set_compressed_attention_layers(ModelArch& model, const CompressedAttention
 /// per 64 FP8 values and one pad byte (584 at head_dim 512, rope 64).
 [[nodiscard]] double compressed_kv_entry_bytes(const CompressedAttentionSpec& spec);
 
-/// Bytes of one indexer key: FP8 with a 4-byte scale per 128 values.
-[[nodiscard]] double compressed_index_entry_bytes(const ModelArch& model);
+/// Bytes of one indexer key: FP8 with a 4-byte scale per 128 values; 0
+/// without the indexer's shapes.
+[[nodiscard]] double compressed_index_entry_bytes(const SparseIndexer& indexer);
 
-/// One sequence's compressor state in one layer at `ratio` (FP32, kept
+/// Whether a compressed layer chooses its entries with the indexer: ratio 4
+/// with the indexer's shapes stated.
+[[nodiscard]] bool has_compressed_indexer(const AttentionSpec& attention);
+
+/// One sequence's compressor state in one compressed layer (FP32, kept
 /// whatever the sequence's length): the last overlap x ratio tokens' key and
-/// score rows of 2 x overlap x head_dim each, the indexer's too at ratio 4.
-[[nodiscard]] double compressor_state_bytes(const ModelArch& model, int ratio);
+/// score rows of 2 x overlap x head_dim each, the indexer's too at ratio 4;
+/// 0 at ratios 0 and 1.
+[[nodiscard]] double compressor_state_bytes(const AttentionSpec& attention);
 
 }  // namespace tpnet

@@ -17,17 +17,19 @@ namespace tpnet {
 /// `fp8`, `fp8_e4m3`, `fp8_e5m2` = 1. Throws InputError naming `where` otherwise.
 [[nodiscard]] int parse_kv_cache_dtype(std::string_view name, const InputLocation& where);
 
-/// Bytes of KV cache one token of context adds on each rank while a sequence
-/// is shorter than any sliding window: full-attention K and V (GQA/MHA heads
-/// split over TP, one head per rank when TP exceeds the KV heads), or the MLA
+/// Bytes of KV cache one more token of context adds on each rank once a
+/// sequence is past every window (docs/formulas.md s.12.4): over the
+/// full-attention layers, K and V (GQA/MHA heads split over TP, one head per
+/// rank when TP exceeds the KV heads; both where K serves as V in the
+/// weights, as Gemma 4's V is normed apart) or the MLA
 /// latent (kv_lora_rank + qk_rope_head_dim, on every rank), plus the DSA
-/// indexer's FP8 keys, over every attention layer (linear-attention layers
-/// keep no per-token cache). DeepSeek-V4 (compressed_attention): every
-/// layer's window key plus its compressed keys' share (1/ratio of one) and
-/// the indexer's, in vLLM's fixed FP8 layout whatever `kv_dtype_bytes`
-/// (docs/formulas.md s.12.4). Throws InputError naming the model key when the
-/// shapes are missing (kv_cache_shapes_missing), `layout.tp` or
-/// `memory.kv_cache_dtype` when out of range.
+/// indexer's FP8 keys; DeepSeek-V4's compressed keys' share (1/ratio of one,
+/// with the indexer's, in vLLM's fixed FP8 layout whatever
+/// `kv_dtype_bytes`). Sliding-window and chunked layers hold at most their
+/// window, and linear-attention and Mamba-2 layers a fixed state: both are
+/// per sequence (sequence_state), not per token. Throws InputError naming
+/// the model key when the shapes are missing (kv_cache_shapes_missing),
+/// `layout.tp` or `memory.kv_cache_dtype` when out of range.
 [[nodiscard]] Bytes kv_bytes_per_token(const ModelArch& model, int tp, int kv_dtype_bytes);
 
 /// The model keys the KV cache needs but the model lacks ("mla" for MLA
@@ -39,7 +41,7 @@ struct SequenceState {
   TokenCount tokens = 0;
   Bytes attention;       ///< full-attention layers: per token x tokens
   Bytes sparse_index;    ///< DSA indexer keys: per token x tokens
-  Bytes sliding_window;  ///< sliding-window layers: per token x min(tokens, window)
+  Bytes sliding_window;  ///< sliding-window and chunked layers: per token x min(tokens, window)
   Bytes linear_state;  ///< linear-attention (Gated DeltaNet) and Mamba-2 layers: fixed per sequence
 
   [[nodiscard]] Bytes total() const {
@@ -52,24 +54,13 @@ struct SequenceState {
   }
 };
 
-/// The cache one sequence of `tokens` tokens holds on each rank. DeepSeek-V4:
-/// attention holds floor(tokens / ratio) compressed keys per layer,
-/// sparse_index the indexer's, sliding_window every layer's window, and
-/// linear_state the compressors' fixed FP32 state. Linear
+/// The cache one sequence of `tokens` tokens holds on each rank, layer by
+/// layer. DeepSeek-V4: attention holds floor(tokens / ratio) compressed keys
+/// per layer, sparse_index the indexer's, sliding_window every layer's
+/// window, and linear_state the compressors' fixed FP32 state. Linear
 /// attention state is BF16 whatever the KV cache dtype (vLLM's mamba state
 /// dtype follows the model). Throws as kv_bytes_per_token does.
 [[nodiscard]] SequenceState sequence_state(const ModelArch& model, int tp, int kv_dtype_bytes,
                                            TokenCount tokens);
-
-/// How the model's layers divide by kind of attention.
-struct LayerCounts {
-  int linear = 0;   ///< linear attention: fixed state per sequence
-  int mamba = 0;    ///< Mamba-2: fixed state per sequence
-  int sliding = 0;  ///< sliding-window attention: capped at the window
-  int full = 0;     ///< full attention: every token
-  [[nodiscard]] int attention() const { return sliding + full; }
-};
-
-[[nodiscard]] LayerCounts layer_counts(const ModelArch& model);
 
 }  // namespace tpnet

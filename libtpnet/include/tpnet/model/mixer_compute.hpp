@@ -5,7 +5,6 @@
 /// by layer from the layer plan (docs/formulas.md s.18.1). Unlike the GEMMs
 /// it grows with the context already in the KV cache.
 
-#include <utility>
 #include <vector>
 
 #include "tpnet/base/units.hpp"
@@ -47,21 +46,31 @@ class MixerFlopsRates {
 
  private:
   [[nodiscard]] MixerFlops flops(TokenCount context, TokenCount chunk, bool decode) const;
-  int attention_layers_ = 0;  ///< full attention
-  int sliding_layers_ = 0;
-  int linear_layers_ = 0;
-  int mamba_layers_ = 0;
-  double prefill_per_key_ = 0.0;       ///< 2 x heads x (qk + v), prefill's head widths
-  double decode_per_key_ = 0.0;        ///< the same in MLA's absorbed decode form
-  long long top_k_ = 0;                ///< keys a DSA query sees; 0 = all
-  long long window_ = 0;               ///< keys a sliding-window query sees
-  double sparse_index_per_key_ = 0.0;  ///< the DSA indexer's FLOPs per key; 0 = none
-  double linear_per_token_ = 0.0;      ///< one linear-attention layer's state work a token
-  double mamba_per_token_ = 0.0;       ///< one Mamba layer's state work a token
-  /// DeepSeek-V4: how many layers compress at each ratio above 1; every layer
-  /// also attends to its window (sliding_layers_ counts them all).
-  std::vector<std::pair<int, int>> compressed_layers_;
-  bool compressed_ = false;  ///< DeepSeek-V4's attention
+  /// Attention layers of one shape and span, with their FLOPs per key seen.
+  struct AttentionGroup {
+    int layers = 0;
+    Mixer kind = Mixer::attention;      ///< attention, sliding_window or chunked_attention
+    double prefill_per_key = 0.0;       ///< 2 x heads x (qk + v), prefill's head widths
+    double decode_per_key = 0.0;        ///< the same in MLA's absorbed decode form
+    long long window = 0;               ///< keys a windowed query sees; a chunk's length
+    long long top_k = 0;                ///< keys a DSA query sees; 0 = all
+    double sparse_index_per_key = 0.0;  ///< the DSA indexer's FLOPs per key; 0 = none
+    int compress_ratio = 0;  ///< DeepSeek-V4: the window, and one key per ratio (> 1) tokens
+    /// The same group but for its layer count.
+    [[nodiscard]] bool same_rates(const AttentionGroup& o) const {
+      return kind == o.kind && prefill_per_key == o.prefill_per_key &&
+             decode_per_key == o.decode_per_key && window == o.window && top_k == o.top_k &&
+             sparse_index_per_key == o.sparse_index_per_key && compress_ratio == o.compress_ratio;
+    }
+  };
+  /// Recurrent layers of one shape: one layer's state work for a token.
+  struct StateGroup {
+    int layers = 0;
+    double per_token = 0.0;
+  };
+  std::vector<AttentionGroup> attention_;
+  std::vector<StateGroup> linear_;  ///< linear-attention layers
+  std::vector<StateGroup> mamba_;   ///< Mamba-2 layers
 };
 
 /// DeepSeek-V4 (compressed_attention): every layer attends to its window of

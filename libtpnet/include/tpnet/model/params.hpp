@@ -22,9 +22,12 @@ struct ParamParts {
   double routed_experts = 0.0;  ///< routed experts of every MoE layer
   double shared_experts = 0.0;  ///< shared (always-on) experts
   double router = 0.0;          ///< expert gates, h x experts per MoE layer
+  /// a latent MoE's down and up projections, 2 x h x latent per MoE layer
+  double latent_projections = 0.0;
 
   [[nodiscard]] double sum() const {
-    return embedding + lm_head + attention + dense_ffn + routed_experts + shared_experts + router;
+    return embedding + lm_head + attention + dense_ffn + routed_experts + shared_experts + router +
+           latent_projections;
   }
   /// The parameters of one part.
   [[nodiscard]] double of(WeightPart part) const;
@@ -55,17 +58,28 @@ struct ParamEstimate {
 /// total_params). Gated FFNs count 3 x h x intermediate; see docs/formulas.md s.8.
 [[nodiscard]] ParamEstimate estimate_params(const ModelArch& model);
 
-/// Parameters of one full-attention layer's attention (GQA/MHA or MLA, plus
-/// the DSA indexer when the model has one); 0 when MLA shapes are missing.
-[[nodiscard]] double full_attention_params(const ModelArch& model);
+/// Parameters of one layer's mixer in a model of width `hidden`: attention
+/// of any span (GQA/MHA with its gate, MLA, the DSA indexer, DeepSeek-V4's
+/// compressed attention), a linear mixer or Mamba-2; 0 for no mixer and for
+/// shapes the model does not state.
+[[nodiscard]] double mixer_params(long long hidden, const MixerSpec& mixer);
 
-/// Parameters of one linear-attention (Gated DeltaNet) layer; 0 without shapes.
-[[nodiscard]] double linear_attention_params(const ModelArch& model);
-
-/// One Mamba-2 mixer's weights (0 without mamba shapes): in_proj h -> 2
+/// One Mamba-2 mixer's weights (0 without its shapes): in_proj h -> 2
 /// d_inner + 2 groups x state + heads, the convolution (with bias) over
 /// d_inner + 2 groups x state, A, D and dt bias per head, the gated norm, and
 /// out_proj d_inner -> h.
-[[nodiscard]] double mamba_params(const ModelArch& model);
+[[nodiscard]] double mamba_params(long long hidden, const MambaSpec& mamba);
+
+/// One layer's FFN weights by part: the dense FFN, or a MoE layer's routed
+/// experts (all of them, and what one token reads), shared experts and router.
+struct FfnParams {
+  double dense = 0.0;
+  double routed = 0.0;
+  double routed_active = 0.0;
+  double shared = 0.0;
+  double router = 0.0;
+  double latent = 0.0;  ///< a latent MoE's down and up projections
+};
+[[nodiscard]] FfnParams ffn_params(long long hidden, const FfnSpec& ffn);
 
 }  // namespace tpnet

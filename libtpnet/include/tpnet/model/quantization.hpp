@@ -27,6 +27,11 @@ struct PrecisionChoice {
 /// leaves both unquantized) stay at 16 bits unless the choice is 16-bit.
 void apply_quantization(ModelArch& model, const PrecisionChoice& choice);
 
+/// Keeps at `dtype_bits` the parts vLLM builds unquantized in a quantized
+/// checkpoint whatever its file lists: a latent MoE's projections where the
+/// layer says so (MoeSpec::latent_unquantized).
+void keep_unquantized_parts(ModelArch& model, double dtype_bits);
+
 /// Every weight at `bits` (1 to 64); throws InputError naming `model.bits_per_weight`.
 void apply_bits_per_weight(ModelArch& model, double bits);
 

@@ -62,6 +62,7 @@ struct ModelSummary {
   /// prefill_compute_missing).
   std::vector<PrefillComputeRow> prefill_compute;
   std::string prefill_compute_missing;
+  std::vector<std::string> warnings;  ///< the model's doubts (ModelArch::doubts)
 };
 
 [[nodiscard]] ModelSummary summarize_model(const ModelArch& model);
