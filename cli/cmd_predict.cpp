@@ -26,6 +26,7 @@ struct PredictOptions {
   std::vector<std::string> links{"200G", "100G"};
   std::vector<std::string> fabrics;
   std::string node = std::string(kDefaultNodeName);
+  MemoryOptions memory;
   std::vector<std::string> prompts;
   std::string trace;
   std::string output = std::to_string(kDefaultOutputTokens);
@@ -171,7 +172,7 @@ Record link_result(const PredictLink& l) {
   // Tables list each request's TTFT for a handful of requests; JSON always.
   Field each = numbers("first_token_s", "TTFT each", firsts, kSeconds, 2);
   if (firsts.size() > 8) each = json_only(std::move(each));
-  return Record{
+  Record out{
       text("link", "link", l.link.name),
       text("fabric", "fabric", l.fabric.name),
       number("last_first_token_s", "last first token", l.last_first_token.value(), kSeconds, 2),
@@ -186,6 +187,24 @@ Record link_result(const PredictLink& l) {
       json_only(integer("mixed_steps", "mixed steps", l.schedule.mixed_steps)),
       json_only(number("finished_s", "last token", l.finished.value(), kSeconds, 2)),
   };
+  if (const auto& e = l.expected) {
+    // Ranged only where expected rates price the run: measured runs keep their columns.
+    out.push_back(table_only(
+        text("expected_range", "expected range",
+             fmt::format("{:.2f}-{:.2f} s, {:.1f}-{:.1f} tok/s", e->last_first_token_fast.value(),
+                         e->last_first_token_slow.value(), e->decode_tokens_per_s_slow,
+                         e->decode_tokens_per_s_fast))));
+    out.push_back(json_only(record(
+        "expected_range", "expected range",
+        Record{
+            number("last_first_token_fast_s", "fast", e->last_first_token_fast.value(), kSeconds,
+                   2),
+            number("last_first_token_slow_s", "slow", e->last_first_token_slow.value(), kSeconds,
+                   2),
+            number("decode_tokens_per_s_slow", "slow", e->decode_tokens_per_s_slow, kCount, 1),
+            number("decode_tokens_per_s_fast", "fast", e->decode_tokens_per_s_fast, kCount, 1)})));
+  }
+  return out;
 }
 
 Record scenario_record(const PredictScenarioResult& s) {
@@ -359,6 +378,9 @@ Outcome run_predict(const PredictOptions& o) {
   req.engine = to_engine(o.engine);
   const NodeSpec node = load_node(o.node);
   req.memory_bandwidth = node.memory_bandwidth;
+  req.expected = node.expected;
+  req.memory = MemoryRequest{ParallelLayout{req.engine.tensor_parallel_size, 1, 1}, req.engine,
+                             node, to_memory_settings(o.memory)};
   const auto calibration = load_calibration(o.calibration);
   if (o.links.empty()) throw InputError("give at least one link", flag("--links"));
   for (const auto& text : o.links) req.links.push_back(to_link(text, "--links", o.engine));
@@ -461,6 +483,7 @@ Command setup_predict(CLI::App& app) {
                   "nominal, a built-in name, or a calibration.yaml; one, or one per link")
       ->delimiter(',');
   add_node_option(sub, o->node);
+  add_memory_options(sub, o->memory);
   sub->add_option("--prompt", o->prompts, "Prompt scenarios, all arriving at once: 1k,8k,4x16k")
       ->delimiter(',');
   sub->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens");
