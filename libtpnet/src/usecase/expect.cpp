@@ -29,10 +29,10 @@ double& at(ExpectedValue& v, RateEnd end) {
 }
 
 /// Every layout of `nodes` nodes: TP x PP whose nodes divide them, TP first.
-std::vector<ParallelLayout> layouts_of(int nodes) {
+std::vector<ParallelLayout> layouts_of(int nodes, int layers) {
   std::vector<ParallelLayout> out;
-  for (int pp = 1; pp <= nodes; ++pp) {
-    for (int tp = 1; tp * pp <= nodes; ++tp) {
+  for (int pp = 1; pp <= std::min(nodes, layers); ++pp) {
+    for (int tp = 1; tp <= kMaxTp && tp * pp <= nodes; ++tp) {
       if (nodes % (tp * pp) == 0) out.push_back(ParallelLayout{tp, pp, 1});
     }
   }
@@ -199,8 +199,8 @@ ExpectReport run_expect(const ExpectRequest& r) {
           fmt::format("{} has no expected rates in its catalog entry (`expected`): measure the "
                       "cluster (workload.baseline, decode.itl) or give a node that has them",
                       r.node.name));
-  require(r.nodes >= 1 && r.nodes <= kMaxTp, "cluster.nodes",
-          fmt::format("{} is out of range; allowed 1 to {}", r.nodes, kMaxTp));
+  require(r.nodes >= 1 && r.nodes <= kMaxClusterNodes, "cluster.nodes",
+          fmt::format("{} is out of range; allowed 1 to {}", r.nodes, kMaxClusterNodes));
   require(!r.concurrency.empty(), "expect.concurrency", "give at least one concurrency");
   for (const int c : r.concurrency) {
     require(c >= 1 && c <= 1000000, "expect.concurrency",
@@ -224,7 +224,8 @@ ExpectReport run_expect(const ExpectRequest& r) {
         "accepted)",
         r.engine.num_speculative_tokens, report.accepted_tokens));
   }
-  std::vector<ParallelLayout> layouts = r.layouts.empty() ? layouts_of(r.nodes) : r.layouts;
+  std::vector<ParallelLayout> layouts =
+      r.layouts.empty() ? layouts_of(r.nodes, r.model.num_layers()) : r.layouts;
   for (const ParallelLayout& layout : layouts) {
     const int nodes = layout.tp * layout.pp;
     if (nodes > r.nodes || r.nodes % nodes != 0) continue;
