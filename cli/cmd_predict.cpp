@@ -96,6 +96,9 @@ DecodeMeasurement parse_decode_itl(const std::string& text) {
                            "--decode-itl " + text};
 }
 
+/// The prompt predict runs when given no --prompt, --trace or --baseline.
+constexpr const char* kDefaultPrompt = "8k";
+
 std::vector<PredictScenario> scenarios_from(const PredictOptions& o, TokenCount output,
                                             const std::vector<PrefillScenario>& baseline) {
   std::vector<PredictScenario> out;
@@ -107,12 +110,11 @@ std::vector<PredictScenario> scenarios_from(const PredictOptions& o, TokenCount 
     return out;
   }
   if (o.prompts.empty() && !baseline.empty()) return scenarios_from_baseline(baseline, output);
-  if (o.prompts.empty()) {
-    throw InputError("give prompt scenarios (--prompt 1k,8k,4x16k), a --trace or a --baseline",
-                     flag("--prompt"));
-  }
   std::vector<PrefillScenario> given;
-  for (const auto& text : o.prompts) {
+  // Nothing asked: the 8K prompt every study starts with, said in a note.
+  const std::vector<std::string> asked =
+      o.prompts.empty() ? std::vector<std::string>{kDefaultPrompt} : o.prompts;
+  for (const auto& text : asked) {
     given.push_back(PrefillScenario{text, parse_prompt(text, flag("--prompt")), {}});
   }
   return scenarios_from_baseline(given, output);
@@ -438,7 +440,12 @@ Outcome run_predict(const PredictOptions& o) {
   };
   for (std::size_t i = 0; i < req.links.size(); ++i) doc.fields.push_back(per_link_table(r, i));
   doc.fields.push_back(records("scenarios", "between the first two links", std::move(rows)));
-  doc.fields.push_back(texts("notes", "note", r.notes));
+  std::vector<std::string> notes = r.notes;
+  if (o.prompts.empty() && o.trace.empty() && o.baseline.empty()) {
+    notes.push_back(fmt::format("no --prompt, --trace or --baseline: one {}-token prompt",
+                                parse_tokens(kDefaultPrompt, flag("--prompt"))));
+  }
+  doc.fields.push_back(texts("notes", "note", notes));
   doc.warnings = r.warnings;
 
   write_svg(o.svg, predict_figure(r), doc);

@@ -16,6 +16,7 @@
 #include "tpnet/sim/step_cost.hpp"
 #include "tpnet/usecase/expect.hpp"
 
+using Catch::Matchers::StartsWith;
 using Catch::Matchers::WithinRel;
 using namespace tpnet;
 using tpnet::test::expect_bad_input;
@@ -132,4 +133,37 @@ TEST_CASE("expect refuses a node without expected rates and out-of-range asks, n
       "--concurrency: 0 is out of range");
   expect_bad_input(run_tpnet({"expect", "--model", "llama-3.1-8b", "--nodes", "0"}),
                    "--nodes: 0 is out of range");
+}
+
+TEST_CASE(
+    "every built-in model predicts with only its name, a TP size and a link, expected "
+    "from public runs with a range",
+    "[expect][predict][cli]") {
+  for (const auto& name : builtin_model_names()) {
+    INFO(name);
+    const auto r =
+        run_tpnet({"predict", "--model", name, "--tp", "8", "--links", "200G", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const YAML::Node d = tpnet::test::json_of(r);
+    CHECK(d["fit"]["source"].as<std::string>() == "expected from public runs on the node");
+    CHECK(d["decode"]["source"].as<std::string>() == "expected from public runs on the node");
+    const YAML::Node link = d["scenarios"][0]["links"][0];
+    const YAML::Node range = link["expected_range"];
+    REQUIRE(range.IsDefined());
+    CHECK(range["decode_tokens_per_s_slow"].as<double>() <=
+          link["decode_tokens_per_s"].as<double>());
+    CHECK(range["decode_tokens_per_s_fast"].as<double>() >=
+          link["decode_tokens_per_s"].as<double>());
+  }
+}
+
+TEST_CASE("predict says first that a layout does not fit: GLM-5 in BF16 at TP8",
+          "[expect][predict][cli]") {
+  // 744B at 16 bits: about 190 GB a node at TP8, over a Spark's 109 GB budget.
+  const auto r = run_tpnet({"predict", "--model",
+                            std::string(TPNET_SOURCE_DIR) + "/tests/data/hf/zai-org__GLM-5", "--tp",
+                            "8", "--links", "200G", "--quantization", "bf16"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, StartsWith("tpnet: warning: does not fit in memory (weights)"));
 }
