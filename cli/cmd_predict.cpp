@@ -110,10 +110,11 @@ std::vector<PredictScenario> scenarios_from(const PredictOptions& o, TokenCount 
     return out;
   }
   if (o.prompts.empty() && !baseline.empty()) return scenarios_from_baseline(baseline, output);
-  std::vector<PrefillScenario> given;
   // Nothing asked: the 8K prompt every study starts with, said in a note.
   const std::vector<std::string> asked =
       o.prompts.empty() ? std::vector<std::string>{kDefaultPrompt} : o.prompts;
+  std::vector<PrefillScenario> given;
+  given.reserve(asked.size());
   for (const auto& text : asked) {
     given.push_back(PrefillScenario{text, parse_prompt(text, flag("--prompt")), {}});
   }
