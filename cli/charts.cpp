@@ -240,6 +240,43 @@ Figure capacity_figure(const CapacityReport& report) {
   return f;
 }
 
+Figure expected_figure(const ExpectReport& report, const std::string& model) {
+  Figure f;
+  f.title = fmt::format("{}: expected decode tokens/s by layout", model);
+  f.subtitle = "typical rates of public runs on the node; hover for the range";
+  Panel p;
+  p.kind = Panel::Kind::bars;
+  p.title = "All requests together";
+  p.y = Axis{"decode tokens/s", "tok/s", {}, {}};
+  p.x.quantity = "layout";
+  std::vector<BarSeries> series;
+  for (const auto& l : report.layouts) {
+    if (l.decode.empty()) continue;
+    const std::string name =
+        l.replicas > 1 ? fmt::format("{} x {}", l.replicas, l.layout.name()) : l.layout.name();
+    p.categories.push_back(name);
+    if (series.empty()) {
+      for (const auto& c : l.decode) {
+        series.push_back(
+            BarSeries{fmt::format("{} request{}", c.requests, c.requests > 1 ? "s" : ""), {}, {}});
+      }
+    }
+    for (std::size_t k = 0; k < l.decode.size() && k < series.size(); ++k) {
+      const ExpectConcurrency& c = l.decode[k];
+      series[k].values.emplace_back(c.aggregate.typical);
+      series[k].hovers.push_back(fmt::format("{}: {} requests {:.0f} tok/s ({:.0f}-{:.0f})", name,
+                                             c.requests, c.aggregate.typical, c.aggregate.slow,
+                                             c.aggregate.fast));
+    }
+  }
+  p.bars = std::move(series);
+  p.caption =
+      "Each layout's decode tokens/s of all requests at each concurrency (the weights read "
+      "once a step for the batch, each request's KV cache, the experts a batch touches).";
+  f.panels.push_back(std::move(p));
+  return f;
+}
+
 Figure memory_figure(const std::vector<MemoryReport>& by_tp, const std::string& model) {
   Figure f;
   f.title = fmt::format("{}: memory per node by TP size", model);

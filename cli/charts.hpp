@@ -10,6 +10,7 @@
 #include "chart.hpp"
 #include "tpnet/usecase/capacity.hpp"
 #include "tpnet/usecase/compare.hpp"
+#include "tpnet/usecase/expect.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/usecase/penalty.hpp"
 #include "tpnet/usecase/predict.hpp"
@@ -30,6 +31,10 @@ namespace tpnet::cli {
 /// TPS and TTFT against the load level per config, with the SLO lines and
 /// each config's C_max marked.
 [[nodiscard]] chart::Figure capacity_figure(const CapacityReport& report);
+
+/// tpnet expect's layouts: aggregate decode tokens/s by layout, a bar per
+/// concurrency, the range in each bar's hover.
+[[nodiscard]] chart::Figure expected_figure(const ExpectReport& report, const std::string& model);
 
 /// A stacked bar per TP size: weights, NCCL buffers, CUDA graphs, the
 /// activation peak and the KV cache left, against vLLM's budget.

@@ -104,6 +104,19 @@ Outcome run_plan(const PlanOptions& o) {
         signed_number("worst_predicted_extra_ttft_s", "predicted",
                       r.worst_predicted_extra_ttft.value_or(Seconds(0.0)).value(), kSeconds, 2),
     };
+    // What the layout is expected to give (tpnet expect): every row alike,
+    // -1 where nothing is expected (no fit, or a node without rates).
+    {
+      const auto& e = r.expected;
+      const bool has = e.has_value() && e->decode.size() == 2;
+      rec.push_back(wide_only(
+          number("expected_ttft_s", "expected TTFT", has ? e->ttft_s.typical : -1.0, kSeconds, 2)));
+      rec.push_back(wide_only(number("expected_c1_tokens_per_s", "expected C=1 tok/s",
+                                     has ? e->decode[0].per_request.typical : -1.0, kCount, 1)));
+      rec.push_back(wide_only(number("expected_aggregate_tokens_per_s",
+                                     fmt::format("expected C={} tok/s", kPlanExpectedRequests),
+                                     has ? e->decode[1].aggregate.typical : -1.0, kCount, 0)));
+    }
     if (in.baseline) {
       rec.push_back(
           wide_only(signed_number("worst_ttft_increase_pct", "TTFT increase",

@@ -26,6 +26,7 @@ struct PredictOptions {
   std::vector<std::string> links{"200G", "100G"};
   std::vector<std::string> fabrics;
   std::string node = std::string(kDefaultNodeName);
+  MemoryOptions memory;
   std::vector<std::string> prompts;
   std::string trace;
   std::string output = std::to_string(kDefaultOutputTokens);
@@ -95,6 +96,9 @@ DecodeMeasurement parse_decode_itl(const std::string& text) {
                            "--decode-itl " + text};
 }
 
+/// The prompt predict runs when given no --prompt, --trace or --baseline.
+constexpr const char* kDefaultPrompt = "8k";
+
 std::vector<PredictScenario> scenarios_from(const PredictOptions& o, TokenCount output,
                                             const std::vector<PrefillScenario>& baseline) {
   std::vector<PredictScenario> out;
@@ -106,12 +110,12 @@ std::vector<PredictScenario> scenarios_from(const PredictOptions& o, TokenCount 
     return out;
   }
   if (o.prompts.empty() && !baseline.empty()) return scenarios_from_baseline(baseline, output);
-  if (o.prompts.empty()) {
-    throw InputError("give prompt scenarios (--prompt 1k,8k,4x16k), a --trace or a --baseline",
-                     flag("--prompt"));
-  }
+  // Nothing asked: the 8K prompt every study starts with, said in a note.
+  const std::vector<std::string> asked =
+      o.prompts.empty() ? std::vector<std::string>{kDefaultPrompt} : o.prompts;
   std::vector<PrefillScenario> given;
-  for (const auto& text : o.prompts) {
+  given.reserve(asked.size());
+  for (const auto& text : asked) {
     given.push_back(PrefillScenario{text, parse_prompt(text, flag("--prompt")), {}});
   }
   return scenarios_from_baseline(given, output);
@@ -171,7 +175,7 @@ Record link_result(const PredictLink& l) {
   // Tables list each request's TTFT for a handful of requests; JSON always.
   Field each = numbers("first_token_s", "TTFT each", firsts, kSeconds, 2);
   if (firsts.size() > 8) each = json_only(std::move(each));
-  return Record{
+  Record out{
       text("link", "link", l.link.name),
       text("fabric", "fabric", l.fabric.name),
       number("last_first_token_s", "last first token", l.last_first_token.value(), kSeconds, 2),
@@ -186,6 +190,24 @@ Record link_result(const PredictLink& l) {
       json_only(integer("mixed_steps", "mixed steps", l.schedule.mixed_steps)),
       json_only(number("finished_s", "last token", l.finished.value(), kSeconds, 2)),
   };
+  if (const auto& e = l.expected) {
+    // Ranged only where expected rates price the run: measured runs keep their columns.
+    out.push_back(table_only(
+        text("expected_range", "expected range",
+             fmt::format("{:.2f}-{:.2f} s, {:.1f}-{:.1f} tok/s", e->last_first_token_fast.value(),
+                         e->last_first_token_slow.value(), e->decode_tokens_per_s_slow,
+                         e->decode_tokens_per_s_fast))));
+    out.push_back(json_only(record(
+        "expected_range", "expected range",
+        Record{
+            number("last_first_token_fast_s", "fast", e->last_first_token_fast.value(), kSeconds,
+                   2),
+            number("last_first_token_slow_s", "slow", e->last_first_token_slow.value(), kSeconds,
+                   2),
+            number("decode_tokens_per_s_slow", "slow", e->decode_tokens_per_s_slow, kCount, 1),
+            number("decode_tokens_per_s_fast", "fast", e->decode_tokens_per_s_fast, kCount, 1)})));
+  }
+  return out;
 }
 
 Record scenario_record(const PredictScenarioResult& s) {
@@ -359,6 +381,9 @@ Outcome run_predict(const PredictOptions& o) {
   req.engine = to_engine(o.engine);
   const NodeSpec node = load_node(o.node);
   req.memory_bandwidth = node.memory_bandwidth;
+  req.expected = node.expected;
+  req.memory = MemoryRequest{ParallelLayout{req.engine.tensor_parallel_size, 1, 1}, req.engine,
+                             node, to_memory_settings(o.memory)};
   const auto calibration = load_calibration(o.calibration);
   if (o.links.empty()) throw InputError("give at least one link", flag("--links"));
   for (const auto& text : o.links) req.links.push_back(to_link(text, "--links", o.engine));
@@ -416,7 +441,12 @@ Outcome run_predict(const PredictOptions& o) {
   };
   for (std::size_t i = 0; i < req.links.size(); ++i) doc.fields.push_back(per_link_table(r, i));
   doc.fields.push_back(records("scenarios", "between the first two links", std::move(rows)));
-  doc.fields.push_back(texts("notes", "note", r.notes));
+  std::vector<std::string> notes = r.notes;
+  if (o.prompts.empty() && o.trace.empty() && o.baseline.empty()) {
+    notes.push_back(fmt::format("no --prompt, --trace or --baseline: one {}-token prompt",
+                                parse_tokens(kDefaultPrompt, flag("--prompt"))));
+  }
+  doc.fields.push_back(texts("notes", "note", notes));
   doc.warnings = r.warnings;
 
   write_svg(o.svg, predict_figure(r), doc);
@@ -461,6 +491,7 @@ Command setup_predict(CLI::App& app) {
                   "nominal, a built-in name, or a calibration.yaml; one, or one per link")
       ->delimiter(',');
   add_node_option(sub, o->node);
+  add_memory_options(sub, o->memory);
   sub->add_option("--prompt", o->prompts, "Prompt scenarios, all arriving at once: 1k,8k,4x16k")
       ->delimiter(',');
   sub->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens");

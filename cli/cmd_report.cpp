@@ -79,6 +79,8 @@ std::pair<std::string, std::string> draw(DecisionChart chart, const DecisionRepo
       return {"switch", switch_plan_svg(*g.switch_drawn()->fabric->plan, "switch")};
     case DecisionChart::memory:
       return {"memory", svg(memory_figure(g.memory, g.model.name), "memory")};
+    case DecisionChart::expected:
+      return {"expected", svg(expected_figure(*g.expected, g.model.name), "expected")};
   }
   throw Error("report: a chart the document places has no drawing");
 }

@@ -205,6 +205,7 @@ void append_pricing_fields(Record& out, const AllReduceLatency& pricing,
 Command setup_bytes(CLI::App& app);
 Command setup_penalty(CLI::App& app);
 Command setup_decode(CLI::App& app);
+Command setup_expect(CLI::App& app);
 Command setup_link(CLI::App& app);
 Command setup_models(CLI::App& app);
 Command setup_compare(CLI::App& app);

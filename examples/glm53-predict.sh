@@ -5,8 +5,8 @@
 # the DGX Spark fabric profile of its preset. P4 and P6 (four requests at
 # once) are predicted, not fitted: measured 23.00 s and 45.82 s.
 # Usage: examples/glm53-predict.sh [path/to/tpnet]
-# expect: P4 +24\.00 +17\.88 +7\.9
-# expect: P6 +48\.49 +36\.21 +7\.6
+# expect: P4 +24\.00 +17\.88 +9\.1
+# expect: P6 +48\.49 +36\.21 +8\.6
 # expect: P6 +4 +16384 +\+8\.17 +\+7\.60\.\.\+8\.76 +\+16\.9 +\+7\.39
 set -euo pipefail
 tpnet=${1:-tpnet}

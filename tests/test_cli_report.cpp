@@ -72,7 +72,7 @@ TEST_CASE("tpnet report writes one self-contained HTML page with the verdict and
   CHECK(html.find("<link") == std::string::npos);
   // Penalty, compare, the step timeline (the built-in glm-5.3 states every
   // weight's shape), switch and memory.
-  CHECK(count_of(html, "<svg ") == 5);
+  CHECK(count_of(html, "<svg ") == 6);
   CHECK(html.find("No step timeline") == std::string::npos);
   for (const char* heading :
        {"TTFT cost of 100G instead of 200G", "Layouts compared", "Predicted steps",
@@ -162,6 +162,8 @@ TEST_CASE("tpnet report says why there is no step timeline when predict cannot p
   const std::string html = slurp(dir / "report.html");
   CHECK_THAT(html, ContainsSubstring("No step timeline: tpnet predict refuses these inputs"));
   CHECK_THAT(html, ContainsSubstring("mla: not stated by the model"));
+  // Nor an expected speed, for the same reason.
+  CHECK_THAT(html, ContainsSubstring("No expected speed:"));
 }
 
 TEST_CASE("an --svg flag on penalty and compare and capacity and memory and predict writes a chart",

@@ -59,10 +59,10 @@ TEST_CASE("GLM-5.3 on 16 Sparks: the verdict buys the plan's switch and every se
   CHECK(doc.verdict[1] ==
         "Ranked by fewest-switches (give a TTFT budget to rank by cost, or "
         "sweeps to rank by users per dollar).");
-  CHECK(headings(doc) == std::vector<std::string>{"TTFT cost of 100G instead of 200G",
-                                                  "Layouts compared", "Predicted steps",
-                                                  "Switch port plan", "Traps and checklist",
-                                                  "Memory fit", "Every layout ranked"});
+  CHECK(headings(doc) ==
+        std::vector<std::string>{"TTFT cost of 100G instead of 200G", "Layouts compared",
+                                 "Predicted steps", "Expected speed", "Switch port plan",
+                                 "Traps and checklist", "Memory fit", "Every layout ranked"});
   std::vector<DecisionChart> charts;
   for (const auto& s : doc.sections) {
     for (const auto& f : s.figures) {
@@ -71,7 +71,11 @@ TEST_CASE("GLM-5.3 on 16 Sparks: the verdict buys the plan's switch and every se
     }
   }
   CHECK(charts == std::vector<DecisionChart>{DecisionChart::penalty, DecisionChart::compare,
-                                             DecisionChart::switch_plan, DecisionChart::memory});
+                                             DecisionChart::expected, DecisionChart::switch_plan,
+                                             DecisionChart::memory});
+  // The expected speed of every layout of 16 Sparks, from public runs.
+  const DecisionTable& expected = section(doc, "Expected speed")->tables.front();
+  CHECK(expected.rows.size() == g.expected->layouts.size());
   // No measured TTFTs: the timeline says what it needs instead of a chart.
   CHECK_THAT(section(doc, "Predicted steps")->paragraphs.front(),
              ContainsSubstring("`workload.baseline`"));

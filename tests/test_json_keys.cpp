@@ -165,6 +165,10 @@ std::vector<Run> runs(const std::string& tmp) {
       {{"penalty", "--model", "glm-5.3", "--tp", "8", "--bytes-per-token", "3.57MB"}},
       {{"decode", "--model", "glm-5.3", "--tp", "8", "--spec-tokens", "4", "--calibration", cal}},
       {{"link"}},
+      {{"expect", "--model", "gpt-oss-120b", "--nodes", "4", "--prompt", "1k", "--output", "128"}},
+      // No baseline, no ITL: the node's expected rates, with their range.
+      {{"predict", "--model", "gpt-oss-120b", "--tp", "2", "--links", "200G", "--prompt", "1k",
+        "--output", "64"}},
       {{"predict",
         "--model",
         "glm-5.3",

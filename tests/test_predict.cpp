@@ -239,7 +239,8 @@ TEST_CASE("Qwen3.6-27B: TP2 and TP4 decode ITL from the TP1 ITL, within 15%") {
     req.engine.max_num_batched_tokens = 8192;
     req.links = {preset("200G")};
     req.fabrics = {default_fabric(req.links[0], "dgx-spark")};
-    req.compute = GivenCompute{PrefillComputeModel{Seconds(0.0), 1e-14, 0.0}, "given", {}};
+    req.compute =
+        GivenCompute{PrefillComputeModel{Seconds(0.0), 1e-14, 0.0, std::nullopt}, "given", {}};
     req.decode_measurements = {DecodeMeasurement{1, Seconds::milliseconds(77.97), "TP1"}};
     req.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
     req.scenarios = {all_at_once("c1", 1, 128, 128)};
@@ -256,7 +257,8 @@ TEST_CASE("the predicted traffic reads back through tpnet traffic's reader with 
   req.engine = glm_engine();
   req.links = {preset("200G")};
   req.fabrics = {default_fabric(req.links[0], "dgx-spark")};
-  req.compute = GivenCompute{PrefillComputeModel{Seconds(0.2), 3e-14, 5e-15}, "given", {}};
+  req.compute =
+      GivenCompute{PrefillComputeModel{Seconds(0.2), 3e-14, 5e-15, std::nullopt}, "given", {}};
   req.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
   req.accepted_tokens = 2.0;
   req.keep_steps = true;
@@ -304,7 +306,8 @@ TEST_CASE("penalty's predicted extra is predict's extra last first token, one an
   q.engine = engine;
   q.links = {from, to};
   q.fabrics = {*p.from_fabric, *p.to_fabric};
-  q.compute = GivenCompute{PrefillComputeModel{Seconds(0.2), 3e-14, 5e-15}, "given", {}};
+  q.compute =
+      GivenCompute{PrefillComputeModel{Seconds(0.2), 3e-14, 5e-15, std::nullopt}, "given", {}};
   q.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
   q.accepted_tokens = 2.5;
   q.scenarios = {all_at_once("4x16k", 4, 16384, 1024)};

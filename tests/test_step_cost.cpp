@@ -39,17 +39,17 @@ ScheduledStep mixed_step() {
 
 TEST_CASE("a step's compute: the prefill coefficients, or the decode weight read", "[predict]") {
   StepCostModel cost;
-  cost.prefill = PrefillComputeModel{Seconds(0.1), 1e-12, 2e-12};
+  cost.prefill = PrefillComputeModel{Seconds(0.1), 1e-12, 2e-12, std::nullopt};
   cost.decode.reads.active = Bytes(1e9);
   cost.decode.tp = 2;
   cost.decode.memory_bandwidth = BitRate::gigabytes_per_second(100);
   cost.decode.efficiency = 0.5;
   cost.overlap = 0.2;
   // 0.1 s + 1e9 FLOPs x 1e-12 + 1e8 x 2e-12 = 0.1 + 0.001 + 0.0002 s.
-  const StepFeatures prefill{1e9, 1e8, true, 4096};
+  const StepFeatures prefill{1e9, 0.0, 1e8, true, 4096, Bytes(0.0)};
   CHECK_THAT(compute_seconds(cost, prefill).value(), WithinRel(0.1012, 1e-12));
   // Decodes only: half of 1 GB over 100 GB/s is 5 ms, at half the bandwidth 10 ms.
-  const StepFeatures decode{1e9, 1e8, false, 5};
+  const StepFeatures decode{1e9, 0.0, 1e8, false, 5, Bytes(0.0)};
   CHECK(cost.decode.weight_read(5).value() == 0.005);
   CHECK_THAT(compute_seconds(cost, decode).value(), WithinRel(0.010, 1e-12));
   // 50 ms of collectives, a fifth hidden under compute: 40 ms added.

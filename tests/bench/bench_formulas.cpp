@@ -170,7 +170,8 @@ PredictRequest glm53_predict(std::vector<PredictScenario> scenarios) {
   r.engine.num_speculative_tokens = 4;
   r.links = {parse_link("200G", InputLocation::for_key("link"))};
   r.fabrics = {default_fabric(r.links[0], "dgx-spark")};
-  r.compute = GivenCompute{PrefillComputeModel{Seconds(0.245), 3.24e-14, 3.8e-15}, "given", {}};
+  r.compute = GivenCompute{
+      PrefillComputeModel{Seconds(0.245), 3.24e-14, 3.8e-15, std::nullopt}, "given", {}};
   r.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
   r.accepted_tokens = 2.5;
   r.scenarios = std::move(scenarios);

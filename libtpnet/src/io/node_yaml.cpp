@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 #include <utility>
 
@@ -221,6 +222,87 @@ NodePreflight parse_preflight(const YAML::Node& map, const std::string& origin) 
   return p;
 }
 
+/// `[slow, typical, fast]`: three numbers (or durations with `duration`),
+/// each in [lo, hi], ordered so that `slow` makes a forward slowest (a rate
+/// rises from slow to fast, a time or a concentration falls).
+Spread parse_spread(const YAML::Node& map, const std::string& origin, std::string_view key,
+                    double lo, double hi, bool rising, bool duration = false) {
+  const YAML::Node node = map[std::string(key)];
+  if (!node.IsDefined() || node.IsNull()) {
+    throw InputError("required key is missing", yaml::where(map, origin, key));
+  }
+  if (!node.IsSequence() || node.size() != 3) {
+    throw InputError(duration ? "expected [slow, typical, fast], e.g. [6ms, 4ms, 2ms]"
+                              : "expected [slow, typical, fast], e.g. [0.6, 0.7, 0.8]",
+                     yaml::where(node, origin, key));
+  }
+  double v[3] = {0.0, 0.0, 0.0};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const YAML::Node item = node[i];
+    const InputLocation at = yaml::where(item, origin, key);
+    if (!item.IsScalar()) throw InputError("expected a number", at);
+    if (duration) {
+      v[i] = parse_duration(item.Scalar(), at).value();
+    } else if (!YAML::convert<double>::decode(item, v[i]) || !std::isfinite(v[i])) {
+      throw InputError(fmt::format("'{}' is not a number", item.Scalar()), at);
+    }
+    if (!(v[i] >= lo && v[i] <= hi)) {
+      throw InputError(fmt::format("{:g} is out of range; allowed {:g} to {:g}", v[i], lo, hi), at);
+    }
+  }
+  const bool ordered = rising ? (v[0] <= v[1] && v[1] <= v[2]) : (v[0] >= v[1] && v[1] >= v[2]);
+  if (!ordered) {
+    throw InputError(rising ? "expected slow <= typical <= fast (a rate rises)"
+                            : "expected slow >= typical >= fast (a time falls)",
+                     yaml::where(node, origin, key));
+  }
+  return Spread{v[0], v[1], v[2]};
+}
+
+/// `expected: {source, decode: {...}, prefill: {...}}` (docs/switch.md).
+ExpectedRates parse_expected(const YAML::Node& map, const std::string& origin) {
+  yaml::require_map(map, origin, "expected (source, decode, prefill)");
+  yaml::reject_unknown_keys(map, origin, {"source", "decode", "prefill"});
+  ExpectedRates e;
+  e.source = yaml::required_string(map, origin, "source");
+  constexpr double kMaxSeconds = 10.0;
+  constexpr double kMaxTflops = 1e6;
+  const YAML::Node decode = map["decode"];
+  yaml::require_map(decode, origin, "decode");
+  yaml::with_key_prefix("decode.", [&] {
+    yaml::reject_unknown_keys(decode, origin,
+                              {"bandwidth_share", "step_overhead", "eager_step_overhead",
+                               "gemm_tflops", "expert_concentration"});
+    e.decode.bandwidth_share = parse_spread(decode, origin, "bandwidth_share", 0.01, 1.0, true);
+    e.decode.step_overhead_s =
+        parse_spread(decode, origin, "step_overhead", 0.0, kMaxSeconds, false, true);
+    e.decode.eager_step_overhead_s =
+        parse_spread(decode, origin, "eager_step_overhead", 0.0, kMaxSeconds, false, true);
+    Spread tflops = parse_spread(decode, origin, "gemm_tflops", 0.001, kMaxTflops, true);
+    e.decode.gemm_flops_per_s = {tflops.slow * 1e12, tflops.typical * 1e12, tflops.fast * 1e12};
+    e.decode.expert_concentration =
+        parse_spread(decode, origin, "expert_concentration", 0.1, 1.0, false);
+  });
+  const YAML::Node prefill = map["prefill"];
+  yaml::require_map(prefill, origin, "prefill");
+  yaml::with_key_prefix("prefill.", [&] {
+    yaml::reject_unknown_keys(
+        prefill, origin,
+        {"step_overhead", "gemm_tflops", "bf16_gemm_tflops", "expert_gemm_tflops", "mixer_tflops"});
+    e.prefill.step_overhead_s =
+        parse_spread(prefill, origin, "step_overhead", 0.0, kMaxSeconds, false, true);
+    auto rate = [&](std::string_view key) {
+      const Spread t = parse_spread(prefill, origin, key, 0.001, kMaxTflops, true);
+      return Spread{t.slow * 1e12, t.typical * 1e12, t.fast * 1e12};
+    };
+    e.prefill.gemm_flops_per_s = rate("gemm_tflops");
+    e.prefill.bf16_gemm_flops_per_s = rate("bf16_gemm_tflops");
+    e.prefill.expert_gemm_flops_per_s = rate("expert_gemm_tflops");
+    e.prefill.mixer_flops_per_s = rate("mixer_tflops");
+  });
+  return e;
+}
+
 }  // namespace
 
 NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
@@ -230,7 +312,8 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
       root, origin,
       {"name", "description", "source", "memory", "memory_bandwidth", "usable_memory",
        "reserved_memory", "unified_memory", "nic", "ports", "host_links", "network_limit",
-       "nccl_memory", "small_allreduce_latency", "bus_bandwidth_faults", "preflight", "notes"});
+       "nccl_memory", "small_allreduce_latency", "bus_bandwidth_faults", "preflight", "expected",
+       "notes"});
   NodeSpec n;
   n.name = yaml::required_string(root, origin, "name");
   n.description = yaml::optional_string(root, origin, "description").value_or("");
@@ -284,6 +367,10 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
       preflight.IsDefined() && !preflight.IsNull()) {
     n.preflight =
         yaml::with_key_prefix("preflight.", [&] { return parse_preflight(preflight, origin); });
+  }
+  if (const YAML::Node expected = root["expected"]; expected.IsDefined() && !expected.IsNull()) {
+    n.expected =
+        yaml::with_key_prefix("expected.", [&] { return parse_expected(expected, origin); });
   }
   n.notes = catalog_yaml::string_list(root, origin, "notes");
   return n;

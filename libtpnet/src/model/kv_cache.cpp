@@ -214,4 +214,72 @@ SequenceState sequence_state(const ModelArch& m, int tp, int kv_dtype_bytes, Tok
   return s;
 }
 
+DecodeCacheReads::DecodeCacheReads(const ModelArch& m, int tp, int kv_dtype_bytes) {
+  check_tp(tp);
+  check_kv_dtype(kv_dtype_bytes);
+  require_kv_shapes(m);
+  for (const LayerRun& layer_run : m.layers.runs()) {
+    const MixerSpec& mixer = layer_run.layer.mixer;
+    const AttentionSpec& a = mixer.attention;
+    Run r;
+    r.layers = layer_run.count;
+    if (is_attention(mixer.kind) && a.compressed) {
+      // The window of whole keys, then the compressed entries: all of them at
+      // ratio 128, the indexer's top-k of them at ratio 4 (it scores them all).
+      const double entry = compressed_kv_entry_bytes(a.compression);
+      r.entry = entry;
+      r.cap = std::max(0, a.window);
+      r.ratio = a.compression.ratio > 1 ? a.compression.ratio : 0;
+      if (r.ratio > 0 && has_compressed_indexer(a)) {
+        r.index_entry = compressed_index_entry_bytes(a.indexer) / r.ratio;
+        r.fixed = entry * to_real(a.indexer.top_k);  // the selected entries, past the ramp
+      }
+      runs_.push_back(r);
+      continue;
+    }
+    switch (mixer.kind) {
+      case Mixer::attention:
+        r.entry = attention_entry_bytes(a, tp, kv_dtype_bytes);
+        r.cap = std::max(0, a.indexer.top_k);
+        r.index_entry = index_entry_bytes(a);
+        break;
+      case Mixer::sliding_window:
+      case Mixer::chunked_attention:
+        r.entry = attention_entry_bytes(a, tp, kv_dtype_bytes);
+        r.cap = std::max(1, a.window);
+        break;
+      case Mixer::linear_attention:
+        r.fixed = linear_state_per_layer(mixer.linear, tp);
+        break;
+      case Mixer::mamba:
+        r.fixed = mamba_state_per_layer(mixer.mamba, tp);
+        break;
+      case Mixer::cross_attention:
+      case Mixer::none:
+        break;
+    }
+    runs_.push_back(r);
+  }
+}
+
+Bytes DecodeCacheReads::at(TokenCount context) const {
+  const double all = to_real(context);
+  double bytes = 0.0;
+  for (const Run& r : runs_) {
+    double layer = r.index_entry * all;
+    const double keys = r.cap > 0 ? to_real(std::min(context, r.cap)) : all;
+    if (r.ratio > 0) {
+      // DeepSeek-V4: the window's keys, and its compressed entries (all, or
+      // the indexer's top-k held in `fixed` once there are that many).
+      const double entries = to_real(context / r.ratio);
+      layer += r.entry * keys;
+      layer += r.fixed > 0.0 ? std::min(r.fixed, r.entry * entries) : r.entry * entries;
+    } else {
+      layer += r.entry * keys + r.fixed;
+    }
+    bytes += r.layers * layer;
+  }
+  return Bytes(bytes);
+}
+
 }  // namespace tpnet

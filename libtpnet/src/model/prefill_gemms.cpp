@@ -367,4 +367,22 @@ double total_flops(const std::vector<GemmShape>& shapes) {
   return sum;
 }
 
+bool is_routed_expert_gemm(const GemmShape& shape) {
+  for (const std::string_view name : {"moe.gate_up", "moe.up", "moe.down"}) {
+    if (shape.name == name || (shape.name.rfind(name, 0) == 0 && shape.name.size() > name.size() &&
+                               shape.name[name.size()] == '.')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+double routed_expert_flops(const std::vector<GemmShape>& shapes) {
+  double flops = 0.0;
+  for (const GemmShape& s : shapes) {
+    if (is_routed_expert_gemm(s)) flops += s.flops;
+  }
+  return flops;
+}
+
 }  // namespace tpnet

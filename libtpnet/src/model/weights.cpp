@@ -219,11 +219,12 @@ DecodeWeightReads decode_weight_reads(const ModelArch& m) {
   return r;
 }
 
-Bytes decode_weight_bytes(const DecodeWeightReads& r, TokenCount tokens) {
+Bytes decode_weight_bytes(const DecodeWeightReads& r, TokenCount tokens, double concentration) {
   if (r.experts <= 0 || tokens <= 1) return r.active;
   const double e = r.experts;
   const double k = r.experts_per_token;
-  const double touched = e * (1.0 - std::pow(1.0 - k / e, static_cast<double>(tokens)));
+  const double routed_as = std::pow(static_cast<double>(tokens), concentration);
+  const double touched = e * (1.0 - std::pow(1.0 - k / e, routed_as));
   return r.active + r.routed * (touched / k - 1.0);
 }
 

@@ -229,7 +229,8 @@ std::optional<DecodeMeasurement> baseline_decode_measurement(
 DecodeFit fit_decode_efficiency(const ModelArch& model, const EngineConfig& engine,
                                 const FabricProfile& fabric, BitRate memory_bandwidth,
                                 double accepted_tokens,
-                                const std::vector<DecodeMeasurement>& measured) {
+                                const std::vector<DecodeMeasurement>& measured,
+                                double expert_concentration) {
   DecodeFit fit;
   if (measured.empty()) return fit;
   const InputLocation at = InputLocation::for_key("decode.itl");
@@ -241,6 +242,7 @@ DecodeFit fit_decode_efficiency(const ModelArch& model, const EngineConfig& engi
     p.measured = m;
     DecodeComputeModel reads;
     reads.reads = decode_weight_reads(model);
+    reads.expert_concentration = expert_concentration;
     reads.tp = m.tp;
     reads.memory_bandwidth = memory_bandwidth;
     p.weight_read_floor = reads.weight_read(1 + engine.num_speculative_tokens);

@@ -10,7 +10,8 @@
 namespace tpnet {
 
 Seconds DecodeComputeModel::weight_read(TokenCount tokens) const {
-  const Bytes per_node = decode_weight_bytes(reads, tokens) / static_cast<double>(tp);
+  const Bytes per_node =
+      decode_weight_bytes(reads, tokens, expert_concentration) / static_cast<double>(tp);
   return Seconds(per_node.count() / memory_bandwidth.bytes_per_second());
 }
 
@@ -21,15 +22,29 @@ double gemm_flops_per_token(const ModelArch& model, int tp) {
   return total_flops(prefill_gemm_shapes(model, tp, kChunk)) / static_cast<double>(kChunk);
 }
 
+double expert_gemm_flops_per_token(const ModelArch& model, int tp) {
+  constexpr TokenCount kChunk = 4096;
+  return routed_expert_flops(prefill_gemm_shapes(model, tp, kChunk)) / static_cast<double>(kChunk);
+}
+
 StepFeatures StepFeaturesCache::operator()(const ScheduledStep& step) {
   StepFeatures f;
   f.tokens = step.tokens();
   f.gemm_flops = flops_per_token_ * static_cast<double>(f.tokens);
+  f.expert_gemm_flops = expert_flops_per_token_ * static_cast<double>(f.tokens);
   f.has_prefill = std::any_of(step.work.begin(), step.work.end(),
                               [](const StepWork& w) { return w.prefill_tokens > 0; });
-  // A step of decodes only costs its weight reads (compute_seconds): its
-  // mixing is not priced, so not counted.
-  if (!f.has_prefill) return f;
+  // A step of decodes only costs its reads (compute_seconds): the weights
+  // and each request's cache, its mixing FLOPs not priced.
+  if (!f.has_prefill) {
+    if (!kv_) kv_.emplace(model_, tp_, kv_dtype_bytes_);
+    double read = 0.0;
+    for (const StepWork& w : step.work) {
+      if (w.decode_tokens > 0) read += kv_->at(w.context_tokens).count();
+    }
+    f.kv_read = Bytes(read);
+    return f;
+  }
   if (!mixer_) mixer_.emplace(model_, tp_);
   for (const StepWork& w : step.work) {
     if (w.prefill_tokens > 0) {
@@ -105,9 +120,18 @@ StepCommunication step_communication(const ModelArch& model, const EngineConfig&
 }
 
 Seconds compute_seconds(const StepCostModel& cost, const StepFeatures& f) {
-  if (!f.has_prefill) return cost.decode.weight_read(f.tokens) / cost.decode.efficiency;
-  return cost.prefill.per_step + Seconds(f.gemm_flops * cost.prefill.seconds_per_gemm_flop +
-                                         f.mixer_flops * cost.prefill.seconds_per_mixer_flop);
+  if (!f.has_prefill) {
+    const DecodeComputeModel& d = cost.decode;
+    // A roofline: the reads at the achieved bandwidth, or the batch's GEMMs
+    // at their achieved rate when a large batch makes them the longer.
+    const Seconds reads = (d.weight_read(f.tokens) + f.kv_read / d.memory_bandwidth) / d.efficiency;
+    return d.per_step + std::max(reads, Seconds(f.gemm_flops * d.seconds_per_flop));
+  }
+  const PrefillComputeModel& p = cost.prefill;
+  const double expert_rate = p.seconds_per_expert_flop.value_or(p.seconds_per_gemm_flop);
+  return p.per_step +
+         Seconds((f.gemm_flops - f.expert_gemm_flops) * p.seconds_per_gemm_flop +
+                 f.expert_gemm_flops * expert_rate + f.mixer_flops * p.seconds_per_mixer_flop);
 }
 
 StepCost price_step(const StepCostModel& cost, const StepFeatures& features,

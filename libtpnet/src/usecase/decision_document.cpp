@@ -185,6 +185,58 @@ DecisionSection layouts_section(const DecisionReport& g) {
   return layouts;
 }
 
+/// What the cluster is expected to give, layout by layout (tpnet expect).
+DecisionSection expected_section(const DecisionReport& g) {
+  DecisionSection sec;
+  sec.heading = "Expected speed";
+  const ExpectReport& e = *g.expected;
+  const auto name = [&](int i) {
+    const ExpectLayout& l = e.layouts[static_cast<std::size_t>(i)];
+    const std::string one = l.layout.name();
+    return l.replicas > 1 ? fmt::format("{} x {}", l.replicas, one) : one;
+  };
+  if (e.best_latency < 0) {
+    sec.paragraphs.emplace_back(
+        "No layout of these nodes fits the model in memory and starts, so nothing is expected.");
+    return sec;
+  }
+  sec.paragraphs.push_back(fmt::format(
+      "With nothing measured, from the rates public runs on {} achieved: one request is fastest on "
+      "{} and the most tokens/s at {} requests come from {}. Each value is the typical one; the "
+      "range of the runs is in tpnet expect's wide table and JSON.",
+      g.node.name, name(e.best_latency),
+      e.layouts.front().decode.empty()
+          ? 0
+          : e.layouts[static_cast<std::size_t>(e.best_throughput)].decode.back().requests,
+      name(e.best_throughput)));
+  DecisionTable table;
+  table.header = {"layout", "fits", "TTFT"};
+  const ExpectLayout& best = e.layouts[static_cast<std::size_t>(e.best_latency)];
+  for (const auto& c : best.decode) {
+    table.header.push_back(
+        fmt::format("{} request{} tok/s", c.requests, c.requests > 1 ? "s" : ""));
+  }
+  for (std::size_t i = 0; i < e.layouts.size(); ++i) {
+    const ExpectLayout& l = e.layouts[i];
+    std::vector<std::string> row{name(static_cast<int>(i))};
+    if (l.decode.empty()) {
+      row.emplace_back(l.refusal.empty() ? "no: " + std::string(to_string(l.limit))
+                                         : "no: vLLM refuses the TP");
+      while (row.size() < table.header.size()) row.emplace_back("-");
+    } else {
+      row.emplace_back("yes");
+      row.push_back(format_seconds(l.ttft_s.typical));
+      for (const auto& c : l.decode) row.push_back(fmt::format("{:.0f}", c.aggregate.typical));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  sec.tables.push_back(std::move(table));
+  sec.figures.push_back({DecisionChart::expected,
+                         "Expected decode tokens/s of all requests by layout, at each concurrency: "
+                         "typical, from public runs on the node."});
+  return sec;
+}
+
 DecisionSection steps_section(const DecisionReport& g) {
   DecisionSection steps;
   steps.heading = "Predicted steps";
@@ -316,6 +368,14 @@ DecisionDocument write_decision_document(const DecisionReport& g) {
   doc.sections.push_back(ttft_cost_section(g));
   if (g.compare && !g.compare->layouts.empty()) doc.sections.push_back(layouts_section(g));
   doc.sections.push_back(steps_section(g));
+  if (g.expected) {
+    doc.sections.push_back(expected_section(g));
+  } else if (!g.expected_refused.empty()) {
+    DecisionSection none;
+    none.heading = "Expected speed";
+    none.paragraphs.push_back("No expected speed: " + g.expected_refused);
+    doc.sections.push_back(std::move(none));
+  }
   if (g.capacity) {
     DecisionSection cap;
     cap.heading = "Capacity under the SLOs";

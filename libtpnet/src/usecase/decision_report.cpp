@@ -221,6 +221,23 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
       g.predict_refused = e.what();
     }
   }
+  if (in.node.expected) {
+    ExpectRequest ask;
+    ask.model = in.model;
+    ask.engine = g.engine;
+    ask.engine.tensor_parallel_size = 1;
+    ask.node = in.node;
+    ask.nodes = in.nodes;
+    ask.link = g.from;
+    ask.fabric = g.fabrics.front();
+    ask.memory = in.memory;
+    ask.prompt_tokens = in.workload.prompts.front().prompt.tokens_each;
+    try {
+      g.expected = run_expect(ask);
+    } catch (const InputError& e) {
+      g.expected_refused = e.what();
+    }
+  }
   // The plan, penalty and compare it joins each warn of the model's doubts: once.
   std::vector<std::string> unique;
   for (auto& w : g.warnings) {

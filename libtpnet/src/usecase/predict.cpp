@@ -11,6 +11,7 @@
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/limits.hpp"
 #include "tpnet/model/layout.hpp"
+#include "tpnet/sim/expected_compute.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/traffic/collective.hpp"
 #include "tpnet/traffic/transfer_time.hpp"
@@ -61,7 +62,8 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
   double comm_at_first = 0.0;
   double busy_at_first = 0.0;
   double last_end = 0.0;
-  StepFeaturesCache features(r.model, tp, cost.flops_per_token);
+  StepFeaturesCache features(r.model, tp, cost.flops_per_token, cost.expert_flops_per_token,
+                             cost.kv_dtype_bytes);
   StepCommunicationCache communication(r.model, r.engine, out.fabric);
   const StepSeconds price = [&](const ScheduledStep& step) {
     int prefills = 0;
@@ -202,7 +204,17 @@ PredictReport run_predict(const PredictRequest& r) {
   require_tp_accepted(r.model, r.engine.tensor_parallel_size);
 
   PredictReport report;
-  report.warnings = r.model.doubts();
+  if (r.memory) {
+    // A layout that does not fit is said first: nothing after it runs.
+    report.memory = analyze_memory(r.model, *r.memory);
+    if (!report.memory->fits) {
+      report.warnings.push_back(fmt::format("does not fit in memory ({}): {}",
+                                            to_string(report.memory->limit),
+                                            report.memory->fit_summary));
+    }
+  }
+  for (const auto& doubt : r.model.doubts()) report.warnings.push_back(doubt);
+  const bool eager = r.memory && !(r.memory->settings.cuda_graphs.count() > 0.0);
   const int drafts = r.engine.num_speculative_tokens;
   report.accepted_tokens = accepted_tokens_per_decode(r.engine, r.accepted_tokens);
   if (!r.accepted_tokens && drafts > 0) {
@@ -219,7 +231,9 @@ PredictReport run_predict(const PredictRequest& r) {
 
   StepCostModel& cost = report.cost;
   cost.overlap = r.overlap;
+  if (r.memory) cost.kv_dtype_bytes = r.memory->settings.kv_cache_dtype_bytes;
   cost.flops_per_token = gemm_flops_per_token(r.model, tp);
+  cost.expert_flops_per_token = expert_gemm_flops_per_token(r.model, tp);
   if (!r.baseline.empty()) {
     report.fit = fit_prefill_compute(r.model, r.engine, scheduler, r.fabrics.front(), r.overlap,
                                      r.baseline, r.baseline_origin);
@@ -227,10 +241,14 @@ PredictReport run_predict(const PredictRequest& r) {
     report.fit.model = r.compute->model;
     report.fit.source = r.compute->source;
     report.fit.warnings = r.compute->warnings;
+  } else if (r.expected) {
+    report.fit.model = expected_compute(*r.expected, r.model, RateEnd::typical, eager).prefill;
+    report.fit.source = "expected from public runs on the node";
+    report.prefill_expected = true;
   } else {
     throw InputError(
         "prefill compute is needed: a measured baseline (single-request TTFTs), a calibration "
-        "with GEMM timings, or given coefficients",
+        "with GEMM timings, given coefficients, or a node whose catalog entry has expected rates",
         InputLocation::for_key("workload.baseline"));
   }
   cost.prefill = report.fit.model;
@@ -240,15 +258,50 @@ PredictReport run_predict(const PredictRequest& r) {
   report.decode_model.tp = tp;
   report.decode_model_drafts = drafts;
   report.decode_model.memory_bandwidth = r.memory_bandwidth;
-  report.decode = fit_decode_efficiency(r.model, r.engine, r.fabrics.front(), r.memory_bandwidth,
-                                        report.accepted_tokens, r.decode_measurements);
-  if (r.decode_measurements.empty()) {
+  // A measured ITL of one request says nothing of how a batch's tokens share
+  // experts: that comes from the node's public runs, the fit's and predict's alike.
+  const double concentration = r.expected
+                                   ? expected_compute(*r.expected, r.model, RateEnd::typical, eager)
+                                         .decode.expert_concentration
+                                   : 1.0;
+  report.decode =
+      fit_decode_efficiency(r.model, r.engine, r.fabrics.front(), r.memory_bandwidth,
+                            report.accepted_tokens, r.decode_measurements, concentration);
+  report.decode_model.expert_concentration = concentration;
+  if (r.decode_measurements.empty() && r.expected) {
+    const DecodeComputeModel expected =
+        expected_compute(*r.expected, r.model, RateEnd::typical, eager).decode;
+    report.decode.efficiency = expected.efficiency;
+    report.decode.source = "expected from public runs on the node";
+    report.decode_model.per_step = expected.per_step;
+    report.decode_model.seconds_per_flop = expected.seconds_per_flop;
+    report.decode_model.expert_concentration = expected.expert_concentration;
+    report.decode_expected = true;
+  } else if (r.decode_measurements.empty()) {
     report.warnings.emplace_back(
         "no measured decode latency (a decode ITL or a baseline decode rate): decode forwards "
         "read the weights at the full memory bandwidth, the fastest they can be");
   }
   report.decode_model.efficiency = report.decode.efficiency;
   cost.decode = report.decode_model;
+  if (report.prefill_expected || report.decode_expected)
+    report.expected_source = r.expected->source;
+  // The ends of the expected rates' spread, for the parts they price.
+  auto at_end = [&](RateEnd end) {
+    StepCostModel c = cost;
+    const ExpectedCompute e = expected_compute(*r.expected, r.model, end, eager);
+    if (report.prefill_expected) c.prefill = e.prefill;
+    if (report.decode_expected) {
+      c.decode.efficiency = e.decode.efficiency;
+      c.decode.per_step = e.decode.per_step;
+      c.decode.seconds_per_flop = e.decode.seconds_per_flop;
+      c.decode.expert_concentration = e.decode.expert_concentration;
+    }
+    return c;
+  };
+  const bool ranged = report.prefill_expected || report.decode_expected;
+  const StepCostModel slow = ranged ? at_end(RateEnd::slow) : cost;
+  const StepCostModel fast = ranged ? at_end(RateEnd::fast) : cost;
 
   for (const PredictScenario& scenario : r.scenarios) {
     PredictScenarioResult s;
@@ -263,6 +316,15 @@ PredictReport run_predict(const PredictRequest& r) {
     }
     for (std::size_t i = 0; i < r.links.size(); ++i) {
       s.links.push_back(run_link(r, cost, scheduler, scenario, report.scenarios.size(), i));
+      if (ranged) {
+        const FabricProfile& fabric = r.fabrics[i];
+        const PredictLink low =
+            run_link(r, slow, scheduler, scenario, report.scenarios.size(), i, &fabric);
+        const PredictLink high =
+            run_link(r, fast, scheduler, scenario, report.scenarios.size(), i, &fabric);
+        s.links.back().expected = ExpectedRange{low.last_first_token, high.last_first_token,
+                                                low.decode_tokens_per_s, high.decode_tokens_per_s};
+      }
     }
     s.most_prefills_in_a_step = s.links.front().most_prefills_in_a_step;
     if (s.links.size() >= 2) {

@@ -11,6 +11,7 @@
 
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/units.hpp"
+#include "tpnet/fabric/expected_rates.hpp"
 
 namespace tpnet {
 
@@ -129,6 +130,9 @@ struct NodeSpec {
   /// Absent for a node whose fabric settings nobody stated: preflight then
   /// judges only what needs no threshold.
   std::optional<NodePreflight> preflight;
+  /// What public serving runs achieved on this node; absent for a node
+  /// nobody measured, and then a prediction needs the user's own.
+  std::optional<ExpectedRates> expected;
   std::vector<std::string> notes;
 
   /// What the node can move in total however it is cabled:

@@ -63,4 +63,28 @@ struct SequenceState {
 [[nodiscard]] SequenceState sequence_state(const ModelArch& model, int tp, int kv_dtype_bytes,
                                            TokenCount tokens);
 
+/// What one decode token of a request reads of its cache on each rank, by
+/// its context (docs/formulas.md s.23): full attention reads every key (a
+/// DSA layer only its top-k, beside every indexer key it scores), a
+/// windowed or chunked layer at most its window, DeepSeek-V4 its window and
+/// its compressed entries (a ratio-4 layer its indexer's top-k of them), a
+/// linear-attention or Mamba-2 layer its fixed state. Built once per run:
+/// `at` walks the plan's runs, not its layers.
+class DecodeCacheReads {
+ public:
+  DecodeCacheReads(const ModelArch& model, int tp, int kv_dtype_bytes);
+  [[nodiscard]] Bytes at(TokenCount context) const;
+
+ private:
+  struct Run {
+    double layers = 0.0;
+    double entry = 0.0;        ///< bytes a key read costs
+    TokenCount cap = 0;        ///< keys read at most (0: every key)
+    double index_entry = 0.0;  ///< bytes of each indexer key scored (every key)
+    int ratio = 0;             ///< DeepSeek-V4: tokens per compressed entry (0: none)
+    double fixed = 0.0;        ///< a state read whatever the context
+  };
+  std::vector<Run> runs_;
+};
+
 }  // namespace tpnet

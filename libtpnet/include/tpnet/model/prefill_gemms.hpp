@@ -56,4 +56,11 @@ struct GemmShape {
 /// Sum of the shapes' flops: one node's weight-GEMM work for one forward pass.
 [[nodiscard]] double total_flops(const std::vector<GemmShape>& shapes);
 
+/// A routed expert's GEMM (moe.gate_up, moe.up, moe.down and their variants):
+/// grouped over the experts, each with a few rows, not one dense GEMM.
+[[nodiscard]] bool is_routed_expert_gemm(const GemmShape& shape);
+
+/// total_flops of the routed experts' GEMMs alone.
+[[nodiscard]] double routed_expert_flops(const std::vector<GemmShape>& shapes);
+
 }  // namespace tpnet

@@ -69,10 +69,12 @@ struct DecodeWeightReads {
 [[nodiscard]] DecodeWeightReads decode_weight_reads(const ModelArch& model);
 
 /// The weights a forward of `tokens` tokens reads: the routed experts by the
-/// distinct experts the tokens touch, E x (1 - (1 - k/E)^tokens) per layer
-/// (each token routed independently and uniformly) instead of k; the active
-/// weights for one token.
-[[nodiscard]] Bytes decode_weight_bytes(const DecodeWeightReads& reads, TokenCount tokens);
+/// distinct experts the tokens touch, E x (1 - (1 - k/E)^n) per layer with
+/// n = tokens^concentration (1: each token routed independently and
+/// uniformly; below 1, the repetition real routing shows) instead of k; the
+/// active weights for one token.
+[[nodiscard]] Bytes decode_weight_bytes(const DecodeWeightReads& reads, TokenCount tokens,
+                                        double concentration = 1.0);
 
 /// The weights of one node of `layout`: a pipeline stage holds its layers'
 /// share (1/pp, the layers spread evenly); within it, dense parts split over

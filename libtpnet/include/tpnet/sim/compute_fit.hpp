@@ -98,9 +98,12 @@ struct DecodeFit {
 /// below its communication or faster than the weight-read floor (efficiency
 /// above 1: check the TP, the precision, the memory bandwidth or the accepted
 /// tokens).
+/// `expert_concentration` spreads a forward's 1 + drafts tokens over the
+/// experts as decode_weight_bytes does (1: uniformly), as predict will.
 [[nodiscard]] DecodeFit fit_decode_efficiency(const ModelArch& model, const EngineConfig& engine,
                                               const FabricProfile& fabric, BitRate memory_bandwidth,
                                               double accepted_tokens,
-                                              const std::vector<DecodeMeasurement>& measured);
+                                              const std::vector<DecodeMeasurement>& measured,
+                                              double expert_concentration = 1.0);
 
 }  // namespace tpnet

@@ -11,6 +11,7 @@
 #include "tpnet/base/units.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/model/engine.hpp"
+#include "tpnet/model/kv_cache.hpp"
 #include "tpnet/model/mixer_compute.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/model/weights.hpp"
@@ -19,22 +20,33 @@
 namespace tpnet {
 
 /// Coefficients of a forward that carries prompt tokens (mixed steps too):
-///   compute = per_step + gemm_flops x seconds_per_gemm_flop
+///   compute = per_step + (gemm_flops - expert_flops) x seconds_per_gemm_flop
+///           + expert_flops x seconds_per_expert_flop
 ///           + mixer_flops x seconds_per_mixer_flop
 struct PrefillComputeModel {
   Seconds per_step;                     ///< fixed: weights read once a forward, launches
   double seconds_per_gemm_flop = 0.0;   ///< the weight GEMMs (1 / achieved FLOP/s)
   double seconds_per_mixer_flop = 0.0;  ///< attention and the other token mixers
+  /// The routed experts' grouped GEMMs at their own rate; unset: at the
+  /// GEMMs' (a fit to measured TTFTs prices every GEMM FLOP alike).
+  std::optional<double> seconds_per_expert_flop;
 };
 
-/// A forward of decodes only: the weights its tokens read (routed experts by
-/// the distinct experts they touch) per node, at an achieved share of the
-/// memory bandwidth.
+/// A forward of decodes only (docs/formulas.md s.23):
+///   compute = per_step + max((weights read + KV cache read) / (bandwidth x efficiency),
+///                            gemm_flops x seconds_per_flop)
+/// the weights its tokens read per node (routed experts by the distinct
+/// experts they touch), each request's cache as far as its context.
 struct DecodeComputeModel {
   DecodeWeightReads reads;
   int tp = 1;
   BitRate memory_bandwidth;
   double efficiency = 1.0;  ///< (0, 1]
+  Seconds per_step;         ///< fixed per decode forward (launches, sampling); 0 when fitted
+  /// The batch's GEMM work beside its reads (1 / achieved FLOP/s); 0 when fitted.
+  double seconds_per_flop = 0.0;
+  /// How a batch's tokens spread over the experts (decode_weight_bytes); 1 = uniform.
+  double expert_concentration = 1.0;
   /// Reading a forward's weights at the full bandwidth: the time at
   /// efficiency 1.
   [[nodiscard]] Seconds weight_read(TokenCount tokens) const;
@@ -42,14 +54,21 @@ struct DecodeComputeModel {
 
 /// What a step's compute is made of.
 struct StepFeatures {
-  double gemm_flops = 0.0;   ///< weight GEMMs over every token of the step
-  double mixer_flops = 0.0;  ///< token mixing, by each request's context
+  double gemm_flops = 0.0;         ///< weight GEMMs over every token of the step
+  double expert_gemm_flops = 0.0;  ///< of them, the routed experts'
+  double mixer_flops = 0.0;        ///< token mixing, by each request's context
   bool has_prefill = false;
   TokenCount tokens = 0;  ///< every token of the step
+  /// A decode-only step: the KV cache its requests read, each as far as its
+  /// context, on one node (DecodeCacheReads).
+  Bytes kv_read;
 };
 
 /// One node's GEMM FLOPs per token (prefill_gemm_shapes over a full chunk).
 [[nodiscard]] double gemm_flops_per_token(const ModelArch& model, int tp);
+
+/// Of gemm_flops_per_token, the routed experts' GEMMs.
+[[nodiscard]] double expert_gemm_flops_per_token(const ModelArch& model, int tp);
 
 /// The step's compute work on one node at TP `tp`.
 [[nodiscard]] StepFeatures step_features(const ModelArch& model, int tp, double flops_per_token,
@@ -61,15 +80,23 @@ struct StepFeatures {
 /// for bit. Keeps a reference to `model`, which must outlive it.
 class StepFeaturesCache {
  public:
-  StepFeaturesCache(const ModelArch& model, int tp, double flops_per_token)
-      : model_(model), tp_(tp), flops_per_token_(flops_per_token) {}
+  StepFeaturesCache(const ModelArch& model, int tp, double flops_per_token,
+                    double expert_flops_per_token = 0.0, int kv_dtype_bytes = 2)
+      : model_(model),
+        tp_(tp),
+        flops_per_token_(flops_per_token),
+        expert_flops_per_token_(expert_flops_per_token),
+        kv_dtype_bytes_(kv_dtype_bytes) {}
   [[nodiscard]] StepFeatures operator()(const ScheduledStep& step);
 
  private:
   const ModelArch& model_;
   int tp_;
   double flops_per_token_;
+  double expert_flops_per_token_;
+  int kv_dtype_bytes_;
   std::optional<MixerFlopsRates> mixer_;  ///< from the first step that mixes prompt tokens
+  std::optional<DecodeCacheReads> kv_;    ///< from the first step of decodes only
 };
 
 /// The step's collectives on one node.
@@ -117,8 +144,10 @@ class StepCommunicationCache {
 struct StepCostModel {
   PrefillComputeModel prefill;
   DecodeComputeModel decode;
-  double flops_per_token = 0.0;  ///< gemm_flops_per_token at the engine's TP
-  double overlap = 0.0;          ///< share of communication hidden under compute, [0, 1)
+  double flops_per_token = 0.0;         ///< gemm_flops_per_token at the engine's TP
+  double expert_flops_per_token = 0.0;  ///< expert_gemm_flops_per_token at the engine's TP
+  int kv_dtype_bytes = 2;               ///< what decodes read their KV cache at
+  double overlap = 0.0;                 ///< share of communication hidden under compute, [0, 1)
 };
 
 struct StepCost {

@@ -13,7 +13,7 @@
 namespace tpnet {
 
 /// The charts a decision document places; the CLI draws each from the report.
-enum class DecisionChart { penalty, compare, predict, capacity, switch_plan, memory };
+enum class DecisionChart { penalty, compare, predict, capacity, switch_plan, memory, expected };
 
 /// Where a chart goes and the sentence under it.
 struct DecisionFigure {

@@ -18,6 +18,7 @@
 #include "tpnet/usecase/capacity.hpp"
 #include "tpnet/usecase/compare.hpp"
 #include "tpnet/usecase/decode.hpp"
+#include "tpnet/usecase/expect.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/usecase/penalty.hpp"
 #include "tpnet/usecase/plan_search.hpp"
@@ -71,6 +72,10 @@ struct DecisionReport {
   std::optional<CapacityReport> capacity;
   std::optional<PredictReport> predict;
   std::string predict_refused;  ///< why predict refused these inputs, when it did
+  /// What the cluster is expected to give, layout by layout, from the node's
+  /// public runs (tpnet expect); absent on a node without expected rates.
+  std::optional<ExpectReport> expected;
+  std::string expected_refused;  ///< why no expectation could be priced, when none was
   std::vector<std::string> warnings;
 
   /// The chosen option, or nullptr.

@@ -20,6 +20,7 @@
 #include "tpnet/model/model.hpp"
 #include "tpnet/usecase/capacity.hpp"
 #include "tpnet/usecase/compare.hpp"
+#include "tpnet/usecase/expect.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/workload/workload.hpp"
 
@@ -114,7 +115,15 @@ struct PlanOption {
       cost;  ///< nodes, switches and cables priced; absent without prices or a fabric
   std::optional<double> users;  ///< instances x served users per instance, when given for this TP
   std::optional<double> users_per_dollar;  ///< users / cost.total, when both are known
+  /// What the layout is expected to give from the node's public runs
+  /// (tpnet expect): TTFT at the workload's first prompt, decode of one
+  /// request alone and of kPlanExpectedRequests at once; absent on a node
+  /// without expected rates, or where it does not fit or start.
+  std::optional<ExpectLayout> expected;
 };
+
+/// The requests at once a plan's expected aggregate decode is for.
+inline constexpr int kPlanExpectedRequests = 32;
 
 struct PlanSearchReport {
   Link reference;                        ///< the fastest speed: extra TTFT is counted against it

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tpnet/fabric/expected_rates.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/measured/counters.hpp"
@@ -19,6 +20,7 @@
 #include "tpnet/sim/compute_fit.hpp"
 #include "tpnet/sim/step_cost.hpp"
 #include "tpnet/sim/step_schedule.hpp"
+#include "tpnet/usecase/memory.hpp"
 #include "tpnet/usecase/penalty.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
 
@@ -52,6 +54,13 @@ struct PredictRequest {
   std::optional<GivenCompute> compute;                 ///< used when `baseline` is empty
   std::vector<DecodeMeasurement> decode_measurements;  ///< at links[0]
   BitRate memory_bandwidth;                            ///< the node's
+  /// What public runs achieved on the node: prices what nothing measured
+  /// prices (prefill without a baseline or given compute, decode without a
+  /// measured ITL), with the range of their spread.
+  std::optional<ExpectedRates> expected;
+  /// The layout's memory on its node: a layout that does not fit is said
+  /// first; CUDA graphs off (cuda_graphs 0) and the KV cache dtype price decode.
+  std::optional<MemoryRequest> memory;
   /// Output tokens a decode forward yields per request; unset: 1 + drafts
   /// (every draft accepted), with a warning when there are drafts.
   std::optional<double> accepted_tokens;
@@ -98,6 +107,16 @@ struct RequestSpan {
 /// pixels); past it, a step extends the request's last span of its kind.
 inline constexpr std::size_t kMaxSpansPerRequest = 4096;
 
+/// A prediction at the two ends of the expected rates' spread (the slow end
+/// first): what the same run gives at the slowest and the fastest rates
+/// public runs on the node show.
+struct ExpectedRange {
+  Seconds last_first_token_slow;
+  Seconds last_first_token_fast;
+  double decode_tokens_per_s_slow = 0.0;
+  double decode_tokens_per_s_fast = 0.0;
+};
+
 struct PredictLink {
   Link link;
   FabricProfile fabric;
@@ -114,6 +133,8 @@ struct PredictLink {
   std::vector<PricedStep> steps;     ///< when kept
   /// Per request of the first `spans_of_requests`, in order: its spans.
   std::vector<std::vector<RequestSpan>> spans;
+  /// When expected rates price any of it.
+  std::optional<ExpectedRange> expected;
 };
 
 struct PredictScenarioResult {
@@ -139,8 +160,13 @@ struct PredictScenarioResult {
 };
 
 struct PredictReport {
-  PrefillFit fit;  ///< or the given/calibrated compute, rows empty
+  PrefillFit fit;  ///< or the given/calibrated/expected compute, rows empty
   DecodeFit decode;
+  bool prefill_expected = false;  ///< prefill priced by the node's expected rates
+  bool decode_expected = false;   ///< decode priced by them
+  std::string expected_source;    ///< the runs behind them
+  /// The layout's memory fit, when the request had one.
+  std::optional<MemoryReport> memory;
   DecodeComputeModel decode_model;
   int decode_model_drafts = 0;  ///< draft tokens a decode forward carries per request
   double accepted_tokens = 1.0;

@@ -1,0 +1,92 @@
+#pragma once
+/// What N nodes will give a model, layout by layout, when the user measured
+/// nothing: each layout's memory fit, its expected TTFT at a prompt and its
+/// decode speed per request and in aggregate at chosen concurrencies, each
+/// with the range of the node's public runs (docs/prediction.md s.5). The
+/// forwards are priced as `predict` prices them (step_cost), with the
+/// node's expected rates.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpnet/base/units.hpp"
+#include "tpnet/fabric/fabric_profile.hpp"
+#include "tpnet/fabric/link.hpp"
+#include "tpnet/fabric/node.hpp"
+#include "tpnet/model/engine.hpp"
+#include "tpnet/model/layout.hpp"
+#include "tpnet/model/model.hpp"
+#include "tpnet/usecase/memory.hpp"
+
+namespace tpnet {
+
+struct ExpectRequest {
+  ModelArch model;
+  /// The engine's settings; each layout sets its own tensor_parallel_size.
+  EngineConfig engine;
+  NodeSpec node;  ///< needs `expected` rates
+  int nodes = 1;
+  Link link;
+  FabricProfile fabric;  ///< the link's profile between the nodes
+  MemorySettings memory;
+  TokenCount prompt_tokens = 8192;
+  TokenCount output_tokens = 512;
+  std::vector<int> concurrency{1, 8, 32, 64};
+  /// Output tokens a decode forward yields per request; unset: 1 + drafts.
+  std::optional<double> accepted_tokens;
+  /// Only these layouts; empty: every TP x PP whose nodes divide `nodes`,
+  /// the rest of the nodes serving replicas of it.
+  std::vector<ParallelLayout> layouts;
+};
+
+/// One quantity at the slow end of the node's spread, typically, and at the
+/// fast end.
+struct ExpectedValue {
+  double slow = 0.0;
+  double typical = 0.0;
+  double fast = 0.0;
+};
+
+struct ExpectConcurrency {
+  int requests = 0;           ///< over every replica
+  int batch = 0;              ///< the requests the busiest replica runs at once
+  ExpectedValue per_request;  ///< decode tokens/s of one request
+  ExpectedValue aggregate;    ///< decode tokens/s of all of them
+  /// Requests the busiest replica's KV cache holds at the context; below
+  /// `batch`, vLLM queues the rest (the numbers are for the ones it runs).
+  long long kv_sequences = 0;
+};
+
+struct ExpectLayout {
+  ParallelLayout layout;  ///< one replica's
+  int replicas = 1;
+  bool fits = false;
+  MemoryLimit limit = MemoryLimit::none;
+  std::string refusal;   ///< vLLM refuses the TP (tp_refusal); empty when it starts
+  ExpectedValue ttft_s;  ///< one request's, alone, at the prompt
+  std::vector<ExpectConcurrency> decode;
+  double floor_tokens_per_s = 0.0;  ///< the weight-read bound of one request, alone
+  /// Seconds one request takes alone: TTFT and its output tokens (typical).
+  double request_seconds = 0.0;
+};
+
+struct ExpectReport {
+  std::vector<ExpectLayout> layouts;
+  int best_latency = -1;     ///< index: the least time for one request alone
+  int best_throughput = -1;  ///< index: the most aggregate tokens/s at the largest concurrency
+  double accepted_tokens = 1.0;
+  std::string source;  ///< the runs the expected rates come from
+  /// Decode of one request alone on the best-latency layout as its context
+  /// grows: (context tokens, tokens/s typical).
+  std::vector<std::pair<TokenCount, double>> context_slowdown;
+  std::vector<std::string> warnings;
+  std::vector<std::string> notes;
+};
+
+/// Throws InputError naming the field: a node without expected rates
+/// (`node`), nodes below 1 (`cluster.nodes`), no concurrency or one below 1
+/// (`expect.concurrency`), prompt or output tokens below 1.
+[[nodiscard]] ExpectReport run_expect(const ExpectRequest& request);
+
+}  // namespace tpnet
