@@ -82,10 +82,10 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace decilm_family
 
-const FamilyRule family_decilm{"DeciLM / Nemotron-NAS",
-                               {"nemotron-nas", "deci", "decilm"},
-                               decilm_family::read,
-                               nullptr,
-                               {"DeciLMForCausalLM"}};
+extern const FamilyRule family_decilm{"DeciLM / Nemotron-NAS",
+                                      {"nemotron-nas", "deci", "decilm"},
+                                      decilm_family::read,
+                                      nullptr,
+                                      {"DeciLMForCausalLM"}};
 
 }  // namespace tpnet::hf

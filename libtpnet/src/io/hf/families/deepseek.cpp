@@ -79,7 +79,7 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace deepseek_family
 
-const FamilyRule family_deepseek{
+extern const FamilyRule family_deepseek{
     "DeepSeek-V2/V3/V3.2, Kimi-K2, GLM-5",
     {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25", "glm_moe_dsa"},
     deepseek_family::read};

@@ -112,10 +112,10 @@ void after_precision(HfConfig& c, ModelArch& m, bool modelopt_file) {
 
 }  // namespace deepseek_v4_family
 
-const FamilyRule family_deepseek_v4{"DeepSeek-V4",
-                                    {"deepseek_v4"},
-                                    deepseek_v4_family::read,
-                                    deepseek_v4_family::after_precision,
-                                    {"DeepseekV4ForCausalLM"}};
+extern const FamilyRule family_deepseek_v4{"DeepSeek-V4",
+                                           {"deepseek_v4"},
+                                           deepseek_v4_family::read,
+                                           deepseek_v4_family::after_precision,
+                                           {"DeepseekV4ForCausalLM"}};
 
 }  // namespace tpnet::hf

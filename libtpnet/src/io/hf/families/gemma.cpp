@@ -133,7 +133,7 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace gemma_family
 
-const FamilyRule family_gemma{
+extern const FamilyRule family_gemma{
     "Gemma 1-4",
     {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text"},
     gemma_family::read,

@@ -21,6 +21,6 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace gpt_oss_family
 
-const FamilyRule family_gpt_oss{"gpt-oss", {"gpt_oss"}, gpt_oss_family::read};
+extern const FamilyRule family_gpt_oss{"gpt-oss", {"gpt_oss"}, gpt_oss_family::read};
 
 }  // namespace tpnet::hf

@@ -95,10 +95,10 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace kimi_linear_family
 
-const FamilyRule family_kimi_linear{"Kimi Linear / Kimi K3",
-                                    {"kimi_linear", "kimi_k3"},
-                                    kimi_linear_family::read,
-                                    nullptr,
-                                    {"KimiLinearForCausalLM"}};
+extern const FamilyRule family_kimi_linear{"Kimi Linear / Kimi K3",
+                                           {"kimi_linear", "kimi_k3"},
+                                           kimi_linear_family::read,
+                                           nullptr,
+                                           {"KimiLinearForCausalLM"}};
 
 }  // namespace tpnet::hf

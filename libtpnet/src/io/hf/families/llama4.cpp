@@ -83,10 +83,10 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace llama4_family
 
-const FamilyRule family_llama4{"Llama 4",
-                               {"llama4", "llama4_text"},
-                               llama4_family::read,
-                               nullptr,
-                               {"Llama4ForCausalLM", "Llama4ForConditionalGeneration"}};
+extern const FamilyRule family_llama4{"Llama 4",
+                                      {"llama4", "llama4_text"},
+                                      llama4_family::read,
+                                      nullptr,
+                                      {"Llama4ForCausalLM", "Llama4ForConditionalGeneration"}};
 
 }  // namespace tpnet::hf

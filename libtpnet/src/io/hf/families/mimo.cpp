@@ -62,10 +62,10 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace mimo_family
 
-const FamilyRule family_mimo{"MiMo-V2",
-                             {"mimo_v2", "mimo_v2_flash"},
-                             mimo_family::read,
-                             nullptr,
-                             {"MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM"}};
+extern const FamilyRule family_mimo{"MiMo-V2",
+                                    {"mimo_v2", "mimo_v2_flash"},
+                                    mimo_family::read,
+                                    nullptr,
+                                    {"MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM"}};
 
 }  // namespace tpnet::hf

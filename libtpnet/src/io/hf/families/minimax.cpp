@@ -113,7 +113,7 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace minimax_family
 
-const FamilyRule family_minimax{
+extern const FamilyRule family_minimax{
     "MiniMax M1 / M2 / M3",
     {"minimax_m2", "minimax_m3", "minimax_m3_vl", "minimax_m1", "minimax"},
     minimax_family::read,

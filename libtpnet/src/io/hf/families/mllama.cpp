@@ -30,7 +30,7 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace mllama_family
 
-const FamilyRule family_mllama{
+extern const FamilyRule family_mllama{
     "Llama-3.2-Vision", {"mllama", "mllama_text_model"}, mllama_family::read};
 
 }  // namespace tpnet::hf

@@ -170,10 +170,10 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace nemotron_h_family
 
-const FamilyRule family_nemotron_h{"Nemotron-H / Nemotron 3",
-                                   {"nemotron_h"},
-                                   nemotron_h_family::read,
-                                   nullptr,
-                                   {"NemotronHForCausalLM"}};
+extern const FamilyRule family_nemotron_h{"Nemotron-H / Nemotron 3",
+                                          {"nemotron_h"},
+                                          nemotron_h_family::read,
+                                          nullptr,
+                                          {"NemotronHForCausalLM"}};
 
 }  // namespace tpnet::hf

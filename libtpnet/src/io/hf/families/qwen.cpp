@@ -55,7 +55,7 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace qwen_family
 
-const FamilyRule family_qwen{
+extern const FamilyRule family_qwen{
     "Qwen2 / Qwen3", {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"}, qwen_family::read};
 
 }  // namespace tpnet::hf

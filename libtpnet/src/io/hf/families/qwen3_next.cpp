@@ -69,7 +69,7 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace qwen3_next_family
 
-const FamilyRule family_qwen3_next{
+extern const FamilyRule family_qwen3_next{
     "Qwen3-Next / Qwen3.5 / Qwen3.6",
     {"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"},
     qwen3_next_family::read,

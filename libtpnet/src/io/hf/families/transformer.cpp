@@ -37,7 +37,7 @@ void read(HfConfig& c, ModelArch& m) {
 
 }  // namespace transformer_family
 
-const FamilyRule family_transformer{
+extern const FamilyRule family_transformer{
     "decoder-only transformer (Llama, Mistral, Mixtral, Phi-3, OLMo, GLM-4.5, ERNIE-4.5, "
     "Cohere2, EXAONE 4)",
     {"llama", "mistral", "mistral3", "ministral", "ministral3", "mixtral", "phi3", "olmo2", "olmo3",
