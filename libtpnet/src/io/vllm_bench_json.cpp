@@ -636,9 +636,9 @@ SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& 
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
       const auto ext = entry.path().extension();
-      if (entry.is_regular_file() && (ext == ".json" || ext == ".jsonl")) {
-        files.push_back(entry.path().string());
-      }
+      // Every *.json entry is read as a file: one that is not (a folder, a
+      // symlink loop, a FIFO) is refused by read_text_file, naming it.
+      if (ext == ".json" || ext == ".jsonl") files.push_back(entry.path().string());
     }
     if (ec) throw InputError("cannot be listed", InputLocation::in_file(path));
     if (files.empty()) {
