@@ -51,8 +51,10 @@ struct SweepGrid {
 };
 
 /// nccl-tests' -b/-e spelling: a bare K, M or G (any case) is binary, 1M =
-/// 1 MiB = 1,048,576 B. Everything else is tpnet's byte size (1MB = 10^6 B).
+/// 1 MiB = 1,048,576 B, and a bare number is bytes, as nccl-tests reads it.
+/// Everything else is tpnet's byte size (1MB = 10^6 B).
 std::string nccl_tests_size(const std::string& text) {
+  if (!text.empty() && text.back() >= '0' && text.back() <= '9') return text + "B";
   if (text.size() < 2) return text;
   const char suffix = text.back();
   const bool digit_before = text[text.size() - 2] >= '0' && text[text.size() - 2] <= '9';

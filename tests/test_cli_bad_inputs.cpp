@@ -242,7 +242,7 @@ TEST_CASE("predict: bad flags are refused in one line naming the flag", "[bad-in
   require_refusal(with({"--fabric", "dgx-spark-200g-switch"}),
                   "--fabric: profile dgx-spark-200g-switch describes 200G links");
   require_refusal(with({"--overlap", "1"}), "--overlap: 1 is out of range");
-  require_refusal(with({"--overlap", "nan"}), "--overlap: nan is out of range");
+  require_refusal(with({"--overlap", "nan"}), "--overlap: 'nan' is not a decimal number");
   require_refusal(with({"--accepted-tokens", "9"}), "--accepted-tokens: 9 is out of range");
   require_refusal(with({"--requests", "/tmp/r.csv"}), "--requests: writes the request timings");
   require_refusal(with({"--gemm-tflops", "100"}), "--gemm-tflops: prefill compute comes from");
