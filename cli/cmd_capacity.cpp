@@ -34,6 +34,7 @@ struct CapacityCliOptions {
   std::vector<std::string> sweeps;
   std::string ttft_slo = "1000ms";
   std::string tps_slo = "15";
+  std::string slo_statistic = "mean";
   std::string config_key = "config";
   int tp = 0;
   std::string think = "45s";
@@ -301,6 +302,7 @@ Outcome run_capacity(const CapacityCliOptions& o) {
   SloSpec slo;
   slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
   slo.tps = parse_token_rate(o.tps_slo, InputLocation::for_key("--tps-slo"));
+  slo.statistic = parse_slo_statistic(o.slo_statistic);
   CapacityOptions options;
   options.think = parse_duration(o.think, InputLocation::for_key("--think"));
   options.edge = parse_percent(o.edge, InputLocation::for_key("--edge"));
@@ -360,13 +362,14 @@ Outcome run_capacity(const CapacityCliOptions& o) {
 
   Document doc;
   doc.title = fmt::format(
-      "tpnet capacity: C_max under TTFT <= {} ms and TPS >= {} tokens/s; users by Little's "
-      "law with {} think time",
-      plain_number(slo.ttft.value() * 1e3), plain_number(slo.tps.tokens_per_second()),
-      format_duration(options.think));
+      "tpnet capacity: C_max under {} TTFT <= {} ms and {} TPS >= {} tokens/s; users by "
+      "Little's law with {} think time",
+      to_string(slo.statistic), plain_number(slo.ttft.value() * 1e3), to_string(slo.statistic),
+      plain_number(slo.tps.tokens_per_second()), format_duration(options.think));
   const bool by_rate = r.axis == LoadAxis::request_rate;
   doc.fields = {
       text("load_axis", "load axis", std::string(to_string(r.axis))),
+      text("slo_statistic", "SLOs judge each run's", std::string(to_string(slo.statistic))),
       number("ttft_slo_s", "TTFT SLO (at most)", slo.ttft.value(), kMilliseconds, 0),
       number("tps_slo_tokens_per_s", "TPS SLO (at least)", slo.tps.tokens_per_second(),
              kTokensPerSecond, 1),
@@ -454,6 +457,7 @@ Command setup_capacity(CLI::App& app) {
                   "Least decode rate per request in tokens/s, e.g. 15")
       ->group(slo)
       ->default_str("15");
+  add_slo_statistic_option(sub, options->slo_statistic, slo);
   sub->add_option("--think", options->think, "Think time between a user's requests, e.g. 45s")
       ->group(slo)
       ->default_str("45s");

@@ -130,6 +130,8 @@ const std::vector<OtherToolsFlag> kOtherToolsFlags = {
     // Reading `vllm bench serve --save-result` files: what to rerun vLLM's
     // benchmark with when a file lacks a load level, a config or a latency.
     {"src/io/vllm_bench_json.cpp", "--max-concurrency"},
+    // An SLO on p90: vLLM writes that percentile only when asked.
+    {"src/usecase/capacity.cpp", "--metric-percentiles"},
     {"src/io/vllm_bench_json.cpp", "--request-rate"},
     {"src/io/vllm_bench_json.cpp", "--metadata"},
     {"src/io/vllm_bench_json.cpp", "--percentile-metrics"},

@@ -157,6 +157,22 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin,
     throw InputError("required key is missing: the decode rate needs mean_tpot_ms or mean_itl_ms",
                      yaml::where(root, origin, "mean_tpot_ms"));
   }
+  // The percentiles an SLO may judge instead of the means (slo.statistic):
+  // the decode rate at a percentile is 1 / that percentile of TPOT (of ITL
+  // when the file has no TPOT), the rate that share of requests reaches.
+  const std::string interval = tpot_ms ? "tpot" : "itl";
+  for (std::size_t i = 0; i < kSloPercentiles.size(); ++i) {
+    const std::string name(to_string(kSloPercentiles[i]));
+    // A percentile of 0 (one-token outputs have no TPOT) is left unset: the
+    // means still judge, and only an SLO on that statistic is refused.
+    const auto ttft = yaml::optional_number(root, origin, name + "_ttft_ms", 0.0, kMaxMs);
+    if (ttft && *ttft >= kMinMs) r.point.ttft_percentiles[i] = Seconds::milliseconds(*ttft);
+    const auto step =
+        yaml::optional_number(root, origin, name + "_" + interval + "_ms", 0.0, kMaxMs);
+    if (step && *step >= kMinMs) {
+      r.point.tps_percentiles[i] = rate_from_interval(Seconds::milliseconds(*step));
+    }
+  }
 
   if (failed && *failed > 0) {
     const std::string level =

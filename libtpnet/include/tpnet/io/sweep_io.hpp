@@ -61,7 +61,9 @@ struct BenchResult {
 /// `mean_e2el_ms` (else `total_output_tokens` and `completed` to derive the
 /// latency), `failed`, `completed`, `num_prompts`, `duration`,
 /// `request_throughput`, `output_throughput`, `burstiness`, the config key and
-/// `tp`; other keys (percentiles, goodput under either spelling, metadata,
+/// `tp`; the median, p90 and p99 of TTFT and TPOT (of ITL without TPOT) for
+/// SLOs on those statistics; other keys (p95 and other percentiles, goodput
+/// under either spelling, metadata,
 /// `max_concurrent_requests`, which is an observed peak) are ignored. A run
 /// where every request failed, or one with `ramp_up_strategy`, is refused. A
 /// file may hold one object, a JSON array of them, or one object per line as
