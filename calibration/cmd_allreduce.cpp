@@ -226,7 +226,12 @@ int run_allreduce(const AllReduceOptions& options) {
     output.emplace(options.out);
     opened = output->ok() ? 1 : 0;
   }
-  group->broadcast(&opened, static_cast<int>(sizeof opened));
+  try {
+    group->broadcast(&opened, static_cast<int>(sizeof opened), grid.timeout_s,
+                     "MPI broadcast of whether --out opened");
+  } catch (const MeasurementError& e) {
+    group->fail(e);
+  }
   if (opened == 0) {
     throw InputError(fmt::format("cannot write '{}'", options.out),
                      InputLocation::for_key("--out"));
@@ -248,7 +253,8 @@ int run_allreduce(const AllReduceOptions& options) {
     if (options.backend == "nccl") runner = make_nccl_runner(*group, settings);
 #endif
     if (!runner) throw MeasurementError("no backend: " + options.backend);  // plan_sweep refuses
-    const std::vector<std::string> rank_lines = group->gather(runner->rank_line());
+    const std::vector<std::string> rank_lines =
+        group->gather(runner->rank_line(), grid.timeout_s, "MPI gather of each rank's device");
     if (is_root) {
       SweepProvenance provenance;
       provenance.backend = options.backend;
