@@ -54,7 +54,7 @@ std::optional<CapacityRequest> load_capacity_request(const CapacityFlags& flags,
   if (tp) naming.tp = *tp;
   std::vector<SweepSet> sets;
   for (const auto& sweep : flags.sweeps) sets.push_back(load_sweep_argument(sweep, naming));
-  SweepSet all = merge_sweep_sets(sets);
+  SweepSet all = merge_sweep_sets(std::move(sets));
   std::vector<std::string> warnings = model_id_warnings(all, model);
   for (auto& w : all.warnings) warnings.push_back(std::move(w));
   return CapacityRequest{std::move(all.sweeps), std::move(warnings), slo, CapacityOptions{}};

@@ -164,9 +164,14 @@ void add_rate_fields(Record& rec, const PointVerdict& v) {
                                                       : "no")));
 }
 
-Record point_record(const ConfigCapacity& c, const PointVerdict& v) {
+/// One measured point as a row. `for_machines` (JSON, CSV) leaves out the
+/// table's own text columns, which those formats drop anyway: a sweep of
+/// 100,000 levels is held once, as small as it can be (docs/hardening.md).
+Record point_record(const ConfigCapacity& c, const PointVerdict& v, bool for_machines) {
   const SweepPoint& p = v.point;
-  Record rec{text("config", "config", c.config)};
+  Record rec;
+  rec.reserve(20);
+  rec.push_back(text("config", "config", c.config));
   if (c.axis == LoadAxis::concurrency) {
     rec.push_back(integer("concurrency", "C", p.concurrency));
   } else {
@@ -200,6 +205,10 @@ Record point_record(const ConfigCapacity& c, const PointVerdict& v) {
   std::string source = p.source.file;
   if (p.source.line > 0) source += ":" + std::to_string(p.source.line);
   rec.push_back(json_only(text("source", "source", source)));
+  if (for_machines) {
+    std::erase_if(rec, [](const Field& f) { return f.table_only; });
+  }
+  rec.shrink_to_fit();
   return rec;
 }
 
@@ -334,15 +343,16 @@ Outcome run_capacity(const CapacityCliOptions& o) {
   if (o.tp > 0) naming.tp = o.tp;
   std::vector<SweepSet> sets;
   for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s, naming));
-  SweepSet all = merge_sweep_sets(sets);
+  SweepSet all = merge_sweep_sets(std::move(sets));
   const CapacityReport r = tpnet::run_capacity(
       CapacityRequest{std::move(all.sweeps), std::move(all.warnings), slo, options});
 
   std::vector<Record> configs;
   std::vector<Record> points;
+  const bool machine_format = o.format == "json" || o.format == "csv";
   for (const auto& c : r.configs) {
     configs.push_back(config_record(c));
-    for (const auto& v : c.points) points.push_back(point_record(c, v));
+    for (const auto& v : c.points) points.push_back(point_record(c, v, machine_format));
   }
   std::vector<Record> fleet;
   for (const auto& f : r.fleet.options) fleet.push_back(fleet_record(f, r.axis));
@@ -424,10 +434,12 @@ Outcome run_capacity(const CapacityCliOptions& o) {
               by_rate ? "scaling efficiency: TPS speed-up over the ideal TP ratio at one rate"
                       : "scaling efficiency: TPS speed-up over the ideal TP ratio",
               std::move(scaling)),
-      records("points", "measured points", std::move(points)),
   };
+  // Appended, not listed above: an initializer list copies its elements,
+  // and the points are most of the document (100,000 levels, docs/hardening.md).
+  doc.fields.push_back(records("points", "measured points", std::move(points)));
   doc.warnings = r.warnings;
-  write_svg(o.svg, capacity_figure(r), doc);
+  if (!o.svg.empty()) write_svg(o.svg, capacity_figure(r), doc);  // 100,000 points: only when asked
   return Outcome{std::move(doc), {}, 0};
 }
 

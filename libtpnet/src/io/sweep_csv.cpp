@@ -160,13 +160,13 @@ SweepSet parse_sweep_csv(std::string_view text, const std::string& origin) {
       if (ttft_cols[i]) {
         const Column column{ttft_names[i].c_str(), ColumnUnit::milliseconds};
         if (auto v = measured(table, row, *ttft_cols[i], column, origin)) {
-          p.ttft_percentiles[i] = Seconds::milliseconds(*v);
+          p.ttft_percentiles_s[i] = Seconds::milliseconds(*v).value();
         }
       }
       if (tps_cols[i]) {
         const Column column{tps_names[i].c_str(), ColumnUnit::tokens_per_second};
         if (auto v = measured(table, row, *tps_cols[i], column, origin)) {
-          p.tps_percentiles[i] = TokenRate(*v);
+          p.tps_percentiles[i] = *v;
         }
       }
     }

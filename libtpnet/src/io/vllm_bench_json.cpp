@@ -166,11 +166,12 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin,
     // A percentile of 0 (one-token outputs have no TPOT) is left unset: the
     // means still judge, and only an SLO on that statistic is refused.
     const auto ttft = yaml::optional_number(root, origin, name + "_ttft_ms", 0.0, kMaxMs);
-    if (ttft && *ttft >= kMinMs) r.point.ttft_percentiles[i] = Seconds::milliseconds(*ttft);
+    if (ttft && *ttft >= kMinMs) r.point.ttft_percentiles_s[i] = *ttft / 1e3;
     const auto step =
         yaml::optional_number(root, origin, name + "_" + interval + "_ms", 0.0, kMaxMs);
     if (step && *step >= kMinMs) {
-      r.point.tps_percentiles[i] = rate_from_interval(Seconds::milliseconds(*step));
+      r.point.tps_percentiles[i] =
+          rate_from_interval(Seconds::milliseconds(*step)).tokens_per_second();
     }
   }
 
@@ -697,16 +698,16 @@ SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& 
   return parse_sweep_csv(text, path);
 }
 
-SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets) {
+SweepSet merge_sweep_sets(std::vector<SweepSet> sets) {
   SweepSet out;
   std::map<std::string, std::size_t> index;
-  for (const auto& set : sets) {
+  for (auto& set : sets) {
     out.warnings.insert(out.warnings.end(), set.warnings.begin(), set.warnings.end());
     out.model_ids.insert(set.model_ids.begin(), set.model_ids.end());
-    for (const auto& s : set.sweeps) {
+    for (auto& s : set.sweeps) {
       const auto [it, added] = index.emplace(s.config, out.sweeps.size());
       if (added) {
-        out.sweeps.push_back(s);
+        out.sweeps.push_back(std::move(s));
         continue;
       }
       Sweep& into = out.sweeps[it->second];

@@ -730,16 +730,16 @@ std::string_view to_string(SloStatistic statistic) {
 
 Seconds ttft_at(const SweepPoint& point, SloStatistic statistic) {
   if (statistic == SloStatistic::mean) return point.ttft;
-  const auto& value = point.ttft_percentiles[percentile_index(statistic)];
-  if (!value) missing_statistic(point, statistic, "TTFT");
-  return *value;
+  const double value = point.ttft_percentiles_s[percentile_index(statistic)];
+  if (!(value > 0.0)) missing_statistic(point, statistic, "TTFT");
+  return Seconds(value);
 }
 
 TokenRate tps_at(const SweepPoint& point, SloStatistic statistic) {
   if (statistic == SloStatistic::mean) return point.tps;
-  const auto& value = point.tps_percentiles[percentile_index(statistic)];
-  if (!value) missing_statistic(point, statistic, "decode rate (TPOT)");
-  return *value;
+  const double value = point.tps_percentiles[percentile_index(statistic)];
+  if (!(value > 0.0)) missing_statistic(point, statistic, "decode rate (TPOT)");
+  return TokenRate(value);
 }
 
 double load_level(const SweepPoint& point, LoadAxis axis) {

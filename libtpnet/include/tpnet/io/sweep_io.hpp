@@ -105,6 +105,7 @@ SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& 
 /// Joins sets: sweeps of one config name are merged (their TP sizes must
 /// agree); a concurrency measured twice for one config is an InputError
 /// naming both places.
-SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets);
+/// Takes the sets by value and moves their points: a sweep is held once.
+SweepSet merge_sweep_sets(std::vector<SweepSet> sets);
 
 }  // namespace tpnet

@@ -49,11 +49,13 @@ struct SweepPoint {
   std::optional<TokenRate> output_throughput;  ///< output tokens per second over the run
   Seconds ttft;                                ///< mean time to first token
   TokenRate tps;                               ///< mean per-request decode rate
-  /// TTFT at the median, p90 and p99 (kSloPercentiles' order), when reported.
-  std::array<std::optional<Seconds>, 3> ttft_percentiles;
-  /// The decode rate at the same percentiles of the time per output token
-  /// (1 / p99 TPOT: what 99% of requests reach at least), when reported.
-  std::array<std::optional<TokenRate>, 3> tps_percentiles;
+  /// TTFT in seconds at the median, p90 and p99 (kSloPercentiles' order);
+  /// 0 where not reported. Plain numbers: a sweep may hold 100,000 points.
+  std::array<double, 3> ttft_percentiles_s{};
+  /// The decode rate in tokens/s at the same percentiles of the time per
+  /// output token (1 / p99 TPOT: what 99% of requests reach at least); 0
+  /// where not reported.
+  std::array<double, 3> tps_percentiles{};
   std::optional<Seconds> itl;      ///< mean inter-token latency, when reported
   std::optional<Seconds> latency;  ///< mean end-to-end latency per request, when reported
   /// Compare TPS with 1 / ITL to catch a wrong column (a CSV). False for a
