@@ -105,16 +105,25 @@ class MpiGroup final : public ProcessGroup {
     return result;
   }
 
-  void broadcast(void* data, int bytes) override {
-    mpi_check(MPI_Bcast(data, bytes, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast", who(), TPNET_HERE);
-  }
+  void broadcast(void* data, int bytes, double timeout_s, const std::string& what) override {
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi_check(MPI_Ibcast(data, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast", who(),
+              TPNET_HERE);
+    wait_for(request, timeout_s, who(), what);
+  }  // NOLINT(clang-analyzer-optin.mpi.MPI-Checker)
 
-  std::vector<std::string> gather(const std::string& text) override {
-    // Lengths first, then the texts: a node's facts run to kilobytes.
+  std::vector<std::string> gather(const std::string& text, double timeout_s,
+                                  const std::string& what) override {
+    // Lengths first, then the texts: a node's facts run to kilobytes. Both
+    // polled against the deadline: a rank that failed or hangs must not
+    // leave the others waiting for ever.
     const int length = static_cast<int>(text.size());
     std::vector<int> lengths(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
-    mpi_check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
-              "MPI_Gather", who(), TPNET_HERE);
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi_check(
+        MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD, &request),
+        "MPI_Igather", who(), TPNET_HERE);
+    wait_for(request, timeout_s, who(), what);
     std::vector<int> offsets(lengths.size());
     int total = 0;
     for (std::size_t i = 0; i < lengths.size(); ++i) {
@@ -122,9 +131,10 @@ class MpiGroup final : public ProcessGroup {
       total += lengths[i];
     }
     std::vector<char> all(static_cast<std::size_t>(total) + 1);
-    mpi_check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
-                          MPI_CHAR, 0, MPI_COMM_WORLD),
-              "MPI_Gatherv", who(), TPNET_HERE);
+    mpi_check(MPI_Igatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                           offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD, &request),
+              "MPI_Igatherv", who(), TPNET_HERE);
+    wait_for(request, timeout_s, who(), what);
     std::vector<std::string> texts;
     for (std::size_t i = 0; i < lengths.size(); ++i) {
       texts.emplace_back(all.data() + offsets[i], static_cast<std::size_t>(lengths[i]));

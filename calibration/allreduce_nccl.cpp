@@ -77,7 +77,8 @@ class NcclRunner final : public AllReduceRunner {
 
     ncclUniqueId id{};
     if (group_.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId", 0, TPNET_HERE);
-    group_.broadcast(&id, static_cast<int>(sizeof id));
+    group_.broadcast(&id, static_cast<int>(sizeof id), settings.timeout_s,
+                     "MPI broadcast of NCCL's unique id");
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
     nccl_call(ncclCommInitRankConfig(&comm_, group_.size(), id, group_.rank(), &config),

@@ -51,8 +51,10 @@ struct SweepGrid {
 };
 
 /// nccl-tests' -b/-e spelling: a bare K, M or G (any case) is binary, 1M =
-/// 1 MiB = 1,048,576 B. Everything else is tpnet's byte size (1MB = 10^6 B).
+/// 1 MiB = 1,048,576 B, and a bare number is bytes, as nccl-tests reads it.
+/// Everything else is tpnet's byte size (1MB = 10^6 B).
 std::string nccl_tests_size(const std::string& text) {
+  if (!text.empty() && text.back() >= '0' && text.back() <= '9') return text + "B";
   if (text.size() < 2) return text;
   const char suffix = text.back();
   const bool digit_before = text[text.size() - 2] >= '0' && text[text.size() - 2] <= '9';
@@ -224,7 +226,12 @@ int run_allreduce(const AllReduceOptions& options) {
     output.emplace(options.out);
     opened = output->ok() ? 1 : 0;
   }
-  group->broadcast(&opened, static_cast<int>(sizeof opened));
+  try {
+    group->broadcast(&opened, static_cast<int>(sizeof opened), grid.timeout_s,
+                     "MPI broadcast of whether --out opened");
+  } catch (const MeasurementError& e) {
+    group->fail(e);
+  }
   if (opened == 0) {
     throw InputError(fmt::format("cannot write '{}'", options.out),
                      InputLocation::for_key("--out"));
@@ -246,7 +253,8 @@ int run_allreduce(const AllReduceOptions& options) {
     if (options.backend == "nccl") runner = make_nccl_runner(*group, settings);
 #endif
     if (!runner) throw MeasurementError("no backend: " + options.backend);  // plan_sweep refuses
-    const std::vector<std::string> rank_lines = group->gather(runner->rank_line());
+    const std::vector<std::string> rank_lines =
+        group->gather(runner->rank_line(), grid.timeout_s, "MPI gather of each rank's device");
     if (is_root) {
       SweepProvenance provenance;
       provenance.backend = options.backend;

@@ -29,8 +29,12 @@ class SingleProcessGroup final : public ProcessGroup {
                            const std::string& /*what*/) override {
     return value;
   }
-  void broadcast(void* /*data*/, int /*bytes*/) override {}
-  std::vector<std::string> gather(const std::string& text) override { return {text}; }
+  void broadcast(void* /*data*/, int /*bytes*/, double /*timeout_s*/,
+                 const std::string& /*what*/) override {}
+  std::vector<std::string> gather(const std::string& text, double /*timeout_s*/,
+                                  const std::string& /*what*/) override {
+    return {text};
+  }
   [[noreturn]] void fail(const MeasurementError& error) override { throw error; }
 
  private:

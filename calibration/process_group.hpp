@@ -33,10 +33,13 @@ class ProcessGroup {
   virtual double max_over_ranks(double value, double timeout_s, const std::string& what) = 0;
   /// The sum of `value` over ranks, with the same deadline.
   virtual long long sum_over_ranks(long long value, double timeout_s, const std::string& what) = 0;
-  /// Copies rank 0's `bytes` bytes at `data` to every rank.
-  virtual void broadcast(void* data, int bytes) = 0;
-  /// Every rank's `text` (any length) on rank 0, in rank order; empty on the other ranks.
-  virtual std::vector<std::string> gather(const std::string& text) = 0;
+  /// Copies rank 0's `bytes` bytes at `data` to every rank; a rank that does
+  /// not join within `timeout_s` is a MeasurementError naming `what`.
+  virtual void broadcast(void* data, int bytes, double timeout_s, const std::string& what) = 0;
+  /// Every rank's `text` (any length) on rank 0, in rank order; empty on the
+  /// other ranks. The same deadline.
+  virtual std::vector<std::string> gather(const std::string& text, double timeout_s,
+                                          const std::string& what) = 0;
   /// Stops the measurement on every rank after `error` on this one: prints it
   /// (one line naming rank and host) and exits with kExitMeasurementFailed
   /// (MPI_Abort). A group of one process rethrows it for main() to report.

@@ -19,7 +19,12 @@ struct CapacityFlags {
   std::string config_key = "config";
   std::string ttft_slo = "1000ms";
   std::string tps_slo = "15";
+  std::string slo_statistic = "mean";
 };
+
+/// --slo-statistic: which statistic over a run's requests the SLOs judge.
+void add_slo_statistic_option(CLI::App* app, std::string& statistic, const std::string& group);
+[[nodiscard]] SloStatistic parse_slo_statistic(const std::string& text);
 
 /// --sweep (described by `sweep_help`), --config-key, --ttft-slo and
 /// --tps-slo, in a help group titled `group`.

@@ -34,6 +34,7 @@ struct CapacityCliOptions {
   std::vector<std::string> sweeps;
   std::string ttft_slo = "1000ms";
   std::string tps_slo = "15";
+  std::string slo_statistic = "mean";
   std::string config_key = "config";
   int tp = 0;
   std::string think = "45s";
@@ -163,9 +164,14 @@ void add_rate_fields(Record& rec, const PointVerdict& v) {
                                                       : "no")));
 }
 
-Record point_record(const ConfigCapacity& c, const PointVerdict& v) {
+/// One measured point as a row. `for_machines` (JSON, CSV) leaves out the
+/// table's own text columns, which those formats drop anyway: a sweep of
+/// 100,000 levels is held once, as small as it can be (docs/hardening.md).
+Record point_record(const ConfigCapacity& c, const PointVerdict& v, bool for_machines) {
   const SweepPoint& p = v.point;
-  Record rec{text("config", "config", c.config)};
+  Record rec;
+  rec.reserve(20);
+  rec.push_back(text("config", "config", c.config));
   if (c.axis == LoadAxis::concurrency) {
     rec.push_back(integer("concurrency", "C", p.concurrency));
   } else {
@@ -199,6 +205,10 @@ Record point_record(const ConfigCapacity& c, const PointVerdict& v) {
   std::string source = p.source.file;
   if (p.source.line > 0) source += ":" + std::to_string(p.source.line);
   rec.push_back(json_only(text("source", "source", source)));
+  if (for_machines) {
+    std::erase_if(rec, [](const Field& f) { return f.table_only; });
+  }
+  rec.shrink_to_fit();
   return rec;
 }
 
@@ -301,6 +311,7 @@ Outcome run_capacity(const CapacityCliOptions& o) {
   SloSpec slo;
   slo.ttft = parse_duration(o.ttft_slo, InputLocation::for_key("--ttft-slo"));
   slo.tps = parse_token_rate(o.tps_slo, InputLocation::for_key("--tps-slo"));
+  slo.statistic = parse_slo_statistic(o.slo_statistic);
   CapacityOptions options;
   options.think = parse_duration(o.think, InputLocation::for_key("--think"));
   options.edge = parse_percent(o.edge, InputLocation::for_key("--edge"));
@@ -332,15 +343,16 @@ Outcome run_capacity(const CapacityCliOptions& o) {
   if (o.tp > 0) naming.tp = o.tp;
   std::vector<SweepSet> sets;
   for (const auto& s : o.sweeps) sets.push_back(load_sweep_argument(s, naming));
-  SweepSet all = merge_sweep_sets(sets);
+  SweepSet all = merge_sweep_sets(std::move(sets));
   const CapacityReport r = tpnet::run_capacity(
       CapacityRequest{std::move(all.sweeps), std::move(all.warnings), slo, options});
 
   std::vector<Record> configs;
   std::vector<Record> points;
+  const bool machine_format = o.format == "json" || o.format == "csv";
   for (const auto& c : r.configs) {
     configs.push_back(config_record(c));
-    for (const auto& v : c.points) points.push_back(point_record(c, v));
+    for (const auto& v : c.points) points.push_back(point_record(c, v, machine_format));
   }
   std::vector<Record> fleet;
   for (const auto& f : r.fleet.options) fleet.push_back(fleet_record(f, r.axis));
@@ -360,13 +372,14 @@ Outcome run_capacity(const CapacityCliOptions& o) {
 
   Document doc;
   doc.title = fmt::format(
-      "tpnet capacity: C_max under TTFT <= {} ms and TPS >= {} tokens/s; users by Little's "
-      "law with {} think time",
-      plain_number(slo.ttft.value() * 1e3), plain_number(slo.tps.tokens_per_second()),
-      format_duration(options.think));
+      "tpnet capacity: C_max under {} TTFT <= {} ms and {} TPS >= {} tokens/s; users by "
+      "Little's law with {} think time",
+      to_string(slo.statistic), plain_number(slo.ttft.value() * 1e3), to_string(slo.statistic),
+      plain_number(slo.tps.tokens_per_second()), format_duration(options.think));
   const bool by_rate = r.axis == LoadAxis::request_rate;
   doc.fields = {
       text("load_axis", "load axis", std::string(to_string(r.axis))),
+      text("slo_statistic", "SLOs judge each run's", std::string(to_string(slo.statistic))),
       number("ttft_slo_s", "TTFT SLO (at most)", slo.ttft.value(), kMilliseconds, 0),
       number("tps_slo_tokens_per_s", "TPS SLO (at least)", slo.tps.tokens_per_second(),
              kTokensPerSecond, 1),
@@ -421,10 +434,12 @@ Outcome run_capacity(const CapacityCliOptions& o) {
               by_rate ? "scaling efficiency: TPS speed-up over the ideal TP ratio at one rate"
                       : "scaling efficiency: TPS speed-up over the ideal TP ratio",
               std::move(scaling)),
-      records("points", "measured points", std::move(points)),
   };
+  // Appended, not listed above: an initializer list copies its elements,
+  // and the points are most of the document (100,000 levels, docs/hardening.md).
+  doc.fields.push_back(records("points", "measured points", std::move(points)));
   doc.warnings = r.warnings;
-  write_svg(o.svg, capacity_figure(r), doc);
+  if (!o.svg.empty()) write_svg(o.svg, capacity_figure(r), doc);  // 100,000 points: only when asked
   return Outcome{std::move(doc), {}, 0};
 }
 
@@ -454,6 +469,7 @@ Command setup_capacity(CLI::App& app) {
                   "Least decode rate per request in tokens/s, e.g. 15")
       ->group(slo)
       ->default_str("15");
+  add_slo_statistic_option(sub, options->slo_statistic, slo);
   sub->add_option("--think", options->think, "Think time between a user's requests, e.g. 45s")
       ->group(slo)
       ->default_str("45s");

@@ -21,6 +21,7 @@ namespace {
 struct DoctorOptions {
   std::string nccl_tests;
   std::string link = "200G";
+  std::string fabric = "auto";
   int ranks = 0;
   const CLI::Option* ranks_flag = nullptr;  ///< given at all: --ranks 0 is refused, not unset
   std::string min_size;
@@ -38,6 +39,7 @@ Outcome run_doctor(const DoctorOptions& o) {
   request.sweep = load_nccl_tests(o.nccl_tests, read);
   request.link = parse_link(o.link, InputLocation::for_key("--link"));
   request.node = builtin_node(kDefaultNodeName);
+  request.fabric = to_fabric(o.fabric, request.link, std::string(kDefaultNodeName));
   request.ranks = given_ranks(o.ranks, o.ranks_flag);
   request.range = fit_range_from_flags(o.min_size, o.max_size);
   const DoctorReport r = tpnet::run_doctor(request);
@@ -79,8 +81,12 @@ Outcome run_doctor(const DoctorOptions& o) {
       text("advice", "advice", d.advice),
       number("busbw_bps", "bus bandwidth, largest sizes", r.busbw.bits_per_second(), kGbps, 1),
       number("peak_busbw_bps", "peak bus bandwidth", r.peak_busbw.bits_per_second(), kGbps, 1),
-      number("expected_busbw_bps", "expected (link rate)", link.rate.bits_per_second(), kGbps, 1),
+      number("expected_busbw_bps", "expected (what a healthy node reaches)",
+             r.healthy_busbw.bits_per_second(), kGbps, 1),
+      text("expected_from", "expected from", r.healthy_from),
       number("busbw_share_pct", "share of expected", d.share * 100.0, kPercent, 1),
+      number("link_share_pct", "share of the link rate",
+             r.busbw.bits_per_second() / link.rate.bits_per_second() * 100.0, kPercent, 1),
       number("reachable_share_pct", "share a healthy link shows at the largest size",
              r.reachable_share * 100.0, kPercent, 1),
       flag("bandwidth_judged", "bandwidth judged (sizes large enough)", r.bandwidth_judged),
@@ -125,8 +131,12 @@ Command setup_doctor(CLI::App& app) {
   sub->add_option("--nccl-tests", options->nccl_tests,
                   "nccl-tests output file (all_reduce_perf, all_gather_perf, ...)")
       ->required();
-  sub->add_option("--link", options->link, "Link the bus bandwidth should reach")
-      ->default_val("200G");
+  sub->add_option("--link", options->link, "Link the run crossed")->default_val("200G");
+  sub->add_option("--fabric", options->fabric,
+                  "What a healthy run reaches, by size: auto (the node's measured profile of the "
+                  "link through a switch), a built-in profile (dgx-spark-200g-direct for a "
+                  "direct cable), a calibration.yaml, or nominal (the link rate)")
+      ->default_str("auto");
   options->ranks_flag = sub->add_option("--ranks", options->ranks,
                                         "Ranks of the run (default: the file's '#  Rank' lines)");
   sub->add_option("--min-size", options->min_size, "Smallest size to fit (default: all)");

@@ -143,7 +143,7 @@ Command setup_link(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "link",
       "Link presets, the rate a PCIe host link carries (--pcie-gen 5 --lanes 4), or NCCL's "
-      "pick for one all-reduce (--allreduce-size 61440 --tp 8)");
+      "pick for one all-reduce (--allreduce-size 61440B --tp 8)");
   sub->add_option("--pcie-gen", options->pcie_gen, "PCIe generation, 1-5");
   sub->add_option("--lanes", options->lanes, "PCIe lanes: 1, 2, 4, 8 or 16");
   sub->add_option("--coding", options->coding,

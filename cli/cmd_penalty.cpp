@@ -154,23 +154,46 @@ std::vector<std::string> penalty_answer(const PenaltyReport& r,
                                         const std::optional<DecodeReport>& decode) {
   const ScenarioPenalty* longest = longest_prompt(r);
   if (longest == nullptr || r.from.name == r.to.name) return {};
-  std::string cost = fmt::format("{} vs {}: longest prompt ({}, {} tokens) {} TTFT at most",
-                                 r.to.name, r.from.name, longest->scenario.name,
-                                 longest->total_tokens, signed_s(longest->nominal_bound));
+  // A bound holds only at the rates it assumes: the nominal one while the
+  // links carry their nominal rates, the achieved one at the rates the
+  // profiles measured. With a prediction the headline is the prediction and
+  // the bounds follow, each with its rates.
+  const std::string nominal_rates =
+      fmt::format("{:.0f} and {:.0f} Gb/s", r.to.rate.bits_per_second() / 1e9,
+                  r.from.rate.bits_per_second() / 1e9);
+  const std::string head = fmt::format("{} vs {}: longest prompt ({}, {} tokens)", r.to.name,
+                                       r.from.name, longest->scenario.name, longest->total_tokens);
+  std::vector<std::string> out;
+  std::string bounds;
   if (longest->predicted_extra) {
-    cost += fmt::format(", {} predicted", signed_s(*longest->predicted_extra));
+    out.push_back(fmt::format("{} {} TTFT predicted.", head, signed_s(*longest->predicted_extra)));
+    bounds = fmt::format("Bounds on the longest prompt's cost: {} at the nominal {}",
+                         signed_s(longest->nominal_bound), nominal_rates);
+    if (longest->achieved_bound && longest->predicted_gap) {
+      bounds += fmt::format(", {} at the {:.1f} and {:.1f} Gb/s the profiles measured",
+                            signed_s(*longest->achieved_bound),
+                            longest->predicted_gap->to_rate.bits_per_second() / 1e9,
+                            longest->predicted_gap->from_rate.bits_per_second() / 1e9);
+    }
+    bounds += ".";
+  } else {
+    out.push_back(fmt::format("{} {} TTFT at most if both links carry their nominal {}.", head,
+                              signed_s(longest->nominal_bound), nominal_rates));
   }
-  cost += ".";
-  std::vector<std::string> out{
-      cost, fmt::format("Per 1,000 prompt tokens: {} at most (every byte at the nominal rates).",
-                        fmt::format("{:+.3f} s", r.extra_per_1k_tokens.value()))};
-  if (!decode) return out;
+  out.push_back(
+      fmt::format("Per 1,000 prompt tokens: {} at most (every byte at the nominal rates).",
+                  fmt::format("{:+.3f} s", r.extra_per_1k_tokens.value())));
+  if (!decode) {
+    if (!bounds.empty()) out.push_back(bounds);
+    return out;
+  }
   const bool unchanged = decode->regime == CommRegime::latency_bound;
   out.push_back(fmt::format(
       "Decode {}: {} adds at most {:.2f} ms a forward, {:.1f}% of its {:.1f} ms weight-read floor.",
       unchanged ? "does not change" : "slows", r.to.name,
       decode->max_added_per_forward.value() * 1e3, decode->max_added_share * 100.0,
       decode->weight_read_floor.value() * 1e3));
+  if (!bounds.empty()) out.push_back(bounds);
   return out;
 }
 

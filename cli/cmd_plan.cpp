@@ -125,7 +125,11 @@ Outcome run_plan(const PlanOptions& o) {
     if (r.cost) {
       const PlanCost& c = *r.cost;
       rec.push_back(json_only(text("currency", "currency", c.currency)));
-      rec.push_back(money("cost_total", "cost", c.total, c.currency));
+      rec.push_back(json_only(money("cost_total", "cost", c.total, c.currency)));
+      // What is priced is a floor when a part has no price: the table says so.
+      rec.push_back(table_only(
+          text("", "cost",
+               fmt::format("{}{:.0f} {}", c.complete ? "" : "at least ", c.total, c.currency))));
       // The cost counts only what has a price: say so in the row, not only in JSON.
       rec.push_back(table_only(text("", "all priced", c.complete ? "yes" : "no")));
       rec.push_back(json_only(money("cost_nodes", "nodes cost", c.nodes, c.currency)));
@@ -172,12 +176,13 @@ Outcome run_plan(const PlanOptions& o) {
     doc.fields.push_back(text("recommendation", "recommended", best.reason));
     if (best.cost && !best.cost->currency.empty()) {
       const PlanCost& c = *best.cost;
-      std::string line = fmt::format("{:.0f} {} ({:.0f} {} per node)", c.total, c.currency,
-                                     c.per_node, c.currency);
+      // A bill with an unpriced part is a floor, and says what to get quoted.
+      std::string line =
+          fmt::format("{}{:.0f} {} ({:.0f} {} per node)", c.complete ? "" : "at least ", c.total,
+                      c.currency, c.per_node, c.currency);
       for (std::size_t i = 0; i < c.unpriced.size(); ++i) {
-        line += (i == 0 ? ", without " : ", ") + c.unpriced[i];
+        line += (i == 0 ? "; get a quote for " : ", ") + c.unpriced[i];
       }
-      if (!c.complete) line += " (price unknown)";
       doc.fields.push_back(text("recommended_cost", "its cost", line));
     }
   }

@@ -145,16 +145,32 @@ Outcome run_report(const ReportOptions& o) {
   doc.title = fmt::format("tpnet report: {} written", o.out);
   doc.fields.push_back(text("out", "report written to", o.out));
   if (markdown) {
+    // All or nothing: when the text cannot be written (a full disk), the
+    // charts this run added beside it go too. A chart's name carries its
+    // content's hash, so one that was there before is an earlier report's
+    // identical chart, and stays.
     std::vector<std::string> svgs;
-    for (const auto& s : report.sections) {
-      for (const auto& f : s.figures) {
-        const std::string path = (out.parent_path() / f.file).string();
-        check_output_path(path, "--out");
-        write_file_atomically(path, f.svg, "--out");
-        svgs.push_back(path);
+    std::vector<std::string> added;
+    try {
+      for (const auto& s : report.sections) {
+        for (const auto& f : s.figures) {
+          const std::string path = (out.parent_path() / f.file).string();
+          check_output_path(path, "--out");
+          std::error_code ignored;
+          const bool existed = std::filesystem::exists(path, ignored);
+          write_file_atomically(path, f.svg, "--out");
+          svgs.push_back(path);
+          if (!existed) added.push_back(path);
+        }
       }
+      write_file_atomically(o.out, render(report, Format::markdown), "--out");
+    } catch (...) {
+      for (const auto& path : added) {
+        std::error_code ignored;
+        std::filesystem::remove(path, ignored);
+      }
+      throw;
     }
-    write_file_atomically(o.out, render(report, Format::markdown), "--out");
     doc.fields.push_back(texts("svgs", "charts written beside it", svgs));
   } else {
     write_file_atomically(o.out, render(report, Format::html), "--out");

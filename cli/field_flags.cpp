@@ -91,6 +91,7 @@ constexpr FieldFlag kFieldFlags[] = {
     {"sweep.tp", "--tp"},
     {"slo.ttft", "--ttft-slo"},
     {"slo.tps", "--tps-slo"},
+    {"slo.statistic", "--slo-statistic"},
     {"think", "--think"},
     {"think_values", "--think-values"},
     {"ttft_values", "--ttft-values"},

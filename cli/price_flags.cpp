@@ -36,6 +36,11 @@ CalendarDate price_date(const PriceOptions& o) {
 
 void apply_price_options(PlanSearchRequest& in, const PriceOptions& o) {
   in.prices = resolve_prices(o.files);
+  for (const auto& file : o.files) {
+    for (auto& w : unbilled_quotes(load_price_file(file), file)) {
+      in.price_warnings.push_back(std::move(w));
+    }
+  }
   in.today = price_date(o);
   in.objective = parse_plan_objective(o.objective, InputLocation::for_key("--objective"));
 }

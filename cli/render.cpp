@@ -81,7 +81,7 @@ bool is_scalar(const Field& f) {
 
 // ---------------------------------------------------------------- JSON
 
-void write_json(std::string& out, const Record& record, int depth);
+void write_json(std::string& out, const Record& record, int depth, const Field* extra = nullptr);
 
 void write_json_value(std::string& out, const Field& f, int depth) {
   const std::string pad(static_cast<std::size_t>(depth + 1) * 2, ' ');
@@ -131,13 +131,16 @@ void write_json_value(std::string& out, const Field& f, int depth) {
   }
 }
 
-void write_json(std::string& out, const Record& record, int depth) {
+/// `record`'s fields (less those for tables only) and `extra`, as one object.
+void write_json(std::string& out, const Record& record, int depth, const Field* extra) {
   const std::string pad(static_cast<std::size_t>(depth) * 2, ' ');
   out += "{\n";
   std::vector<const Field*> shown;
+  shown.reserve(record.size() + 1);
   for (const auto& f : record) {
     if (!f.table_only) shown.push_back(&f);
   }
+  if (extra != nullptr) shown.push_back(extra);
   for (std::size_t i = 0; i < shown.size(); ++i) {
     out += pad + "  " + json_string(shown[i]->key) + ": ";
     write_json_value(out, *shown[i], depth);
@@ -146,12 +149,26 @@ void write_json(std::string& out, const Record& record, int depth) {
   out += pad + "}";
 }
 
+/// Fields in `record` and every record below it.
+std::size_t field_count(const Record& record) {
+  std::size_t n = record.size();
+  for (const auto& f : record) {
+    for (const auto& r : f.records) n += field_count(r);
+  }
+  return n;
+}
+
 std::string render_json(const Document& doc) {
-  Record top = doc.fields;
-  top.push_back(texts("warnings", "warnings", doc.warnings));
+  // The warnings join the top level without a copy of the document, which
+  // may hold 100,000 measured points (docs/hardening.md).
+  const Field warnings = texts("warnings", "warnings", doc.warnings);
   std::string out;
-  write_json(out, top, 0);
-  return out + "\n";
+  // Room for the whole text at once: growing by doubling would hold the old
+  // and the new buffer together, 1.5 times the text at its largest.
+  out.reserve(32 * field_count(doc.fields) + 4096);
+  write_json(out, doc.fields, 0, &warnings);
+  out += "\n";
+  return out;
 }
 
 // ---------------------------------------------------------------- tables

@@ -4,7 +4,8 @@
 # extra time predicted on the DGX Spark fabric profiles of both presets
 # (docs/prediction.md; 100G, never measured between Sparks, at its nominal rate).
 # Usage: examples/glm53-100g-penalty.sh [path/to/tpnet]
-# expect: 100G vs 200G: longest prompt \(P5, 65536 tokens\) \+8\.85 s TTFT at most, \+8\.40 s predicted
+# expect: 100G vs 200G: longest prompt \(P5, 65536 tokens\) \+8\.40 s TTFT predicted
+# expect: Bounds on the longest prompt's cost: \+8\.85 s at the nominal 100 and 200 Gb/s
 # expect: Decode does not change
 # expect: P1 +1024 +\+0\.14 +\+0\.04 +\+0\.03\.\.\+0\.04 +1\.00 +0\.96
 # expect: P6 +65536 +\+8\.85 +\+8\.40 +\+8\.31\.\.\+8\.49 +54\.22 +45\.82

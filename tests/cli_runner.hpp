@@ -57,7 +57,10 @@ inline CliResult run_program(const std::string& program, const std::vector<std::
   const auto err_path = dir / (stem + ".err");
   // Text output fits the terminal's width, COLUMNS or 100 (docs: README's
   // "Output"): runs see none of the caller's, so outputs do not depend on it.
-  std::string command = "env -u COLUMNS " + shell_quote(program);
+  // Every run is bounded: a reader that waits forever (a FIFO, a device)
+  // fails its test with exit 124 instead of stalling the suite. Generous,
+  // for sanitizer builds.
+  std::string command = "timeout -k 5 300 env -u COLUMNS " + shell_quote(program);
   for (const auto& arg : args) command += " " + shell_quote(arg);
   command +=
       (setup.stdout_to.empty() ? " >" + shell_quote(out_path.string()) : " " + setup.stdout_to) +

@@ -191,11 +191,11 @@ TEST_CASE("bounds 6: rows at one prompt size fit one term, and say so", "[bounds
 TEST_CASE("bounds: an empty output path or a zero rate is refused, not taken as unset",
           "[bounds][cli]") {
   require_refusal(run_tpnet(predict_with({"--prompt", "1k", "--timeline", ""})),
-                  "--timeline: an empty path; give the file to write");
+                  "--timeline: the value is empty");
   require_refusal(run_tpnet(predict_with({"--prompt", "1k", "--svg", ""})),
-                  "--svg: an empty path; give the file to write");
+                  "--svg: the value is empty");
   require_refusal(run_tpnet(predict_with({"--prompt", "1k", "--traffic", ""})),
-                  "--traffic: an empty path; give the file to write");
+                  "--traffic: the value is empty");
   require_refusal(run_tpnet({"predict", "--model", "glm-5.3", "--tp", "8", "--prompt", "1k",
                              "--gemm-tflops", "0"}),
                   "--gemm-tflops: '0' is out of range; allowed 0.000001 to 1000000 TFLOP/s");

@@ -10,6 +10,9 @@
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
 #include "golden.hpp"
+#include "tpnet/io/sweep_io.hpp"
+#include "tpnet/io/text_file.hpp"
+#include "tpnet/usecase/capacity.hpp"
 
 using tpnet::test::CliResult;
 using tpnet::test::expect_bad_input;
@@ -211,4 +214,48 @@ TEST_CASE("tpnet capacity with SLOs nothing meets answers C_max 0 and exits 0", 
                                           "--tps-slo", "50", "--format", "json"}));
   for (const auto& c : j["configs"]) CHECK(c["c_max"].as<int>() == 0);
   CHECK_THAT(j["notes"][0].as<std::string>(), ContainsSubstring("no config meets"));
+}
+
+TEST_CASE("capacity judges the SLOs on the statistic asked for and says which",
+          "[cli][capacity][slo-statistic]") {
+  // The vLLM reader keeps the percentiles: a real Spark run's p99 TTFT and
+  // the decode rate 99% of its requests reach (1000 / p99_tpot_ms).
+  const std::string real = std::string(TPNET_SOURCE_DIR) +
+                           "/tests/data/vllm-bench/spark-gb10-gpt-oss-20b-rate1.5-maxconc25.json";
+  const auto results = tpnet::parse_vllm_bench_json(tpnet::read_text_file(real), real);
+  REQUIRE(results.size() == 1);
+  const tpnet::SweepPoint& p = results.front().point;
+  CHECK(tpnet::ttft_at(p, tpnet::SloStatistic::p99).value() * 1e3 == Approx(4738.315541171468));
+  CHECK(tpnet::ttft_at(p, tpnet::SloStatistic::median).value() * 1e3 == Approx(748.9343104825821));
+  CHECK(tpnet::tps_at(p, tpnet::SloStatistic::p90).tokens_per_second() ==
+        Approx(1000.0 / 89.58576466364026));
+  CHECK(tpnet::ttft_at(p, tpnet::SloStatistic::mean) == p.ttft);
+
+  // SYNTHETIC: one config whose means meet 1000 ms / 15 tokens/s up to C=8
+  // while its p99 TTFT breaks the SLO from C=4.
+  const std::string csv =
+      "config,tp,concurrency,ttft_ms,tps,ttft_median_ms,ttft_p99_ms,tps_median,tps_p99\n"
+      "TP2,2,1,200,30,190,400,30,28\n"
+      "TP2,2,2,300,28,280,800,28,25\n"
+      "TP2,2,4,500,25,450,1400,25,22\n"
+      "TP2,2,8,900,20,800,2500,20,16\n"
+      "TP2,2,16,1600,14,1500,4000,14,10\n";
+  const auto file = write_temp("tpnet_slo_statistic.csv", csv);
+  auto c_max = [&](const std::string& statistic) {
+    const YAML::Node j = json_of(run_tpnet(
+        {"capacity", "--sweep", file.string(), "--slo-statistic", statistic, "--format", "json"}));
+    CHECK(j["slo_statistic"].as<std::string>() == statistic);
+    return j["configs"][0]["c_max"].as<double>();
+  };
+  CHECK(c_max("mean") == 8);
+  CHECK(c_max("median") == 8);
+  CHECK(c_max("p99") == 2);
+  const CliResult table =
+      run_tpnet({"capacity", "--sweep", file.string(), "--slo-statistic", "p99"});
+  CHECK_THAT(table.out, ContainsSubstring("C_max under p99 TTFT <= 1000 ms and p99 TPS >= 15"));
+  // A file without the statistic is refused naming the flag and the file.
+  const CliResult missing = run_tpnet(
+      {"capacity", "--sweep", file.string(), "--slo-statistic", "p90", "--format", "json"});
+  expect_bad_input(missing, "--slo-statistic");
+  CHECK_THAT(missing.err, ContainsSubstring("tpnet_slo_statistic.csv:2 has no p90 TTFT"));
 }

@@ -131,7 +131,7 @@ TEST_CASE("tpnet bytes prices the GLM-5.3 TP8 prefill chunk as ring/Simple",
 
 TEST_CASE("tpnet link --allreduce-size shows NCCL's pick and every candidate", "[cli][nccl]") {
   const YAML::Node j =
-      json_of(run_tpnet({"link", "--allreduce-size", "61440", "--tp", "8", "--format", "json"}));
+      json_of(run_tpnet({"link", "--allreduce-size", "61440B", "--tp", "8", "--format", "json"}));
   CHECK(str(j, "nccl_algorithm") == "tree");
   CHECK(str(j, "nccl_protocol") == "LL");
   CHECK_THAT(get(j, "latency_s"), WithinRel(36.8e-6, 1e-9));

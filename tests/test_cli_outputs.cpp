@@ -153,6 +153,29 @@ TEST_CASE("traffic --svg that cannot be written leaves the old SVG intact", "[cl
                    "--svg " + dir.string() + ": is a directory");
 }
 
+TEST_CASE("report --format markdown writes all or nothing: a failed text removes its new charts",
+          "[cli][outputs]") {
+  const fs::path dir = fresh_dir("report_full_disk");
+  const std::vector<std::string> args{"report",   "--model", "glm-5.3",
+                                      "--nodes",  "8",       "--format",
+                                      "markdown", "--out",   (dir / "r.md").string()};
+  // Files past 18 blocks of 512 B (9,216 B) fail as on a full disk: every
+  // chart (up to ~7 KB) is written, then the ~10 KB text is not.
+  const CliResult full = run_program(TPNET_CLI_PATH, args, {"trap '' XFSZ; ulimit -f 18", ""});
+  INFO(full.err);
+  CHECK(full.exit_code == 2);
+  CHECK(names_in(dir).empty());
+  // An identical chart an earlier report left there is not this run's to remove.
+  REQUIRE(run_tpnet(args).exit_code == 0);
+  const std::vector<std::string> written = names_in(dir);
+  fs::remove(dir / "r.md");
+  CHECK(run_program(TPNET_CLI_PATH, args, {"trap '' XFSZ; ulimit -f 18", ""}).exit_code == 2);
+  std::vector<std::string> kept = names_in(dir);
+  kept.push_back("r.md");
+  std::sort(kept.begin(), kept.end());
+  CHECK(kept == written);
+}
+
 // ---- item 3: standard output ------------------------------------------------------
 
 TEST_CASE("a failed write to stdout exits 2 with the reason", "[cli][outputs]") {

@@ -117,7 +117,7 @@ TEST_CASE("plan --prices FILE: a user's quote changes the ranking", "[cli][price
   std::vector<std::string> with_quote = base;
   with_quote.insert(with_quote.end(), {"--prices", quote});
   const YAML::Node after = json_of(run_tpnet(with_quote));
-  CHECK_THAT(after["options"][0]["fabric"].as<std::string>(), ContainsSubstring("crs812"));
+  CHECK_THAT(after["options"][0]["fabric"].as<std::string>(), ContainsSubstring("crs520"));
   CHECK(after["options"][0]["cost_switches"].as<double>() < 9000.0);
 }
 
@@ -136,7 +136,7 @@ TEST_CASE("plan on 8 Sparks states what 200G costs over 100G and what it saves",
     out += ' ';
     while (i + 1 < r.out.size() && r.out[i + 1] == ' ') ++i;
   }
-  CHECK_THAT(out, ContainsSubstring("costs the same as 100G on 1 x crs804 (or crs812"));
+  CHECK_THAT(out, ContainsSubstring("against 100G on 1 x crs804 (or crs812"));
   CHECK_THAT(out, ContainsSubstring("1 x TP8: 200G on 1 x crs804"));
 }
 
@@ -231,4 +231,29 @@ TEST_CASE("plan's table says which options' costs leave out an unpriced switch o
     }
   }
   CHECK(unpriced_switch);
+}
+
+TEST_CASE(
+    "ranked by cost, an option with a switch of unknown price never comes first while a "
+    "priced one exists, and its cost reads as a floor",
+    "[cli][prices][plan]") {
+  // 32 Sparks: one SN3700 (no public price) against three CRS804s (1,295 USD each).
+  const auto r = run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "32", "--objective",
+                            "cheapest", "--as-of", "2026-12-06", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const YAML::Node d = json_of(r);
+  const YAML::Node first = d["options"][0];
+  CHECK_THAT(first["fabric"].as<std::string>(), ContainsSubstring("crs804"));
+  for (std::size_t i = 0; i < d["options"].size(); ++i) {
+    const YAML::Node o = d["options"][i];
+    if (o["fabric"].as<std::string>().find("sn3700") != std::string::npos &&
+        o["usable"].as<bool>()) {
+      CHECK_FALSE(o["cost_complete"].as<bool>());
+    }
+  }
+  // The table says "at least" where a part has no price, and the verdict names what to quote.
+  const auto table = run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "32", "--objective",
+                                "cheapest", "--as-of", "2026-12-06", "--wide"});
+  CHECK_THAT(table.out, ContainsSubstring("at least"));
+  CHECK_THAT(table.out, ContainsSubstring("get a quote for"));
 }

@@ -265,7 +265,7 @@ TEST_CASE("every subcommand's default text output fits 100 columns", "[cli][widt
       "examples/data/glm53_tp8_200g.csv",
       "tpnet link",
       "tpnet link --pcie-gen 5 --lanes 4",
-      "tpnet link --allreduce-size 61440 --tp 8",
+      "tpnet link --allreduce-size 61440B --tp 8",
       "tpnet models",
       "tpnet models show glm-5.3",
       "tpnet models show deepseek-v4-flash",

@@ -122,11 +122,16 @@ const std::vector<OtherToolsFlag> kOtherToolsFlags = {
     // vLLM flag as the user wrote it. --tensor-parallel-size and --model are
     // also names of tpnet flags, but here they are vLLM's.
     {"src/io/vllm_serve.cpp", "--tensor-parallel-size"},
+    // Reading nccl-tests logs: a job script's `#SBATCH --ntasks=N` states
+    // the rank count.
+    {"src/io/nccl_tests.cpp", "--ntasks"},
     {"src/io/vllm_serve.cpp", "--model"},
     {"src/io/vllm_serve.cpp", "--speculative-config"},
     // Reading `vllm bench serve --save-result` files: what to rerun vLLM's
     // benchmark with when a file lacks a load level, a config or a latency.
     {"src/io/vllm_bench_json.cpp", "--max-concurrency"},
+    // An SLO on p90: vLLM writes that percentile only when asked.
+    {"src/usecase/capacity.cpp", "--metric-percentiles"},
     {"src/io/vllm_bench_json.cpp", "--request-rate"},
     {"src/io/vllm_bench_json.cpp", "--metadata"},
     {"src/io/vllm_bench_json.cpp", "--percentile-metrics"},

@@ -133,8 +133,10 @@ TEST_CASE("GLM-5.3 on 16 Sparks within a 5 s TTFT budget: the cheapest usable op
   CHECK(warned);
 }
 
-TEST_CASE("a quote that makes the CRS804 dear moves 16 Sparks at 100G onto CRS812s",
-          "[prices][plan]") {
+TEST_CASE(
+    "a quote that makes the CRS804 dear moves 16 Sparks at 100G onto the CRS520, one "
+    "switch at 2,195 USD against two CRS812s at 2,590",
+    "[prices][plan]") {
   PlanSearchRequest in = sparks(16);
   in.ttft_budget = Seconds(60.0);
   in.speeds.resize(1);  // 100G only
@@ -149,8 +151,8 @@ TEST_CASE("a quote that makes the CRS804 dear moves 16 Sparks at 100G onto CRS81
                                     "quote.yaml"));
   const PlanSearchReport after = search_plans(in);
   REQUIRE(after.options.front().fabric);
-  CHECK(after.options.front().fabric->switch_name == "crs812");
-  CHECK(after.options.front().cost->switches < 9000.0);
+  CHECK(after.options.front().fabric->switch_name == "crs520");
+  CHECK(after.options.front().cost->switches == 2195.0);
 }
 
 TEST_CASE("fewest switches, when asked, keeps the order before prices and still shows costs",
@@ -216,7 +218,11 @@ TEST_CASE("GLM-5.3 on 8 Sparks: 200G against 100G on the MikroTik switches, in d
   // eight, and the sentence names both.
   CHECK(tp8->slower_fabric == "1 x crs804 (or crs812)");
   CHECK(tp8->faster_fabric == "1 x crs804");
-  CHECK(tp8->extra_cost == 0.0);
+  // The 200G side's two 2 x 200G breakouts are priced (USD 138 each in the
+  // catalog), the 100G side's 4 x 100G breakouts are not: the priced parts
+  // differ by what the breakouts cost, and the sentence says that is all.
+  CHECK(tp8->extra_cost == 4 * 138.0);
+  CHECK_FALSE(tp8->cost_complete);
   CHECK(tp8->ttft_saved.value() > 0.0);
   REQUIRE(tp8->ttft_saved_fraction);
   CHECK(*tp8->ttft_saved_fraction > 0.0);
@@ -224,7 +230,7 @@ TEST_CASE("GLM-5.3 on 8 Sparks: 200G against 100G on the MikroTik switches, in d
   CHECK_THAT(tp8->extra_cost, WithinAbs(tp8->faster_cost.total - tp8->slower_cost.total, 1e-9));
   CHECK_FALSE(tp8->sources.empty());
   CHECK_THAT(tp8->sentence,
-             ContainsSubstring("200G on 1 x crs804 costs the same as 100G on 1 x crs804 (or "
-                               "crs812) and saves up to"));
+             ContainsSubstring("200G on 1 x crs804 against 100G on 1 x crs804 (or crs812): the "
+                               "priced parts differ by USD 552; 200G saves up to"));
   CHECK_THAT(tp8->sentence, ContainsSubstring("(price unknown)"));
 }

@@ -271,6 +271,9 @@ TEST_CASE("DeepSeek-V4 configs that tpnet cannot read as vLLM runs them are refu
   CHECK(error_key(base + R"("compress_ratios": [0, 16]})") == "compress_ratios");
   CHECK(error_key(base + R"("compress_ratios": [0, "4"]})") == "compress_ratios");
   CHECK(error_key(base + R"("compress_ratios": 4})") == "compress_ratios");
+  // Without the list the layers' attention is unknown: refused, never read
+  // as another attention (issue 40).
+  CHECK(error_key(base + R"("hc_eps": 1e-6})") == "compress_ratios");
   std::string three_groups = base;
   three_groups.replace(three_groups.find("\"o_groups\": 2"), 13, "\"o_groups\": 3");
   CHECK(error_key(three_groups + R"("compress_ratios": [0, 4]})") == "o_groups");

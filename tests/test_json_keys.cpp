@@ -197,7 +197,7 @@ std::vector<Run> runs(const std::string& tmp) {
         "--svg",
         tmp + "/predict.svg"}},
       {{"link", "--pcie-gen", "5", "--lanes", "4"}},
-      {{"link", "--allreduce-size", "61440", "--tp", "8"}},
+      {{"link", "--allreduce-size", "61440B", "--tp", "8"}},
       {{"models"}},
       {{"models", "show", "glm-5.3"}},
       {{"models", "show", "qwen3-next-80b-a3b"}},

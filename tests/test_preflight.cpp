@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <string>
 
 #include "catch.hpp"
@@ -281,6 +282,8 @@ TEST_CASE("RoCE MTU is the largest IB MTU within the interface MTU less 96 bytes
   CHECK(tpnet::roce_mtu_for_interface(4191) == 2048);
   CHECK(tpnet::roce_mtu_for_interface(352) == 256);
   CHECK(tpnet::roce_mtu_for_interface(351) == 0);
+  // INT_MIN less the headers once wrapped to a large positive room: 4096.
+  CHECK(tpnet::roce_mtu_for_interface(std::numeric_limits<int>::min()) == 0);
 }
 
 TEST_CASE("the DGX Spark catalog entry carries the preflight thresholds and bad keys are refused",

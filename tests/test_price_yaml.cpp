@@ -76,3 +76,43 @@ TEST_CASE("a price file refuses a price without its source or date, naming file,
             .where()
             .key == "currency");
 }
+
+TEST_CASE(
+    "a part is priced once whatever its case, and a quote for a part nothing bills is "
+    "warned about",
+    "[prices][bad-input]") {
+  const std::string two = R"(switches:
+  crs804:
+    price: 1000
+    currency: USD
+    seen: 2026-12-01
+    source: SYNTHETIC quote
+  CRS804:
+    price: 900
+    currency: USD
+    seen: 2026-12-02
+    source: SYNTHETIC quote
+)";
+  CHECK_THROWS_WITH(parse_price_yaml(two, "q.yaml"),
+                    ContainsSubstring("q.yaml:7: CRS804: 'CRS804' is the item of line 2 again"));
+  // A misspelt part (O for 0) would be accepted and never used: it is named.
+  const PriceCatalog typo = parse_price_yaml(R"(switches:
+  crs8O4:
+    price: 1000
+    currency: USD
+    seen: 2026-12-01
+    source: SYNTHETIC quote
+cables:
+  QSFP56 200G cable:
+    price: 70
+    currency: USD
+    seen: 2026-12-01
+    source: SYNTHETIC quote
+)",
+                                             "q.yaml");
+  const auto warnings = unbilled_quotes(typo, "q.yaml");
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings.front(),
+             ContainsSubstring("q.yaml: switch 'crs8O4' is no part a plan bills"));
+  CHECK_THAT(warnings.front(), ContainsSubstring("crs804"));
+}

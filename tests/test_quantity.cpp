@@ -80,11 +80,24 @@ TEST_CASE("byte sizes keep decimal and binary prefixes apart", "[quantity]") {
   const auto flag = InputLocation::for_key("--bytes-per-token");
   CHECK_THAT(parse_bytes("3.57MB", flag).count(), WithinRel(3.57e6, 1e-15));
   CHECK_THAT(parse_bytes("50.3MiB", flag).count(), WithinRel(50.3 * 1048576.0, 1e-15));
-  CHECK(parse_bytes("4096", flag).count() == 4096.0);
+  CHECK(parse_bytes("4096B", flag).count() == 4096.0);
   CHECK(parse_bytes("2.8GB", flag).count() == 2.8e9);
-  for (const char* bad : {"0MB", "-1MB", "3.57Mb", "MB", "1 MBB"}) {
+  for (const char* bad : {"0MB", "-1MB", "3.57Mb", "MB", "1 MBB", "0x10MB", "nanGB", "infB"}) {
     INFO(bad);
     CHECK_THROWS_AS(parse_bytes(bad, flag), InputError);
+  }
+}
+
+TEST_CASE("a byte size without a unit is refused, not read as bytes", "[quantity]") {
+  // --autotune-spike's help says ~10GB; a bare 10 read as 10 B passed silently.
+  const auto flag = InputLocation::for_key("--autotune-spike");
+  try {
+    (void)parse_bytes("10", flag);
+    FAIL("a bare number was accepted as a byte size");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), ContainsSubstring("--autotune-spike") &&
+                                          ContainsSubstring("'10' has no unit") &&
+                                          ContainsSubstring("10GB"));
   }
 }
 

@@ -6,6 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -110,6 +112,57 @@ TEST_CASE("mpirun -np 2 preflight finds the RoCE v2 GID index that differs betwe
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
   CHECK_THAT(ok.out, ContainsSubstring("cluster_gid_index"));
+}
+
+TEST_CASE("mpirun preflight ends cleanly when a rank fails or hangs, never deadlocks",
+          "[calibrate][preflight][mpi]") {
+  if (!mpirun_available()) {
+    WARN("SKIPPED: mpirun is not available (tpnet-calibrate built without MPI)");
+    return;
+  }
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  const fs::path trees = fresh_dir("calibrate_preflight_failing") / "trees";
+  fs::create_directories(trees);
+  fs::copy(healthy_tree(), trees / "0", fs::copy_options::recursive);
+  fs::copy(healthy_tree(), trees / "1", fs::copy_options::recursive);
+  auto mpirun = [&](std::vector<std::string> extra) {
+    // `timeout` bounds the job: a deadlock fails the test instead of the suite.
+    std::vector<std::string> argv{"timeout",
+                                  "-k",
+                                  "5",
+                                  "120",
+                                  TPNET_MPIEXEC,
+                                  "-np",
+                                  "2",
+                                  "--oversubscribe",
+                                  "--mca",
+                                  "btl_vader_single_copy_mechanism",
+                                  "none",
+                                  tpnet::test::calibrate_program(),
+                                  "preflight",
+                                  "--root",
+                                  (trees / "{rank}").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run_program(argv);
+  };
+  // A rank whose read fails with no bad input (as out of memory would): its
+  // failure reaches rank 0, which says which rank, and every rank ends.
+  const CliResult broken = mpirun({"--fail-rank", "1"});
+  CHECK(broken.exit_code == 3);
+  CHECK_THAT(broken.err, ContainsSubstring("rank 1: failed reading its fabric facts: failure "
+                                           "injected"));
+  // A rank that never reaches the gather: rank 0's deadline stops the job.
+  const CliResult hung = mpirun({"--stall-rank", "1", "--timeout", "2s"});
+  CHECK(hung.exit_code == 4);
+  CHECK_THAT(hung.err, ContainsSubstring("MPI gather of every node's fabric facts timed out after "
+                                         "2 s"));
+  // A FIFO in one rank's tree is bad input on that rank, named, exit 2.
+  fs::remove(trees / "1/hostname");
+  REQUIRE(::mkfifo((trees / "1/hostname").c_str(), 0600) == 0);
+  const CliResult fifo = mpirun({});
+  CHECK(fifo.exit_code == 2);
+  CHECK_THAT(fifo.err, ContainsSubstring("rank 1:") && ContainsSubstring("is not a regular file"));
 }
 
 TEST_CASE("preflight without mpirun checks one node and says the cluster checks need two",

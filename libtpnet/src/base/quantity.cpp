@@ -258,8 +258,7 @@ Bytes parse_bytes(std::string_view text, const InputLocation& where) {
   static constexpr std::string_view kAllowed =
       "a byte size; use a number with B, kB, MB, GB, TB (decimal) or KiB, MiB, GiB, TiB "
       "(binary), e.g. 3.57MB or 50.3MiB";
-  static constexpr std::array<std::pair<std::string_view, double>, 11> kUnits{{
-      {"", 1.0},
+  static constexpr std::array<std::pair<std::string_view, double>, 10> kUnits{{
       {"B", 1.0},
       {"kB", 1e3},
       {"KB", 1e3},
@@ -273,12 +272,27 @@ Bytes parse_bytes(std::string_view text, const InputLocation& where) {
   }};
   Split s;
   double factor = 0.0;
+  // A bare number is refused, not read as bytes: "--autotune-spike 10" most
+  // likely means 10 GB, and 10 B would pass silently.
+  if (split_number(text, s) && s.suffix.empty()) {
+    throw InputError(
+        fmt::format("{} has no unit; write the byte size with one, e.g. {}GB or {}B", quoted(text),
+                    plain_number(s.number, 6), plain_number(s.number, 6)),
+        where);
+  }
   if (!split_number(text, s) || !lookup(s.suffix, kUnits, factor)) fail(text, kAllowed, where);
   if (s.number <= 0.0) {
     throw InputError(quoted(text) + " must be a positive byte size", where);
   }
   return Bytes(within(scaled(s.number, factor, text, "a byte size", where), kMinByteCount,
                       kMaxByteCount, text, "byte sizes", "1B to 1000000TB (10^18 B)", where));
+}
+
+Bytes parse_bytes_or_count(std::string_view text, const InputLocation& where) {
+  Split s;
+  if (split_number(text, s) && s.suffix.empty())
+    return parse_bytes(fmt::format("{}B", text), where);
+  return parse_bytes(text, where);
 }
 
 double parse_percent(std::string_view text, const InputLocation& where) {

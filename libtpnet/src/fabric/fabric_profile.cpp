@@ -307,6 +307,27 @@ BitRate fabric_rate(const FabricProfile& profile) {
   return profile.link.rate;
 }
 
+BitRate healthy_bus_bandwidth(const FabricProfile& profile, Bytes size) {
+  const auto& pts = profile.curve.points;
+  if (profile.source != FabricSource::builtin || pts.empty()) return fabric_rate(profile);
+  auto at = [&](std::size_t i) { return pts[i].bus_bandwidth.bits_per_second(); };
+  double bps = at(pts.size() - 1);
+  const double x = size.count();
+  if (x <= pts.front().size.count()) {
+    bps = at(0);
+  } else {
+    for (std::size_t i = 1; i < pts.size(); ++i) {
+      if (x <= pts[i].size.count()) {
+        const double w = std::log(x / pts[i - 1].size.count()) /
+                         std::log(pts[i].size.count() / pts[i - 1].size.count());
+        bps = at(i - 1) * (1.0 - w) + at(i) * w;
+        break;
+      }
+    }
+  }
+  return BitRate(bps * profile.curve_scale);
+}
+
 FabricProfile nominal_fabric(const Link& link) {
   FabricProfile p;
   p.name = "nominal";

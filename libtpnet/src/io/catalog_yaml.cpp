@@ -23,6 +23,11 @@ Bytes required_bytes(const YAML::Node& map, const std::string& origin, std::stri
   return yaml::required_quantity(map, origin, key, parse_bytes);
 }
 
+Bytes required_message_size(const YAML::Node& map, const std::string& origin,
+                            std::string_view key) {
+  return yaml::required_quantity(map, origin, key, parse_bytes_or_count);
+}
+
 std::vector<std::string> string_list(const YAML::Node& map, const std::string& origin,
                                      std::string_view key) {
   const YAML::Node node = map[std::string(key)];

@@ -22,6 +22,9 @@ BitRate required_rate(const YAML::Node& map, const std::string& origin, std::str
 std::optional<Bytes> optional_bytes(const YAML::Node& map, const std::string& origin,
                                     std::string_view key);
 Bytes required_bytes(const YAML::Node& map, const std::string& origin, std::string_view key);
+/// A message size as nccl-tests prints it: a bare number is bytes (8192), a
+/// unit may be given (8KiB).
+Bytes required_message_size(const YAML::Node& map, const std::string& origin, std::string_view key);
 
 /// A list of text, or one text; empty when absent.
 std::vector<std::string> string_list(const YAML::Node& map, const std::string& origin,

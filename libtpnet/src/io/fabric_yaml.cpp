@@ -76,7 +76,7 @@ PrefillBursts parse_bursts(const YAML::Node& root, const std::string& origin) {
       yaml::require_map(pt, origin, "burst (size, rate, slowest, fastest)");
       yaml::reject_unknown_keys(pt, origin, {"size", "rate", "slowest", "fastest"});
       BurstPoint bp;
-      bp.size = catalog_yaml::required_bytes(pt, origin, "size");
+      bp.size = catalog_yaml::required_message_size(pt, origin, "size");
       bp.rate = catalog_yaml::required_rate(pt, origin, "rate");
       bp.slowest = catalog_yaml::optional_rate(pt, origin, "slowest").value_or(bp.rate);
       bp.fastest = catalog_yaml::optional_rate(pt, origin, "fastest").value_or(bp.rate);
@@ -148,7 +148,7 @@ std::vector<SmallAllReduceTable> parse_small(const YAML::Node& list, const std::
     for (const auto& p : points) {
       yaml::require_map(p, origin, "point (size, time)");
       yaml::reject_unknown_keys(p, origin, {"size", "time"});
-      SmallAllReducePoint point{catalog_yaml::required_bytes(p, origin, "size"),
+      SmallAllReducePoint point{catalog_yaml::required_message_size(p, origin, "size"),
                                 yaml::required_quantity(p, origin, "time", parse_duration)};
       if (!t.points.empty() && !(point.size > t.points.back().size)) {
         throw InputError("sizes must increase", yaml::where(p, origin, "size"));
@@ -325,7 +325,7 @@ std::vector<FabricProfile> parse_fabric_catalog(std::string_view text, const std
     for (const auto& pt : points) {
       yaml::require_map(pt, origin, "point (size, bus_bandwidth)");
       yaml::reject_unknown_keys(pt, origin, {"size", "bus_bandwidth"});
-      BusBandwidthPoint point{catalog_yaml::required_bytes(pt, origin, "size"),
+      BusBandwidthPoint point{catalog_yaml::required_message_size(pt, origin, "size"),
                               catalog_yaml::required_rate(pt, origin, "bus_bandwidth")};
       if (!(point.size.count() > 0.0)) {
         throw InputError("must be positive", yaml::where(pt, origin, "size"));

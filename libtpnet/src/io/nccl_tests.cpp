@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -161,31 +162,51 @@ Collective collective_from_columns(const AllReduceSweep& sweep,
   return Collective::all_reduce;
 }
 
+/// How a log's rank count is known: stated outright (NCCL's nranks, the
+/// launcher, -J's device list), from rank lines 0..n-1 (which a copy may
+/// have cut at the end), or derived (lines left out, or none).
+enum class RankCount { stated, listed, derived };
+
 /// The rank count the busbw / algbw ratio gives (2(n-1)/n for all_reduce,
-/// (n-1)/n for all_gather, ...), read from the row with the highest algbw,
-/// where the two printed decimals are precise enough; 0 when it cannot say.
+/// (n-1)/n for all_gather, ...), once the collective is settled: the count
+/// most rows from 1 GB/s up give (below it the two printed decimals say
+/// nothing of a ratio), so that one edited row cannot set it; 0 when no row
+/// can say.
 int ranks_from_bandwidths(const AllReduceSweep& sweep) {
-  const AllReduceSample* best = nullptr;
+  std::map<int, int> votes;
   for (const auto& s : sweep.samples) {
-    if (!best || s.out_of_place.algbw > best->out_of_place.algbw) best = &s;
+    if (s.out_of_place.algbw.bits_per_second() < 8e9) continue;  // under 1 GB/s
+    const double ratio = s.out_of_place.busbw / s.out_of_place.algbw;
+    double n = 0.0;
+    if (sweep.collective == Collective::all_reduce && ratio < 1.999) {
+      n = 2.0 / (2.0 - ratio);
+    } else if (count_is_per_rank(sweep.collective) && ratio < 0.999) {
+      n = 1.0 / (1.0 - ratio);
+    }
+    const double whole = std::round(n);
+    if (whole < 2 || whole > 1e5 || std::fabs(n - whole) > 0.02 * whole) continue;
+    // A ratio of 1 read from the columns alone is all_reduce on 2 ranks or
+    // sendrecv on any: no answer.
+    if (whole == 2 && sweep.collective == Collective::all_reduce &&
+        sweep.collective_from == "the columns") {
+      continue;
+    }
+    // The ratio must come back within the printed rounding.
+    if (std::fabs(ring_sent_factor(sweep.collective, static_cast<int>(whole)) - ratio) >
+        0.01 * ratio) {
+      continue;
+    }
+    ++votes[static_cast<int>(whole)];
   }
-  if (!best || best->out_of_place.algbw.bits_per_second() < 8e9) return 0;  // under 1 GB/s
-  const double ratio = best->out_of_place.busbw / best->out_of_place.algbw;
-  double n = 0.0;
-  if (sweep.collective == Collective::all_reduce && ratio < 1.999) {
-    n = 2.0 / (2.0 - ratio);
-  } else if (count_is_per_rank(sweep.collective) && ratio < 0.999) {
-    n = 1.0 / (1.0 - ratio);
+  int best = 0;
+  int most = 0;
+  for (const auto& [n, count] : votes) {
+    if (count > most) {
+      most = count;
+      best = n;
+    }
   }
-  // A ratio of 1 is all_reduce on 2 ranks or sendrecv on any: no answer.
-  const double whole = std::round(n);
-  if (whole < 3 || whole > 1e5 || std::fabs(n - whole) > 0.02 * whole) return 0;
-  // The ratio must come back within the printed rounding.
-  if (std::fabs(ring_sent_factor(sweep.collective, static_cast<int>(whole)) - ratio) >
-      0.01 * ratio) {
-    return 0;
-  }
-  return static_cast<int>(whole);
+  return best;
 }
 
 /// Refuses a row whose bandwidth columns contradict its size and time:
@@ -194,10 +215,14 @@ int ranks_from_bandwidths(const AllReduceSweep& sweep) {
 /// printed to 3-4 significant digits, so a printed column is within 0.01
 /// GB/s + 1% of its recomputed value; a column further off was edited or
 /// comes from another run, and judging the fabric by it would be a guess.
-void check_bandwidth_columns(const AllReduceSweep& sweep) {
+///
+/// A busbw that disagrees only with a rank count neither the log states nor
+/// its rows agree on is not the row's fault: a warning.
+void check_bandwidth_columns(AllReduceSweep& sweep, bool count_settled) {
   constexpr double kAbsoluteGbs = 0.01;
   constexpr double kRelative = 0.01;
   const double factor = sweep.ranks >= 2 ? ring_sent_factor(sweep.collective, sweep.ranks) : 0.0;
+  bool busbw_off_derived_count = false;
   auto check = [&](const AllReduceSample& s, const AllReduceTiming& t, std::string_view which) {
     const double algbw = s.size.count() / t.time.value() / 1e9;
     const double printed_algbw = t.algbw.bits_per_second() / 8e9;
@@ -211,6 +236,10 @@ void check_bandwidth_columns(const AllReduceSweep& sweep) {
     }
     if (factor > 0.0 &&
         std::fabs(printed_busbw - algbw * factor) > kAbsoluteGbs + kRelative * algbw * factor) {
+      if (!count_settled) {
+        busbw_off_derived_count = true;
+        return;
+      }
       throw InputError(
           fmt::format("{} busbw {:.2f} GB/s is not size / time x {:.4g} ({}, {} ranks) = {:.2f} "
                       "GB/s: the row's columns contradict each other",
@@ -223,13 +252,21 @@ void check_bandwidth_columns(const AllReduceSweep& sweep) {
     check(s, s.out_of_place, "out-of-place");
     if (s.in_place) check(s, *s.in_place, "in-place");
   }
+  if (busbw_off_derived_count) {
+    sweep.notes.push_back(fmt::format(
+        "{}: the busbw column is not {}'s factor at the {} ranks tpnet counted, and the log "
+        "does not state its rank count; the bus bandwidth is read as printed, and `ranks` N "
+        "gives the count",
+        sweep.origin, to_string(sweep.collective), sweep.ranks));
+  }
 }
 
 /// Settles which collective the log measured and checks every row against
 /// it: size = count x element size, times the ranks where count is one
 /// rank's share. A log without `#  Rank` lines gets its rank count from there.
 void settle_collective(AllReduceSweep& sweep, const std::vector<RowColumns>& columns,
-                       std::optional<Collective> from_header, const NcclTestsReadOptions& options) {
+                       std::optional<Collective> from_header, const NcclTestsReadOptions& options,
+                       RankCount how) {
   // The ratio most rows share: one corrupt row must not turn the log into
   // another collective.
   std::map<int, int> votes;
@@ -276,6 +313,19 @@ void settle_collective(AllReduceSweep& sweep, const std::vector<RowColumns>& col
                       sweep.origin, n, to_string(sweep.collective)));
     }
   }
+  // The busbw / algbw ratio is the factor nccl-tests computed busbw with, so
+  // it holds the rank count the run had: where the count was only derived,
+  // a different count from the ratio wins, and the log says why.
+  const int by_ratio = sweep.ranks >= 2 ? ranks_from_bandwidths(sweep) : 0;
+  if (how != RankCount::stated && sweep.ranks >= 2) {
+    if (by_ratio > 0 && by_ratio != sweep.ranks) {
+      sweep.notes.push_back(fmt::format(
+          "{}: {} ranks counted from its '#  Rank' lines, but its busbw / algbw ratio is {}'s "
+          "at {} ranks; read as {} ranks (`ranks` N overrides)",
+          sweep.origin, sweep.ranks, to_string(sweep.collective), by_ratio, by_ratio));
+      sweep.ranks = by_ratio;
+    }
+  }
   const int multiple = shared ? sweep.ranks : 1;
   for (const auto& s : sweep.samples) {
     const int bytes = element_bytes(s.type);
@@ -296,7 +346,10 @@ void settle_collective(AllReduceSweep& sweep, const std::vector<RowColumns>& col
           where);
     }
   }
-  check_bandwidth_columns(sweep);
+  // A count the log states, or one its rows agree on, makes a row that
+  // disagrees an edit: refused. A count only derived is not the row's fault.
+  check_bandwidth_columns(sweep, how == RankCount::stated || by_ratio == sweep.ranks ||
+                                     (how == RankCount::listed && by_ratio == 0));
 }
 
 /// `# tpnet-calibrate allreduce backend=mpi date=... hosts=h1,h2 ...`: its key=value words.
@@ -369,6 +422,66 @@ std::string_view without_launcher_prefix(std::string_view line) {
   return line;
 }
 
+/// What a text log says of its rank count: the `#  Rank` lines (a launcher
+/// may print only some, e.g. ranks 0, 7, 8 and 15 of 16), and a count stated
+/// outright by NCCL ("nranks 16") or the launcher (SLURM_NTASKS=16).
+struct RankEvidence {
+  int listed = 0;
+  int highest_index = -1;
+  int stated = 0;
+  std::string stated_by;
+};
+
+/// A count stated on `line`, if any: NCCL INFO's "nranks N", or N in
+/// SLURM_NTASKS=N, SLURM_NPROCS=N, OMPI_COMM_WORLD_SIZE=N or #SBATCH
+/// --ntasks=N. True when the line was such a statement.
+bool read_stated_ranks(std::string_view line, RankEvidence& evidence) {
+  static constexpr std::array<std::string_view, 5> kKeys{
+      "SLURM_NTASKS=", "SLURM_NPROCS=", "OMPI_COMM_WORLD_SIZE=", "--ntasks=", " nranks "};
+  for (const std::string_view key : kKeys) {
+    const auto at = line.find(key);
+    if (at == std::string_view::npos) continue;
+    if (key == " nranks " && line.find("NCCL INFO") == std::string_view::npos) continue;
+    std::string_view digits = line.substr(at + key.size());
+    while (!digits.empty() && digits.front() == ' ') digits.remove_prefix(1);
+    int n = 0;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec != std::errc{} || n < 1 || n > 1000000) continue;
+    if (n > evidence.stated) {
+      evidence.stated = n;
+      std::string_view name = key;
+      while (!name.empty() && (name.back() == '=' || name.back() == ' ')) name.remove_suffix(1);
+      while (!name.empty() && (name.front() == ' ' || name.front() == '-')) name.remove_prefix(1);
+      evidence.stated_by = std::string(name);
+    }
+    return true;
+  }
+  return false;
+}
+
+/// Sets sweep.ranks from the evidence and says how sure the count is.
+RankCount apply_rank_evidence(AllReduceSweep& sweep, const RankEvidence& e) {
+  const int by_index = e.highest_index + 1;
+  if (e.stated > 0) {
+    sweep.ranks = e.stated;
+    if (e.listed > 0 && std::max(e.listed, by_index) != e.stated) {
+      sweep.notes.push_back(
+          fmt::format("{}: {} says {} ranks; its rank lines show {} (highest index {}); read as {}",
+                      sweep.origin, e.stated_by, e.stated, e.listed, e.highest_index, e.stated));
+    }
+    return RankCount::stated;
+  }
+  sweep.ranks = std::max(e.listed, by_index);
+  if (by_index > e.listed) {
+    sweep.notes.push_back(fmt::format(
+        "{} lists {} '#  Rank' lines with indices up to {}: read as {} ranks (the launcher left "
+        "lines out)",
+        sweep.origin, e.listed, e.highest_index, by_index));
+    return RankCount::derived;
+  }
+  return e.listed > 0 ? RankCount::listed : RankCount::derived;
+}
+
 struct Layout {
   std::size_t lead = 0;  ///< columns before the first time column
   int line = 0;
@@ -386,6 +499,7 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
   bool footer = false;
   // A row cut off by a killed run; allowed only as the last row of a partial sweep.
   std::optional<InputError> cut_row;
+  RankEvidence ranks;
   int line_number = 0;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -404,7 +518,15 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
           words[2] == "starting:") {
         header_collective = collective_from_name(words[3]);
       } else if (!words.empty() && words[0] == "Rank") {
-        ++sweep.ranks;
+        ++ranks.listed;
+        if (words.size() >= 2) {
+          int index = -1;
+          const auto [ptr, ec] =
+              std::from_chars(words[1].data(), words[1].data() + words[1].size(), index);
+          if (ec == std::errc{} && ptr == words[1].data() + words[1].size() && index >= 0) {
+            ranks.highest_index = std::max(ranks.highest_index, index);
+          }
+        }
         const auto on = std::find(words.begin(), words.end(), "on");
         // A set beside the list: a million rank lines are not a million searches of it.
         if (on != words.end() && on + 1 != words.end() && hosts_seen.insert(*(on + 1)).second) {
@@ -439,6 +561,8 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
         }
         layout = Layout{static_cast<std::size_t>(first_time - words.begin()), line_number};
       }
+    } else if (read_stated_ranks(line, ranks)) {
+      // a launcher's or NCCL's statement of the rank count; nothing else on the line
     } else if (const auto using_network = line.find("NCCL INFO Using network ");
                using_network != std::string_view::npos && sweep.network.empty()) {
       std::string_view name = line.substr(using_network + 24);
@@ -548,7 +672,8 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
     sweep.notes.push_back(fmt::format("{}: {} row(s) of size 0 skipped (they time only the launch)",
                                       origin, empty_rows));
   }
-  settle_collective(sweep, columns, header_collective, options);
+  const RankCount how = apply_rank_evidence(sweep, ranks);
+  settle_collective(sweep, columns, header_collective, options, how);
   if (cut_row) {
     sweep.notes.push_back(
         fmt::format("{}: the last row is cut off (a killed run); left out", cut_row->what()));
@@ -661,7 +786,9 @@ AllReduceSweep parse_json(std::string_view text, const std::string& origin,
   if (sweep.samples.empty()) {
     throw InputError("is an empty list", yaml::where(results, origin, "results"));
   }
-  settle_collective(sweep, columns, std::nullopt, options);
+  // `config.devices` lists every rank the run had.
+  settle_collective(sweep, columns, std::nullopt, options,
+                    sweep.ranks > 0 ? RankCount::stated : RankCount::derived);
   return sweep;
 }
 

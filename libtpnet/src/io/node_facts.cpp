@@ -6,11 +6,12 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
+#include <system_error>
 
 #include "tpnet/base/error.hpp"
+#include "tpnet/io/text_file.hpp"
 
 namespace tpnet {
 namespace {
@@ -28,16 +29,128 @@ std::string trim_space_of(std::string text) {
   return text.substr(first);
 }
 
-/// A sysfs attribute or a saved file, trimmed; nullopt when it cannot be read
-/// (an absent file, or an attribute the kernel refuses, as gid_attrs of an
-/// unused GID).
+/// The largest attribute or saved file read (an `ibv_devinfo -v` listing is
+/// tens of kilobytes): a link to /dev/zero or a huge file is refused, not read.
+constexpr std::uint64_t kMaxTreeFileBytes = std::uint64_t{1} << 20;
+
+/// The tree being read: its root resolved, and whether it is a saved copy
+/// (whose links must stay inside it) or the live system.
+struct Tree {
+  fs::path root;
+  bool saved = false;
+};
+thread_local const Tree* g_tree = nullptr;
+
+/// Sets the tree read_value reads for the length of one read_node_facts.
+class TreeScope {
+ public:
+  explicit TreeScope(const Tree& tree) : previous_(g_tree) { g_tree = &tree; }
+  TreeScope(const TreeScope&) = delete;
+  TreeScope& operator=(const TreeScope&) = delete;
+  ~TreeScope() { g_tree = previous_; }
+
+ private:
+  const Tree* previous_;
+};
+
+bool inside(const fs::path& path, const fs::path& root) {
+  const auto [r, p] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+  return r == root.end();
+}
+
+/// A sysfs attribute or a saved file, trimmed; nullopt when it is absent. On
+/// the live system an attribute the kernel refuses (gid_attrs of an unused
+/// GID) is absent too; in a saved tree a file that cannot be read, is not a
+/// regular file, or links outside the tree is refused, naming it: a saved
+/// tree's `hostname` linked to /etc/shadow must not print it.
 std::optional<std::string> read_value(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return trim_space_of(text.str());
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
+  const bool saved = g_tree != nullptr && g_tree->saved;
+  const fs::path real = fs::canonical(path, ec);
+  if (ec) {
+    if (!saved) return std::nullopt;
+    throw InputError(fmt::format("cannot be resolved: {}", ec.message()),
+                     InputLocation::in_file(path.string()));
+  }
+  if (saved && !inside(real, g_tree->root)) {
+    throw InputError(fmt::format("links to {}, outside the saved tree {}: only the tree's own "
+                                 "files are read",
+                                 real.string(), g_tree->root.string()),
+                     InputLocation::in_file(path.string()));
+  }
+  try {
+    return trim_space_of(read_text_file(real.string(), kMaxTreeFileBytes));
+  } catch (const InputError&) {
+    if (saved) throw;
+    return std::nullopt;
+  }
+}
+
+/// A saved tree's value that is not what the kernel writes there is refused
+/// naming the file; on the live system it counts as unread.
+[[noreturn]] void refuse_value(const fs::path& path, const std::string& value,
+                               std::string_view allowed) {
+  throw InputError(fmt::format("'{}' is not {}", value, allowed),
+                   InputLocation::in_file(path.string()));
+}
+
+bool saved_tree() { return g_tree != nullptr && g_tree->saved; }
+
+/// An integer attribute within [low, high] (an interface MTU, a link width):
+/// `2147483647` or `-2147483648` in a saved tree is refused, not carried
+/// into a RoCE MTU by overflow.
+std::optional<int> read_int_value(const fs::path& path, int low, int high,
+                                  std::string_view allowed) {
+  const auto text = read_value(path);
+  if (!text) return std::nullopt;
+  long long value = 0;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec == std::errc() && end == text->data() + text->size() && value >= low && value <= high) {
+    return static_cast<int>(value);
+  }
+  if (saved_tree()) refuse_value(path, *text, allowed);
+  return std::nullopt;
+}
+
+/// Whether `text` opens with a plain decimal ("32.0", "200") followed by
+/// `unit`: no sign, no exponent, no `nan` or `inf`, which from_chars takes.
+bool plain_decimal_then(std::string_view text, std::string_view unit) {
+  size_t at = 0;
+  size_t digits = 0;
+  while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0) {
+    ++at;
+    ++digits;
+  }
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0) ++at;
+  }
+  if (digits == 0 || digits > 4) return false;
+  return text.substr(at).rfind(unit, 0) == 0;
+}
+
+/// A PCIe link speed as sysfs writes it: "32.0 GT/s PCIe", "2.5 GT/s", or
+/// "Unknown" for a link that has not trained.
+std::string read_pcie_speed(const fs::path& path) {
+  const auto text = read_value(path);
+  if (!text) return {};
+  if (plain_decimal_then(*text, " GT/s") || text->rfind("Unknown", 0) == 0) return *text;
+  if (saved_tree()) {
+    refuse_value(path, *text, "a PCIe link speed as sysfs writes it (\"32.0 GT/s PCIe\")");
+  }
+  return {};
+}
+
+/// An RDMA port's rate as sysfs writes it: "200 Gb/sec (2X NDR)".
+std::string read_port_rate(const fs::path& path) {
+  const auto text = read_value(path);
+  if (!text) return {};
+  if (plain_decimal_then(*text, " Gb/sec")) return *text;
+  if (saved_tree()) {
+    refuse_value(path, *text, "a port rate as sysfs writes it (\"200 Gb/sec (2X NDR)\")");
+  }
+  return {};
 }
 
 std::vector<std::string> entries(const fs::path& dir) {
@@ -95,7 +208,7 @@ std::string pci_address_of(const fs::path& device) {
 }
 
 /// `ibv_devinfo -v` output: each port's active_mtu ("active_mtu: 4096 (5)").
-void apply_ibv_devinfo(const std::string& text, NodeFacts& facts) {
+void apply_ibv_devinfo(const std::string& text, const std::string& origin, NodeFacts& facts) {
   std::istringstream lines(text);
   std::string line;
   RdmaDeviceFacts* device = nullptr;
@@ -115,8 +228,16 @@ void apply_ibv_devinfo(const std::string& text, NodeFacts& facts) {
       std::string value = trim_space_of(t.substr(11));
       value = value.substr(0, value.find(' '));
       const auto mtu = to_int(value);
+      const bool ib_mtu =
+          mtu && (*mtu == 256 || *mtu == 512 || *mtu == 1024 || *mtu == 2048 || *mtu == 4096);
+      if (!ib_mtu) {
+        throw InputError(fmt::format("active_mtu '{}' is not an InfiniBand MTU (256, 512, 1024, "
+                                     "2048 or 4096)",
+                                     value),
+                         InputLocation::in_file(origin));
+      }
       for (auto& p : device->ports) {
-        if (p.number == port && mtu) p.active_mtu = mtu;
+        if (p.number == port) p.active_mtu = mtu;
       }
     }
   }
@@ -201,6 +322,10 @@ MemlockFacts parse_memlock(std::string_view text, const std::string& origin) {
 
 NodeFacts read_node_facts(const NodeFactsSource& source) {
   const fs::path root(source.root);
+  std::error_code resolved;
+  Tree tree{fs::canonical(root, resolved), source.saved_tree};
+  if (resolved) tree.root = root;
+  const TreeScope scope(tree);
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     throw InputError("is not a directory", InputLocation::in_file(source.root));
@@ -228,7 +353,7 @@ NodeFacts read_node_facts(const NodeFactsSource& source) {
       p.number = *number;
       p.state = read_value(port / "state").value_or("");
       p.phys_state = read_value(port / "phys_state").value_or("");
-      p.rate = read_value(port / "rate").value_or("");
+      p.rate = read_port_rate(port / "rate");
       p.gids = read_gids(port);
       d.ports.push_back(p);
     }
@@ -238,7 +363,9 @@ NodeFacts read_node_facts(const NodeFactsSource& source) {
     NetInterfaceFacts i;
     i.name = name;
     const fs::path dir = root / "sys" / "class" / "net" / name;
-    if (const auto mtu = read_value(dir / "mtu")) i.mtu = to_int(*mtu);
+    // Ethernet jumbo frames stop near 9,216 B and loopback writes 65536; a
+    // device the kernel leaves unbounded stays far below 256 KiB in practice.
+    i.mtu = read_int_value(dir / "mtu", 0, 262144, "an interface MTU (0 to 262144 B)");
     i.operstate = read_value(dir / "operstate").value_or("");
     facts.interfaces.push_back(i);
   }
@@ -247,10 +374,12 @@ NodeFacts read_node_facts(const NodeFactsSource& source) {
     const fs::path dir = root / "sys" / "bus" / "pci" / "devices" / d.pci_address;
     PciLinkFacts link;
     link.address = d.pci_address;
-    link.current_speed = read_value(dir / "current_link_speed").value_or("");
-    link.max_speed = read_value(dir / "max_link_speed").value_or("");
-    if (const auto w = read_value(dir / "current_link_width")) link.current_width = to_int(*w);
-    if (const auto w = read_value(dir / "max_link_width")) link.max_width = to_int(*w);
+    link.current_speed = read_pcie_speed(dir / "current_link_speed");
+    link.max_speed = read_pcie_speed(dir / "max_link_speed");
+    // A link that has not trained reads 0 lanes.
+    constexpr std::string_view kLanes = "a PCIe link width (0 to 32 lanes)";
+    link.current_width = read_int_value(dir / "current_link_width", 0, 32, kLanes);
+    link.max_width = read_int_value(dir / "max_link_width", 0, 32, kLanes);
     if (link.current_speed.empty() && !link.current_width) {
       facts.unread.push_back(d.pci_address + ": no PCIe link attributes");
       continue;
@@ -284,7 +413,7 @@ NodeFacts read_node_facts(const NodeFactsSource& source) {
       facts.nccl.push_back({*version, "nccl_version"});
     }
     if (const auto devinfo = read_value(root / "ibv_devinfo.txt")) {
-      apply_ibv_devinfo(*devinfo, facts);
+      apply_ibv_devinfo(*devinfo, (root / "ibv_devinfo.txt").string(), facts);
     }
   } else {
     facts.host = read_value(root / "proc" / "sys" / "kernel" / "hostname").value_or("");

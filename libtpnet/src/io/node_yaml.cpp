@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "catalog_yaml.hpp"
@@ -127,33 +128,45 @@ SmallAllReduceLatency parse_small_allreduce_latency(const YAML::Node& map,
   return l;
 }
 
+/// A `[lowest, highest]` band of rates under `key`.
+std::pair<BitRate, BitRate> rate_band(const YAML::Node& map, const std::string& origin,
+                                      const char* key, const char* example) {
+  const YAML::Node band = map[key];
+  if (!band.IsDefined() || !band.IsSequence() || band.size() != 2 || !band[0].IsScalar() ||
+      !band[1].IsScalar()) {
+    throw InputError(fmt::format("expected [lowest, highest], e.g. {}", example),
+                     yaml::where(band.IsDefined() ? band : map, origin, key));
+  }
+  const BitRate from = parse_bit_rate(band[0].Scalar(), yaml::where(band[0], origin, key));
+  const BitRate to = parse_bit_rate(band[1].Scalar(), yaml::where(band[1], origin, key));
+  if (!(from < to)) throw InputError("needs lowest < highest", yaml::where(band, origin, key));
+  return {from, to};
+}
+
 /// `{software_forwarded_below: 8G, degraded_nic_up_to: 25G, one_pcie_half: [95G, 125G],
-/// one_pcie_half_on_links_from: 180G, source: ...}`
+/// one_pcie_half_on_links_from: 180G, socket_fallback: [16G, 32G], source: ...}`
 BusBandwidthFaults parse_bus_bandwidth_faults(const YAML::Node& map, const std::string& origin) {
   yaml::require_map(map, origin,
                     "bus_bandwidth_faults (software_forwarded_below, degraded_nic_up_to, "
-                    "one_pcie_half, one_pcie_half_on_links_from, source)");
+                    "one_pcie_half, one_pcie_half_on_links_from, socket_fallback, source)");
   yaml::reject_unknown_keys(map, origin,
                             {"software_forwarded_below", "degraded_nic_up_to", "one_pcie_half",
-                             "one_pcie_half_on_links_from", "source"});
+                             "one_pcie_half_on_links_from", "socket_fallback", "source"});
   BusBandwidthFaults f;
   f.software_forwarded_below = catalog_yaml::required_rate(map, origin, "software_forwarded_below");
   f.degraded_nic_up_to = catalog_yaml::required_rate(map, origin, "degraded_nic_up_to");
   f.one_pcie_half_on_links_from =
       catalog_yaml::required_rate(map, origin, "one_pcie_half_on_links_from");
   f.source = yaml::required_string(map, origin, "source");
-  const YAML::Node half = map["one_pcie_half"];
-  if (!half.IsDefined() || !half.IsSequence() || half.size() != 2 || !half[0].IsScalar() ||
-      !half[1].IsScalar()) {
-    throw InputError("expected [lowest, highest], e.g. [95G, 125G]",
-                     yaml::where(half.IsDefined() ? half : map, origin, "one_pcie_half"));
-  }
-  f.one_pcie_half_from =
-      parse_bit_rate(half[0].Scalar(), yaml::where(half[0], origin, "one_pcie_half"));
-  f.one_pcie_half_to =
-      parse_bit_rate(half[1].Scalar(), yaml::where(half[1], origin, "one_pcie_half"));
-  if (!(f.one_pcie_half_from < f.one_pcie_half_to)) {
-    throw InputError("needs lowest < highest", yaml::where(half, origin, "one_pcie_half"));
+  std::tie(f.one_pcie_half_from, f.one_pcie_half_to) =
+      rate_band(map, origin, "one_pcie_half", "[95G, 125G]");
+  if (map["socket_fallback"].IsDefined()) {
+    f.socket_fallback = rate_band(map, origin, "socket_fallback", "[16G, 32G]");
+    if (!(f.software_forwarded_below < f.socket_fallback->first) ||
+        !(f.socket_fallback->second < f.one_pcie_half_from)) {
+      throw InputError("needs software_forwarded_below < the band < the one_pcie_half band",
+                       yaml::where(map["socket_fallback"], origin, "socket_fallback"));
+    }
   }
   // The bands are read in this order: a rate in two would name the first.
   if (!(f.software_forwarded_below < f.degraded_nic_up_to) ||

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 
+#include "../base/ascii_case.hpp"
 #include "builtin_models.hpp"
+#include "tpnet/io/node_catalog.hpp"
+#include "tpnet/io/switch_catalog.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "yaml_fields.hpp"
 
@@ -82,11 +85,24 @@ PriceCatalog parse_price_yaml(std::string_view text, const std::string& origin) 
     const YAML::Node items = root[section];
     if (!items.IsDefined() || items.IsNull()) continue;
     yaml::require_map(items, origin, std::string(section) + " (item: {price, ...})");
+    std::vector<std::pair<std::string, int>> seen_items;  // lowercase name, line
     for (const auto& entry : items) {
       const std::string item = entry.first.Scalar();
       if (item.empty()) {
         throw InputError("an item needs a name", yaml::where(entry.first, origin, section));
       }
+      // Names are matched without case: CRS804 and crs804 are one part, priced once.
+      const std::string key = detail::lowercase(item);
+      const int line = entry.first.Mark().line + 1;
+      for (const auto& [name, at] : seen_items) {
+        if (name == key) {
+          throw InputError(fmt::format("'{}' is the item of line {} again (names are matched "
+                                       "without case): give each part one price",
+                                       item, at),
+                           yaml::where(entry.first, origin, item));
+        }
+      }
+      seen_items.emplace_back(key, line);
       catalog.prices.push_back(parse_entry(kind, item, entry.second, origin));
     }
   }
@@ -111,6 +127,36 @@ PriceCatalog resolve_prices(const std::vector<std::string>& files) {
   PriceCatalog all = builtin_prices();
   for (const auto& file : files) all = merge_prices(std::move(all), load_price_file(file));
   return all;
+}
+
+std::vector<std::string> unbilled_quotes(const PriceCatalog& quote, const std::string& origin) {
+  const PriceCatalog known = builtin_prices();
+  std::vector<std::string> switches = builtin_switch_names();
+  std::vector<std::string> nodes = builtin_node_names();
+  std::vector<std::string> warnings;
+  for (const Price& p : quote.prices) {
+    bool billed = known.find(p.kind, p.item) != nullptr;
+    const std::vector<std::string>* names = p.kind == PricedKind::switch_model ? &switches
+                                            : p.kind == PricedKind::node       ? &nodes
+                                                                               : nullptr;
+    if (names != nullptr) {
+      for (const auto& n : *names)
+        billed = billed || detail::lowercase(n) == detail::lowercase(p.item);
+    }
+    if (billed) continue;
+    std::string list;
+    if (names != nullptr) {
+      for (const auto& n : *names) list += (list.empty() ? "" : ", ") + n;
+    } else {
+      for (const Price& k : known.prices) {
+        if (k.kind == p.kind) list += (list.empty() ? "" : "; ") + k.item;
+      }
+    }
+    warnings.push_back(
+        fmt::format("{}: {} '{}' is no part a plan bills, so its price is never used (known: {})",
+                    origin, to_string(p.kind), p.item, list));
+  }
+  return warnings;
 }
 
 }  // namespace tpnet

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -94,6 +95,19 @@ SweepSet parse_sweep_csv(std::string_view text, const std::string& origin) {
   const auto tps_col = table.require_column(kTps.name);
   const auto itl_col = table.column(kItl.name);
   const auto latency_col = table.column(kLatency.name);
+  // Optional percentile columns (slo.statistic): ttft_median_ms,
+  // ttft_p90_ms, ttft_p99_ms, and tps_median, tps_p90, tps_p99 (the decode
+  // rate that share of requests reaches: 1000 / that percentile of TPOT).
+  std::array<std::string, kSloPercentiles.size()> ttft_names;
+  std::array<std::string, kSloPercentiles.size()> tps_names;
+  std::array<std::optional<std::size_t>, kSloPercentiles.size()> ttft_cols;
+  std::array<std::optional<std::size_t>, kSloPercentiles.size()> tps_cols;
+  for (std::size_t i = 0; i < kSloPercentiles.size(); ++i) {
+    ttft_names[i] = fmt::format("ttft_{}_ms", to_string(kSloPercentiles[i]));
+    tps_names[i] = fmt::format("tps_{}", to_string(kSloPercentiles[i]));
+    ttft_cols[i] = table.column(ttft_names[i]);
+    tps_cols[i] = table.column(tps_names[i]);
+  }
 
   SweepSet set;
   std::map<std::string, std::size_t> index;
@@ -141,6 +155,20 @@ SweepSet parse_sweep_csv(std::string_view text, const std::string& origin) {
     } else {
       throw InputError("is empty; give the decode rate, or itl_ms to derive it as 1000 / itl_ms",
                        at(kTps.name));
+    }
+    for (std::size_t i = 0; i < kSloPercentiles.size(); ++i) {
+      if (ttft_cols[i]) {
+        const Column column{ttft_names[i].c_str(), ColumnUnit::milliseconds};
+        if (auto v = measured(table, row, *ttft_cols[i], column, origin)) {
+          p.ttft_percentiles_s[i] = Seconds::milliseconds(*v).value();
+        }
+      }
+      if (tps_cols[i]) {
+        const Column column{tps_names[i].c_str(), ColumnUnit::tokens_per_second};
+        if (auto v = measured(table, row, *tps_cols[i], column, origin)) {
+          p.tps_percentiles[i] = *v;
+        }
+      }
     }
     if (latency_col) {
       if (auto latency = measured(table, row, *latency_col, kLatency, origin)) {

@@ -87,17 +87,32 @@ std::uint64_t max_input_bytes() { return g_max_input_bytes.load(); }
 void set_max_input_bytes(std::uint64_t bytes) { g_max_input_bytes.store(bytes); }
 
 std::string read_text_file(const std::string& path) {
+  return read_text_file(path, max_input_bytes());
+}
+
+std::string read_text_file(const std::string& path, std::uint64_t limit) {
   const InputLocation where = InputLocation::in_file(path);
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) throw InputError(cause(errno), where);
   if (S_ISDIR(info.st_mode)) throw InputError("is a directory, not a file", where);
-  const Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!S_ISREG(info.st_mode)) {
+    throw InputError(fmt::format("is not a regular file ({}): only files are read",
+                                 S_ISFIFO(info.st_mode)   ? "a FIFO, which waits for a writer"
+                                 : S_ISSOCK(info.st_mode) ? "a socket"
+                                                          : "a device, which may never end"),
+                     where);
+  }
+  // Without blocking: a FIFO put in its place since the check cannot hang the open.
+  const Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) throw InputError(cause(errno), where);
   struct stat opened {};
-  if (::fstat(fd.get(), &opened) == 0) remember_input(opened, path);
+  if (::fstat(fd.get(), &opened) != 0 || !S_ISREG(opened.st_mode)) {
+    throw InputError("is not a regular file: only files are read", where);
+  }
+  remember_input(opened, path);
+  info = opened;
 
-  const std::uint64_t limit = max_input_bytes();
-  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > limit) {
+  if (static_cast<std::uint64_t>(info.st_size) > limit) {
     throw InputError(
         fmt::format("is {} bytes, larger than the input limit of {} (`input.max_bytes` "
                     "raises it)",
@@ -105,7 +120,7 @@ std::string read_text_file(const std::string& path) {
         where);
   }
   std::string text;
-  if (S_ISREG(info.st_mode)) text.reserve(static_cast<std::size_t>(info.st_size));
+  text.reserve(static_cast<std::size_t>(info.st_size));
   char buffer[1 << 16];
   for (;;) {
     const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
@@ -114,13 +129,12 @@ std::string read_text_file(const std::string& path) {
       throw InputError(fmt::format("could not be read: {}", std::strerror(errno)), where);
     }
     if (got == 0) break;
-    // A device or a FIFO has no size to check first: stop at the limit.
+    // A file that grows while it is read stops at the limit too.
     if (text.size() + static_cast<std::uint64_t>(got) > limit) {
-      throw InputError(
-          fmt::format("goes on past the input limit of {} (`input.max_bytes` raises it); a "
-                      "device or a pipe that never ends is not a file",
-                      mib(limit)),
-          where);
+      throw InputError(fmt::format("goes on past the input limit of {} (`input.max_bytes` "
+                                   "raises it)",
+                                   mib(limit)),
+                       where);
     }
     text.append(buffer, static_cast<std::size_t>(got));
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -12,6 +13,7 @@
 #include <set>
 
 #include "../base/ascii_case.hpp"
+#include "json_value.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "yaml_fields.hpp"
@@ -24,68 +26,167 @@ constexpr double kMaxMs = 1e9;  // eleven days: anything above is not a measurem
 constexpr double kMinMs = 1e-6;
 
 /// A positive number under `key`, or nullopt when the key is absent or null.
-std::optional<double> positive(const YAML::Node& map, const std::string& origin,
-                               std::string_view key) {
-  const auto value = yaml::optional_number(map, origin, key, 0.0, kMaxMs);
-  if (value && !(*value > 0.0)) {
-    throw InputError("must be positive", yaml::where(map[std::string(key)], origin, key));
-  }
-  if (value && *value < kMinMs) {
-    throw InputError(fmt::format("is {:g} ms, under {:g} ms: not a measurement", *value, kMinMs),
-                     yaml::where(map[std::string(key)], origin, key));
-  }
-  return value;
-}
-
 constexpr double kMaxRate = 1e6;   // requests per second: above it no server measured it
 constexpr double kMinRate = 1e-6;  // one request in eleven days: below it nothing was measured
 
-bool is_null(const YAML::Node& node) { return !node || node.IsNull(); }
+/// A result's keys over the project's JSON tree (io/json_value.hpp: a line
+/// of a JSON-lines file parses in microseconds, where yaml-cpp took 0.3 ms),
+/// with the checks and messages io/yaml_fields gives the same keys in YAML.
+/// A key whose value is null counts as absent.
+class Fields {
+ public:
+  Fields(const json::Value& object, const std::string& origin) : object_(object), origin_(origin) {}
 
-/// vLLM writes an unlimited rate as the string "inf" (Python's float("inf")).
-bool is_infinite_text(const YAML::Node& node) {
-  if (!node.IsScalar()) return false;
-  const std::string text = detail::lowercase(node.Scalar());
-  return text == "inf" || text == "infinity" || text == "+inf";
-}
+  [[nodiscard]] const json::Value* raw(std::string_view key) const { return object_.find(key); }
+  [[nodiscard]] bool has(std::string_view key) const { return raw(key) != nullptr; }
+  [[nodiscard]] bool present(std::string_view key) const {
+    const json::Value* v = raw(key);
+    return v != nullptr && !v->is_null();
+  }
+  /// A string, number or boolean: what YAML calls a scalar.
+  [[nodiscard]] bool scalar(std::string_view key) const {
+    const json::Value* v = raw(key);
+    return v != nullptr && (v->is_string() || v->is_number() || v->is_bool());
+  }
+  [[nodiscard]] InputLocation where(std::string_view key) const {
+    const json::Value* v = raw(key);
+    return InputLocation::in_file(origin_, v != nullptr ? v->line() : object_.line(),
+                                  std::string(key));
+  }
+  [[nodiscard]] InputLocation where_object() const {
+    return InputLocation::in_file(origin_, object_.line(), "");
+  }
+
+  [[nodiscard]] std::optional<std::string> text(std::string_view key) const {
+    if (!present(key)) return std::nullopt;
+    if (!scalar(key)) throw InputError("expected text", where(key));
+    return raw(key)->text();
+  }
+
+  [[nodiscard]] std::optional<double> number(std::string_view key, double lo, double hi) const {
+    if (!present(key)) return std::nullopt;
+    const double value = scalar_number(key);
+    if (value < lo || value > hi) {
+      throw InputError(
+          fmt::format("{} is out of range; allowed {:g} to {:g}", raw(key)->text(), lo, hi),
+          where(key));
+    }
+    return value;
+  }
+  [[nodiscard]] double required_number(std::string_view key, double lo, double hi) const {
+    const auto value = number(key, lo, hi);
+    if (!value) throw InputError("required key is missing", where(key));
+    return *value;
+  }
+
+  [[nodiscard]] std::optional<long long> integer(std::string_view key, long long lo,
+                                                 long long hi) const {
+    if (!present(key)) return std::nullopt;
+    const double value = scalar_number(key);
+    const std::string& written = raw(key)->text();
+    if (value != std::floor(value)) {
+      throw InputError("'" + written + "' must be a whole number", where(key));
+    }
+    std::string_view digits = written;
+    if (!digits.empty() && (digits.front() == '-' || digits.front() == '+'))
+      digits.remove_prefix(1);
+    if (digits.size() > 1 && digits.front() == '0' &&
+        digits.find_first_not_of("0123456789") == std::string_view::npos) {
+      throw InputError(
+          fmt::format("'{}' has a leading zero (some tools read it as octal); write {:.0f}",
+                      written, value),
+          where(key));
+    }
+    if (value < static_cast<double>(lo) || value > static_cast<double>(hi)) {
+      throw InputError(fmt::format("{} is out of range; allowed {} to {}", written, lo, hi),
+                       where(key));
+    }
+    return static_cast<long long>(value);
+  }
+  [[nodiscard]] long long required_integer(std::string_view key, long long lo, long long hi) const {
+    const auto value = integer(key, lo, hi);
+    if (!value) throw InputError("required key is missing", where(key));
+    return *value;
+  }
+
+  /// A time in ms that must be a measurement: positive, at least kMinMs.
+  [[nodiscard]] std::optional<double> positive(std::string_view key) const {
+    const auto value = number(key, 0.0, kMaxMs);
+    if (value && !(*value > 0.0)) throw InputError("must be positive", where(key));
+    if (value && *value < kMinMs) {
+      throw InputError(fmt::format("is {:g} ms, under {:g} ms: not a measurement", *value, kMinMs),
+                       where(key));
+    }
+    return value;
+  }
+
+  /// vLLM writes an unlimited rate as the string "inf" (Python's float("inf")).
+  [[nodiscard]] bool infinite_text(std::string_view key) const {
+    if (!scalar(key)) return false;
+    const std::string text = detail::lowercase(raw(key)->text());
+    return text == "inf" || text == "infinity" || text == "+inf";
+  }
+
+ private:
+  [[nodiscard]] double scalar_number(std::string_view key) const {
+    const json::Value& v = *raw(key);
+    if (!scalar(key)) {
+      throw InputError(std::string("expected a number, found a ") + (v.is_object()  ? "mapping"
+                                                                     : v.is_array() ? "list"
+                                                                                    : "value"),
+                       where(key));
+    }
+    const std::string& text = v.text();
+    double value = 0.0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || ptr == text.data() ||
+        !std::isfinite(value)) {
+      throw InputError("'" + text + "' is not a number", where(key));
+    }
+    return value;
+  }
+
+  const json::Value& object_;
+  const std::string& origin_;
+};
 
 /// The load a run put on the server: request_rate (a number, or "inf" for
 /// every request at once) and max_concurrency (a cap, or null for none).
-void read_load(const YAML::Node& root, const std::string& origin, BenchResult& r) {
-  if (const YAML::Node ramp = root["ramp_up_strategy"]; !is_null(ramp)) {
+void read_load(const Fields& root, BenchResult& r) {
+  if (root.present("ramp_up_strategy")) {
     // vLLM's --ramp-up-strategy: the rate climbs from ramp_up_start_rps to
     // ramp_up_end_rps while request_rate stays "inf", so "inf" would read
     // as every request sent at once.
-    const auto start = yaml::optional_number(root, origin, "ramp_up_start_rps", 0.0, kMaxRate);
-    const auto end = yaml::optional_number(root, origin, "ramp_up_end_rps", 0.0, kMaxRate);
+    const auto start = root.number("ramp_up_start_rps", 0.0, kMaxRate);
+    const auto end = root.number("ramp_up_end_rps", 0.0, kMaxRate);
     throw InputError(
         fmt::format("is '{}': the request rate ramped{} during the run, so it measured no one "
                     "load level; tpnet reads runs at one --request-rate or --max-concurrency",
-                    ramp.IsScalar() ? ramp.Scalar() : std::string("set"),
+                    root.scalar("ramp_up_strategy") ? root.raw("ramp_up_strategy")->text()
+                                                    : std::string("set"),
                     start && end ? fmt::format(" from {:g} to {:g} requests/s", *start, *end)
                                  : std::string()),
-        yaml::where(ramp, origin, "ramp_up_strategy"));
+        root.where("ramp_up_strategy"));
   }
-  const YAML::Node rate = root["request_rate"];
-  const YAML::Node cap = root["max_concurrency"];
-  const bool unlimited_rate = !is_null(rate) && is_infinite_text(rate);
-  if (!is_null(cap)) {
-    r.point.concurrency =
-        static_cast<int>(yaml::required_integer(root, origin, "max_concurrency", 1, 1000000));
+  const bool rate = root.present("request_rate");
+  const bool cap = root.present("max_concurrency");
+  const bool unlimited_rate = rate && root.infinite_text("request_rate");
+  if (cap) {
+    r.point.concurrency = static_cast<int>(root.required_integer("max_concurrency", 1, 1000000));
   }
-  if (!is_null(rate) && !unlimited_rate) {
-    const double value = yaml::required_number(root, origin, "request_rate", 0.0, kMaxRate);
+  if (rate && !unlimited_rate) {
+    const double value = root.required_number("request_rate", 0.0, kMaxRate);
     if (!(value >= kMinRate)) {
       throw InputError(fmt::format("must be a positive number of requests/s (at least {:g}) or "
                                    "\"inf\"",
                                    kMinRate),
-                       yaml::where(rate, origin, "request_rate"));
+                       root.where("request_rate"));
     }
     r.axis = LoadAxis::request_rate;
     r.point.request_rate = value;
     return;
   }
-  if (!is_null(cap)) return;  // the usual closed loop: every request sent, at most N in flight
+  if (cap) return;  // the usual closed loop: every request sent, at most N in flight
   if (unlimited_rate) {
     r.axis = LoadAxis::request_rate;  // the top of a rate sweep: every request at once
     return;
@@ -93,7 +194,7 @@ void read_load(const YAML::Node& root, const std::string& origin, BenchResult& r
   // max_concurrent_requests (vLLM 0.10+) is the peak number of requests the
   // client saw in flight, a measurement: it exceeds the cap in real files
   // (28 under --max-concurrency 25), so it never stands in for the setting.
-  const bool has_peak = !is_null(root["max_concurrent_requests"]);
+  const bool has_peak = root.present("max_concurrent_requests");
   throw InputError(
       fmt::format("is missing or null, and so is request_rate: the run measured neither a fixed "
                   "concurrency nor a request rate{}; rerun vllm bench serve with "
@@ -101,25 +202,29 @@ void read_load(const YAML::Node& root, const std::string& origin, BenchResult& r
                   has_peak ? " (max_concurrent_requests is the peak vLLM observed in flight, "
                              "not the concurrency it was run at)"
                            : ""),
-      yaml::where(is_null(cap) && cap ? cap : root, origin, "max_concurrency"));
+      root.where("max_concurrency"));
 }
 
-BenchResult read_result(const YAML::Node& root, const std::string& origin,
+BenchResult read_result(const json::Value& object, const std::string& origin,
                         const BenchNaming& naming) {
-  yaml::require_map(root, origin, "a vllm bench serve result");
-  if (!root["mean_ttft_ms"] && !root["max_concurrency"]) {
+  if (!object.is_object()) {
+    throw InputError("expected a mapping of keys for a vllm bench serve result",
+                     InputLocation::in_file(origin, object.line(), ""));
+  }
+  const Fields root(object, origin);
+  if (!root.has("mean_ttft_ms") && !root.has("max_concurrency")) {
     throw InputError(
         "is not a vllm bench serve result: it has neither mean_ttft_ms nor max_concurrency",
-        yaml::where(root, origin, ""));
+        root.where_object());
   }
   BenchResult r;
-  r.point.source = yaml::where(root, origin, "");
-  read_load(root, origin, r);
+  r.point.source = root.where_object();
+  read_load(root, r);
 
   // Requests first: when every request failed vLLM still writes its means,
   // as 0 (numpy's mean of nothing), which would read as the fastest run.
-  const auto completed = yaml::optional_integer(root, origin, "completed", 0, 1LL << 40);
-  const auto failed = yaml::optional_integer(root, origin, "failed", 0, 1LL << 40);
+  const auto completed = root.integer("completed", 0, 1LL << 40);
+  const auto failed = root.integer("failed", 0, 1LL << 40);
   if (completed && *completed == 0) {
     throw InputError(
         failed && *failed > 0
@@ -127,24 +232,23 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin,
                           "0) measure nothing; see the errors vllm bench serve printed",
                           *failed)
             : std::string("is 0: no request completed, so the means measure nothing"),
-        yaml::where(root["completed"], origin, "completed"));
+        root.where("completed"));
   }
-  if (const auto sent = yaml::optional_integer(root, origin, "num_prompts", 0, 1LL << 40);
+  if (const auto sent = root.integer("num_prompts", 0, 1LL << 40);
       sent && completed && failed && *completed + *failed > *sent) {
     throw InputError(fmt::format("{} completed and {} failed add up to more than num_prompts {}: "
                                  "the file is not one vllm bench serve run",
                                  *completed, *failed, *sent),
-                     yaml::where(root["failed"], origin, "failed"));
+                     root.where("failed"));
   }
 
-  const auto ttft_ms = positive(root, origin, "mean_ttft_ms");
+  const auto ttft_ms = root.positive("mean_ttft_ms");
   if (!ttft_ms) {
-    throw InputError("required key is missing (the TTFT SLO needs it)",
-                     yaml::where(root, origin, "mean_ttft_ms"));
+    throw InputError("required key is missing (the TTFT SLO needs it)", root.where("mean_ttft_ms"));
   }
   r.point.ttft = Seconds::milliseconds(*ttft_ms);
-  const auto tpot_ms = positive(root, origin, "mean_tpot_ms");
-  const auto itl_ms = positive(root, origin, "mean_itl_ms");
+  const auto tpot_ms = root.positive("mean_tpot_ms");
+  const auto itl_ms = root.positive("mean_itl_ms");
   if (itl_ms) r.point.itl = Seconds::milliseconds(*itl_ms);
   if (tpot_ms) {
     r.point.tps = rate_from_interval(Seconds::milliseconds(*tpot_ms));
@@ -155,7 +259,23 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin,
     r.tps_from = "1000 / mean_itl_ms";
   } else {
     throw InputError("required key is missing: the decode rate needs mean_tpot_ms or mean_itl_ms",
-                     yaml::where(root, origin, "mean_tpot_ms"));
+                     root.where("mean_tpot_ms"));
+  }
+  // The percentiles an SLO may judge instead of the means (slo.statistic):
+  // the decode rate at a percentile is 1 / that percentile of TPOT (of ITL
+  // when the file has no TPOT), the rate that share of requests reaches.
+  const std::string interval = tpot_ms ? "tpot" : "itl";
+  for (std::size_t i = 0; i < kSloPercentiles.size(); ++i) {
+    const std::string name(to_string(kSloPercentiles[i]));
+    // A percentile of 0 (one-token outputs have no TPOT) is left unset: the
+    // means still judge, and only an SLO on that statistic is refused.
+    const auto ttft = root.number(name + "_ttft_ms", 0.0, kMaxMs);
+    if (ttft && *ttft >= kMinMs) r.point.ttft_percentiles_s[i] = *ttft / 1e3;
+    const auto step = root.number(name + "_" + interval + "_ms", 0.0, kMaxMs);
+    if (step && *step >= kMinMs) {
+      r.point.tps_percentiles[i] =
+          rate_from_interval(Seconds::milliseconds(*step)).tokens_per_second();
+    }
   }
 
   if (failed && *failed > 0) {
@@ -175,29 +295,28 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin,
         completed ? std::to_string(*completed) : std::string("requests")));
   }
   r.point.completed = completed;
-  if (const auto duration = yaml::optional_number(root, origin, "duration", 0.0, 1e9)) {
+  if (const auto duration = root.number("duration", 0.0, 1e9)) {
     if (*duration > 0.0) r.point.duration = Seconds(*duration);
   }
-  if (const auto p99 = positive(root, origin, "p99_e2el_ms")) {
+  if (const auto p99 = root.positive("p99_e2el_ms")) {
     r.point.p99_latency = Seconds::milliseconds(*p99);
   }
-  if (const auto achieved =
-          yaml::optional_number(root, origin, "request_throughput", 0.0, kMaxRate)) {
+  if (const auto achieved = root.number("request_throughput", 0.0, kMaxRate)) {
     if (*achieved > 0.0) r.point.achieved_rate = *achieved;
   }
-  if (const auto output = yaml::optional_number(root, origin, "output_throughput", 0.0, 1e12)) {
+  if (const auto output = root.number("output_throughput", 0.0, 1e12)) {
     if (*output > 0.0) r.point.output_throughput = TokenRate(*output);
   }
-  if (const YAML::Node b = root["burstiness"]; !is_null(b)) {
-    const double burstiness = yaml::required_number(root, origin, "burstiness", 0.0, 1e6);
+  if (root.present("burstiness")) {
+    const double burstiness = root.required_number("burstiness", 0.0, 1e6);
     if (!(burstiness > 0.0)) {
       throw InputError("must be positive (vLLM's gamma shape; 1 = Poisson arrivals)",
-                       yaml::where(b, origin, "burstiness"));
+                       root.where("burstiness"));
     }
     r.point.burstiness = burstiness;
   }
-  const auto output_tokens = yaml::optional_number(root, origin, "total_output_tokens", 0.0, 1e15);
-  if (const auto e2el_ms = positive(root, origin, "mean_e2el_ms")) {
+  const auto output_tokens = root.number("total_output_tokens", 0.0, 1e15);
+  if (const auto e2el_ms = root.positive("mean_e2el_ms")) {
     r.point.latency = Seconds::milliseconds(*e2el_ms);
     r.latency_from = "mean_e2el_ms";
   } else if (tpot_ms && output_tokens && completed) {
@@ -208,27 +327,27 @@ BenchResult read_result(const YAML::Node& root, const std::string& origin,
     }
   }
 
-  r.config = yaml::optional_string(root, origin, naming.config_key);
+  r.config = root.text(naming.config_key);
   if (r.config && r.config->empty()) r.config.reset();
   if (!r.config && naming.config_key == "config") {
     // vLLM's own --label, where no --metadata config=NAME was given.
-    if (const YAML::Node label = root["label"]; !is_null(label) && label.IsScalar()) {
-      r.config = yaml::optional_string(root, origin, "label");
+    if (root.present("label") && root.scalar("label")) {
+      r.config = root.text("label");
       if (r.config && r.config->empty()) r.config.reset();
     }
   }
-  if (const YAML::Node id = root["model_id"];
-      !is_null(id) && id.IsScalar() && !id.Scalar().empty()) {
-    r.model_id = id.Scalar();
+  if (root.present("model_id") && root.scalar("model_id") &&
+      !root.raw("model_id")->text().empty()) {
+    r.model_id = root.raw("model_id")->text();
   }
   for (const char* key : {"label", "backend", "endpoint_type"}) {
-    if (const YAML::Node node = root[key]; !is_null(node) && node.IsScalar()) {
-      r.file_name_prefixes.push_back(node.Scalar());
+    if (root.present(key) && root.scalar(key)) {
+      r.file_name_prefixes.push_back(root.raw(key)->text());
     }
   }
-  if (auto tp = yaml::optional_integer(root, origin, "tp", 1, 4096)) {
+  if (auto tp = root.integer("tp", 1, 4096)) {
     r.tp = static_cast<int>(*tp);
-  } else if (auto size = yaml::optional_integer(root, origin, "tensor_parallel_size", 1, 4096)) {
+  } else if (auto size = root.integer("tensor_parallel_size", 1, 4096)) {
     r.tp = static_cast<int>(*size);
   }
   return r;
@@ -478,13 +597,13 @@ std::vector<TextLine> json_documents(std::string_view text, const std::string& o
 
 /// A document that holds none of a result's keys: a folder's meta.json or a
 /// harness's summary, not a damaged result.
-bool is_other_document(const YAML::Node& root) {
-  if (root.IsSequence()) {
-    return std::none_of(root.begin(), root.end(), [](const YAML::Node& item) {
-      return item.IsMap() && (item["mean_ttft_ms"] || item["max_concurrency"]);
-    });
-  }
-  return root.IsMap() && !root["mean_ttft_ms"] && !root["max_concurrency"];
+bool is_other_document(const json::Value& root) {
+  const auto is_result = [](const json::Value& item) {
+    return item.is_object() &&
+           (item.find("mean_ttft_ms") != nullptr || item.find("max_concurrency") != nullptr);
+  };
+  if (root.is_array()) return std::none_of(root.items().begin(), root.items().end(), is_result);
+  return root.is_object() && !is_result(root);
 }
 
 std::vector<BenchResult> read_documents(std::string_view given, const std::string& origin,
@@ -500,18 +619,20 @@ std::vector<BenchResult> read_documents(std::string_view given, const std::strin
   std::vector<BenchResult> results;
   for (const auto& document : documents) {
     try {
-      const YAML::Node root = yaml::load_document(document.text, origin, yaml::Syntax::json);
+      const json::Value root = json::parse(document.text, origin);
       if (skip_others && documents.size() == 1 && is_other_document(root)) {
         if (skipped != nullptr) skipped->push_back(origin);
         return {};
       }
       // A JSON array of results (several runs gathered into one list).
-      const std::vector<YAML::Node> items = root.IsSequence()
-                                                ? std::vector<YAML::Node>(root.begin(), root.end())
-                                                : std::vector<YAML::Node>{root};
-      for (const auto& item : items) {
+      const auto read = [&](const json::Value& item) {
         results.push_back(read_result(item, origin, naming));
         if (documents.size() > 1) results.back().point.source.line = document.number;
+      };
+      if (root.is_array()) {
+        for (const auto& item : root.items()) read(item);
+      } else {
+        read(root);
       }
     } catch (const InputError& e) {
       if (documents.size() == 1) throw;
@@ -636,9 +757,9 @@ SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& 
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
       const auto ext = entry.path().extension();
-      if (entry.is_regular_file() && (ext == ".json" || ext == ".jsonl")) {
-        files.push_back(entry.path().string());
-      }
+      // Every *.json entry is read as a file: one that is not (a folder, a
+      // symlink loop, a FIFO) is refused by read_text_file, naming it.
+      if (ext == ".json" || ext == ".jsonl") files.push_back(entry.path().string());
     }
     if (ec) throw InputError("cannot be listed", InputLocation::in_file(path));
     if (files.empty()) {
@@ -681,16 +802,16 @@ SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& 
   return parse_sweep_csv(text, path);
 }
 
-SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets) {
+SweepSet merge_sweep_sets(std::vector<SweepSet> sets) {
   SweepSet out;
   std::map<std::string, std::size_t> index;
-  for (const auto& set : sets) {
+  for (auto& set : sets) {
     out.warnings.insert(out.warnings.end(), set.warnings.begin(), set.warnings.end());
     out.model_ids.insert(set.model_ids.begin(), set.model_ids.end());
-    for (const auto& s : set.sweeps) {
+    for (auto& s : set.sweeps) {
       const auto [it, added] = index.emplace(s.config, out.sweeps.size());
       if (added) {
-        out.sweeps.push_back(s);
+        out.sweeps.push_back(std::move(s));
         continue;
       }
       Sweep& into = out.sweeps[it->second];

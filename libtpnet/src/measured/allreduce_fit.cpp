@@ -150,26 +150,41 @@ std::string_view to_string(FabricState state) {
   return "unknown";
 }
 
-FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
+FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate link_rate,
                                        const FabricHardware& hardware) {
   FabricDiagnosis d;
+  const BitRate expected = hardware.healthy_rate.value_or(link_rate);
   const double gbps = measured.bits_per_second() / 1e9;
   const double expected_gbps = expected.bits_per_second() / 1e9;
   d.share = measured / expected;
-  if (d.share > 1.1) {
+  // What the shares are of: the measured healthy rate names its source and
+  // the link it falls short of (a healthy 200G Spark pair shows ~168-190
+  // Gb/s, never 200).
+  const std::string of_what =
+      hardware.healthy_rate
+          ? fmt::format(
+                "of the {:.1f} Gb/s a healthy node reaches at these sizes ({}; {:.0f}% of "
+                "the {:.0f} Gb/s link)",
+                expected_gbps, hardware.healthy_from, measured / link_rate * 100.0,
+                link_rate.bits_per_second() / 1e9)
+          : fmt::format("of the {:.0f} Gb/s expected", expected_gbps);
+  const bool socket_signature = hardware.network.empty() && hardware.faults &&
+                                hardware.faults->socket_fallback &&
+                                measured >= hardware.faults->socket_fallback->first &&
+                                measured <= hardware.faults->socket_fallback->second;
+  if (measured / link_rate > 1.1) {
     // No link carries more than its rate: the run used more of them, or
     // another link than the one it is judged against.
     d.state = FabricState::above_link;
     d.finding = fmt::format(
-        "above the link: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected, more than one "
-        "link carries; the run used several NICs, links inside a node (NVLink) or a faster link "
-        "than the one given",
-        gbps, d.share * 100.0, expected_gbps);
+        "above the link: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s link, more than one link "
+        "carries; the run used several NICs, links inside a node (NVLink) or a faster link than "
+        "the one given",
+        gbps, measured / link_rate * 100.0, link_rate.bits_per_second() / 1e9);
     d.advice = "give the link the run used (`link`), or rerun with one NIC per rank";
   } else if (d.share >= kHealthyShare) {
     d.state = FabricState::healthy;
-    d.finding = fmt::format("healthy: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected", gbps,
-                            d.share * 100.0, expected_gbps);
+    d.finding = fmt::format("healthy: {:.1f} Gb/s is {:.0f}% {}", gbps, d.share * 100.0, of_what);
     d.advice = "nothing to fix; keep this run as the cluster's baseline";
   } else if (hardware.network == "Socket") {
     // NCCL's INFO logging names the transport it picked: sockets means no
@@ -177,13 +192,29 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
     d.state = FabricState::socket_fallback;
     d.finding = fmt::format(
         "fallback to sockets: NCCL moved the bytes over TCP (the log says 'Using network "
-        "Socket'); {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected",
-        gbps, d.share * 100.0, expected_gbps);
+        "Socket'); {:.1f} Gb/s is {:.0f}% {}",
+        gbps, d.share * 100.0, of_what);
     d.advice =
         "NCCL found no RDMA transport: install or enable the fabric's network plugin "
         "(aws-ofi-nccl for AWS EFA and HPE Slingshot) or the InfiniBand/RoCE verbs "
         "(rdma-core, NCCL_IB_HCA), and check that NCCL_IB_DISABLE and NCCL_NET do not exclude "
         "them";
+  } else if (socket_signature) {
+    // The log names no transport, and the rate is what NCCL's sockets give
+    // on this port: the likelier cause, with the other named.
+    d.state = FabricState::socket_fallback;
+    d.finding = fmt::format(
+        "fallback to sockets, by its rate: {:.1f} Gb/s ({:.2f} GB/s) is in the {:.0f}-{:.0f} "
+        "Gb/s NCCL's TCP socket transport gives on this port, {:.0f}% {}; the log does not "
+        "name its transport ('NCCL INFO Using network ...'), and a throttled NIC (12.74 Gb/s "
+        "measured) is the other cause near this rate",
+        gbps, gbps / 8.0, hardware.faults->socket_fallback->first.bits_per_second() / 1e9,
+        hardware.faults->socket_fallback->second.bits_per_second() / 1e9, d.share * 100.0, of_what);
+    d.advice =
+        "rerun with NCCL_DEBUG=INFO: 'Using network Socket' confirms the fallback (check "
+        "NCCL_IB_HCA names the port's RDMA devices, that NCCL_IB_DISABLE and NCCL_NET do not "
+        "exclude them, and the cabling after any re-plug); 'Using network IB' points at the NIC "
+        "(firmware, power, thermal state)";
   } else if (!hardware.faults) {
     // The bad states below were measured between DGX Sparks; another
     // GPU's log is judged only by its share of the link.
@@ -192,9 +223,9 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
         hardware.network.empty() ? std::string() : " over NCCL's " + hardware.network;
     d.state = FabricState::below_expectation;
     d.finding = fmt::format(
-        "below expectation: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected{}{}; the bad "
-        "states tpnet names are DGX Spark's and do not apply to this hardware",
-        gbps, d.share * 100.0, expected_gbps, on, over);
+        "below expectation: {:.1f} Gb/s is {:.0f}% {}{}{}; the bad states tpnet names are DGX "
+        "Spark's and do not apply to this hardware",
+        gbps, d.share * 100.0, of_what, on, over);
     d.advice =
         hardware.network.empty()
             ? "rerun with NCCL_DEBUG=INFO and read the transport NCCL picked ('Using network "
@@ -224,7 +255,7 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
     d.advice =
         "update the OS, driver and NIC firmware, check the NIC's power and thermal state; a "
         "clean mstlink and a 200G link state do not rule this out";
-  } else if (expected >= hardware.faults->one_pcie_half_on_links_from &&
+  } else if (link_rate >= hardware.faults->one_pcie_half_on_links_from &&
              measured >= hardware.faults->one_pcie_half_from &&
              measured <= hardware.faults->one_pcie_half_to) {
     d.state = FabricState::one_pcie_half;
@@ -236,9 +267,8 @@ FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
   } else {
     d.state = FabricState::below_expectation;
     d.finding = fmt::format(
-        "below expectation: {:.1f} Gb/s is {:.0f}% of the {:.0f} Gb/s expected, and none of the "
-        "known bad states",
-        gbps, d.share * 100.0, expected_gbps);
+        "below expectation: {:.1f} Gb/s is {:.0f}% {}, and none of the known bad states", gbps,
+        d.share * 100.0, of_what);
     d.advice =
         "look for flows sharing an inter-switch link (two 100G senders split a 200G ISL at ~82 "
         "Gb/s each), congestion, or a link running slower than configured";

@@ -136,13 +136,32 @@ void judge_sustained(PointVerdict& v) {
       *achieved >= *v.expected_rate * (1.0 - sustained_margin(*p.completed, p.burstiness));
 }
 
+/// kSloPercentiles' index of `statistic`.
+std::size_t percentile_index(SloStatistic statistic) {
+  return static_cast<std::size_t>(statistic) - 1;
+}
+
+[[noreturn]] void missing_statistic(const SweepPoint& p, SloStatistic statistic,
+                                    std::string_view what) {
+  InputLocation at = p.source;
+  throw InputError(
+      fmt::format("{}{} has no {} {}: vLLM writes median and p99 (median_ttft_ms, p99_tpot_ms), "
+                  "p90 only with --metric-percentiles 90,99, a CSV as ttft_{}_ms and tps_{}; judge "
+                  "on a statistic every file has (`slo.statistic` mean)",
+                  at.file, at.line > 0 ? fmt::format(":{}", at.line) : std::string(),
+                  to_string(statistic), what, to_string(statistic), to_string(statistic)),
+      InputLocation::for_key("slo.statistic"));
+}
+
 PointVerdict judge(const SweepPoint& p, const SloSpec& slo, double edge, LoadAxis axis) {
   PointVerdict v;
   v.point = p;
-  v.meets_ttft = meets_ttft(p.ttft, slo);
-  v.meets_tps = meets_tps(p.tps, slo);
-  v.ttft_on_edge = near(p.ttft.value(), slo.ttft.value(), edge);
-  v.tps_on_edge = near(p.tps.tokens_per_second(), slo.tps.tokens_per_second(), edge);
+  v.ttft = ttft_at(p, slo.statistic);
+  v.tps = tps_at(p, slo.statistic);
+  v.meets_ttft = meets_ttft(v.ttft, slo);
+  v.meets_tps = meets_tps(v.tps, slo);
+  v.ttft_on_edge = near(v.ttft.value(), slo.ttft.value(), edge);
+  v.tps_on_edge = near(v.tps.tokens_per_second(), slo.tps.tokens_per_second(), edge);
   if (p.itl) v.tps_from_itl = rate_from_interval(*p.itl);
   if (axis == LoadAxis::request_rate) judge_sustained(v);
   return v;
@@ -156,9 +175,8 @@ bool counts(const PointVerdict& v, LoadAxis axis) {
 double c_max_of(const std::vector<PointVerdict>& verdicts, const SloSpec& slo, LoadAxis axis) {
   double c_max = 0.0;
   for (const auto& v : verdicts) {
-    const SweepPoint& p = v.point;
-    if (counts(v, axis) && v.sustained && meets_ttft(p.ttft, slo) && meets_tps(p.tps, slo)) {
-      c_max = std::max(c_max, load_level(p, axis));
+    if (counts(v, axis) && v.sustained && meets_ttft(v.ttft, slo) && meets_tps(v.tps, slo)) {
+      c_max = std::max(c_max, load_level(v.point, axis));
     }
   }
   return c_max;
@@ -166,7 +184,10 @@ double c_max_of(const std::vector<PointVerdict>& verdicts, const SloSpec& slo, L
 
 SloSpec shifted(const SloSpec& slo, double edge, bool loosen) {
   const double k = loosen ? edge : -edge;
-  return SloSpec{slo.ttft * (1.0 + k), slo.tps * (1.0 - k)};
+  SloSpec out = slo;
+  out.ttft = slo.ttft * (1.0 + k);
+  out.tps = slo.tps * (1.0 - k);
+  return out;
 }
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -217,13 +238,13 @@ std::string failure_text(const PointVerdict& v, const SloSpec& slo, double edge)
     return on ? fmt::format(", within {:g}% of it: on the edge", edge * 100.0) : std::string();
   };
   if (!v.meets_ttft) {
-    const double over = v.point.ttft / slo.ttft - 1.0;
-    parts.push_back(fmt::format("TTFT {} > {} ({:.1f}% over{})", ms(v.point.ttft), ms(slo.ttft),
+    const double over = v.ttft / slo.ttft - 1.0;
+    parts.push_back(fmt::format("TTFT {} > {} ({:.1f}% over{})", ms(v.ttft), ms(slo.ttft),
                                 over * 100.0, edge_word(v.ttft_on_edge)));
   }
   if (!v.meets_tps) {
-    const double short_by = 1.0 - v.point.tps / slo.tps;
-    parts.push_back(fmt::format("TPS {} < {} tokens/s ({:.1f}% short{})", tokens(v.point.tps),
+    const double short_by = 1.0 - v.tps / slo.tps;
+    parts.push_back(fmt::format("TPS {} < {} tokens/s ({:.1f}% short{})", tokens(v.tps),
                                 tokens(slo.tps), short_by * 100.0, edge_word(v.tps_on_edge)));
   }
   if (!v.sustained && v.expected_rate && v.tail_outlasts_sending) {
@@ -310,8 +331,8 @@ std::string unlimited_note(const PointVerdict& v) {
   return fmt::format(
       "the run with request_rate inf (every request sent at once) {} the SLOs (TTFT {:.1f} ms, "
       "TPS {:.1f} tokens/s{}); it sent no rate, so it sets neither C_max nor the peak ({})",
-      v.meets_ttft && v.meets_tps ? "meets" : "fails", p.ttft.value() * 1e3,
-      p.tps.tokens_per_second(), completed, where_text(p.source));
+      v.meets_ttft && v.meets_tps ? "meets" : "fails", v.ttft.value() * 1e3,
+      v.tps.tokens_per_second(), completed, where_text(p.source));
 }
 
 /// What C_max is and what decides it: the one computation behind a config's
@@ -442,11 +463,11 @@ ConfigCapacity analyze_impl(const SortedSweep& sorted, const SloSpec& slo,
   if (at_c_max != nullptr && (at_c_max->ttft_on_edge || at_c_max->tps_on_edge)) {
     std::vector<std::string> parts;
     if (at_c_max->ttft_on_edge) {
-      parts.push_back(fmt::format("TTFT {} against {}", ms(at_c_max->point.ttft), ms(slo.ttft)));
+      parts.push_back(fmt::format("TTFT {} against {}", ms(at_c_max->ttft), ms(slo.ttft)));
     }
     if (at_c_max->tps_on_edge) {
       parts.push_back(
-          fmt::format("TPS {} against {} tokens/s", tokens(at_c_max->point.tps), tokens(slo.tps)));
+          fmt::format("TPS {} against {} tokens/s", tokens(at_c_max->tps), tokens(slo.tps)));
     }
     c.notes.push_back(fmt::format("{} meets the SLOs within {:g}% of a threshold ({}): on the edge",
                                   at_level(c.c_max, axis), edge_pct,
@@ -691,6 +712,34 @@ std::string_view to_string(Binding binding) {
 
 std::string_view to_string(LoadAxis axis) {
   return axis == LoadAxis::concurrency ? "concurrency" : "request_rate";
+}
+
+std::string_view to_string(SloStatistic statistic) {
+  switch (statistic) {
+    case SloStatistic::mean:
+      return "mean";
+    case SloStatistic::median:
+      return "median";
+    case SloStatistic::p90:
+      return "p90";
+    case SloStatistic::p99:
+      return "p99";
+  }
+  return "mean";
+}
+
+Seconds ttft_at(const SweepPoint& point, SloStatistic statistic) {
+  if (statistic == SloStatistic::mean) return point.ttft;
+  const double value = point.ttft_percentiles_s[percentile_index(statistic)];
+  if (!(value > 0.0)) missing_statistic(point, statistic, "TTFT");
+  return Seconds(value);
+}
+
+TokenRate tps_at(const SweepPoint& point, SloStatistic statistic) {
+  if (statistic == SloStatistic::mean) return point.tps;
+  const double value = point.tps_percentiles[percentile_index(statistic)];
+  if (!(value > 0.0)) missing_statistic(point, statistic, "decode rate (TPOT)");
+  return TokenRate(value);
 }
 
 double load_level(const SweepPoint& point, LoadAxis axis) {

@@ -205,15 +205,12 @@ void validate(const MemoryRequest& request) {
   const NcclBuffers buffers = nccl_buffers(request);
   (void)nccl_buffer_bytes(*request.node.nccl_memory, buffers, 1);
   if (!(in.cuda_graphs.count() >= 0.0)) fail("memory.cuda_graph_memory", "must not be negative");
-  const EngineConfig& e = request.engine;
-  if (e.max_num_batched_tokens < 1 || e.max_num_batched_tokens > kMaxTokens) {
-    fail("engine.max_num_batched_tokens", fmt::format("{} tokens is not allowed; use 1 to {}",
-                                                      e.max_num_batched_tokens, kMaxTokens));
-  }
-  if (e.activation_bytes < 1 || e.activation_bytes > kMaxActivationBytes) {
-    fail("engine.activation_bytes",
-         fmt::format("{} is not allowed; use 1 to {}", e.activation_bytes, kMaxActivationBytes));
-  }
+  // The engine's settings are checked where every command checks them, so
+  // that memory refuses what plan and predict refuse (--spec-tokens -1); the
+  // layout, checked above, is what sets the TP here.
+  EngineConfig engine = request.engine;
+  engine.tensor_parallel_size = layout.tp;
+  validate(engine);
   if (!(in.activation_factor > 0.0 && in.activation_factor <= 1000.0)) {
     fail("memory.activation_factor",
          fmt::format("{} is not allowed; use more than 0 up to 1000", in.activation_factor));
@@ -227,10 +224,6 @@ void validate(const MemoryRequest& request) {
   if (in.max_model_len < 1 || in.max_model_len > kMaxTokens) {
     fail("memory.max_model_len",
          fmt::format("{} tokens is not allowed; use 1 to {}", in.max_model_len, kMaxTokens));
-  }
-  if (e.max_num_seqs < 1 || e.max_num_seqs > kMaxRunningRequests) {
-    fail("engine.max_num_seqs",
-         fmt::format("{} is not allowed; use 1 to {}", e.max_num_seqs, kMaxRunningRequests));
   }
   if (in.kv_bytes_per_token && !(in.kv_bytes_per_token->count() > 0.0)) {
     fail("memory.kv_bytes_per_token", "must be a positive byte size");

@@ -45,22 +45,27 @@ std::optional<Fabric> best_switch(const PlanSearchRequest& in, BitRate speed, bo
     return a.plan->oversubscription() < b.plan->oversubscription();
   });
   if (by_price && in.prices) {
-    // The cheapest fabric whose switches have a known price; cables count
-    // where priced. A switch of unknown price is never taken as free.
-    const auto fabric_cost = [&](const Fabric& f) -> std::optional<double> {
+    // The cheapest fabric whose whole bill is priced; then those whose
+    // switches are priced but a cable is not; then the rest. Nothing of
+    // unknown price is ever taken as free.
+    struct FabricBill {
+      int known = 0;  ///< 2: every line priced, 1: the switches, 0: not even those
+      double total = 0.0;
+    };
+    const auto fabric_cost = [&](const Fabric& f) {
       Purchase bought;
       bought.switch_name = f.switch_name;
       bought.switch_count = f.switches;
       for (const auto& line : f.cables) bought.cables.push_back({line.count, line.description});
       const PlanCost cost = price_purchase(bought, *in.prices, in.today);
-      if (cost.lines.empty() || !cost.lines.front().unit_price) return std::nullopt;
-      return cost.total;
+      const bool switch_known = !cost.lines.empty() && cost.lines.front().unit_price.has_value();
+      return FabricBill{cost.complete ? 2 : switch_known ? 1 : 0, cost.total};
     };
     std::stable_sort(candidates.begin(), candidates.end(), [&](const Fabric& a, const Fabric& b) {
-      const auto ca = fabric_cost(a);
-      const auto cb = fabric_cost(b);
-      if (ca.has_value() != cb.has_value()) return ca.has_value();
-      return ca && *ca < *cb;
+      const FabricBill ca = fabric_cost(a);
+      const FabricBill cb = fabric_cost(b);
+      if (ca.known != cb.known) return ca.known > cb.known;
+      return ca.known > 0 && ca.total < cb.total;
     });
   }
   Fabric best = candidates.front();
@@ -199,8 +204,21 @@ std::string describe_reason(const PlanOption& r, const PlanOption* best_same_spe
 /// users per dollar (docs/formulas.md s.30.3).
 void rank_by_objective(PlanObjective objective, std::vector<PlanOption>& options) {
   if (objective == PlanObjective::cheapest) {
-    std::stable_sort(options.begin(), options.end(), [](const PlanOption& a, const PlanOption& b) {
+    // A part without a price is never free: an option that lacks one ranks
+    // after every option whose whole bill is priced, whatever its partial sum.
+    // Among bills with a gap, one whose switches are priced (only cables
+    // missing) comes before one with a switch of unknown price.
+    const auto priced = [](const PlanOption& o) { return o.cost && o.cost->complete; };
+    const auto switches_priced = [](const PlanOption& o) {
+      return o.cost &&
+             std::none_of(o.cost->lines.begin(), o.cost->lines.end(), [](const CostLine& l) {
+               return l.kind == PricedKind::switch_model && !l.unit_price;
+             });
+    };
+    std::stable_sort(options.begin(), options.end(), [&](const PlanOption& a, const PlanOption& b) {
       if (a.usable != b.usable) return a.usable;
+      if (priced(a) != priced(b)) return priced(a);
+      if (switches_priced(a) != switches_priced(b)) return switches_priced(a);
       if (a.cost.has_value() != b.cost.has_value()) return a.cost.has_value();
       return a.cost && a.cost->total < b.cost->total;
     });
@@ -550,6 +568,7 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
         "no layout fits in memory, has a switch plan and meets the budget");
   }
   add_price_warnings(report, in);
+  for (const auto& w : in.price_warnings) report.warnings.push_back(w);
   return report;
 }
 
@@ -652,13 +671,23 @@ std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report) {
                   "(no price for switch {})",
                   instances, tp, t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric,
                   fmt::join(unpriced_switches, ", "))
-        : gap == 0.0
+        : gap == 0.0 && t.cost_complete
             ? fmt::format("{} x TP{}: {} on {} costs the same as {} on {}", instances, tp,
                           t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric)
-            : fmt::format("{} x TP{}: {} on {} costs {} {:.0f} {} than {} on {}", instances, tp,
+        : t.cost_complete
+            ? fmt::format("{} x TP{}: {} on {} costs {} {:.0f} {} than {} on {}", instances, tp,
                           t.faster.name, t.faster_fabric, currency, gap,
-                          t.extra_cost > 0.0 ? "more" : "less", t.slower.name, t.slower_fabric);
-    sentence += fmt::format(" and saves up to {:.2f} s", t.ttft_saved.value());
+                          t.extra_cost > 0.0 ? "more" : "less", t.slower.name, t.slower_fabric)
+            // A cable without a price: the priced parts differ by this much,
+            // which is not what the two cost apart.
+            : fmt::format(
+                  "{} x TP{}: {} on {} against {} on {}: the priced parts differ by {} "
+                  "{:.0f}",
+                  instances, tp, t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric,
+                  currency, t.extra_cost);
+    sentence += t.cost_complete || !unpriced_switches.empty()
+                    ? fmt::format(" and saves up to {:.2f} s", t.ttft_saved.value())
+                    : fmt::format("; {} saves up to {:.2f} s", t.faster.name, t.ttft_saved.value());
     if (t.ttft_saved_fraction)
       sentence += fmt::format(" ({:.1f}%)", *t.ttft_saved_fraction * 100.0);
     sentence += fmt::format(" of TTFT on {} prompts", t.prompt);

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -50,7 +51,7 @@ bool ClusterPreflightReport::gate_failed() const {
 int roce_mtu_for_interface(int interface_mtu) {
   // GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4 (include/rdma/ib_addr.h).
   constexpr int kRoceHeaders = 96;
-  const int room = interface_mtu - kRoceHeaders;
+  const long long room = static_cast<long long>(interface_mtu) - kRoceHeaders;
   for (const int mtu : {4096, 2048, 1024, 512, 256}) {
     if (room >= mtu) return mtu;
   }
@@ -123,7 +124,9 @@ bool entry_matches(const NcclNameList& list, const std::string& entry, std::stri
 }
 
 bool list_selects(const NcclNameList& list, std::string_view name, int port) {
-  bool matched = false;
+  // NCCL's matchIfList: an empty list matches every name, so `NCCL_IB_HCA=`
+  // is every device and `NCCL_IB_HCA=^` is none.
+  bool matched = list.entries.empty();
   for (const auto& [entry, entry_port] : list.entries) {
     if (entry_matches(list, entry, name) && (entry_port == 0 || entry_port == port)) matched = true;
   }
@@ -147,8 +150,10 @@ bool is_active(const RdmaPortFacts& p) {
 std::optional<BitRate> parse_port_rate(const std::string& text) {
   double value = 0.0;
   const std::string t = trimmed(text);
+  // Digits first: from_chars also takes "nan" and "inf".
+  if (t.empty() || std::isdigit(static_cast<unsigned char>(t.front())) == 0) return std::nullopt;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-  if (ec != std::errc() || value <= 0.0) return std::nullopt;
+  if (ec != std::errc() || !std::isfinite(value) || value <= 0.0) return std::nullopt;
   if (std::string_view(end, static_cast<size_t>(t.data() + t.size() - end)).find("Gb/sec") ==
       std::string_view::npos) {
     return std::nullopt;
@@ -160,8 +165,9 @@ std::optional<BitRate> parse_port_rate(const std::string& text) {
 std::optional<double> parse_gt_s(const std::string& text) {
   double value = 0.0;
   const std::string t = trimmed(text);
+  if (t.empty() || std::isdigit(static_cast<unsigned char>(t.front())) == 0) return std::nullopt;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-  if (ec != std::errc() || value <= 0.0) return std::nullopt;
+  if (ec != std::errc() || !std::isfinite(value) || value <= 0.0) return std::nullopt;
   if (std::string_view(end, static_cast<size_t>(t.data() + t.size() - end)).find("GT/s") ==
       std::string_view::npos) {
     return std::nullopt;
@@ -310,8 +316,23 @@ PreflightCheck check_rdma_devices(const NodeFacts& facts, const NodeSpec& node) 
     return c;
   }
   std::vector<std::string> names;
+  std::vector<std::string> portless;
   for (const auto& d : facts.devices) {
     names.push_back(d.hca_type.empty() ? d.name : d.name + " (" + d.hca_type + ")");
+    if (d.ports.empty()) portless.push_back(d.name);
+  }
+  if (!portless.empty()) {
+    // The kernel lists a device's ports as soon as it lists the device: one
+    // without any is a driver that did not finish, or a tree saved in part.
+    PreflightCheck c = make_check(
+        "rdma_devices", CheckStatus::fails,
+        fmt::format("{} listed without any port (sys/class/infiniband/<device>/ports is empty): "
+                    "NCCL cannot use {}",
+                    joined_list(portless), portless.size() == 1 ? "it" : "them"));
+    c.fix =
+        "reload the RDMA driver (modprobe -r mlx5_ib; modprobe mlx5_ib), or save the tree "
+        "again with calibration/scripts/save-node-tree.sh";
+    return c;
   }
   return make_check("rdma_devices", CheckStatus::holds,
                     fmt::format("{} RDMA devices: {}", facts.devices.size(), joined_list(names)));
@@ -587,6 +608,15 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
   }
   std::vector<std::string> faults;
   const NcclNameList list = parse_name_list(*hca);
+  if (list.entries.empty() && list.exclude) {
+    PreflightCheck c = make_check("nccl_ib_hca", CheckStatus::fails,
+                                  "NCCL_IB_HCA=" + *hca +
+                                      " excludes every device (an empty list after '^' matches "
+                                      "all): NCCL uses no RDMA device and falls back to TCP "
+                                      "sockets");
+    add_cost(c, node, "one_device", "export NCCL_IB_HCA=" + joined_list(port_devices, ","));
+    return c;
+  }
   if (!list.exclude) {
     for (const auto& named : list.entries) {
       // A named reference, not a structured binding: clang 14 cannot capture one in a lambda.
@@ -615,7 +645,11 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
   }
   if (faults.empty()) {
     return make_check("nccl_ib_hca", CheckStatus::holds,
-                      "NCCL_IB_HCA=" + *hca + " names " + joined_list(used));
+                      "NCCL_IB_HCA=" + *hca +
+                          (list.entries.empty() ? " is an empty list, which NCCL reads as every "
+                                                  "device: "
+                                                : " names ") +
+                          joined_list(used));
   }
   PreflightCheck c = make_check("nccl_ib_hca", CheckStatus::fails,
                                 "NCCL_IB_HCA=" + *hca + " " + joined_list(faults, "; "));
@@ -632,6 +666,14 @@ PreflightCheck check_socket_ifname(const NodeFacts& facts) {
   if (!value) {
     return make_check("nccl_socket_ifname", CheckStatus::holds,
                       "not set: NCCL picks an interface for its bootstrap itself");
+  }
+  // NCCL's ncclFindInterfaces reads the variable only when it is longer than
+  // one character: "" and "^" leave the choice to NCCL.
+  if (value->size() <= 1) {
+    return make_check("nccl_socket_ifname", CheckStatus::holds,
+                      "NCCL_SOCKET_IFNAME='" + *value +
+                          "' is too short for NCCL to read (one character at most): NCCL picks "
+                          "an interface for its bootstrap itself");
   }
   if (facts.interfaces.empty()) {
     return make_check("nccl_socket_ifname", CheckStatus::not_judged,

@@ -47,9 +47,15 @@ void require_prompt_limits(const PromptSpec& spec, const InputLocation& requests
 /// `1000ms`, `45s`, `100us`, `2min`. Must lie from 1 ns to 100,000 h.
 Seconds parse_duration(std::string_view text, const InputLocation& where);
 
-/// `3.57MB`, `2.8GB`, `50.3MiB`, `4096` (bytes). Decimal and binary prefixes
-/// are both explicit: MB = 10^6 B, MiB = 2^20 B. Must lie from 1 B to 10^18 B.
+/// `3.57MB`, `2.8GB`, `50.3MiB`, `4096B`. Decimal and binary prefixes are
+/// both explicit: MB = 10^6 B, MiB = 2^20 B. Must lie from 1 B to 10^18 B. A
+/// bare number is refused naming the units: what a person types as `10`
+/// for a memory size means 10 GB far more often than 10 B.
 Bytes parse_bytes(std::string_view text, const InputLocation& where);
+
+/// parse_bytes, and a bare number is bytes: for the catalog fields whose
+/// format says so (an nccl-tests size column, `size: 8192`).
+Bytes parse_bytes_or_count(std::string_view text, const InputLocation& where);
 
 /// `20%` as the fraction 0.2. Must end in % and lie in [0, 10000]%.
 double parse_percent(std::string_view text, const InputLocation& where);

@@ -144,6 +144,12 @@ struct FabricAllReduce {
 /// size, the calibration's beta at the link, or the link's nominal rate.
 [[nodiscard]] BitRate fabric_rate(const FabricProfile& profile);
 
+/// The bus bandwidth nccl-tests shows on the profile's path at `size` when
+/// the fabric is healthy: a built-in profile's measured points (times its
+/// curve_scale), linear in log(size) between them and the nearest point's
+/// outside; a calibration's measured rate; nominal, the link rate.
+[[nodiscard]] BitRate healthy_bus_bandwidth(const FabricProfile& profile, Bytes size);
+
 /// Seconds per sent byte of a built-in profile's bytes at collective size
 /// `size`, on the profile's `end` of its curve: linear in log(size) between
 /// the curve's points, the nearest point's outside them (s.22).

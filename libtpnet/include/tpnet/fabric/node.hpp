@@ -74,6 +74,10 @@ struct BusBandwidthFaults {
   /// One half is a fault only where both halves were expected: a link of at
   /// least this rate (a 100G link is one half's worth).
   BitRate one_pcie_half_on_links_from;
+  /// The bus bandwidth NCCL's socket transport (TCP) gives on this port, as
+  /// [from, to]: a log that names no transport and lands in it is most likely
+  /// a fallback off RDMA. Unset when never measured.
+  std::optional<std::pair<BitRate, BitRate>> socket_fallback;
   std::string source;
 };
 

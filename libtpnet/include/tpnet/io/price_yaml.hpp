@@ -27,4 +27,10 @@ namespace tpnet {
 /// The built-in catalog with `files` (a user's quotes) on top, in order.
 [[nodiscard]] PriceCatalog resolve_prices(const std::vector<std::string>& files);
 
+/// A warning for each item of `quote` that no plan bills: a node, switch or
+/// cable name the built-in catalogs do not know (a misspelt part, `crs8O4`),
+/// whose price would never be used. `origin` names the file.
+[[nodiscard]] std::vector<std::string> unbilled_quotes(const PriceCatalog& quote,
+                                                       const std::string& origin);
+
 }  // namespace tpnet

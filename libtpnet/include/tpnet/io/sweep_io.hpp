@@ -61,7 +61,9 @@ struct BenchResult {
 /// `mean_e2el_ms` (else `total_output_tokens` and `completed` to derive the
 /// latency), `failed`, `completed`, `num_prompts`, `duration`,
 /// `request_throughput`, `output_throughput`, `burstiness`, the config key and
-/// `tp`; other keys (percentiles, goodput under either spelling, metadata,
+/// `tp`; the median, p90 and p99 of TTFT and TPOT (of ITL without TPOT) for
+/// SLOs on those statistics; other keys (p95 and other percentiles, goodput
+/// under either spelling, metadata,
 /// `max_concurrent_requests`, which is an observed peak) are ignored. A run
 /// where every request failed, or one with `ramp_up_strategy`, is refused. A
 /// file may hold one object, a JSON array of them, or one object per line as
@@ -103,6 +105,7 @@ SweepSet load_sweeps(const std::string& path, const std::optional<std::string>& 
 /// Joins sets: sweeps of one config name are merged (their TP sizes must
 /// agree); a concurrency measured twice for one config is an InputError
 /// naming both places.
-SweepSet merge_sweep_sets(const std::vector<SweepSet>& sets);
+/// Takes the sets by value and moves their points: a sweep is held once.
+SweepSet merge_sweep_sets(std::vector<SweepSet> sets);
 
 }  // namespace tpnet

@@ -23,10 +23,17 @@ inline constexpr std::uint64_t kDefaultMaxInputBytes = std::uint64_t{256} << 20;
 void set_max_input_bytes(std::uint64_t bytes);
 
 /// The file's bytes, a leading UTF-8 byte-order mark removed. Throws
-/// InputError naming `path` when it is missing, a directory, unreadable (with
-/// the cause: permission, a symlink loop, ...) or larger than max_input_bytes
-/// (the message names the field `input.max_bytes`).
+/// InputError naming `path` when it is missing, a directory, not a regular
+/// file (a FIFO, which would wait for a writer forever; a device, which may
+/// never end; a socket), unreadable (with the cause: permission, a symlink
+/// loop, ...) or larger than max_input_bytes (the message names the field
+/// `input.max_bytes`). Opened without blocking, so a FIFO put in place of a
+/// checked file cannot hang it either.
 std::string read_text_file(const std::string& path);
+
+/// read_text_file with a smaller limit of its own kind (a sysfs attribute, a
+/// saved preflight file): larger is refused naming `path` and `limit`.
+std::string read_text_file(const std::string& path, std::uint64_t limit);
 
 /// The length of the UTF-8 sequence at `text[at]` (1 for ASCII), or 0 when
 /// the bytes there are not UTF-8 as RFC 3629 allows it: a stray

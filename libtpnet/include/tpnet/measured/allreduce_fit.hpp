@@ -100,11 +100,17 @@ struct FabricHardware {
   std::optional<BusBandwidthFaults> faults;
   std::string gpu;      ///< as the log's `#  Rank` lines name it; "" when not said
   std::string network;  ///< NCCL's transport as its INFO lines name it; "" when not said
+  /// What a healthy node of this path shows at the sizes judged, measured
+  /// (the node's fabric catalog); absent, the link rate is the reference.
+  std::optional<BitRate> healthy_rate;
+  std::string healthy_from;  ///< where healthy_rate comes from, for the finding
 };
 
-/// Classifies the bus bandwidth of the largest sizes against the link rate,
-/// naming only causes that exist on `hardware`.
-[[nodiscard]] FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate expected,
+/// Classifies the bus bandwidth of the largest sizes against what a healthy
+/// node reaches (hardware.healthy_rate, else the link rate), naming only
+/// causes that exist on `hardware`; above 110% of `link_rate` is more than
+/// one link carried.
+[[nodiscard]] FabricDiagnosis diagnose_bus_bandwidth(BitRate measured, BitRate link_rate,
                                                      const FabricHardware& hardware);
 
 /// Mean out-of-place bus bandwidth of the (up to) `count` largest sizes.

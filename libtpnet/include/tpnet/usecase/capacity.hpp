@@ -5,6 +5,7 @@
 /// time and thresholds, fleet topologies and TP scaling efficiency
 /// (docs/background.md s.7, docs/formulas.md s.13).
 
+#include <array>
 #include <compare>
 #include <optional>
 #include <string>
@@ -22,6 +23,16 @@ enum class LoadAxis { concurrency, request_rate };
 /// "concurrency", "request_rate"
 [[nodiscard]] std::string_view to_string(LoadAxis axis);
 
+/// Which statistic over a run's requests the SLOs judge: vLLM's results
+/// carry the mean, median and p99 of TTFT and TPOT (p90 too with
+/// --metric-percentiles 90,99); SLOs are usually percentiles.
+enum class SloStatistic { mean, median, p90, p99 };
+/// "mean", "median", "p90", "p99"
+[[nodiscard]] std::string_view to_string(SloStatistic statistic);
+/// The percentiles a point may carry besides its means, in this order.
+inline constexpr std::array<SloStatistic, 3> kSloPercentiles{SloStatistic::median,
+                                                             SloStatistic::p90, SloStatistic::p99};
+
 /// One measured load level of one configuration (means over requests).
 struct SweepPoint {
   /// Concurrency axis: requests in flight. Rate axis: the run's
@@ -38,7 +49,14 @@ struct SweepPoint {
   std::optional<TokenRate> output_throughput;  ///< output tokens per second over the run
   Seconds ttft;                                ///< mean time to first token
   TokenRate tps;                               ///< mean per-request decode rate
-  std::optional<Seconds> itl;                  ///< mean inter-token latency, when reported
+  /// TTFT in seconds at the median, p90 and p99 (kSloPercentiles' order);
+  /// 0 where not reported. Plain numbers: a sweep may hold 100,000 points.
+  std::array<double, 3> ttft_percentiles_s{};
+  /// The decode rate in tokens/s at the same percentiles of the time per
+  /// output token (1 / p99 TPOT: what 99% of requests reach at least); 0
+  /// where not reported.
+  std::array<double, 3> tps_percentiles{};
+  std::optional<Seconds> itl;      ///< mean inter-token latency, when reported
   std::optional<Seconds> latency;  ///< mean end-to-end latency per request, when reported
   /// Compare TPS with 1 / ITL to catch a wrong column (a CSV). False for a
   /// vLLM result's TPOT: its mean ITL averages over streamed chunks (several
@@ -60,7 +78,13 @@ struct Sweep {
 struct SloSpec {
   Seconds ttft = Seconds::milliseconds(1000.0);
   TokenRate tps{15.0};
+  SloStatistic statistic = SloStatistic::mean;  ///< `slo.statistic`
 };
+
+/// A point's TTFT and decode rate at `statistic`. Throws InputError at the
+/// point's file and line, naming `slo.statistic`, when it lacks them.
+[[nodiscard]] Seconds ttft_at(const SweepPoint& point, SloStatistic statistic);
+[[nodiscard]] TokenRate tps_at(const SweepPoint& point, SloStatistic statistic);
 
 struct CapacityOptions {
   Seconds think{45.0};  ///< think time between a user's requests (Little's law)
@@ -83,6 +107,8 @@ enum class Binding { none_measured, ttft, tps, both, unsustained };
 /// One measured point judged against the SLOs.
 struct PointVerdict {
   SweepPoint point;
+  Seconds ttft;   ///< the TTFT the SLO judged: at slo.statistic
+  TokenRate tps;  ///< the decode rate the SLO judged: at slo.statistic
   bool meets_ttft = false;
   bool meets_tps = false;
   /// Rate axis: the run completed requests about as fast as they were sent

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/measured/allreduce_fit.hpp"
@@ -28,6 +29,11 @@ struct DoctorRequest {
   /// `node`: the catalog entry a sweep from its hardware (a GB10, or a log
   /// that names no GPU) is judged against; absent, only the link is.
   std::optional<NodeSpec> node;
+  /// `fabric`: the profile of the path the run crossed; a built-in or
+  /// calibrated one says what a healthy node reaches at each size, and a
+  /// sweep from the node's hardware is judged against that instead of the
+  /// link's nominal rate. Absent or nominal, the link rate.
+  std::optional<FabricProfile> fabric;
 };
 
 struct DoctorReport {
@@ -37,6 +43,11 @@ struct DoctorReport {
   bool fitted = false;  ///< false with under 2 sizes in range: `fit` is then all zero
   BitRate busbw;        ///< mean out-of-place bus bandwidth of the three largest sizes
   BitRate peak_busbw;   ///< the highest of any size
+  /// What a healthy node shows at the sizes `busbw` averages (the fabric
+  /// profile's measured curve there), the reference the share is of; the
+  /// link rate when no measured profile applies.
+  BitRate healthy_busbw;
+  std::string healthy_from;  ///< "dgx-spark-200g-switch (measured)" or "the link rate"
   /// The share of the link a healthy fabric would show at the largest size:
   /// its bytes at the link rate over those plus the fixed cost of one call
   /// (docs/formulas.md s.16.1). Below kHealthyShare the sizes are too small

@@ -62,6 +62,8 @@ struct PlanSearchRequest {
   std::vector<FabricProfile> fabric_catalog;
   /// Prices to cost each option with; absent: no option is priced.
   std::optional<PriceCatalog> prices;
+  /// What reading the prices found to say (a quote for a part no plan bills).
+  std::vector<std::string> price_warnings;
   CalendarDate today;  ///< prices seen more than a year before it draw a warning
   PlanObjective objective = PlanObjective::automatic;
   /// Served users of one instance per TP size (a capacity sweep's Little's
