@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "capacity_flags.hpp"
 #include "charts.hpp"
 #include "common.hpp"
 #include "integer_flags.hpp"

@@ -1,6 +1,9 @@
 #include "tpnet/io/node_catalog.hpp"
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 #include "builtin_models.hpp"
 #include "catalog_lookup.hpp"
 #include "tpnet/io/node_yaml.hpp"
@@ -16,11 +19,27 @@ std::vector<std::string> builtin_node_names() {
   return names;
 }
 
-NodeSpec builtin_node(std::string_view name) {
-  for (const auto& entry : detail::builtin_node_texts()) {
-    if (detail::same_name(detail::yaml_stem(entry.file_name), name)) {
-      return parse_node_yaml(entry.text, "built-in models/nodes/" + std::string(entry.file_name));
+namespace {
+
+/// Each built-in node parsed once per process, with its file's stem.
+const std::vector<std::pair<std::string, NodeSpec>>& parsed_nodes() {
+  static const std::vector<std::pair<std::string, NodeSpec>> parsed = [] {
+    std::vector<std::pair<std::string, NodeSpec>> out;
+    for (const auto& entry : detail::builtin_node_texts()) {
+      out.emplace_back(
+          std::string(detail::yaml_stem(entry.file_name)),
+          parse_node_yaml(entry.text, "built-in models/nodes/" + std::string(entry.file_name)));
     }
+    return out;
+  }();
+  return parsed;
+}
+
+}  // namespace
+
+NodeSpec builtin_node(std::string_view name) {
+  for (const auto& [stem, spec] : parsed_nodes()) {
+    if (detail::same_name(stem, name)) return spec;
   }
   throw InputError(detail::unknown_name_message("node", name, builtin_node_names()) +
                        " (a node YAML file also works)",

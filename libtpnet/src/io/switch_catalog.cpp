@@ -13,6 +13,23 @@ SwitchSpec parse_entry(const detail::EmbeddedText& entry) {
   return parse_switch_yaml(entry.text, "built-in models/switches/" + std::string(entry.file_name));
 }
 
+/// Each built-in switch parsed once per process, with its file's stem, in
+/// file order: a plan looks switches up by name dozens of times.
+struct ParsedSwitch {
+  std::string stem;
+  SwitchSpec spec;
+};
+const std::vector<ParsedSwitch>& parsed_switches() {
+  static const std::vector<ParsedSwitch> parsed = [] {
+    std::vector<ParsedSwitch> out;
+    for (const auto& entry : detail::builtin_switch_texts()) {
+      out.push_back({std::string(detail::yaml_stem(entry.file_name)), parse_entry(entry)});
+    }
+    return out;
+  }();
+  return parsed;
+}
+
 }  // namespace
 
 std::vector<std::string> builtin_switch_names() {
@@ -26,7 +43,7 @@ std::vector<std::string> builtin_switch_names() {
 
 std::vector<SwitchSpec> builtin_switches() {
   std::vector<SwitchSpec> out;
-  for (const auto& entry : detail::builtin_switch_texts()) out.push_back(parse_entry(entry));
+  for (const auto& parsed : parsed_switches()) out.push_back(parsed.spec);
   std::sort(out.begin(), out.end(),
             [](const SwitchSpec& a, const SwitchSpec& b) { return a.name < b.name; });
   return out;
@@ -34,14 +51,12 @@ std::vector<SwitchSpec> builtin_switches() {
 
 SwitchSpec builtin_switch(std::string_view name) {
   std::vector<std::string> candidates;
-  for (const auto& entry : detail::builtin_switch_texts()) {
-    const std::string_view stem = detail::yaml_stem(entry.file_name);
-    if (detail::same_name(stem, name)) return parse_entry(entry);
-    SwitchSpec spec = parse_entry(entry);
+  for (const auto& [stem, spec] : parsed_switches()) {
+    if (detail::same_name(stem, name)) return spec;
     for (const auto& alias : spec.aliases) {
       if (detail::same_name(alias, name)) return spec;
     }
-    candidates.emplace_back(stem);
+    candidates.push_back(stem);
   }
   std::sort(candidates.begin(), candidates.end());
   throw InputError(

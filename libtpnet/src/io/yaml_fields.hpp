@@ -30,6 +30,9 @@ inline constexpr std::size_t kMaxDocumentNodes = 200000;
 /// the same parser (JSON is YAML) but are not called YAML.
 enum class Syntax { yaml, json };
 
+/// How the built-in catalogs name their origin ("built-in models/nodes/...").
+inline constexpr std::string_view kBuiltinOrigin = "built-in ";
+
 /// Parses a document; syntax errors, a key given twice in one mapping and
 /// more than kMaxDocumentNodes values become InputError with the line (a
 /// key twice: both lines).
