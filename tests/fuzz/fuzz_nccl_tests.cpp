@@ -61,7 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const BitRate busbw = large_size_busbw(sweep);
     non_negative(busbw, "large_size_busbw");
     contract(Origin::any, [&] {
-      static const FabricHardware spark{builtin_node("dgx-spark").bus_bandwidth_faults, "", ""};
+      // The node's faults and a measured healthy rate, as doctor judges a Spark log.
+      static const FabricHardware spark{builtin_node("dgx-spark").bus_bandwidth_faults, "", "",
+                                        BitRate::gigabits_per_second(168.0), "fuzz"};
       const FabricDiagnosis d =
           diagnose_bus_bandwidth(busbw, BitRate::gigabits_per_second(200.0), spark);
       non_negative(d.share, "share");

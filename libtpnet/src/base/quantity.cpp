@@ -1,4 +1,5 @@
 #include "tpnet/base/quantity.hpp"
+#include "tpnet/base/text.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -17,15 +18,9 @@ struct Split {
   std::string_view suffix;
 };
 
-std::string_view trim_blanks(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 /// Splits "109.07Gb/s" into 109.07 and "Gb/s"; nullopt-like failure via bool.
 bool split_number(std::string_view text, Split& out) {
-  text = trim_blanks(text);
+  text = trim_space(text);
   const char* first = text.data();
   const char* last = text.data() + text.size();
   double value = 0.0;
@@ -33,7 +28,7 @@ bool split_number(std::string_view text, Split& out) {
   if (ec != std::errc() || ptr == first) return false;
   if (!std::isfinite(value)) return false;
   out.number = value;
-  out.suffix = trim_blanks(std::string_view(ptr, static_cast<std::size_t>(last - ptr)));
+  out.suffix = trim_space(std::string_view(ptr, static_cast<std::size_t>(last - ptr)));
   return true;
 }
 
@@ -197,7 +192,7 @@ void require_prompt_limits(const PromptSpec& spec, const InputLocation& requests
 }
 
 PromptSpec parse_prompt(std::string_view text, const InputLocation& where) {
-  const std::string_view trimmed = trim_blanks(text);
+  const std::string_view trimmed = trim_space(text);
   PromptSpec spec;
   const auto x = trimmed.find_first_of("xX*");
   if (x == std::string_view::npos) {
@@ -206,8 +201,8 @@ PromptSpec parse_prompt(std::string_view text, const InputLocation& where) {
   }
   static constexpr std::string_view kMix =
       "use TOKENS or REQUESTSxTOKENS such as 8k or 4x8k (requests from 1 to 1,000,000)";
-  const std::string_view count = trim_blanks(trimmed.substr(0, x));
-  const std::string_view tokens = trim_blanks(trimmed.substr(x + 1));
+  const std::string_view count = trim_space(trimmed.substr(0, x));
+  const std::string_view tokens = trim_space(trimmed.substr(x + 1));
   if (count.empty() || tokens.empty()) {
     throw InputError(fmt::format("{} is not a prompt mix: {} missing {} the '{}'; {}", quoted(text),
                                  count.empty() ? "the request count is" : "tokens are",

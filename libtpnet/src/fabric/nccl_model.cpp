@@ -1,4 +1,5 @@
 #include "tpnet/fabric/nccl_model.hpp"
+#include "tpnet/base/text.hpp"
 #include "tpnet/traffic/collective.hpp"
 
 #include <algorithm>
@@ -99,12 +100,6 @@ bool same_ignoring_case(std::string_view a, std::string_view b) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
-}
-
-std::string_view trim_space(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
-  return s;
 }
 
 /// NCCL_ALGO / NCCL_PROTO syntax: a comma list of names, or `^` and the names

@@ -5,15 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "tpnet/base/text.hpp"
+
 namespace tpnet::csv {
 namespace {
 
-std::string trim_cell(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return std::string(s);
-}
+std::string trim_cell(std::string_view s) { return std::string(trim_space(s)); }
 
 /// Splits one line into `cells` (reused between lines), at most `most` of
 /// them: InputError at `where` past that, before the cells take memory.

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "tpnet/base/error.hpp"
+#include "tpnet/base/text.hpp"
 #include "tpnet/io/text_file.hpp"
 
 namespace tpnet {
@@ -18,16 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string trim_space_of(std::string text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
-    text.pop_back();
-  }
-  size_t first = 0;
-  while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first])) != 0) {
-    ++first;
-  }
-  return text.substr(first);
-}
+std::string trim_space_of(std::string_view text) { return std::string(trim_space(text)); }
 
 /// The largest attribute or saved file read (an `ibv_devinfo -v` listing is
 /// tens of kilobytes): a link to /dev/zero or a huge file is refused, not read.

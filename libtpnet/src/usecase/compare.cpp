@@ -280,7 +280,7 @@ void for_each_compare_row(const CompareReport& report,
           if (predict && tp_only) {
             const PrefillCommunication c = prefill_communication(
                 request.model, at_tp, request.from_fabrics[f], request.to_fabrics[t], prompt.prompt,
-                prompt.output_tokens.value_or(1024), accepted);
+                prompt.output_tokens.value_or(kDefaultOutputTokens), accepted);
             row.predicted_extra = c.extra;
             row.achieved_bound = c.bound;
           }

@@ -116,7 +116,8 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
       // (the studies') unless the baseline row says.
       const PrefillCommunication c = prefill_communication(
           request.model, request.engine, *request.from_fabric, *request.to_fabric,
-          s.scenario.prompt, s.scenario.output_tokens.value_or(1024), accepted, true);
+          s.scenario.prompt, s.scenario.output_tokens.value_or(kDefaultOutputTokens), accepted,
+          true);
       s.predicted_comm_from = c.from;
       s.predicted_comm_to = c.to;
       s.predicted_extra = c.extra;

@@ -12,9 +12,6 @@
 namespace tpnet {
 namespace {
 
-/// Output tokens a workload prompt decodes when it does not say: the studies' 1,024.
-constexpr TokenCount kStudyOutputTokens = 1024;
-
 /// The catalog switch plan with the fewest switches, then the least port
 /// capacity bought (a cost proxy), then the least oversubscription.
 std::optional<Fabric> best_switch(const PlanSearchRequest& in, BitRate speed, bool by_price) {
@@ -468,7 +465,7 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
           if (priced_on) {
             const PrefillCommunication c = prefill_communication(
                 model, engine, *report.reference_profile, *priced_on, prompt.prompt,
-                prompt.output_tokens.value_or(kStudyOutputTokens), accepted);
+                prompt.output_tokens.value_or(kDefaultOutputTokens), accepted);
             if (!r.worst_predicted_extra_ttft || c.extra > *r.worst_predicted_extra_ttft) {
               r.worst_predicted_extra_ttft = c.extra;
             }
@@ -507,7 +504,7 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
           ask.memory = in.memory;
           const auto& first = in.workload.prompts.front();
           ask.prompt_tokens = first.prompt.tokens_each;
-          ask.output_tokens = first.output_tokens.value_or(kStudyOutputTokens);
+          ask.output_tokens = first.output_tokens.value_or(kDefaultOutputTokens);
           ask.concurrency = {1, kPlanExpectedRequests};
           ask.layouts = {ParallelLayout{tp, 1, 1}};
           try {

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "tpnet/base/text.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/switch_spec.hpp"
 
@@ -75,15 +76,7 @@ std::vector<std::string> split(std::string_view text, char separator) {
   return parts;
 }
 
-std::string trimmed(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
-    text.remove_suffix(1);
-  }
-  return std::string(text);
-}
+std::string trimmed(std::string_view text) { return std::string(trim_space(text)); }
 
 /// NCCL's list syntax, shared by NCCL_IB_HCA and NCCL_SOCKET_IFNAME: a
 /// leading `^` excludes, a leading `=` (after any `^`) matches exactly, else

@@ -14,8 +14,9 @@
 
 namespace tpnet {
 
-/// Output tokens a request decodes when nothing says how many: predict's
-/// default, and what the report's timeline gives a baseline row without them.
+/// Output tokens a request decodes when nothing says how many: the studies'
+/// 1,024, for predict, penalty, compare, plan's workload prompts and the
+/// report's timeline alike.
 inline constexpr TokenCount kDefaultOutputTokens = 1024;
 
 struct PrefillScenario {
