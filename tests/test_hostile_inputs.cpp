@@ -21,12 +21,14 @@
 #include "catch.hpp"
 #include "cli_checks.hpp"
 #include "cli_runner.hpp"
+#include "preflight_trees.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/io/node_catalog.hpp"
 #include "tpnet/io/node_facts.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "tpnet/usecase/preflight.hpp"
 
+using tpnet::test::check_of;
 using tpnet::test::expect_bad_input;
 using tpnet::test::fresh_dir;
 using tpnet::test::run_tpnet;
@@ -38,29 +40,15 @@ const std::string kSource = TPNET_SOURCE_DIR;
 const fs::path kTree = fs::path(kSource) / "tests/data/preflight/dgx-spark-port0";
 
 void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text << "\n";
+  tpnet::test::write_tree_file(path, text);
 }
 
+/// A copy of the healthy Spark tree with `change` applied (a SYNTHETIC variant).
 fs::path variant(const std::string& name, const std::function<void(const fs::path&)>& change) {
-  fs::path tree = fresh_dir("hostile_" + name) / "tree";
-  fs::copy(kTree, tree, fs::copy_options::recursive);
-  change(tree);
-  return tree;
+  return tpnet::test::tree_variant("hostile_" + name, change);
 }
 
-tpnet::PreflightReport judge(const fs::path& tree) {
-  tpnet::PreflightRequest request;
-  request.facts = tpnet::read_node_facts(tpnet::NodeFactsSource{tree.string(), true});
-  request.node = tpnet::builtin_node("dgx-spark");
-  return tpnet::run_preflight(request);
-}
-
-const tpnet::PreflightCheck& check_of(const tpnet::PreflightReport& r, const std::string& name) {
-  const tpnet::PreflightCheck* c = r.check(name);
-  REQUIRE(c != nullptr);
-  return *c;
-}
+tpnet::PreflightReport judge(const fs::path& tree) { return tpnet::test::judge_tree(tree); }
 
 fs::path make_fifo(const fs::path& path) {
   fs::create_directories(path.parent_path());

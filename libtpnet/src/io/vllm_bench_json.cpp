@@ -269,9 +269,9 @@ BenchResult read_result(const json::Value& object, const std::string& origin,
     const std::string name(to_string(kSloPercentiles[i]));
     // A percentile of 0 (one-token outputs have no TPOT) is left unset: the
     // means still judge, and only an SLO on that statistic is refused.
-    const auto ttft = root.number(name + "_ttft_ms", 0.0, kMaxMs);
+    const auto ttft = root.number(fmt::format("{}_ttft_ms", name), 0.0, kMaxMs);
     if (ttft && *ttft >= kMinMs) r.point.ttft_percentiles_s[i] = *ttft / 1e3;
-    const auto step = root.number(name + "_" + interval + "_ms", 0.0, kMaxMs);
+    const auto step = root.number(fmt::format("{}_{}_ms", name, interval), 0.0, kMaxMs);
     if (step && *step >= kMinMs) {
       r.point.tps_percentiles[i] =
           rate_from_interval(Seconds::milliseconds(*step)).tokens_per_second();
