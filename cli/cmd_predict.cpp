@@ -420,6 +420,7 @@ Outcome run_predict(const PredictOptions& o) {
   const PredictReport r = tpnet::run_predict(req);
 
   Document doc;
+  doc.answer = predict_answer(r);
   doc.csv = CsvLayout::sections;  // the settings, then the fabrics and the scenarios
   doc.title = fmt::format("tpnet predict: {}; vLLM's scheduler step by step at {}",
                           describe(req.model, req.engine), fmt::join(o.links, ", "));

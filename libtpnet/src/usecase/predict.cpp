@@ -590,4 +590,37 @@ CounterSeries predicted_counters(const PredictLink& run, Seconds interval, doubl
   return series;
 }
 
+std::vector<std::string> predict_answer(const PredictReport& report) {
+  if (report.scenarios.empty() || report.scenarios.back().links.empty()) return {};
+  // The last scenario: the longest of a baseline's rows, or the one asked.
+  const PredictScenarioResult& s = report.scenarios.back();
+  const PredictLink& first = s.links.front();
+  std::string ttft = fmt::format("{}: TTFT {:.2f} s at {}", s.name, first.last_first_token.value(),
+                                 first.link.name);
+  std::string decode = fmt::format("Decode: {:.1f} tokens/s a request at {}",
+                                   first.decode_tokens_per_s, first.link.name);
+  if (s.links.size() > 1) {
+    const PredictLink& second = s.links[1];
+    ttft += fmt::format(", {:.2f} s at {}", second.last_first_token.value(), second.link.name);
+    if (s.extra_last_first_token) {
+      ttft += fmt::format(" ({:+.2f} s predicted", s.extra_last_first_token->value());
+      if (s.bound_extra) {
+        // A bound only at the rates it assumes: a profile slower than its
+        // link's nominal rate predicts more than it.
+        ttft += fmt::format("; {:+.2f} s if every byte moved at the links' nominal rates",
+                            s.bound_extra->value());
+      }
+      ttft += ")";
+    }
+    decode += fmt::format(", {:.1f} at {}", second.decode_tokens_per_s, second.link.name);
+  }
+  std::vector<std::string> out{ttft + ".", decode + "."};
+  if (report.prefill_expected || report.decode_expected) {
+    out.emplace_back(
+        "Expected from public runs on the node, with nothing of yours measured; a baseline, ITL "
+        "or calibration of yours replaces them.");
+  }
+  return out;
+}
+
 }  // namespace tpnet

@@ -176,6 +176,12 @@ struct PredictReport {
   std::vector<std::string> notes;
 };
 
+/// The answer first, in at most three sentences: the last scenario's TTFT
+/// on each link (with the extra the second link costs, predicted and
+/// bounded), its decode speed a request, and where the compute rates came
+/// from when the user measured nothing. Empty without scenarios.
+[[nodiscard]] std::vector<std::string> predict_answer(const PredictReport& report);
+
 /// One scenario per baseline row, all its requests arriving at once, each
 /// with the row's output tokens or `output` where the row states none.
 [[nodiscard]] std::vector<PredictScenario> scenarios_from_baseline(
