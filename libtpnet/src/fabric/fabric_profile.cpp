@@ -127,6 +127,26 @@ Seconds shared_allreduce_latency(const std::vector<SmallAllReduceTable>& small, 
   return Seconds(std::max(0.0, table_excess(from, block) + per_step * steps));
 }
 
+namespace {
+
+/// `value(i)` of the curve's point i, read at `size`: linear in log(size)
+/// between points, the nearest point's outside them (docs/formulas.md s.22).
+template <typename Value>
+double along_sizes(const std::vector<BusBandwidthPoint>& pts, Bytes size, const Value& value) {
+  const double x = size.count();
+  if (x <= pts.front().size.count()) return value(0);
+  for (std::size_t i = 1; i < pts.size(); ++i) {
+    if (x <= pts[i].size.count()) {
+      const double w = std::log(x / pts[i - 1].size.count()) /
+                       std::log(pts[i].size.count() / pts[i - 1].size.count());
+      return value(i - 1) * (1.0 - w) + value(i) * w;
+    }
+  }
+  return value(pts.size() - 1);
+}
+
+}  // namespace
+
 double builtin_seconds_per_byte(const FabricProfile& profile, Bytes size) {
   const BusBandwidthCurve& c = profile.curve;
   const auto& pts = c.points;
@@ -136,16 +156,7 @@ double builtin_seconds_per_byte(const FabricProfile& profile, Bytes size) {
   if (pts.empty() || spb.size() != pts.size()) {
     return 1.0 / profile.bus_bandwidth.bytes_per_second();
   }
-  const double x = size.count();
-  if (x <= pts.front().size.count()) return spb.front();
-  for (std::size_t i = 1; i < pts.size(); ++i) {
-    if (x <= pts[i].size.count()) {
-      const double w = std::log(x / pts[i - 1].size.count()) /
-                       std::log(pts[i].size.count() / pts[i - 1].size.count());
-      return spb[i - 1] * (1.0 - w) + spb[i] * w;
-    }
-  }
-  return spb.back();
+  return along_sizes(pts, size, [&](std::size_t i) { return spb[i]; });
 }
 
 FabricProfile fabric_at_end(const FabricProfile& profile, FabricEnd end) {
@@ -310,21 +321,8 @@ BitRate fabric_rate(const FabricProfile& profile) {
 BitRate healthy_bus_bandwidth(const FabricProfile& profile, Bytes size) {
   const auto& pts = profile.curve.points;
   if (profile.source != FabricSource::builtin || pts.empty()) return fabric_rate(profile);
-  auto at = [&](std::size_t i) { return pts[i].bus_bandwidth.bits_per_second(); };
-  double bps = at(pts.size() - 1);
-  const double x = size.count();
-  if (x <= pts.front().size.count()) {
-    bps = at(0);
-  } else {
-    for (std::size_t i = 1; i < pts.size(); ++i) {
-      if (x <= pts[i].size.count()) {
-        const double w = std::log(x / pts[i - 1].size.count()) /
-                         std::log(pts[i].size.count() / pts[i - 1].size.count());
-        bps = at(i - 1) * (1.0 - w) + at(i) * w;
-        break;
-      }
-    }
-  }
+  const double bps =
+      along_sizes(pts, size, [&](std::size_t i) { return pts[i].bus_bandwidth.bits_per_second(); });
   return BitRate(bps * profile.curve_scale);
 }
 
