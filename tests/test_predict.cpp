@@ -23,6 +23,7 @@
 #include "tpnet/io/node_catalog.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
 #include "tpnet/sim/decode_floor.hpp"
+#include "tpnet/sim/prefill_communication.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/traffic/collective.hpp"
 #include "tpnet/usecase/compare.hpp"

@@ -12,6 +12,7 @@
 
 #include "tpnet/base/checked_math.hpp"
 #include "tpnet/model/layout.hpp"
+#include "tpnet/sim/prefill_communication.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/traffic/collective.hpp"
 #include "tpnet/usecase/decode.hpp"

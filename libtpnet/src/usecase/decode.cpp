@@ -11,7 +11,6 @@
 #include "tpnet/model/weights.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/traffic/transfer_time.hpp"
-#include "tpnet/usecase/penalty.hpp"
 
 namespace tpnet {
 

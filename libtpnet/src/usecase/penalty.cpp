@@ -7,8 +7,9 @@
 
 #include "tpnet/base/checked_math.hpp"
 #include "tpnet/base/limits.hpp"
+#include "tpnet/sim/engine_schedule.hpp"
+#include "tpnet/sim/prefill_communication.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
-#include "tpnet/usecase/predict.hpp"
 
 namespace tpnet {
 

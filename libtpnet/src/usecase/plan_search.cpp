@@ -6,6 +6,7 @@
 
 #include "tpnet/base/limits.hpp"
 #include "tpnet/model/layout.hpp"
+#include "tpnet/sim/prefill_communication.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 #include "tpnet/usecase/predict.hpp"
 

@@ -20,10 +20,6 @@
 namespace tpnet {
 namespace {
 
-void require_request(bool ok, const char* field, const std::string& why) {
-  if (!ok) throw InputError(why, InputLocation::for_key(field));
-}
-
 /// Adds one step to a request's spans, merging it into the last when that
 /// is of the same kind and ends where the step starts.
 void add_span(std::vector<RequestSpan>& spans, double start, double end, bool prefill) {
@@ -153,27 +149,6 @@ std::vector<std::string> why_lines(const PredictScenarioResult& s, const Predict
 
 }  // namespace
 
-double accepted_tokens_per_decode(const EngineConfig& engine, std::optional<double> given) {
-  const double all = 1.0 + engine.num_speculative_tokens;
-  if (!given) return all;
-  require_request(
-      std::isfinite(*given) && *given >= 1.0 && *given <= all, "engine.accepted_tokens_per_decode",
-      fmt::format("{:g} is out of range; a decode forward yields 1 to {:g} tokens (1 + the "
-                  "speculative tokens)",
-                  *given, all));
-  return *given;
-}
-
-SchedulerSettings scheduler_settings(const EngineConfig& engine, double accepted_tokens) {
-  SchedulerSettings s;
-  s.max_num_batched_tokens = engine.max_num_batched_tokens;
-  s.long_prefill_token_threshold = engine.long_prefill_token_threshold;
-  s.max_num_seqs = engine.max_num_seqs;
-  s.num_speculative_tokens = engine.num_speculative_tokens;
-  s.accepted_tokens_per_decode = accepted_tokens;
-  return s;
-}
-
 std::vector<PredictScenario> scenarios_from_baseline(const std::vector<PrefillScenario>& baseline,
                                                      TokenCount output) {
   std::vector<PredictScenario> out;
@@ -190,14 +165,14 @@ std::vector<PredictScenario> scenarios_from_baseline(const std::vector<PrefillSc
 }
 
 PredictReport run_predict(const PredictRequest& r) {
-  require_request(!r.links.empty(), "predict.links", "give at least one link");
-  require_request(r.fabrics.size() == r.links.size(), "fabric",
-                  fmt::format("{} fabric profiles for {} links; give one, or one per link",
-                              r.fabrics.size(), r.links.size()));
-  require_request(!r.scenarios.empty(), "workload.prompts",
-                  "give at least one prompt scenario or a trace");
+  require_field(!r.links.empty(), "predict.links", "give at least one link");
+  require_field(r.fabrics.size() == r.links.size(), "fabric",
+                fmt::format("{} fabric profiles for {} links; give one, or one per link",
+                            r.fabrics.size(), r.links.size()));
+  require_field(!r.scenarios.empty(), "workload.prompts",
+                "give at least one prompt scenario or a trace");
   require_scenario_count(r.scenarios.size());
-  require_request(
+  require_field(
       std::isfinite(r.overlap) && r.overlap >= 0.0 && r.overlap < 1.0, "predict.overlap",
       fmt::format("{} is out of range; allowed 0 (no overlap) up to, not including, 1", r.overlap));
   validate(r.engine);
@@ -362,22 +337,6 @@ PredictReport run_predict(const PredictRequest& r) {
   return report;
 }
 
-double estimated_steps(const EngineConfig& engine, const PromptSpec& prompt,
-                       TokenCount output_tokens, double accepted_tokens, bool with_decode) {
-  const double tokens =
-      static_cast<double>(prompt.requests) * static_cast<double>(prompt.tokens_each);
-  const double budget =
-      static_cast<double>(std::max<TokenCount>(1, prefill_step_budget(engine, prompt)));
-  double steps = std::ceil(tokens / budget);
-  if (with_decode) {
-    const double batches =
-        std::ceil(static_cast<double>(prompt.requests) / std::max(1, engine.max_num_seqs));
-    steps +=
-        batches * std::ceil(static_cast<double>(output_tokens) / std::max(1.0, accepted_tokens));
-  }
-  return steps;
-}
-
 PredictWork estimated_work(const EngineConfig& engine,
                            const std::vector<PredictScenario>& scenarios, std::size_t links,
                            double accepted_tokens) {
@@ -419,125 +378,26 @@ void require_predicted_work(const PredictWork& work, bool timeline) {
   require_simulated_steps(work.steps(), outputs ? "workload.output_tokens" : "workload.prompts",
                           kMaxPredictedSteps);
   const bool output_rows = work.decode_request_steps > work.prefill_request_steps;
-  require_request(
+  require_field(
       work.request_steps() <= kMaxPredictedRequestSteps,
       output_rows ? "workload.output_tokens" : "workload.prompts",
       fmt::format("would simulate about {:.3g} request-steps (each request's share of each "
                   "step, over all links); at most {:.0f} in one run (fewer requests, fewer "
                   "output tokens or fewer links)",
                   work.request_steps(), kMaxPredictedRequestSteps));
-  require_request(!timeline || work.request_steps() <= kMaxTimelineRows, "predict.timeline",
-                  fmt::format("would write about {:.3g} rows (one per request and step, over all "
-                              "links); a timeline may have at most {:.0f} (fewer requests, fewer "
-                              "output tokens or one link)",
-                              work.request_steps(), kMaxTimelineRows));
-}
-
-void require_simulated_steps(double steps, const char* field, double limit) {
-  require_request(
-      steps <= limit, field,
-      fmt::format("would simulate about {:.3g} scheduler steps; at most {:.0f} in one run "
-                  "(fewer or shorter prompts, fewer outputs, or a larger step budget)",
-                  steps, limit));
-}
-
-namespace {
-
-PrefillCommunication communication_between(const ModelArch& model, const EngineConfig& engine,
-                                           const FabricProfile& from, const FabricProfile& to,
-                                           const PromptSpec& prompt, TokenCount output_tokens,
-                                           double accepted_tokens) {
-  require_request(prompt.requests >= 1 && prompt.requests <= kMaxPromptRequests, "workload.prompts",
-                  fmt::format("{} requests; allowed 1 to {}", prompt.requests, kMaxPromptRequests));
-  std::vector<ScheduledRequest> requests(static_cast<std::size_t>(prompt.requests),
-                                         ScheduledRequest{0.0, prompt.tokens_each, output_tokens});
-  // With every request arriving at once the steps' contents do not depend on
-  // their times, so one schedule serves both links; it stops at the last
-  // first token, which the steps it ran all precede.
-  PrefillCommunication c;
-  StepCommunicationCache at_from(model, engine, from);
-  StepCommunicationCache at_to(model, engine, to);
-  // The achieved-rate bound (docs/formulas.md s.25): every all-reduce's
-  // bytes at the largest per-byte gap of the two profiles over the block
-  // sizes the steps use, plus any fixed cost `to` adds; the logits gathers
-  // (a few KB) at their own difference.
-  const int tp = engine.tensor_parallel_size;
-  const int allreduces = tp > 1 ? allreduces_per_forward(model, engine) : 0;
-  struct StepBound {
-    double sent = 0.0;        ///< one all-reduce's bytes sent per node
-    double fixed = 0.0;       ///< max(0, what `to` adds in fixed cost)
-    double difference = 0.0;  ///< one all-reduce's time at `to` less at `from`
-  };
-  std::unordered_map<TokenCount, StepBound> by_tokens;
-  double sent = 0.0;
-  double fixed = 0.0;
-  double gathers = 0.0;
-  std::optional<Bytes> smallest;
-  std::optional<Bytes> largest;
-  const StepSeconds price = [&](const ScheduledStep& step) {
-    const StepCommunication at_f = at_from(step);
-    const StepCommunication at_t = at_to(step);
-    c.from = c.from + at_f.time;
-    c.to = c.to + at_t.time;
-    if (allreduces > 0) {
-      auto it = by_tokens.find(step.tokens());
-      if (it == by_tokens.end()) {
-        const Bytes block = activation_block(model, engine, step.tokens());
-        const FabricAllReduce f = fabric_allreduce(from, block, tp, engine.algorithm);
-        const FabricAllReduce t = fabric_allreduce(to, block, tp, engine.algorithm);
-        const StepBound b{(block * allreduce_sent_factor(tp, engine.algorithm)).count(),
-                          std::max(0.0, (t.latency - f.latency).value()),
-                          (t.time - f.time).value()};
-        it = by_tokens.emplace(step.tokens(), b).first;
-        if (!smallest || block < *smallest) smallest = block;
-        if (!largest || block > *largest) largest = block;
-      }
-      sent += allreduces * it->second.sent;
-      fixed += allreduces * it->second.fixed;
-      gathers +=
-          std::max(0.0, (at_t.time - at_f.time).value() - allreduces * it->second.difference);
-    }
-    ++c.steps;
-    return 1.0;
-  };
-  (void)simulate_schedule(requests, scheduler_settings(engine, accepted_tokens), price, false,
-                          ScheduleUntil::first_tokens);
-  c.extra = c.to - c.from;
-  if (smallest && largest) {
-    c.gap = largest_per_byte_gap(from, to, tp, engine.algorithm, *smallest, *largest);
-    c.bound = Seconds(fixed + sent * c.gap.seconds_per_byte + gathers);
-  } else {
-    c.bound = c.extra;  // no all-reduce: only gathers, if any, and they are priced exactly
-  }
-  return c;
-}
-
-}  // namespace
-
-PrefillCommunication prefill_communication(const ModelArch& model, const EngineConfig& engine,
-                                           const FabricProfile& from, const FabricProfile& to,
-                                           const PromptSpec& prompt, TokenCount output_tokens,
-                                           double accepted_tokens, bool with_range) {
-  PrefillCommunication c =
-      communication_between(model, engine, from, to, prompt, output_tokens, accepted_tokens);
-  if (!with_range) {
-    c.extra_range = {c.extra, c.extra};
-    return c;
-  }
-  c.extra_range =
-      extra_range(from, to, c.extra, [&](const FabricProfile& f, const FabricProfile& t) {
-        return communication_between(model, engine, f, t, prompt, output_tokens, accepted_tokens)
-            .extra;
-      });
-  return c;
+  require_field(!timeline || work.request_steps() <= kMaxTimelineRows, "predict.timeline",
+                fmt::format("would write about {:.3g} rows (one per request and step, over all "
+                            "links); a timeline may have at most {:.0f} (fewer requests, fewer "
+                            "output tokens or one link)",
+                            work.request_steps(), kMaxTimelineRows));
 }
 
 CounterSeries predicted_counters(const PredictLink& run, Seconds interval, double overlap) {
-  require_request(interval.value() > 0.0, "predict.traffic_interval",
-                  "the interval must be positive");
+  require_field(interval.value() > 0.0, "predict.traffic_interval",
+                "the interval must be positive");
   const double end = run.finished.value();
   const double samples = std::floor(end / interval.value()) + 2.0;
-  require_request(
+  require_field(
       samples <= 1e7, "predict.traffic",
       fmt::format("{:.0f} samples at {} s; at most 10,000,000 (predict a shorter workload or "
                   "a longer interval)",

@@ -42,4 +42,10 @@ class InputError : public Error {
   std::string detail_;
 };
 
+/// Throws InputError naming the request field `field` (`engine.max_num_seqs`)
+/// with `why` unless `ok`.
+inline void require_field(bool ok, const char* field, const std::string& why) {
+  if (!ok) throw InputError(why, InputLocation::for_key(field));
+}
+
 }  // namespace tpnet

@@ -18,10 +18,10 @@
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/sim/compute_fit.hpp"
+#include "tpnet/sim/engine_schedule.hpp"
 #include "tpnet/sim/step_cost.hpp"
 #include "tpnet/sim/step_schedule.hpp"
 #include "tpnet/usecase/memory.hpp"
-#include "tpnet/usecase/penalty.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet {
@@ -192,20 +192,6 @@ struct PredictReport {
 /// (`predict.overlap`), and whatever the fit and the scheduler refuse.
 [[nodiscard]] PredictReport run_predict(const PredictRequest& request);
 
-/// Output tokens a decode forward yields per request: `given` (1 to 1 +
-/// drafts; InputError naming `engine.accepted_tokens_per_decode` otherwise),
-/// else 1 + drafts (every draft accepted).
-[[nodiscard]] double accepted_tokens_per_decode(const EngineConfig& engine,
-                                                std::optional<double> given);
-
-/// The scheduler settings of an engine (its vLLM flags) with an acceptance.
-[[nodiscard]] SchedulerSettings scheduler_settings(const EngineConfig& engine,
-                                                   double accepted_tokens);
-
-/// The most scheduler steps a column beside the bounds simulates
-/// (prefill_communication over every penalty scenario or compare row): about
-/// 2 us a step, so a few seconds at most.
-inline constexpr double kMaxSimulatedSteps = 2e6;
 /// The most steps tpnet predict simulates, every link together (each step
 /// also prices its compute): a day of traffic at a few requests a second.
 inline constexpr double kMaxPredictedSteps = 2e7;
@@ -239,46 +225,6 @@ struct PredictWork {
 /// forwards make up most of it, else `workload.prompts`), or with
 /// `timeline` kMaxTimelineRows (naming `predict.timeline`).
 void require_predicted_work(const PredictWork& work, bool timeline);
-
-/// About how many steps simulating `prompt` takes: ceil(prompt tokens /
-/// prefill_step_budget) for the prefill, plus with `with_decode` batches of
-/// max_num_seqs requests x ceil(outputs / accepted) decode steps.
-[[nodiscard]] double estimated_steps(const EngineConfig& engine, const PromptSpec& prompt,
-                                     TokenCount output_tokens, double accepted_tokens,
-                                     bool with_decode);
-
-/// Throws InputError naming `field` when `steps` exceed `limit`, saying what
-/// to give instead.
-void require_simulated_steps(double steps, const char* field, double limit = kMaxSimulatedSteps);
-
-/// A prompt scenario's communication at two links, step by step through the
-/// scheduler until its last first token. Compute is the same at both links
-/// (the same steps carry the same tokens), so `extra` is what the second
-/// link adds to the last first token: predict's extra_last_first_token
-/// without overlap, and penalty's predicted column.
-struct PrefillCommunication {
-  Seconds from;
-  Seconds to;
-  Seconds extra;  ///< to - from
-  /// `extra` at the two ends of what the profiles measured (s.29).
-  ExtraRange extra_range;
-  int steps = 0;  ///< steps until the last first token
-  /// The achieved-rate bound of `extra` (s.25): every all-reduce's sent bytes
-  /// at the largest per-byte gap of the two profiles (`gap`), plus what `to`
-  /// adds in fixed cost; never below `extra`.
-  Seconds bound;
-  PerByteGap gap;
-};
-
-/// All `prompt.requests` arrive at once with `output_tokens` each; decodes
-/// of requests that finished their prompts share the steps (1 + drafts
-/// tokens, `accepted_tokens` yielded each). `with_range`: also the extra at
-/// the ends of the profiles' measurements (s.29; two more schedules), else
-/// `extra_range` is `extra` at both ends.
-[[nodiscard]] PrefillCommunication prefill_communication(
-    const ModelArch& model, const EngineConfig& engine, const FabricProfile& from,
-    const FabricProfile& to, const PromptSpec& prompt, TokenCount output_tokens,
-    double accepted_tokens, bool with_range = false);
 
 /// Predicted RDMA counter samples of one node every `interval` over a priced
 /// run (kept steps): each step's collectives as bursts at their priced rate,
