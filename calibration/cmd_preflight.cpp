@@ -15,15 +15,14 @@
 #include <string>
 
 #include "calibrate_command.hpp"
-#include "common.hpp"
-#include "node_facts_here.hpp"
-#include "preflight_document.hpp"
 #include "process_group.hpp"
+#include "terminal.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/io/node_catalog.hpp"
 #include "tpnet/io/node_facts.hpp"
 #include "tpnet/usecase/preflight.hpp"
+#include "tpnet/usecase/preflight_document.hpp"
 
 namespace tpnet::calibrate {
 namespace {
@@ -59,7 +58,7 @@ std::string root_of_rank(std::string root, int rank) {
 std::string facts_of_this_rank(const PreflightOptions& o, const ProcessGroup& group) {
   try {
     if (group.rank() == o.fail_rank) throw std::runtime_error("failure injected (--fail-rank)");
-    NodeFacts facts = cli::read_facts(root_of_rank(o.root, group.rank()), "--root");
+    NodeFacts facts = read_node_facts_at(root_of_rank(o.root, group.rank()), "--root");
     if (facts.host.empty()) facts.host = group.host();
     return node_facts_text(facts);
   } catch (const InputError& e) {
@@ -74,7 +73,7 @@ std::string facts_of_this_rank(const PreflightOptions& o, const ProcessGroup& gr
 int run_preflight(const PreflightOptions& o) {
   // Catalog and format problems are the same on every rank: each refuses alone.
   const NodeSpec node = resolve_node(o.node);
-  const cli::Format format = cli::parse_format(o.format);
+  const Format format = parse_format(o.format);
   const double timeout_s = parse_duration(o.timeout, InputLocation::for_key("--timeout")).value();
 #if TPNET_HAVE_MPI
   const std::unique_ptr<ProcessGroup> group = make_mpi_group();
@@ -108,11 +107,11 @@ int run_preflight(const PreflightOptions& o) {
         request.nodes.push_back(parse_node_facts_text(texts[rank], fmt::format("rank {}", rank)));
       }
       const ClusterPreflightReport report = run_cluster_preflight(request);
-      const cli::Document doc = cli::cluster_preflight_document(report);
+      const Document doc = cluster_preflight_document(report);
       for (const auto& warning : doc.warnings) {
         std::cerr << "tpnet-calibrate: warning: " << warning << "\n";
       }
-      std::cout << cli::render(doc, format) << std::flush;
+      std::cout << render(doc, format) << std::flush;
       exit_code = report.gate_failed() ? 1 : 0;
     } catch (const InputError& e) {
       std::cerr << "tpnet-calibrate: error: " << e.what() << "\n";

@@ -50,7 +50,7 @@ Field calibration_record(const CalibrationUse& use) {
       number("beta_bps", "beta (rate of bytes sent)", a.beta.bits_per_second(), kGbps, 1),
       number("rms_relative_error_pct", "fit RMS relative error", a.rms_relative_error * 100.0,
              kPercent, 2),
-      flag("compute_used", "compute used for the share", use.compute != nullptr),
+      tpnet::flag("compute_used", "compute used for the share", use.compute != nullptr),
   };
   if (use.compute != nullptr) {
     rec.push_back(number("compute_per_prompt_token_s", "compute per prompt token per node",

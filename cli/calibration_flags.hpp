@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "document.hpp"
+#include "terminal.hpp"
 #include "tpnet/usecase/calibration_use.hpp"
 
 namespace tpnet::cli {

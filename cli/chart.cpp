@@ -734,35 +734,6 @@ std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
   return out;
 }
 
-std::string xml_escaped(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        // Control characters are not allowed in XML 1.0.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += ' ';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
 const char* series_colour(std::size_t index) { return kPalette[index % kPalette.size()]; }
 
 double text_width(const std::string& text, double font_px) {

@@ -116,9 +116,6 @@ struct Figure {
 /// Tick values between lo and hi in 1-2-5 steps, at most `max_ticks`.
 [[nodiscard]] std::vector<double> nice_ticks(double lo, double hi, int max_ticks);
 
-/// Text made safe for XML character data and attribute values.
-[[nodiscard]] std::string xml_escaped(const std::string& text);
-
 /// The colour of series `index` (Okabe-Ito: distinct under the common colour
 /// blindnesses, and ordered so neighbours differ in lightness).
 [[nodiscard]] const char* series_colour(std::size_t index);

@@ -6,9 +6,9 @@
 
 #include "common.hpp"
 #include "exit_codes.hpp"
-#include "node_facts_here.hpp"
-#include "preflight_document.hpp"
+#include "tpnet/io/node_facts.hpp"
 #include "tpnet/usecase/preflight.hpp"
+#include "tpnet/usecase/preflight_document.hpp"
 
 namespace tpnet::cli {
 namespace {
@@ -22,7 +22,7 @@ struct PreflightOptions {
 Outcome run_preflight_command(const PreflightOptions& o) {
   PreflightRequest request;
   request.node = load_node(o.node);
-  request.facts = read_facts(o.root, "--root");
+  request.facts = read_node_facts_at(o.root, "--root");
   const PreflightReport report = run_preflight(request);
   return Outcome{
       preflight_document(report, o.root.empty() ? "/" : o.root), {}, report.gate_failed() ? 1 : 0};

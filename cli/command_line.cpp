@@ -17,12 +17,19 @@
 #include "exit_codes.hpp"
 #include "input_limit.hpp"
 #include "integer_flags.hpp"
-#include "printable.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/io/output_file.hpp"
+#include "tpnet/io/printable.hpp"
 #include "vllm_args.hpp"
 
 namespace {
+
+/// Writes "tpnet: KIND: MESSAGE" as one line to standard error, MESSAGE
+/// clipped to kLongestMessage and printable.
+void report(std::string_view kind, std::string_view message) {
+  std::cerr << "tpnet: " << kind << ": "
+            << tpnet::printable(tpnet::clipped(message, tpnet::kLongestMessage)) << "\n";
+}
 
 /// Every file a flag of `command` names, noted before it runs: which flags
 /// read and which write is the command's business, but no output may be a
@@ -125,8 +132,8 @@ int parse_and_run(int argc, char** argv) {
       if (outcome.write) {
         exit_code = outcome.write(std::cout);
       } else {
-        std::cout << render(outcome.doc, parse_format(*command.format),
-                            TextLayout{output_width(), wide_output()});
+        std::cout << tpnet::render(outcome.doc, tpnet::parse_format(*command.format),
+                                   terminal_layout());
       }
       std::cout.flush();
       return exit_code;

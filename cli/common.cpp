@@ -20,15 +20,6 @@
 
 namespace tpnet::cli {
 
-void add_format_option(CLI::App* app, std::string& format) {
-  app->add_option("--format", format, "Output: table (with a units row), json, csv or markdown")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
-      ->default_str("table");
-  app->add_flag("--wide", wide_output(),
-                "Tables: every column, however wide (the default shows the columns that answer "
-                "the question and fits the terminal, COLUMNS or 100 characters)");
-}
-
 void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
   app->add_option("-m,--model", o.model,
                   "Built-in model name (tpnet models), a model YAML file, or a Hugging Face "

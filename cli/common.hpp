@@ -9,8 +9,8 @@
 #include <ostream>
 #include <string>
 
-#include "document.hpp"
 #include "field_flags.hpp"
+#include "terminal.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/usecase/budgets.hpp"
 #include "tpnet/usecase/bytes_report.hpp"
@@ -38,9 +38,6 @@ struct Command {
   /// plan file's keys.
   FieldNames names = FieldNames::flags;
 };
-
-/// Adds --format table|json|csv|markdown.
-void add_format_option(CLI::App* app, std::string& format);
 
 struct EngineOptions {
   std::string model;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "document.hpp"
+#include "terminal.hpp"
 #include "tpnet/usecase/compare.hpp"
 
 namespace tpnet::cli {

@@ -15,6 +15,7 @@ constexpr FieldFlag kFieldFlags[] = {
     {"model.quantization", "--quantization"},
     {"vllm_args", "--vllm-args"},
     {"input.max_bytes", "TPNET_MAX_INPUT_BYTES"},
+    {"output.format", "--format"},
     {"node", "--node"},
     {"layout.tp", "--tp"},
     {"layout.pp", "--pp"},

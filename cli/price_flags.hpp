@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "document.hpp"
+#include "terminal.hpp"
 #include "tpnet/usecase/plan_search.hpp"
 
 namespace tpnet::cli {

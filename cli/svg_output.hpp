@@ -7,7 +7,7 @@
 #include <string>
 
 #include "chart.hpp"
-#include "document.hpp"
+#include "terminal.hpp"
 
 namespace tpnet::cli {
 

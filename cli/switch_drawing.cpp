@@ -68,11 +68,11 @@ std::string switch_plan_svg(const SwitchPlan& plan, const std::string& id, doubl
                   rate_text(plan.speed), std::string(to_string(plan.topology)));
   body += fmt::format(
       "<text x=\"{:.0f}\" y=\"{:.0f}\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", kMargin,
-      y, chart::xml_escaped(title));
+      y, xml_escaped(title));
   y += 18;
   body +=
       fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" font-size=\"12\" fill=\"#555555\">{}</text>\n",
-                  kMargin, y, chart::xml_escaped(plan.summary));
+                  kMargin, y, xml_escaped(plan.summary));
   y += 14;
   int next_node = 1;
   const double inner = width - 2 * kMargin;
@@ -100,10 +100,10 @@ std::string switch_plan_svg(const SwitchPlan& plan, const std::string& id, doubl
         "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" rx=\"6\" "
         "fill=\"#f4f6f8\" "
         "stroke=\"#5a6570\" stroke-width=\"1.5\"><title>{}</title></rect>\n",
-        kMargin, box_top, inner, box_height, chart::xml_escaped(heading));
+        kMargin, box_top, inner, box_height, xml_escaped(heading));
     body += fmt::format(
         "<text x=\"{:.0f}\" y=\"{:.0f}\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
-        kMargin + 10, box_top + 19, chart::xml_escaped(heading));
+        kMargin + 10, box_top + 19, xml_escaped(heading));
     double row_top = box_top + 30;
     for (const auto& row : rows) {
       double cx = kMargin + 10;
@@ -114,8 +114,8 @@ std::string switch_plan_svg(const SwitchPlan& plan, const std::string& id, doubl
         body += fmt::format(
             "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"56\" height=\"{:.0f}\" rx=\"3\" fill=\"{}\">"
             "<title>{} cage in {}: {}</title></rect>\n",
-            cage_x, row_top, kCageHeight, fill, chart::xml_escaped(c->cage), c->mode,
-            chart::xml_escaped(c->cable));
+            cage_x, row_top, kCageHeight, fill, xml_escaped(c->cage), c->mode,
+            xml_escaped(c->cable));
         body += fmt::format(
             "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" fill=\"white\" "
             "text-anchor=\"middle\">{}</text>\n",
@@ -137,12 +137,12 @@ std::string switch_plan_svg(const SwitchPlan& plan, const std::string& id, doubl
               "stroke=\"#333333\"{}><title>{}</title></rect>\n",
               sx, sub_top, kSubport, spare ? "white" : (c->isl ? "#f3d9e8" : "#E69F00"),
               spare ? " stroke-dasharray=\"3 3\"" : "",
-              chart::xml_escaped(
-                  spare ? fmt::format("spare sub-port of a {} cage", c->cage)
-                        : fmt::format("{} on a {} sub-port ({})", label, c->mode, c->cable)));
+              xml_escaped(spare
+                              ? fmt::format("spare sub-port of a {} cage", c->cage)
+                              : fmt::format("{} on a {} sub-port ({})", label, c->mode, c->cable)));
           body += fmt::format(
               "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
-              sx + kSubport / 2, sub_top + 15, spare ? "spare" : chart::xml_escaped(label));
+              sx + kSubport / 2, sub_top + 15, spare ? "spare" : xml_escaped(label));
         }
         cx += w + kGroupGap;
       }
@@ -156,9 +156,8 @@ std::string switch_plan_svg(const SwitchPlan& plan, const std::string& id, doubl
         body += fmt::format(
             "<text x=\"{:.0f}\" y=\"{:.0f}\" font-size=\"11\" fill=\"#555555\">{}</text>\n",
             kMargin + 10, y,
-            chart::xml_escaped(
-                fmt::format("unused: {} whole {} cages, {} sub-ports; could serve {}", s.cages,
-                            s.cage, s.subports, s.could_serve)));
+            xml_escaped(fmt::format("unused: {} whole {} cages, {} sub-ports; could serve {}",
+                                    s.cages, s.cage, s.subports, s.could_serve)));
       }
     }
     y += 10;
@@ -167,7 +166,7 @@ std::string switch_plan_svg(const SwitchPlan& plan, const std::string& id, doubl
     y += 16;
     body += fmt::format(
         "<text x=\"{:.0f}\" y=\"{:.0f}\" font-size=\"12\">{}</text>\n", kMargin, y,
-        chart::xml_escaped(fmt::format(
+        xml_escaped(fmt::format(
             "Inter-switch links: {} LAG(s) of {} x {} {}; worst cross traffic {} over {} "
             "({:.2f}x oversubscribed)",
             plan.isl->lags, plan.isl->per_lag, rate_text(plan.isl->rate), plan.isl->cage,
@@ -177,14 +176,14 @@ std::string switch_plan_svg(const SwitchPlan& plan, const std::string& id, doubl
   for (const auto& line : plan.cables) {
     y += 16;
     body += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" font-size=\"12\">cable: {}</text>\n",
-                        kMargin, y, chart::xml_escaped(line.text()));
+                        kMargin, y, xml_escaped(line.text()));
   }
   y += kMargin;
   return fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"{}\" width=\"{:.0f}\" height=\"{:.0f}\" "
       "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"{}\" fill=\"#222222\" role=\"img\">\n"
       "<title>{}</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n{}</svg>\n",
-      id, width, std::ceil(y), width, std::ceil(y), kFont, chart::xml_escaped(title), body);
+      id, width, std::ceil(y), width, std::ceil(y), kFont, xml_escaped(title), body);
 }
 
 }  // namespace tpnet::cli

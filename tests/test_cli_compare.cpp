@@ -14,8 +14,8 @@
 #include "catch.hpp"
 #include "cli_runner.hpp"
 #include "commands.hpp"
-#include "document.hpp"
 #include "golden.hpp"
+#include "terminal.hpp"
 
 using tpnet::test::CliResult;
 using tpnet::test::prints_as;
@@ -274,7 +274,7 @@ TEST_CASE("tpnet compare: the table, CSV and JSON carry the same columns and val
   };
 
   const tpnet::cli::Outcome table = with_format("table");
-  std::vector<tpnet::cli::Record> table_rows;
+  std::vector<tpnet::Record> table_rows;
   for (const auto& f : table.doc.fields) {
     if (f.key == "rows") table_rows = f.records;
   }
@@ -320,7 +320,7 @@ TEST_CASE("tpnet compare: the table, CSV and JSON carry the same columns and val
       }
       REQUIRE(csv_cell.count(f.key) == 1);
       const YAML::Node value = row[f.key];
-      if (f.kind == tpnet::cli::Field::Kind::number) {
+      if (f.kind == tpnet::Field::Kind::number) {
         CHECK_THAT(value.as<double>(), WithinRel(f.number, 1e-11));
       } else if (value.IsNull()) {
         CHECK(f.text == "-");

@@ -113,12 +113,12 @@ void BM_CompareGridCsvMillionRows(benchmark::State& state) {
   }
   spec.reference = ParallelLayout{8, 1, 1};
   const CompareReport report = run_compare(spec);
-  const cli::Document header;
+  const Document header;
   NullBuffer null;
   std::ostream sink(&null);
   const auto rows = static_cast<double>(compare_row_count(spec));
   for (auto _ : state) {
-    benchmark::DoNotOptimize(cli::write_compare_grid(sink, cli::Format::csv, report, header));
+    benchmark::DoNotOptimize(cli::write_compare_grid(sink, Format::csv, report, header));
   }
   state.counters["rows_per_second"] = benchmark::Counter(
       rows * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);

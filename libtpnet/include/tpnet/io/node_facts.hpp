@@ -26,6 +26,12 @@ struct NodeFactsSource {
 /// tree without /sys/class/infiniband, /sys/class/net or an env file.
 [[nodiscard]] NodeFacts read_node_facts(const NodeFactsSource& source);
 
+/// `root` empty: this node, with the NCCL_* environment and memlock limit of
+/// this process (the one NCCL would run in). Else a tree saved by
+/// calibration/scripts/save-node-tree.sh; a root that is no directory is
+/// refused naming `root_name` (the caller's name for the root).
+[[nodiscard]] NodeFacts read_node_facts_at(const std::string& root, const std::string& root_name);
+
 /// Parses `ulimit -l` output: "unlimited" or a count of KiB. Throws
 /// InputError naming `origin`.
 [[nodiscard]] MemlockFacts parse_memlock(std::string_view text, const std::string& origin);

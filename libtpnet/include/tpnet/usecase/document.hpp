@@ -1,14 +1,15 @@
 #pragma once
-// The plain data every subcommand hands to a renderer: named fields with a
-// JSON key (carrying its unit), a human label, and how to show the value.
-// Renderers never compute; subcommands never format.
+/// The plain data every use case's answer becomes before it is shown: named
+/// fields with a JSON key (carrying its unit), a human label, and how to
+/// show the value; sections for long-form documents. Renderers
+/// (tpnet/io/document_render.hpp) never compute; use cases never format.
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace tpnet::cli {
+namespace tpnet {
 
 /// How a number is shown in tables: value / scale, then the suffix.
 struct DisplayUnit {
@@ -124,56 +125,4 @@ struct Document {
   std::vector<DocumentSection> sections;
 };
 
-/// html renders only long-form documents (with sections); --format never
-/// offers it to the commands that print fields.
-enum class Format { table, json, csv, markdown, html };
-Format parse_format(std::string_view name);
-
-/// How a table-format output fits the screen: every line at most `width`
-/// characters; prose wraps with a hanging indent, table rows never wrap (the
-/// columns that do not fit are left out and named), `wide` shows every column.
-inline constexpr std::size_t kDefaultTextWidth = 100;
-struct TextLayout {
-  std::size_t width = kDefaultTextWidth;
-  bool wide = false;
-};
-
-/// stdout's width when it is a terminal, else COLUMNS when set to a number,
-/// else 100; never below 40.
-[[nodiscard]] std::size_t output_width();
-
-/// --wide, as every subcommand's add_format_option registers it.
-[[nodiscard]] bool& wide_output();
-
-/// Characters `text` takes on a terminal: UTF-8 sequences count once.
-[[nodiscard]] std::size_t display_width(std::string_view text);
-
-/// `first` then `text`, broken at spaces into lines of at most `width`
-/// characters; lines after the first start with `hang` spaces. A word longer
-/// than a line is cut. Each line ends with a newline.
-[[nodiscard]] std::string wrap(std::string_view first, std::string_view text, std::size_t hang,
-                               std::size_t width);
-
-/// A number as JSON and CSV print it: whole values without a fraction, others
-/// with up to 12 significant digits. Throws tpnet::Error for NaN or infinity.
-std::string format_number(double value, std::string_view what);
-/// The same, appended to `out` without a temporary string.
-void append_number(std::string& out, double value, std::string_view what);
-
-/// A number for text people read (titles, labels): up to `significant`
-/// digits, trailing zeros dropped, never an exponent ("0.001", "1000000").
-std::string plain_number(double value, int significant = 6);
-
-/// A JSON string literal with escapes.
-std::string json_string(std::string_view text);
-
-/// `<stem>-<name>-<hash>.svg`: the file a long-form document's chart is
-/// written to beside its Markdown, named by its content.
-std::string figure_file_name(const std::string& stem, const std::string& name,
-                             const std::string& svg);
-
-/// Renders `doc`; throws tpnet::Error if a number is NaN or infinite, so no
-/// such value ever reaches a user, and for html of a document without sections.
-std::string render(const Document& doc, Format format, const TextLayout& layout = {});
-
-}  // namespace tpnet::cli
+}  // namespace tpnet

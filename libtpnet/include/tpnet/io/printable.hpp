@@ -1,14 +1,14 @@
 #pragma once
-// Messages go to a terminal or a CI log one line each: input text quoted in
-// them (a value, a file's bytes) must not move the cursor, ring, or split.
-// The same holds for names shown in tables (a model's name from its
-// config.json, a config key from a vllm bench result).
+/// Messages go to a terminal or a CI log one line each: input text quoted in
+/// them (a value, a file's bytes) must not move the cursor, ring, or split.
+/// The same holds for names shown in tables (a model's name from its
+/// config.json, a config key from a vllm bench result).
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-namespace tpnet::cli {
+namespace tpnet {
 
 /// `text` with control bytes written as escapes: \n, \r, \t, \0 and \xNN
 /// for the rest of C0, DEL, the C1 controls (U+0080..U+009F, which a
@@ -25,8 +25,4 @@ inline constexpr std::size_t kLongestMessage = 4096;
 /// tail often says what is allowed), never splitting a UTF-8 sequence.
 [[nodiscard]] std::string clipped(std::string_view text, std::size_t most);
 
-/// Writes "tpnet: KIND: MESSAGE" as one line to standard error, MESSAGE
-/// clipped to kLongestMessage and printable.
-void report(std::string_view kind, std::string_view message);
-
-}  // namespace tpnet::cli
+}  // namespace tpnet

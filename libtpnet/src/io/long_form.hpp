@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "document.hpp"
+#include "tpnet/usecase/document.hpp"
 
-namespace tpnet::cli {
+namespace tpnet {
 
 [[nodiscard]] std::string render_long_form_html(const Document& doc);
 [[nodiscard]] std::string render_long_form_markdown(const Document& doc);
 
-}  // namespace tpnet::cli
+}  // namespace tpnet

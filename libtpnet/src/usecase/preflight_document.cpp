@@ -1,8 +1,8 @@
-#include "preflight_document.hpp"
+#include "tpnet/usecase/preflight_document.hpp"
 
 #include <fmt/format.h>
 
-namespace tpnet::cli {
+namespace tpnet {
 namespace {
 
 std::vector<double> maybe(const std::optional<BitRate>& rate) {
@@ -132,4 +132,4 @@ Document cluster_preflight_document(const ClusterPreflightReport& r) {
   return doc;
 }
 
-}  // namespace tpnet::cli
+}  // namespace tpnet

@@ -1,12 +1,10 @@
-#include "printable.hpp"
+#include "tpnet/io/printable.hpp"
 
 #include <fmt/format.h>
 
-#include <iostream>
-
 #include "tpnet/io/text_file.hpp"
 
-namespace tpnet::cli {
+namespace tpnet {
 namespace {
 
 constexpr unsigned char kC1Lead = 0xc2;  // U+0080..U+00BF are 0xc2 0x80..0xbf
@@ -80,8 +78,4 @@ std::string clipped(std::string_view text, std::size_t most) {
                      text.substr(tail));
 }
 
-void report(std::string_view kind, std::string_view message) {
-  std::cerr << "tpnet: " << kind << ": " << printable(clipped(message, kLongestMessage)) << "\n";
-}
-
-}  // namespace tpnet::cli
+}  // namespace tpnet

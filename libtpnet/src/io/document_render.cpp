@@ -1,23 +1,22 @@
+#include "tpnet/io/document_render.hpp"
 // Renderers for Document: table (default, with a units row), JSON (keys carry
 // units, values in base units), CSV (the main list, base units) and Markdown.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
 
-#include "document.hpp"
-#include "long_form.hpp"
-#include "printable.hpp"
+#include "io/long_form.hpp"
 #include "tpnet/base/error.hpp"
+#include "tpnet/io/printable.hpp"
 #include "tpnet/io/text_file.hpp"
+#include "tpnet/usecase/document.hpp"
 
-namespace tpnet::cli {
+namespace tpnet {
 namespace {
 
 void require_finite(const Field& f) {
@@ -285,10 +284,11 @@ std::string render_grid_text(const Grid& g, const TextLayout& layout) {
     if (!shown[i]) left_out.push_back(g.header[i]);
   }
   if (!left_out.empty()) {
-    out += wrap("  ",
-                fmt::format("--wide adds {}: {}", left_out.size() == 1 ? "a column" : "columns",
-                            fmt::join(left_out, ", ")),
-                4, layout.width);
+    out +=
+        wrap("  ",
+             fmt::format("{} adds {}: {}", layout.show_every_column,
+                         left_out.size() == 1 ? "a column" : "columns", fmt::join(left_out, ", ")),
+             4, layout.width);
   }
   return out;
 }
@@ -617,26 +617,46 @@ std::string wrap(std::string_view first, std::string_view text, std::size_t hang
   return out + "\n";
 }
 
-std::size_t output_width() {
-  constexpr std::size_t kNarrowest = 40;
-  winsize size{};
-  if (::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 &&
-      size.ws_col > 0) {
-    return std::max<std::size_t>(size.ws_col, kNarrowest);
+Format parse_format(std::string_view name) {
+  if (name == "json") return Format::json;
+  if (name == "csv") return Format::csv;
+  if (name == "markdown") return Format::markdown;
+  if (name == "html") return Format::html;
+  if (name != "table") {
+    throw InputError("'" + std::string(name) + "' is no output format; use table, json, csv, " +
+                         "markdown or html",
+                     InputLocation::for_key("output.format"));
   }
-  if (const char* columns = std::getenv("COLUMNS")) {
-    char* end = nullptr;
-    const long value = std::strtol(columns, &end, 10);
-    if (end != columns && *end == '\0' && value > 0 && value < 100000) {
-      return std::max<std::size_t>(static_cast<std::size_t>(value), kNarrowest);
-    }
-  }
-  return kDefaultTextWidth;
+  return Format::table;
 }
 
-bool& wide_output() {
-  static bool wide = false;
-  return wide;
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        // Control characters are not allowed in XML 1.0.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+          out += ' ';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
 }
 
 std::string render(const Document& doc, Format format, const TextLayout& layout) {
@@ -655,4 +675,4 @@ std::string render(const Document& doc, Format format, const TextLayout& layout)
   return render_table(doc, layout);
 }
 
-}  // namespace tpnet::cli
+}  // namespace tpnet

@@ -1,4 +1,5 @@
-#include "node_facts_here.hpp"
+// Facts of the node this process runs on: its environment and limits.
+#include "tpnet/io/node_facts.hpp"
 
 #include <sys/resource.h>
 
@@ -9,14 +10,14 @@
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
 
-namespace tpnet::cli {
+namespace tpnet {
 
-NodeFacts read_facts(const std::string& root, const std::string& flag) {
+NodeFacts read_node_facts_at(const std::string& root, const std::string& root_name) {
   if (!root.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_directory(root, ec)) {
       throw InputError("'" + root + "' is not a directory (a tree saved by save-node-tree.sh)",
-                       InputLocation::for_key(flag));
+                       InputLocation::for_key(root_name));
     }
     return read_node_facts(NodeFactsSource{root, true});
   }
@@ -41,4 +42,4 @@ NodeFacts read_facts(const std::string& root, const std::string& flag) {
   return facts;
 }
 
-}  // namespace tpnet::cli
+}  // namespace tpnet

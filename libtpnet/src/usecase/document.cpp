@@ -1,11 +1,11 @@
-#include "document.hpp"
+#include "tpnet/usecase/document.hpp"
 
 #include <fmt/format.h>
 #include <cmath>
 
 #include "tpnet/base/error.hpp"
 
-namespace tpnet::cli {
+namespace tpnet {
 
 Field number(std::string key, std::string label, double value, DisplayUnit unit, int decimals) {
   Field f;
@@ -109,11 +109,4 @@ Field note_unless_wide(Field field) {
   return field;
 }
 
-Format parse_format(std::string_view name) {
-  if (name == "json") return Format::json;
-  if (name == "csv") return Format::csv;
-  if (name == "markdown") return Format::markdown;
-  return Format::table;
-}
-
-}  // namespace tpnet::cli
+}  // namespace tpnet

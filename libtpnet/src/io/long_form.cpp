@@ -1,16 +1,16 @@
-#include "long_form.hpp"
+#include "io/long_form.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdint>
 
-#include "chart.hpp"
 #include "tpnet/base/error.hpp"
+#include "tpnet/io/document_render.hpp"
 
-namespace tpnet::cli {
+namespace tpnet {
 namespace {
 
-std::string escaped(const std::string& s) { return chart::xml_escaped(s); }
+std::string escaped(const std::string& s) { return xml_escaped(s); }
 
 std::string markdown_cell(const std::string& s) {
   std::string out;
@@ -141,4 +141,4 @@ std::string render_long_form_markdown(const Document& doc) {
   return out;
 }
 
-}  // namespace tpnet::cli
+}  // namespace tpnet
