@@ -59,29 +59,21 @@ DecisionRequest to_decision_request(const ReportOptions& o) {
   return request;
 }
 
-/// The chart's name in Markdown's file names, and its SVG.
-std::pair<std::string, std::string> draw(DecisionChart chart, const DecisionReport& g) {
+/// The SVG of the chart a figure names.
+std::string draw(const std::string& chart, const DecisionReport& g) {
   auto svg = [](chart::Figure f, const char* id) {
     f.id = id;
     return chart::render_svg(f);
   };
-  switch (chart) {
-    case DecisionChart::penalty:
-      return {"penalty",
-              svg(penalty_figure(g.penalty, g.from, g.to, describe(g.model, g.engine)), "penalty")};
-    case DecisionChart::compare:
-      return {"compare", svg(compare_figure(*g.compare), "compare")};
-    case DecisionChart::predict:
-      return {"predict", svg(predict_figure(*g.predict, kReportChartRequests), "predict")};
-    case DecisionChart::capacity:
-      return {"capacity", svg(capacity_figure(*g.capacity), "capacity")};
-    case DecisionChart::switch_plan:
-      return {"switch", switch_plan_svg(*g.switch_drawn()->fabric->plan, "switch")};
-    case DecisionChart::memory:
-      return {"memory", svg(memory_figure(g.memory, g.model.name), "memory")};
-    case DecisionChart::expected:
-      return {"expected", svg(expected_figure(*g.expected, g.model.name), "expected")};
+  if (chart == "penalty") {
+    return svg(penalty_figure(g.penalty, g.from, g.to, describe(g.model, g.engine)), "penalty");
   }
+  if (chart == "compare") return svg(compare_figure(*g.compare), "compare");
+  if (chart == "predict") return svg(predict_figure(*g.predict, kReportChartRequests), "predict");
+  if (chart == "capacity") return svg(capacity_figure(*g.capacity), "capacity");
+  if (chart == "switch") return switch_plan_svg(*g.switch_drawn()->fabric->plan, "switch");
+  if (chart == "memory") return svg(memory_figure(g.memory, g.model.name), "memory");
+  if (chart == "expected") return svg(expected_figure(*g.expected, g.model.name), "expected");
   throw Error("report: a chart the document places has no drawing");
 }
 
@@ -96,25 +88,20 @@ std::string quoted_word(const std::string& w) {
 /// The core's words with the charts drawn, named for `stem`, and the CLI's
 /// own sections: the warnings in flag names and the command that made it.
 Document to_document(const DecisionReport& g, const std::string& stem) {
-  const DecisionDocument words = write_decision_document(g);
+  Document doc = write_decision_document(g);
   // The core names request fields (`workload.baseline`); a reader of the
   // report typed flags.
-  auto flags = [](std::vector<std::string> lines) {
+  auto flags = [](std::vector<std::string>& lines) {
     for (auto& l : lines) l = name_fields(l, FieldNames::flags);
-    return lines;
   };
-  Document doc;
-  doc.title = words.title;
-  doc.answer = flags(words.verdict);
-  for (const auto& s : words.sections) {
-    DocumentSection section{s.heading, flags(s.paragraphs), {}, {}, flags(s.items), false};
-    for (const auto& f : s.figures) {
-      auto [name, svg] = draw(f.chart, g);
-      std::string file = figure_file_name(stem, name, svg);
-      section.figures.push_back({std::move(svg), f.caption, std::move(file)});
+  flags(doc.answer);
+  for (auto& section : doc.sections) {
+    flags(section.paragraphs);
+    flags(section.items);
+    for (auto& f : section.figures) {
+      f.svg = draw(f.chart, g);
+      f.file = figure_file_name(stem, f.chart, f.svg);
     }
-    for (const auto& t : s.tables) section.tables.push_back({t.header, t.rows});
-    doc.sections.push_back(std::move(section));
   }
   if (!g.warnings.empty()) {
     DocumentSection w{"Warnings", {}, {}, {}, {}, false};

@@ -7,6 +7,10 @@
 namespace tpnet {
 namespace {
 
+DocumentFigure figure(std::string chart, std::string caption) {
+  return DocumentFigure{std::move(chart), std::move(caption), {}, {}};
+}
+
 std::string bytes_text(double b) { return format_quantity(b, "B", 3); }
 std::string rate_text(BitRate r) { return format_quantity(r.bits_per_second(), "b/s", 4); }
 
@@ -141,15 +145,15 @@ std::vector<std::string> verdict_lines(const DecisionReport& g) {
   return out;
 }
 
-DecisionSection ttft_cost_section(const DecisionReport& g) {
-  DecisionSection cost;
+DocumentSection ttft_cost_section(const DecisionReport& g) {
+  DocumentSection cost;
   cost.heading = fmt::format("TTFT cost of {} instead of {}", g.to.name, g.from.name);
-  cost.figures.push_back(
-      {DecisionChart::penalty,
-       fmt::format("Extra time to first token per test at TP{}: the bound (every prefill byte at "
-                   "{}, nothing overlapped) and the scheduler's prediction on the fabric "
-                   "profiles. The largest is {}.",
-                   g.tp, g.to.name, g.worst_scenario() ? g.worst_scenario()->scenario.name : "")});
+  cost.figures.push_back(figure(
+      "penalty",
+      fmt::format("Extra time to first token per test at TP{}: the bound (every prefill byte at "
+                  "{}, nothing overlapped) and the scheduler's prediction on the fabric "
+                  "profiles. The largest is {}.",
+                  g.tp, g.to.name, g.worst_scenario() ? g.worst_scenario()->scenario.name : "")));
   cost.paragraphs.push_back(fmt::format(
       "Prefill sends {} per prompt token per node at TP{}; the predicted column uses the fabric "
       "profiles {} and {}.",
@@ -157,8 +161,8 @@ DecisionSection ttft_cost_section(const DecisionReport& g) {
   return cost;
 }
 
-DecisionSection layouts_section(const DecisionReport& g) {
-  DecisionSection layouts;
+DocumentSection layouts_section(const DecisionReport& g) {
+  DocumentSection layouts;
   layouts.heading = "Layouts compared";
   if (g.compare->layouts.size() == 1) {
     // One bar compares nothing: say it.
@@ -174,20 +178,20 @@ DecisionSection layouts_section(const DecisionReport& g) {
     }
     layouts.paragraphs.push_back(text + ".");
   } else {
-    layouts.figures.push_back(
-        {DecisionChart::compare,
-         g.compare->projected()
-             ? "Bytes per prompt token per node by TP size, and the worst projected TTFT "
-               "increase on the slower link from the measured TTFTs."
-             : "Bytes per prompt token per node by TP size, and the extra TTFT bound per 1,000 "
-               "prompt tokens on the slower link."});
+    layouts.figures.push_back(figure(
+        "compare",
+        g.compare->projected()
+            ? "Bytes per prompt token per node by TP size, and the worst projected TTFT "
+              "increase on the slower link from the measured TTFTs."
+            : "Bytes per prompt token per node by TP size, and the extra TTFT bound per 1,000 "
+              "prompt tokens on the slower link."));
   }
   return layouts;
 }
 
 /// What the cluster is expected to give, layout by layout (tpnet expect).
-DecisionSection expected_section(const DecisionReport& g) {
-  DecisionSection sec;
+DocumentSection expected_section(const DecisionReport& g) {
+  DocumentSection sec;
   sec.heading = "Expected speed";
   const ExpectReport& e = *g.expected;
   const auto name = [&](int i) {
@@ -209,7 +213,7 @@ DecisionSection expected_section(const DecisionReport& g) {
           ? 0
           : e.layouts[static_cast<std::size_t>(e.best_throughput)].decode.back().requests,
       name(e.best_throughput)));
-  DecisionTable table;
+  DocumentTable table;
   table.header = {"layout", "fits", "TTFT"};
   const ExpectLayout& best = e.layouts[static_cast<std::size_t>(e.best_latency)];
   for (const auto& c : best.decode) {
@@ -231,20 +235,21 @@ DecisionSection expected_section(const DecisionReport& g) {
     table.rows.push_back(std::move(row));
   }
   sec.tables.push_back(std::move(table));
-  sec.figures.push_back({DecisionChart::expected,
-                         "Expected decode tokens/s of all requests by layout, at each concurrency: "
-                         "typical, from public runs on the node."});
+  sec.figures.push_back(
+      figure("expected",
+             "Expected decode tokens/s of all requests by layout, at each concurrency: "
+             "typical, from public runs on the node."));
   return sec;
 }
 
-DecisionSection steps_section(const DecisionReport& g) {
-  DecisionSection steps;
+DocumentSection steps_section(const DecisionReport& g) {
+  DocumentSection steps;
   steps.heading = "Predicted steps";
   if (g.predict) {
-    steps.figures.push_back(
-        {DecisionChart::predict,
-         "Each test's requests through vLLM's scheduler at both speeds: prefill steps, decode "
-         "steps, and the first token (black tick). The slower link stretches prefill only."});
+    steps.figures.push_back(figure(
+        "predict",
+        "Each test's requests through vLLM's scheduler at both speeds: prefill steps, decode "
+        "steps, and the first token (black tick). The slower link stretches prefill only."));
   } else if (!g.predict_refused.empty()) {
     steps.paragraphs.push_back("No step timeline: tpnet predict refuses these inputs: " +
                                g.predict_refused);
@@ -256,11 +261,11 @@ DecisionSection steps_section(const DecisionReport& g) {
   return steps;
 }
 
-DecisionSection traps_section(const SwitchPlan& plan) {
-  DecisionSection traps;
+DocumentSection traps_section(const SwitchPlan& plan) {
+  DocumentSection traps;
   traps.heading = "Traps and checklist";
   for (const auto& t : plan.traps) traps.items.push_back(t.text + " (" + t.source + ")");
-  DecisionTable checks{{"check", "the catalog says", "ok", "verify on the hardware"}, {}};
+  DocumentTable checks{{"check", "the catalog says", "ok", "verify on the hardware"}, {}};
   for (const auto& c : plan.checklist) {
     checks.rows.push_back({c.check, c.catalog, c.catalog_ok ? "yes" : "NO", c.verify});
   }
@@ -272,15 +277,15 @@ DecisionSection traps_section(const SwitchPlan& plan) {
 }
 
 /// The switch section, and its traps when a switch is drawn.
-std::vector<DecisionSection> switch_sections(const DecisionReport& g) {
-  DecisionSection sw;
+std::vector<DocumentSection> switch_sections(const DecisionReport& g) {
+  DocumentSection sw;
   sw.heading = "Switch port plan";
   if (const PlanOption* drawn = g.switch_drawn(); drawn != nullptr) {
-    sw.figures.push_back(
-        {DecisionChart::switch_plan,
-         fmt::format("The recommended {} at {}: each cage in its breakout mode, its cable fanned "
-                     "out to the sub-ports, and which node sits on which.",
-                     drawn->fabric->description, drawn->speed.name)});
+    sw.figures.push_back(figure(
+        "switch",
+        fmt::format("The recommended {} at {}: each cage in its breakout mode, its cable fanned "
+                    "out to the sub-ports, and which node sits on which.",
+                    drawn->fabric->description, drawn->speed.name)));
     if (!drawn->fabric->alternatives.empty()) {
       sw.paragraphs.push_back(fmt::format("Also does it with as few switches: {}.",
                                           fmt::join(drawn->fabric->alternatives, ", ")));
@@ -301,12 +306,13 @@ std::vector<DecisionSection> switch_sections(const DecisionReport& g) {
   return {std::move(sw)};
 }
 
-DecisionSection memory_section(const DecisionReport& g) {
-  DecisionSection mem;
+DocumentSection memory_section(const DecisionReport& g) {
+  DocumentSection mem;
   mem.heading = "Memory fit";
-  mem.figures.push_back({DecisionChart::memory,
-                         "What each node holds at each TP size; the KV cache gets what vLLM's "
-                         "budget leaves."});
+  mem.figures.push_back(
+      figure("memory",
+             "What each node holds at each TP size; the KV cache gets what vLLM's "
+             "budget leaves."));
   for (const auto& m : g.memory) {
     if (m.tp != g.tp) continue;
     mem.paragraphs.push_back(fmt::format("At TP{}: {}", m.tp, m.fit_summary));
@@ -338,10 +344,10 @@ std::vector<std::string> option_row(const PlanOption& r) {
           r.reason};
 }
 
-DecisionSection options_section(const DecisionReport& g) {
-  DecisionSection options;
+DocumentSection options_section(const DecisionReport& g) {
+  DocumentSection options;
   options.heading = "Every layout ranked";
-  DecisionTable t{{"rank", "layout", "speed", "switches", "fits", "weights/node", "KV cache/node",
+  DocumentTable t{{"rank", "layout", "speed", "switches", "fits", "weights/node", "KV cache/node",
                    "worst extra TTFT", "usable", "why"},
                   {}};
   for (const auto& opt : g.plan.options) t.rows.push_back(option_row(opt));
@@ -360,28 +366,29 @@ std::string speed_names(const std::vector<Link>& speeds) {
 
 }  // namespace
 
-DecisionDocument write_decision_document(const DecisionReport& g) {
-  DecisionDocument doc;
+Document write_decision_document(const DecisionReport& g) {
+  Document doc;
   doc.title = fmt::format("{} on {} x {}: network decision ({})", g.model.name, g.nodes,
                           g.node.name, speed_names(g.speeds));
-  doc.verdict = verdict_lines(g);
+  doc.answer = verdict_lines(g);
   doc.sections.push_back(ttft_cost_section(g));
   if (g.compare && !g.compare->layouts.empty()) doc.sections.push_back(layouts_section(g));
   doc.sections.push_back(steps_section(g));
   if (g.expected) {
     doc.sections.push_back(expected_section(g));
   } else if (!g.expected_refused.empty()) {
-    DecisionSection none;
+    DocumentSection none;
     none.heading = "Expected speed";
     none.paragraphs.push_back("No expected speed: " + g.expected_refused);
     doc.sections.push_back(std::move(none));
   }
   if (g.capacity) {
-    DecisionSection cap;
+    DocumentSection cap;
     cap.heading = "Capacity under the SLOs";
-    cap.figures.push_back({DecisionChart::capacity,
-                           "Measured decode speed and TTFT against load per configuration, the "
-                           "SLO lines, and each configuration's C_max ringed."});
+    cap.figures.push_back(
+        figure("capacity",
+               "Measured decode speed and TTFT against load per configuration, the "
+               "SLO lines, and each configuration's C_max ringed."));
     doc.sections.push_back(std::move(cap));
   }
   for (auto& s : switch_sections(g)) doc.sections.push_back(std::move(s));

@@ -9,41 +9,18 @@
 #include <vector>
 
 #include "tpnet/usecase/decision_report.hpp"
+#include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
 
-/// The charts a decision document places; the CLI draws each from the report.
-enum class DecisionChart { penalty, compare, predict, capacity, switch_plan, memory, expected };
+/// The charts a decision document places, by the names its figures carry;
+/// the CLI draws each from the report.
+inline constexpr const char* kDecisionCharts[] = {"penalty", "compare", "predict", "capacity",
+                                                  "switch",  "memory",  "expected"};
 
-/// Where a chart goes and the sentence under it.
-struct DecisionFigure {
-  DecisionChart chart = DecisionChart::penalty;
-  std::string caption;
-};
-
-struct DecisionTable {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-};
-
-struct DecisionSection {
-  std::string heading;
-  std::vector<std::string> paragraphs;
-  std::vector<DecisionFigure> figures;
-  std::vector<DecisionTable> tables;
-  std::vector<std::string> items;  ///< a bulleted list
-};
-
-struct DecisionDocument {
-  std::string title;
-  /// The decision in a few sentences: what to buy and why, the trade, what the
-  /// slower link costs and what does not change.
-  std::vector<std::string> verdict;
-  std::vector<DecisionSection> sections;
-};
-
-/// The report's words. Numbers come from `report` only, printed with
-/// format_quantity's units; the warnings and the inputs are the caller's.
-[[nodiscard]] DecisionDocument write_decision_document(const DecisionReport& report);
+/// The report's words: the verdict as the document's answer, then its
+/// sections. Numbers come from `report` only, printed with format_quantity's
+/// units; the charts' drawings, the warnings and the inputs are the caller's.
+[[nodiscard]] Document write_decision_document(const DecisionReport& report);
 
 }  // namespace tpnet

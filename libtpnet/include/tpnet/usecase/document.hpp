@@ -88,11 +88,13 @@ enum class CsvLayout {
   sections,    ///< `key,value` lines of the scalars, then each list after a blank line
 };
 
-/// A chart in a long-form document: its SVG, the sentence under it, and the
-/// file Markdown links it as (written beside the document by the caller).
+/// A chart in a long-form document: which chart (its name in file names:
+/// "penalty"), the sentence under it, its SVG and the file Markdown links it
+/// as (drawn and named by the caller, beside the document).
 struct DocumentFigure {
-  std::string svg;
+  std::string chart;
   std::string caption;
+  std::string svg;
   std::string file;
 };
 
