@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 #include "catch.hpp"
@@ -97,7 +99,130 @@ std::string joined(const std::vector<std::string>& lines) {
   return out;
 }
 
+/// The use cases' includes of each other, file stem to file stems: a use
+/// case's header and source are one node ("penalty").
+using UseCaseGraph = std::map<std::string, std::set<std::string>>;
+
+UseCaseGraph use_case_graph(const fs::path& root) {
+  UseCaseGraph graph;
+  static const std::regex usecase_include(
+      R"re(^\s*#\s*include\s+"tpnet/usecase/([a-z0-9_]+)\.hpp")re");
+  for (const auto& dir : {root / "libtpnet" / "include" / "tpnet" / "usecase",
+                          root / "libtpnet" / "src" / "usecase"}) {
+    if (!fs::is_directory(dir)) continue;
+    for (const auto& file : sources_under(dir)) {
+      const std::string from = file.stem().string();
+      graph[from];
+      std::ifstream in(file);
+      std::string line;
+      while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_search(line, m, usecase_include) && m[1] != from) {
+          graph[from].insert(m[1]);
+        }
+      }
+    }
+  }
+  return graph;
+}
+
+/// Every circle of includes in `graph`, each as "a -> b -> a", found once
+/// from its smallest name.
+std::vector<std::string> include_cycles(const UseCaseGraph& graph) {
+  std::vector<std::string> cycles;
+  std::vector<std::string> path;
+  std::function<void(const std::string&, const std::string&)> walk = [&](const std::string& start,
+                                                                         const std::string& at) {
+    path.push_back(at);
+    const auto it = graph.find(at);
+    if (it != graph.end()) {
+      for (const auto& next : it->second) {
+        if (next == start) {
+          std::string text;
+          for (const auto& p : path) text += p + " -> ";
+          cycles.push_back(text + start);
+        } else if (next > start && std::find(path.begin(), path.end(), next) == path.end()) {
+          walk(start, next);
+        }
+      }
+    }
+    path.pop_back();
+  };
+  for (const auto& node : graph) walk(node.first, node.first);
+  return cycles;
+}
+
 }  // namespace
+
+TEST_CASE("no use case includes another that includes it back, however far round", "[layers]") {
+  // Use cases compose what lies below them; one that needs another's result
+  // takes it as an input or the two meet in a third (issue 41).
+  const UseCaseGraph graph = use_case_graph(TPNET_SOURCE_DIR);
+  CHECK(graph.size() > 10);  // a moved usecase/ would otherwise pass by being empty
+  const std::vector<std::string> cycles = include_cycles(graph);
+  INFO(joined(cycles));
+  CHECK(cycles.empty());
+}
+
+TEST_CASE("the cycle finder names each circle once, from its smallest name", "[layers]") {
+  const UseCaseGraph graph{{"a", {"b"}}, {"b", {"c"}}, {"c", {"a", "d"}}, {"d", {}},
+                           {"e", {"f"}}, {"f", {"e"}}, {"g", {"a", "d"}}};
+  CHECK(include_cycles(graph) == std::vector<std::string>{"a -> b -> c -> a", "e -> f -> e"});
+  CHECK(include_cycles({{"a", {"b"}}, {"b", {}}}).empty());
+}
+
+TEST_CASE("calibration/ shares code through libtpnet and cli/shared, never tpnet's CLI",
+          "[layers]") {
+  // tpnet-calibrate runs on cluster nodes: it links libtpnet and the small
+  // library both front ends share, so a change to a tpnet command cannot
+  // break it (issue 41).
+  const fs::path root = TPNET_SOURCE_DIR;
+  std::vector<std::string> broken;
+  std::size_t files = 0;
+  static const std::regex quoted(R"re(^\s*#\s*include\s+"([^"]+)")re");
+  for (const auto& file : sources_under(root / "calibration")) {
+    ++files;
+    std::ifstream in(file);
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      std::smatch m;
+      if (!std::regex_search(line, m, quoted)) continue;
+      const std::string path = m[1];
+      if (path.rfind("tpnet/", 0) == 0) continue;  // libtpnet
+      const bool beside = fs::exists(file.parent_path() / path) ||
+                          fs::exists(root / "calibration" / path) ||
+                          fs::exists(root / "tests" / path);  // the tests' runners
+      const bool shared = fs::exists(root / "cli" / "shared" / path);
+      if (!beside && !shared) {
+        broken.push_back(fs::relative(file, root).string() + ":" + std::to_string(number) +
+                         " includes \"" + path +
+                         "\": not calibration's, libtpnet's or cli/shared's");
+      }
+    }
+  }
+  CHECK(files > 0);
+  // The build says the same: no calibration target links tpnet_cli or puts
+  // cli/ on its include path.
+  for (const auto& cmake : {root / "calibration" / "CMakeLists.txt",
+                            root / "calibration" / "tests" / "CMakeLists.txt"}) {
+    std::ifstream in(cmake);
+    std::string line;
+    int number = 0;
+    static const std::regex cli_link(R"re(\btpnet_cli\b(?!_shared)|PROJECT_SOURCE_DIR\}/cli\b)re");
+    while (std::getline(in, line)) {
+      ++number;
+      if (line.find('#') != std::string::npos) line = line.substr(0, line.find('#'));
+      if (std::regex_search(line, cli_link)) {
+        broken.push_back(fs::relative(cmake, root).string() + ":" + std::to_string(number) +
+                         " links or includes tpnet's CLI");
+      }
+    }
+  }
+  INFO(joined(broken));
+  CHECK(broken.empty());
+}
 
 TEST_CASE("every libtpnet layer includes only the layers above it", "[layers]") {
   const fs::path root = TPNET_SOURCE_DIR;
