@@ -17,6 +17,7 @@
 #include "tpnet/usecase/decode.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/usecase/plan_search.hpp"
+#include "tpnet/usecase/shared_fields.hpp"
 
 namespace tpnet::cli {
 
@@ -174,31 +175,6 @@ struct AcceptedTokensFlag {
 };
 void add_accepted_tokens_option(CLI::App* app, AcceptedTokensFlag& flag, const std::string& help);
 
-/// A profile as a record: link, fabric, source, rate_bps, provenance (in
-/// tables only when `show_provenance`; always in JSON).
-[[nodiscard]] Record fabric_fields(const Link& link, const FabricProfile& profile,
-                                   bool show_provenance = false);
-
-/// "glm-5.3 at TP8 (ring all-reduce)"
-[[nodiscard]] std::string describe(const ModelArch& model, const EngineConfig& engine);
-
-/// One table line: "200G (200 Gb/s; latency: NCCL 2.28.3 tuning model)".
-[[nodiscard]] Field link_summary(std::string label, const Link& link);
-/// Link as a JSON record: name, link_bps, latency_model (and the override's latencies).
-[[nodiscard]] Field link_record(std::string key, std::string label, const Link& link);
-
-/// "ring/LL (NCCL model)" or "user override": what priced an all-reduce's latency.
-[[nodiscard]] std::string latency_source(const AllReduceLatency& pricing);
-/// latency_model, and with NCCL's model nccl_algorithm, nccl_protocol and
-/// nccl_time_s (NCCL's whole modelled time), each key prefixed by `prefix`.
-void append_pricing_fields(Record& out, const AllReduceLatency& pricing,
-                           const std::string& prefix = "", DisplayUnit time_unit = kMicroseconds,
-                           int time_decimals = 1);
-/// Every NCCL candidate as rows: algorithm, protocol, enabled, chosen,
-/// latency_s, bus_bandwidth_bps, algorithm_bandwidth_bps, time_s.
-[[nodiscard]] Field nccl_candidate_records(std::string key, std::string label,
-                                           const NcclChoice& choice);
-
 Command setup_bytes(CLI::App& app);
 Command setup_penalty(CLI::App& app);
 Command setup_decode(CLI::App& app);
@@ -216,9 +192,5 @@ Command setup_traffic(CLI::App& app);
 Command setup_calibration(CLI::App& app);
 Command setup_predict(CLI::App& app);
 Command setup_report(CLI::App& app);
-
-/// A prediction's measured range in a table cell, "+8.31..+8.49" (seconds,
-/// the unit row says so), rounded as range_text rounds it.
-[[nodiscard]] std::string range_cell(const ExtraRange& range);
 
 }  // namespace tpnet::cli
