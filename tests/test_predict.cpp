@@ -433,3 +433,31 @@ TEST_CASE("compare's predicted extra for a TP row is penalty's for the same scen
   CHECK_THAT(predicted[0]->value(), WithinRel(pr.scenarios[0].predicted_extra->value(), 1e-12));
   CHECK_THAT(bounds[0]->value(), WithinRel(pr.scenarios[0].achieved_bound->value(), 1e-12));
 }
+
+TEST_CASE(
+    "predict's document: the answer first, the settings, a table per link, the caller's notes") {
+  PredictRequest req;
+  req.model = glm53();
+  req.engine = glm_engine();
+  req.links = {preset("200G"), preset("emulated-100G")};
+  for (const Link& link : req.links) req.fabrics.push_back(default_fabric(link, "dgx-spark"));
+  req.baseline = load_baseline_csv(kSource + "/examples/data/glm53_tp8_200g.csv");
+  req.baseline_origin = "glm53_tp8_200g.csv";
+  req.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
+  req.scenarios = {all_at_once("P4", 4, 8192, 1024)};
+  req.notes = {"a default the caller chose"};
+  const PredictReport r = run_predict(req);
+  const Document doc = predict_document(req, r);
+  CHECK(doc.answer == predict_answer(r));
+  CHECK(doc.title ==
+        "tpnet predict: glm-5.3 at TP8 (ring all-reduce); vLLM's scheduler step by "
+        "step at 200G, emulated-100G");
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  CHECK(keys == std::vector<std::string>{"model", "tp", "chunk_tokens",
+                                         "long_prefill_token_threshold", "max_num_seqs",
+                                         "spec_tokens", "overlap_pct", "fabrics", "fit", "decode",
+                                         "at_200G", "at_emulated-100G", "scenarios", "notes"});
+  CHECK(doc.fields.back().texts.back() == "a default the caller chose");
+  CHECK(doc.warnings == r.warnings);
+}

@@ -334,6 +334,7 @@ PredictReport run_predict(const PredictRequest& r) {
       "decode-only forwards read the active weights, the routed experts by the distinct experts "
       "their tokens touch; steps with prompt tokens cost the fitted prefill model, their decode "
       "tokens counted as more GEMM rows");
+  report.notes.insert(report.notes.end(), r.notes.begin(), r.notes.end());
   return report;
 }
 

@@ -21,6 +21,7 @@
 #include "tpnet/sim/engine_schedule.hpp"
 #include "tpnet/sim/step_cost.hpp"
 #include "tpnet/sim/step_schedule.hpp"
+#include "tpnet/usecase/document.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
 
@@ -76,6 +77,9 @@ struct PredictRequest {
   /// A run with a sink is held to kMaxTimelineRows request-steps over all
   /// its links (InputError naming `predict.timeline`).
   std::function<void(const PricedStepEvent&)> step_sink;
+  /// What the caller chose for the user (a default it filled in), said
+  /// after the report's own notes.
+  std::vector<std::string> notes;
 };
 
 /// One step as priced.
@@ -181,6 +185,11 @@ struct PredictReport {
 /// bounded), its decode speed a request, and where the compute rates came
 /// from when the user measured nothing. Empty without scenarios.
 [[nodiscard]] std::vector<std::string> predict_answer(const PredictReport& report);
+
+/// The answer first, then the settings, each link's fabric profile, the
+/// compute and decode fits, a table per link and the scenarios between the
+/// first two links: every key of `tpnet predict`'s JSON (docs/json.md).
+[[nodiscard]] Document predict_document(const PredictRequest& request, const PredictReport& report);
 
 /// One scenario per baseline row, all its requests arriving at once, each
 /// with the row's output tokens or `output` where the row states none.
