@@ -151,7 +151,7 @@ TEST_CASE("grouped experts: one GEMM per MoE layer over every expert, the same f
   CHECK(up.routing == ExpertRouting::uniform);
   CHECK(up.m == 60);
   CHECK(up.rows_per_run == 60.0);
-  CHECK(up.n == 2 * 16);
+  CHECK(up.n == 2 * 16LL);
   CHECK(up.k == 64);
   CHECK(up.count == 2);  // one grouped GEMM per MoE layer, not 8 x 2
   CHECK(up.groups == 8);

@@ -14,6 +14,13 @@
 
 using namespace tpnet::calibrate;
 
+namespace {
+
+/// A byte count written as a product of small numbers.
+constexpr std::size_t bytes(int n) { return static_cast<std::size_t>(n); }
+
+}  // namespace
+
 TEST_CASE("grouped reference: each expert's W x^T, out x rows column-major, by hand", "[gemm]") {
   // out 2, k 3; expert 0 has one row, expert 1 two.
   const std::vector<double> weights = {
@@ -111,34 +118,34 @@ TEST_CASE("grouped layout: bins back to back on 256-byte boundaries, experts at 
     const GroupedLayout l = grouped_layout(GemmPrecision::fp8, dims);
     REQUIRE(l.bins.size() == 3);
     CHECK(l.bins[0].weights == 0);
-    CHECK(l.bins[0].weight_stride == 256 * 512);
-    CHECK(l.bins[1].weights == 3 * 256 * 512);
-    CHECK(l.bins[2].weights == 5 * 256 * 512);
-    CHECK(l.weight_bytes == 6 * 256 * 512);
-    CHECK(l.bins[0].activation_stride == 64 * 512);
-    CHECK(l.bins[1].activations == 3 * 64 * 512);
-    CHECK(l.bins[1].activation_stride == 32 * 512);
-    CHECK(l.bins[2].activations == 3 * 64 * 512 + 2 * 32 * 512);
-    CHECK(l.activation_bytes == 272 * 512);
-    CHECK(l.bins[2].output == (3 * 64 + 2 * 32) * 256 * 2);
-    CHECK(l.output_bytes == 272 * 256 * 2);
+    CHECK(l.bins[0].weight_stride == bytes(256 * 512));
+    CHECK(l.bins[1].weights == bytes(3 * 256 * 512));
+    CHECK(l.bins[2].weights == bytes(5 * 256 * 512));
+    CHECK(l.weight_bytes == bytes(6 * 256 * 512));
+    CHECK(l.bins[0].activation_stride == bytes(64 * 512));
+    CHECK(l.bins[1].activations == bytes(3 * 64 * 512));
+    CHECK(l.bins[1].activation_stride == bytes(32 * 512));
+    CHECK(l.bins[2].activations == bytes(3 * 64 * 512 + 2 * 32 * 512));
+    CHECK(l.activation_bytes == bytes(272 * 512));
+    CHECK(l.bins[2].output == bytes((3 * 64 + 2 * 32) * 256 * 2));
+    CHECK(l.output_bytes == bytes(272 * 256 * 2));
     CHECK(l.weight_scale_bytes == 0);
     CHECK(l.activation_scale_bytes == 0);
   }
   SECTION("NVFP4: two elements a byte, one scale tensor of whole 128 x 4 tiles per expert") {
     const GroupedLayout l = grouped_layout(GemmPrecision::nvfp4, dims);
-    CHECK(l.bins[0].weight_stride == 256 * 512 / 2);
+    CHECK(l.bins[0].weight_stride == bytes(256 * 512 / 2));
     CHECK(l.bins[0].weight_scale_stride == block_scale_bytes(256, 32));
-    CHECK(l.bins[0].weight_scale_stride == 256 * 32);
+    CHECK(l.bins[0].weight_scale_stride == bytes(256 * 32));
     // 64, 32 and 16 rows all pad to one 128-row tile: 128 x 32 scale bytes each.
-    for (const BinPlacement& p : l.bins) CHECK(p.activation_scale_stride == 128 * 32);
-    CHECK(l.bins[1].activation_scales == 3 * 128 * 32);
-    CHECK(l.activation_scale_bytes == 6 * 128 * 32);
+    for (const BinPlacement& p : l.bins) CHECK(p.activation_scale_stride == bytes(128 * 32));
+    CHECK(l.bins[1].activation_scales == bytes(3 * 128 * 32));
+    CHECK(l.activation_scale_bytes == bytes(6 * 128 * 32));
   }
   SECTION("BF16: two bytes an element") {
     const GroupedLayout l = grouped_layout(GemmPrecision::bf16, dims);
-    CHECK(l.bins[0].weight_stride == 256 * 512 * 2);
-    CHECK(l.bins[1].activation_stride == 32 * 512 * 2);
+    CHECK(l.bins[0].weight_stride == bytes(256 * 512 * 2));
+    CHECK(l.bins[1].activation_stride == bytes(32 * 512 * 2));
   }
   SECTION("a bin that ends off a boundary: the next starts on one") {
     // 2 experts of 3 x 16 FP8 activations end at 96 bytes; the next bin starts at 256.
