@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 #include <iostream>
 #include <memory>
@@ -38,6 +39,7 @@ struct GemmOptions {
   int repeats = 50;
   int device = 0;
   std::string out;
+  std::string experts = "grouped";
   bool check_only = false;
 };
 
@@ -101,21 +103,48 @@ PrecisionChoice pick(const std::optional<GemmPrecision>& asked, const Availabili
   return {*asked, "asked for with --precision"};
 }
 
+/// "256 x 192 x 512", or for the grouped case "grouped 3 x 64 + 2 x 32 + 1 x 16 rows x 256 x 512".
+std::string case_name(const CheckResult& c) {
+  if (c.bins.empty()) return fmt::format("{} x {} x {}", c.dims.out, c.dims.tokens, c.dims.k);
+  std::string rows;
+  for (const GroupedBin& b : c.bins) {
+    rows += fmt::format("{}{} x {}", rows.empty() ? "" : " + ", b.experts, b.rows);
+  }
+  return fmt::format("grouped {} rows x {} x {} ({})", rows, c.dims.out, c.dims.k,
+                     c.batched ? "strided-batched" : "one matmul per expert");
+}
+
 std::string describe(const CheckResult& c) {
   return fmt::format(
-      "{} {} x {} x {} against the CPU reference: {} ({} of {} outputs off; max "
+      "{} {} against the CPU reference: {} ({} of {} outputs off; max "
       "error {:.3f}% of |ref| + rms, tolerance {:.1f}%)",
-      to_string(c.precision), c.dims.out, c.dims.tokens, c.dims.k, c.passed() ? "passed" : "FAILED",
-      c.wrong, c.dims.out * c.dims.tokens, 100.0 * c.max_rel_error, 100.0 * c.tolerance);
+      to_string(c.precision), case_name(c), c.passed() ? "passed" : "FAILED", c.wrong, c.outputs,
+      100.0 * c.max_rel_error, 100.0 * c.tolerance);
 }
 
 void require_passed(const CheckResult& c) {
   if (c.passed()) return;
   throw MeasurementError(
-      fmt::format("gemm check: {} of {} {} outputs differ from the CPU reference by more than "
-                  "{:.1f}% of |ref| + rms (max {:.3g}%)",
-                  c.wrong, c.dims.out * c.dims.tokens, to_string(c.precision), 100.0 * c.tolerance,
+      fmt::format("gemm check: {} of {} {} outputs of {} differ from the CPU reference by more "
+                  "than {:.1f}% of |ref| + rms (max {:.3g}%)",
+                  c.wrong, c.outputs, to_string(c.precision), case_name(c), 100.0 * c.tolerance,
                   100.0 * c.max_rel_error));
+}
+
+/// Whether --experts asks for grouped expert GEMMs.
+bool grouped_experts(const std::string& text) {
+  if (text == "grouped") return true;
+  if (text == "separate") return false;
+  throw InputError(
+      fmt::format("'{}' is not how to run the experts; allowed grouped, separate", text),
+      InputLocation::for_key("--experts"));
+}
+
+GroupedDims grouped_dims(const GemmShape& s) {
+  GroupedDims dims{s.n, s.k, {}};
+  dims.bins.reserve(s.bins.size());
+  for (const ExpertBin& b : s.bins) dims.bins.push_back({b.rows, b.experts});
+  return dims;
 }
 
 int run_check_only(const GemmOptions& o) {
@@ -139,6 +168,8 @@ int run_check_only(const GemmOptions& o) {
   for (const GemmPrecision p : precisions) {
     results.push_back(runner.check(p));
     std::cout << "check " << describe(results.back()) << "\n";
+    results.push_back(runner.check_grouped(p));
+    std::cout << "check " << describe(results.back()) << "\n";
   }
   for (const auto& c : results) require_passed(c);
   return 0;
@@ -159,9 +190,20 @@ int run_gemm(const GemmOptions& o) {
                      InputLocation::for_key("--tp"));
   }
   const std::optional<GemmPrecision> asked = requested_precision(o.precision);
+  const bool grouped = grouped_experts(o.experts);
   const ModelArch model = resolve_model(o.model);
   const TokenCount chunk = parse_tokens(o.chunk, InputLocation::for_key("--chunk"));
-  const std::vector<GemmShape> shapes = prefill_gemm_shapes(model, o.tp, chunk);
+  // The forward's GEMMs, the experts grouped under uniform routing (or one
+  // GEMM per expert), then the skewed routing's grouped GEMMs beside them.
+  std::vector<GemmShape> shapes = prefill_gemm_shapes(
+      model, o.tp, chunk, grouped ? ExpertRouting::uniform : ExpertRouting::none);
+  if (grouped) {
+    for (GemmShape& s : prefill_gemm_shapes(model, o.tp, chunk, ExpertRouting::skewed)) {
+      if (s.grouped()) shapes.push_back(std::move(s));
+    }
+  }
+  const bool any_grouped =
+      std::any_of(shapes.begin(), shapes.end(), [](const GemmShape& s) { return s.grouped(); });
   // A missing folder or a target that is not a file is refused before measuring.
   if (!o.out.empty()) check_output_path(o.out, "--out");
 
@@ -182,11 +224,22 @@ int run_gemm(const GemmOptions& o) {
   run.warmup = o.warmup;
   run.repeats = o.repeats;
 
-  const CheckResult check = runner.check(choice.precision);
-  require_passed(check);
+  std::vector<CheckResult> checks{runner.check(choice.precision)};
+  if (any_grouped) checks.push_back(runner.check_grouped(choice.precision));
+  for (const CheckResult& c : checks) require_passed(c);
 
   int padded_shapes = 0;
   for (const auto& s : shapes) {
+    if (s.grouped()) {
+      const GroupedDims dims = grouped_dims(s);
+      const GroupedDims ran = padded_grouped(dims, choice.precision);
+      if (ran.out != dims.out || ran.k != dims.k || ran.rows() != dims.rows()) ++padded_shapes;
+      const GroupedTiming t =
+          runner.grouped_median_seconds(choice.precision, dims, o.warmup, o.repeats);
+      run.grouped_batched = run.grouped_batched && t.batched;
+      run.timings.push_back({s, t.median_s});
+      continue;
+    }
     const LtDims dims{s.n, s.m, s.k};
     const LtDims ran = padded(dims, choice.precision);
     if (ran.out != dims.out || ran.tokens != dims.tokens || ran.k != dims.k) ++padded_shapes;
@@ -206,7 +259,7 @@ int run_gemm(const GemmOptions& o) {
                         ? fmt::format("{:g} TFLOP/s dense{}; {}", run.peak.tflops,
                                       run.peak.approximate ? ", approximate" : "", run.peak.source)
                         : run.peak.source);
-  text << "check: " << describe(check) << "\n";
+  for (const CheckResult& c : checks) text << "check: " << describe(c) << "\n";
   text << fmt::format(
       "timing: {} warm-up runs, median of {} CUDA-event-timed runs each, operands "
       "rotated past the L2 cache\n",
@@ -217,9 +270,19 @@ int run_gemm(const GemmOptions& o) {
         "rates count the model's shape\n",
         padded_shapes, choice.precision == GemmPrecision::nvfp4 ? 64 : 16);
   }
-  if (first_moe(model.layers) != nullptr) {
+  if (first_moe(model.layers) != nullptr && !grouped) {
     text << "note: routed experts run as one GEMM per expert of the average chunk x top-k / "
-            "experts rows\n";
+            "experts rows, count experts x MoE layers (as files before grouped timing); vLLM "
+            "and SGLang run them grouped\n";
+  } else if (any_grouped) {
+    text << fmt::format(
+        "note: each MoE layer's routed experts run as one grouped GEMM (groups: experts; m: "
+        "their rows together), {}; routing uniform is the forward, skewed (1 expert in {} at "
+        "{}x the mean rows) a what-if beside it\n",
+        run.grouped_batched ? "one strided-batched cuBLASLt matmul per bin of equal-row experts"
+                            : "NOT batched: cuBLASLt offered no strided-batched algorithm, so "
+                              "some bins ran one matmul per expert",
+        kSkewHotEvery, kSkewHotFactor);
   }
   print_gemm_table(text, run);
   std::cout << text.str();
@@ -254,6 +317,11 @@ Subcommand setup_gemm(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--device", options->device, "CUDA device index")->capture_default_str();
   app->add_option("--out", options->out, "Write the gemm CSV here (atomically)");
+  app->add_option("--experts", options->experts,
+                  "grouped: each MoE layer's routed experts as one grouped GEMM (uniform routing, "
+                  "and a skewed case beside it), as fused-MoE kernels run them; separate: one "
+                  "GEMM per expert")
+      ->capture_default_str();
   app->add_flag("--check-only", options->check_only,
                 "Only check a small GEMM against the CPU reference (every precision the GPU "
                 "runs, or --precision) and exit");

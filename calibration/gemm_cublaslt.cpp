@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <random>
 #include <string_view>
 #include <thread>
@@ -26,7 +28,11 @@ namespace {
 
 constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20U;  // 32 MiB
 constexpr std::uint64_t kSeed = 20261129;
-constexpr std::size_t kGateBatch = 64;    ///< runs queued behind one StreamGate
+constexpr std::size_t kGateBatch = 64;  ///< runs queued behind one StreamGate
+/// Launches (matmuls and events) queued behind one gate at most: a stream
+/// holds only so much pending work, and a launch that finds it full waits
+/// for the gate, which opens only once everything is queued.
+constexpr std::size_t kMaxGatedLaunches = 512;
 constexpr int kMaxRotation = 64;          ///< operand copies at most when rotating past L2
 constexpr double kCheckTolerance = 1e-2;  ///< of |ref| + rms(ref); BF16 output rounds at 2^-9
 
@@ -120,20 +126,6 @@ cudaDataType_t data_type(GemmPrecision p) {
       return CUDA_R_16BF;
   }
   return CUDA_R_16BF;
-}
-
-/// Bytes of a rows x k operand.
-std::size_t operand_bytes(GemmPrecision p, long long rows, long long k) {
-  const std::size_t elements = size(rows) * size(k);
-  switch (p) {
-    case GemmPrecision::nvfp4:
-      return (elements + 1) / 2;
-    case GemmPrecision::fp8:
-      return elements;
-    case GemmPrecision::bf16:
-      return elements * 2;
-  }
-  return elements * 2;
 }
 
 /// One operand on the host: data bytes as the GPU reads them, and its scales.
@@ -353,11 +345,18 @@ struct LtRunner::State {
   /// Points the descriptor at one operand set's scales.
   void set_scales(const Plan& plan, GemmPrecision p, const DeviceOperand& w, const DeviceOperand& x,
                   const DeviceBuffer& tensor_scales) const {
+    set_scale_pointers(plan, p, w.block_scales.get(), x.block_scales.get(), tensor_scales);
+  }
+
+  /// Points the descriptor at NVFP4 block scales (`a_block`, `b_block`) or,
+  /// for FP8, at the two tensor scales.
+  void set_scale_pointers(const Plan& plan, GemmPrecision p, const void* a_block,
+                          const void* b_block, const DeviceBuffer& tensor_scales) const {
     const void* a_scale = nullptr;
     const void* b_scale = nullptr;
     if (p == GemmPrecision::nvfp4) {
-      a_scale = w.block_scales.get();
-      b_scale = x.block_scales.get();
+      a_scale = a_block;
+      b_scale = b_block;
     } else if (p == GemmPrecision::fp8) {
       a_scale = tensor_scales.get();
       b_scale = static_cast<const std::byte*>(tensor_scales.get()) + kScaleSlotBytes;
@@ -372,6 +371,13 @@ struct LtRunner::State {
 
   Plan make_plan(GemmPrecision p, LtDims dims, const DeviceOperand& w, const DeviceOperand& x,
                  const DeviceBuffer& tensor_scales) const {
+    return make_plan(p, dims, w.block_scales.get(), x.block_scales.get(), tensor_scales, 1);
+  }
+
+  /// A plan for `batch` GEMMs of `dims` whose operands follow each other
+  /// with no gap (a strided batch: each expert of a grouped bin).
+  Plan make_plan(GemmPrecision p, LtDims dims, const void* a_block, const void* b_block,
+                 const DeviceBuffer& tensor_scales, long long batch) const {
     Plan plan;
     cublasLtMatmulDesc_t op = nullptr;
     lt_ok(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate",
@@ -387,7 +393,7 @@ struct LtRunner::State {
       set_attribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof(mode), "A_SCALE_MODE");
       set_attribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof(mode), "B_SCALE_MODE");
     }
-    set_scales(plan, p, w, x, tensor_scales);
+    set_scale_pointers(plan, p, a_block, b_block, tensor_scales);
 
     const auto make_layout = [&](cudaDataType_t type, long long rows, long long cols,
                                  std::string_view what) {
@@ -395,7 +401,18 @@ struct LtRunner::State {
       lt_ok(cublasLtMatrixLayoutCreate(&layout, type, static_cast<std::uint64_t>(rows),
                                        static_cast<std::uint64_t>(cols), rows),
             fmt::format("cublasLtMatrixLayoutCreate({})", what), id());
-      return Layout(layout);
+      Layout owned(layout);
+      if (batch > 1) {
+        const auto count = static_cast<std::int32_t>(batch);
+        const std::int64_t offset = rows * cols;  // elements from one matrix to the next
+        lt_ok(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                               sizeof(count)),
+              fmt::format("cublasLtMatrixLayoutSetAttribute({} BATCH_COUNT)", what), id());
+        lt_ok(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                               &offset, sizeof(offset)),
+              fmt::format("cublasLtMatrixLayoutSetAttribute({} STRIDED_BATCH_OFFSET)", what), id());
+      }
+      return owned;
     };
     plan.a = make_layout(data_type(p), dims.k, dims.out, "A");
     plan.b = make_layout(data_type(p), dims.k, dims.tokens, "B");
@@ -425,12 +442,82 @@ struct LtRunner::State {
 
   void matmul(const Plan& plan, const DeviceOperand& w, const DeviceOperand& x,
               const DeviceBuffer& out) const {
+    matmul_at(plan, w.data.get(), x.data.get(), out.get());
+  }
+
+  void matmul_at(const Plan& plan, const void* a, const void* b, void* d) const {
     const float alpha = 1.0F;
     const float beta = 0.0F;
-    lt_ok(cublasLtMatmul(handle, plan.op.get(), &alpha, w.data.get(), plan.a.get(), x.data.get(),
-                         plan.b.get(), &beta, out.get(), plan.d.get(), out.get(), plan.d.get(),
-                         &plan.algo, workspace.get(), workspace.bytes(), stream),
+    lt_ok(cublasLtMatmul(handle, plan.op.get(), &alpha, a, plan.a.get(), b, plan.b.get(), &beta, d,
+                         plan.d.get(), d, plan.d.get(), &plan.algo, workspace.get(),
+                         workspace.bytes(), stream),
           "cublasLtMatmul", id());
+  }
+
+  /// Median seconds of `launch(i)` (one run: `launches` matmuls) over
+  /// `repeats` runs after `warmup`, each between two CUDA events.
+  double median_of(const std::function<void(std::size_t)>& launch, std::size_t launches, int warmup,
+                   int repeats) {
+    // One run waited for before anything queues behind the gate, even with
+    // --warmup 0: CUDA loads a kernel at its first launch, and loading may wait
+    // for the whole context, which the gated stream would never let finish.
+    launch(0);
+    cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize", id());
+    for (int i = 0; i < warmup; ++i) launch(static_cast<std::size_t>(i));
+    const auto runs = static_cast<std::size_t>(repeats);
+    // Runs per gate: as many as fit kMaxGatedLaunches with their two events;
+    // none when one run alone is more (then the host's launches are timed too).
+    const std::size_t per_gate = std::min(kGateBatch, kMaxGatedLaunches / (launches + 2));
+    const std::size_t batch_size = std::max<std::size_t>(per_gate, 1);
+    ensure_events(2 * batch_size);
+    std::vector<double> seconds;
+    seconds.reserve(runs);
+    for (std::size_t first = 0; first < runs; first += batch_size) {
+      const std::size_t batch = std::min(batch_size, runs - first);
+      // The stream waits at the gate until the whole batch is queued, so the
+      // GPU runs it back to back and each event pair times the kernels, not the
+      // host's launch latency.
+      std::optional<StreamGate> gate;
+      if (per_gate > 0) gate.emplace(stream, id());
+      for (std::size_t r = 0; r < batch; ++r) {
+        cuda_ok(cudaEventRecord(events[2 * r], stream), "cudaEventRecord", id());
+        launch(static_cast<std::size_t>(warmup) + first + r);
+        cuda_ok(cudaEventRecord(events[2 * r + 1], stream), "cudaEventRecord", id());
+      }
+      if (gate) {
+        gate->release();
+      } else {
+        cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize", id());
+      }
+      for (std::size_t r = 0; r < batch; ++r) {
+        float ms = 0.0F;
+        cuda_ok(cudaEventElapsedTime(&ms, events[2 * r], events[2 * r + 1]), "cudaEventElapsedTime",
+                id());
+        seconds.push_back(static_cast<double>(ms) * 1e-3);
+      }
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const std::size_t mid = runs / 2;
+    return runs % 2 == 1 ? seconds[mid] : 0.5 * (seconds[mid - 1] + seconds[mid]);
+  }
+
+  /// A bin's plan: one strided-batched matmul over its experts where
+  /// cuBLASLt has an algorithm for it, else one matmul per expert.
+  struct BinPlan {
+    Plan plan;
+    bool batched = true;
+  };
+
+  BinPlan make_bin_plan(GemmPrecision p, const GroupedDims& dims, const GroupedBin& bin,
+                        const std::byte* a_block, const std::byte* b_block,
+                        const DeviceBuffer& tensor_scales) const {
+    const LtDims one{dims.out, bin.rows, dims.k};
+    BinPlan b{make_plan(p, one, a_block, b_block, tensor_scales, bin.experts), true};
+    if (!b.plan.found && bin.experts > 1) {
+      b = BinPlan{make_plan(p, one, a_block, b_block, tensor_scales, 1), false};
+    }
+    if (!b.plan.found) no_algorithm(p, one);
+    return b;
   }
 
   DeviceBuffer upload_tensor_scales(const HostOperand& w, const HostOperand& x) const {
@@ -520,39 +607,162 @@ double LtRunner::median_seconds(GemmPrecision precision, LtDims dims, int warmup
     if (copies > 1) s.set_scales(plan, precision, weights[set], activations[set], scales);
     s.matmul(plan, weights[set], activations[set], out);
   };
-  // One run waited for before anything queues behind the gate, even with
-  // --warmup 0: CUDA loads a kernel at its first launch, and loading may wait
-  // for the whole context, which the gated stream would never let finish.
-  launch(0);
-  cuda_ok(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize", s.id());
-  for (int i = 0; i < warmup; ++i) launch(static_cast<std::size_t>(i));
-  const auto runs = static_cast<std::size_t>(repeats);
-  s.ensure_events(2 * kGateBatch);
-  std::vector<double> seconds;
-  seconds.reserve(runs);
-  for (std::size_t first = 0; first < runs; first += kGateBatch) {
-    const std::size_t batch = std::min(kGateBatch, runs - first);
-    // The stream waits at the gate until the whole batch is queued, so the
-    // GPU runs it back to back and each event pair times the kernel, not the
-    // host's launch latency.
-    StreamGate gate(s.stream, s.id());
-    for (std::size_t r = 0; r < batch; ++r) {
-      cuda_ok(cudaEventRecord(s.events[2 * r], s.stream), "cudaEventRecord", s.id());
-      launch(static_cast<std::size_t>(warmup) + first + r);
-      cuda_ok(cudaEventRecord(s.events[2 * r + 1], s.stream), "cudaEventRecord", s.id());
-    }
-    gate.release();
-    for (std::size_t r = 0; r < batch; ++r) {
-      float ms = 0.0F;
-      cuda_ok(cudaEventElapsedTime(&ms, s.events[2 * r], s.events[2 * r + 1]),
-              "cudaEventElapsedTime", s.id());
-      seconds.push_back(static_cast<double>(ms) * 1e-3);
+  return s.median_of(launch, 1, warmup, repeats);
+}
+
+namespace {
+
+/// The grouped operands on the device: each buffer laid out as grouped_layout says.
+struct GroupedBuffers {
+  DeviceBuffer weights;
+  DeviceBuffer weight_scales;
+  DeviceBuffer activations;
+  DeviceBuffer activation_scales;
+};
+
+GroupedBuffers allocate(const GroupedLayout& layout, int device) {
+  return {DeviceBuffer(layout.weight_bytes, device),
+          DeviceBuffer(layout.weight_scale_bytes, device),
+          DeviceBuffer(layout.activation_bytes, device),
+          DeviceBuffer(layout.activation_scale_bytes, device)};
+}
+
+std::byte* at(const DeviceBuffer& buffer, std::size_t offset) {
+  return static_cast<std::byte*>(buffer.get()) + offset;
+}
+
+/// Copies the first `bytes` of `from` to `offset` in `to`.
+void put(const DeviceBuffer& to, std::size_t offset, const std::vector<std::uint8_t>& from,
+         std::size_t bytes, int device) {
+  if (bytes == 0) return;
+  if (bytes > from.size() || offset + bytes > to.bytes()) {
+    throw MeasurementError(fmt::format("grouped operand of {} bytes does not fit at {} of {}",
+                                       bytes, offset, to.bytes()));
+  }
+  cuda_ok(cudaMemcpy(at(to, offset), from.data(), bytes, cudaMemcpyHostToDevice),
+          "cudaMemcpy (grouped operand to device)", device);
+}
+
+void copy_whole(const DeviceBuffer& to, const DeviceBuffer& from, int device) {
+  if (from.bytes() == 0) return;
+  cuda_ok(cudaMemcpy(to.get(), from.get(), from.bytes(), cudaMemcpyDeviceToDevice),
+          "cudaMemcpy (grouped operand copy)", device);
+}
+
+}  // namespace
+
+GroupedTiming LtRunner::grouped_median_seconds(GemmPrecision precision, const GroupedDims& dims,
+                                               int warmup, int repeats) {
+  State& s = *state_;
+  const GroupedDims run = padded_grouped(dims, precision);
+  const GroupedLayout layout = grouped_layout(precision, run);
+  long long most_rows = 1;
+  for (const GroupedBin& b : run.bins) most_rows = std::max(most_rows, b.rows);
+  // One expert's weights and the largest bin's activations, random as for one
+  // GEMM, copied into every expert's place: the values do not change the
+  // time, and generating gigabytes on the host would.
+  std::mt19937_64 rng(kSeed);
+  const HostOperand w = random_operand(precision, run.out, run.k, 0.5F, rng);
+  const HostOperand x = random_operand(precision, most_rows, run.k, 0.25F, rng);
+
+  const std::size_t set_bytes = layout.weight_bytes + layout.weight_scale_bytes +
+                                layout.activation_bytes + layout.activation_scale_bytes;
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  cuda_ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", s.id());
+  std::size_t copies =
+      (2 * s.device.l2_bytes + set_bytes - 1) / std::max<std::size_t>(set_bytes, 1);
+  copies = std::min(copies, free_bytes / 4 / std::max<std::size_t>(set_bytes, 1));
+  copies = std::clamp<std::size_t>(copies, 1, kMaxRotation);
+
+  std::vector<GroupedBuffers> sets;
+  sets.push_back(allocate(layout, s.id()));
+  for (std::size_t b = 0; b < run.bins.size(); ++b) {
+    const BinPlacement& p = layout.bins[b];
+    for (std::size_t e = 0; e < static_cast<std::size_t>(run.bins[b].experts); ++e) {
+      put(sets[0].weights, p.weights + e * p.weight_stride, w.data, p.weight_stride, s.id());
+      put(sets[0].weight_scales, p.weight_scales + e * p.weight_scale_stride, w.block_scales,
+          p.weight_scale_stride, s.id());
+      put(sets[0].activations, p.activations + e * p.activation_stride, x.data, p.activation_stride,
+          s.id());
+      put(sets[0].activation_scales, p.activation_scales + e * p.activation_scale_stride,
+          x.block_scales, p.activation_scale_stride, s.id());
     }
   }
-  std::sort(seconds.begin(), seconds.end());
-  const std::size_t mid = runs / 2;
-  return runs % 2 == 1 ? seconds[mid] : 0.5 * (seconds[mid - 1] + seconds[mid]);
+  for (std::size_t i = 1; i < copies; ++i) {
+    sets.push_back(allocate(layout, s.id()));
+    copy_whole(sets[i].weights, sets[0].weights, s.id());
+    copy_whole(sets[i].weight_scales, sets[0].weight_scales, s.id());
+    copy_whole(sets[i].activations, sets[0].activations, s.id());
+    copy_whole(sets[i].activation_scales, sets[0].activation_scales, s.id());
+  }
+  const DeviceBuffer scales = s.upload_tensor_scales(w, x);
+  const DeviceBuffer out(layout.output_bytes, s.id());
+
+  GroupedTiming timing;
+  std::vector<State::BinPlan> plans;
+  std::size_t launches = 0;
+  for (std::size_t b = 0; b < run.bins.size(); ++b) {
+    const BinPlacement& p = layout.bins[b];
+    plans.push_back(s.make_bin_plan(precision, run, run.bins[b],
+                                    at(sets[0].weight_scales, p.weight_scales),
+                                    at(sets[0].activation_scales, p.activation_scales), scales));
+    timing.batched = timing.batched && plans.back().batched;
+    launches += plans.back().batched ? 1 : static_cast<std::size_t>(run.bins[b].experts);
+  }
+  const auto launch = [&](std::size_t i) {
+    const GroupedBuffers& set = sets[i % copies];
+    for (std::size_t b = 0; b < run.bins.size(); ++b) {
+      const BinPlacement& p = layout.bins[b];
+      const State::BinPlan& bin = plans[b];
+      const std::size_t experts = bin.batched ? 1 : static_cast<std::size_t>(run.bins[b].experts);
+      for (std::size_t e = 0; e < experts; ++e) {
+        if (precision == GemmPrecision::nvfp4) {
+          s.set_scale_pointers(
+              bin.plan, precision,
+              at(set.weight_scales, p.weight_scales + e * p.weight_scale_stride),
+              at(set.activation_scales, p.activation_scales + e * p.activation_scale_stride),
+              scales);
+        }
+        s.matmul_at(bin.plan, at(set.weights, p.weights + e * p.weight_stride),
+                    at(set.activations, p.activations + e * p.activation_stride),
+                    at(out, p.output + e * p.output_stride));
+      }
+    }
+  };
+  timing.median_s = s.median_of(launch, launches, warmup, repeats);
+  return timing;
 }
+
+namespace {
+
+/// The values the GPU multiplies, in double, row after row.
+std::vector<double> values_of(GemmPrecision p, const HostOperand& op) {
+  std::vector<double> v;
+  v.reserve(size(op.rows) * size(op.k));
+  for (long long r = 0; r < op.rows; ++r) {
+    for (long long kk = 0; kk < op.k; ++kk)
+      v.push_back(static_cast<double>(operand_value(p, op, r, kk)));
+  }
+  return v;
+}
+
+/// BF16 results read back, as doubles.
+std::vector<double> decoded(const std::vector<std::uint16_t>& bits) {
+  std::vector<double> v;
+  v.reserve(bits.size());
+  for (const std::uint16_t b : bits) v.push_back(static_cast<double>(decode_bf16(b)));
+  return v;
+}
+
+void fill(CheckResult& result, const Comparison& c) {
+  result.outputs = c.outputs;
+  result.wrong = c.wrong;
+  result.max_rel_error = c.max_rel_error;
+  result.reference_rms = c.reference_rms;
+}
+
+}  // namespace
 
 CheckResult LtRunner::check(GemmPrecision precision) {
   State& s = *state_;
@@ -575,40 +785,91 @@ CheckResult LtRunner::check(GemmPrecision precision) {
   cuda_ok(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize", s.id());
   cuda_ok(cudaMemcpy(gpu.data(), out.get(), gpu.size() * 2, cudaMemcpyDeviceToHost),
           "cudaMemcpy (result to host)", s.id());
+  // The reference in double from the very codes and scales the GPU read: a
+  // grouped GEMM of one expert.
+  const std::vector<double> reference = grouped_reference(
+      dims.out, dims.k, {dims.tokens}, values_of(precision, w), values_of(precision, x));
+  fill(result, compare_to_reference(decoded(gpu), reference, result.tolerance));
+  return result;
+}
 
-  // The reference in double from the very codes and scales the GPU read.
-  std::vector<double> wv(size(dims.out) * size(dims.k));
-  std::vector<double> xv(size(dims.tokens) * size(dims.k));
-  for (long long i = 0; i < dims.out; ++i) {
-    for (long long kk = 0; kk < dims.k; ++kk) {
-      wv[size(i * dims.k + kk)] = static_cast<double>(operand_value(precision, w, i, kk));
+CheckResult LtRunner::check_grouped(GemmPrecision precision) {
+  State& s = *state_;
+  const GroupedDims dims = grouped_check_dims();
+  CheckResult result;
+  result.precision = precision;
+  result.dims = {dims.out, dims.rows(), dims.k};
+  result.bins = dims.bins;
+  result.tolerance = kCheckTolerance;
+  const GroupedLayout layout = grouped_layout(precision, dims);
+  const GroupedBuffers set = allocate(layout, s.id());
+  // Every expert its own random operands (one FP8 tensor scale for all, as
+  // the descriptor has one), placed where the timing places them.
+  std::mt19937_64 rng(kSeed + 1);
+  std::vector<long long> rows;
+  std::vector<double> weights;
+  std::vector<double> activations;
+  for (std::size_t b = 0; b < dims.bins.size(); ++b) {
+    const BinPlacement& p = layout.bins[b];
+    for (std::size_t e = 0; e < static_cast<std::size_t>(dims.bins[b].experts); ++e) {
+      const HostOperand w = random_operand(precision, dims.out, dims.k, 0.5F, rng);
+      const HostOperand x = random_operand(precision, dims.bins[b].rows, dims.k, 0.25F, rng);
+      put(set.weights, p.weights + e * p.weight_stride, w.data, p.weight_stride, s.id());
+      put(set.weight_scales, p.weight_scales + e * p.weight_scale_stride, w.block_scales,
+          p.weight_scale_stride, s.id());
+      put(set.activations, p.activations + e * p.activation_stride, x.data, p.activation_stride,
+          s.id());
+      put(set.activation_scales, p.activation_scales + e * p.activation_scale_stride,
+          x.block_scales, p.activation_scale_stride, s.id());
+      rows.push_back(dims.bins[b].rows);
+      const std::vector<double> wv = values_of(precision, w);
+      const std::vector<double> xv = values_of(precision, x);
+      weights.insert(weights.end(), wv.begin(), wv.end());
+      activations.insert(activations.end(), xv.begin(), xv.end());
     }
   }
-  for (long long j = 0; j < dims.tokens; ++j) {
-    for (long long kk = 0; kk < dims.k; ++kk) {
-      xv[size(j * dims.k + kk)] = static_cast<double>(operand_value(precision, x, j, kk));
-    }
-  }
-  std::vector<double> reference(gpu.size());
-  double sum_squares = 0.0;
-  for (long long j = 0; j < dims.tokens; ++j) {
-    for (long long i = 0; i < dims.out; ++i) {
-      double acc = 0.0;
-      for (long long kk = 0; kk < dims.k; ++kk) {
-        acc += wv[size(i * dims.k + kk)] * xv[size(j * dims.k + kk)];
+  HostOperand scale_source;
+  scale_source.tensor_scale = 0.5F;
+  HostOperand activation_scale;
+  activation_scale.tensor_scale = 0.25F;
+  const DeviceBuffer scales = s.upload_tensor_scales(scale_source, activation_scale);
+  const DeviceBuffer out(layout.output_bytes, s.id());
+  for (std::size_t b = 0; b < dims.bins.size(); ++b) {
+    const BinPlacement& p = layout.bins[b];
+    const State::BinPlan bin =
+        s.make_bin_plan(precision, dims, dims.bins[b], at(set.weight_scales, p.weight_scales),
+                        at(set.activation_scales, p.activation_scales), scales);
+    result.batched = result.batched && bin.batched;
+    const std::size_t experts = bin.batched ? 1 : static_cast<std::size_t>(dims.bins[b].experts);
+    for (std::size_t e = 0; e < experts; ++e) {
+      if (precision == GemmPrecision::nvfp4) {
+        s.set_scale_pointers(
+            bin.plan, precision, at(set.weight_scales, p.weight_scales + e * p.weight_scale_stride),
+            at(set.activation_scales, p.activation_scales + e * p.activation_scale_stride), scales);
       }
-      reference[size(i + j * dims.out)] = acc;  // D is out x tokens, column-major
-      sum_squares += acc * acc;
+      s.matmul_at(bin.plan, at(set.weights, p.weights + e * p.weight_stride),
+                  at(set.activations, p.activations + e * p.activation_stride),
+                  at(out, p.output + e * p.output_stride));
+    }
+    // The plan's descriptors must outlive the matmuls queued with them.
+    cuda_ok(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize", s.id());
+  }
+  // Each expert's D, in expert order, as grouped_reference lays them out.
+  std::vector<std::uint16_t> gpu;
+  for (std::size_t b = 0; b < dims.bins.size(); ++b) {
+    const BinPlacement& p = layout.bins[b];
+    const std::size_t values = p.output_stride / 2;
+    for (std::size_t e = 0; e < static_cast<std::size_t>(dims.bins[b].experts); ++e) {
+      std::vector<std::uint16_t> part(values);
+      cuda_ok(cudaMemcpy(part.data(), at(out, p.output + e * p.output_stride), p.output_stride,
+                         cudaMemcpyDeviceToHost),
+              "cudaMemcpy (grouped result to host)", s.id());
+      gpu.insert(gpu.end(), part.begin(), part.end());
     }
   }
-  result.reference_rms = std::sqrt(sum_squares / static_cast<double>(reference.size()));
-  for (std::size_t e = 0; e < reference.size(); ++e) {
-    const auto got = static_cast<double>(decode_bf16(gpu[e]));
-    const double error =
-        std::fabs(got - reference[e]) / (std::fabs(reference[e]) + result.reference_rms);
-    if (!(error <= result.tolerance)) ++result.wrong;  // NaN counts as wrong
-    if (std::isfinite(error)) result.max_rel_error = std::max(result.max_rel_error, error);
-  }
+  fill(result, compare_to_reference(decoded(gpu),
+                                    grouped_reference(dims.out, dims.k, rows, weights, activations),
+                                    result.tolerance));
   return result;
 }
 

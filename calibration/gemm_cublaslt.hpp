@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "gemm_grouped.hpp"
 #include "gemm_peak.hpp"
 
 namespace tpnet::calibrate {
@@ -40,15 +42,27 @@ struct LtDims {
 /// for NVFP4 (whole scale tiles) and 16 otherwise, for cuBLASLt's alignment.
 [[nodiscard]] LtDims padded(LtDims dims, GemmPrecision precision);
 
-/// Outcome of the small correctness case.
+/// Outcome of a small correctness case.
 struct CheckResult {
   GemmPrecision precision = GemmPrecision::bf16;
-  LtDims dims;
+  LtDims dims;  ///< one GEMM; for the grouped case out, every expert's rows together, k
+  std::vector<GroupedBin> bins;  ///< the grouped case's experts; empty for one GEMM
+  bool batched = true;           ///< grouped: every bin ran as one strided-batched matmul
+  long long outputs = 0;
   long long wrong = 0;         ///< outputs outside the tolerance
   double max_rel_error = 0.0;  ///< max |gpu - ref| / (|ref| + rms(ref))
   double tolerance = 0.0;      ///< allowed |gpu - ref| / (|ref| + rms(ref))
   double reference_rms = 0.0;  ///< rms of the reference (never 0 on random data)
   [[nodiscard]] bool passed() const { return wrong == 0 && reference_rms > 0.0; }
+};
+
+/// One grouped GEMM's time.
+struct GroupedTiming {
+  double median_s = 0.0;
+  /// Every bin ran as one strided-batched cublasLtMatmul; false when
+  /// cuBLASLt offered no batched algorithm for a bin and its experts ran as
+  /// separate matmuls back to back instead (said in the output).
+  bool batched = true;
 };
 
 /// A cuBLASLt handle, a 32 MiB workspace, a stream and events on one device.
@@ -72,11 +86,24 @@ class LtRunner {
   [[nodiscard]] double median_seconds(GemmPrecision precision, LtDims dims, int warmup,
                                       int repeats);
 
+  /// Median seconds of one grouped GEMM of `dims` (padded as padded_grouped
+  /// says): each bin of equal-row experts one strided-batched matmul, the
+  /// bins back to back between the same two CUDA events; operands as
+  /// median_seconds, every expert its own weights in memory.
+  [[nodiscard]] GroupedTiming grouped_median_seconds(GemmPrecision precision,
+                                                     const GroupedDims& dims, int warmup,
+                                                     int repeats);
+
   /// Runs a 256 x 192 x 512 GEMM (out x tokens x k: two scale-tile rows,
   /// one padded, eight scale-tile columns) on random exactly-representable
   /// data with a fixed seed and compares every output with a CPU reference
   /// computed in double from the same codes and scales.
   [[nodiscard]] CheckResult check(GemmPrecision precision);
+
+  /// The grouped path's case, grouped_check_dims(), run as
+  /// grouped_median_seconds runs it on random exactly-representable data,
+  /// every expert's output compared with grouped_reference.
+  [[nodiscard]] CheckResult check_grouped(GemmPrecision precision);
 
  private:
   struct State;

@@ -13,7 +13,7 @@
 namespace tpnet::calibrate {
 
 struct GemmTiming {
-  GemmShape shape;
+  GemmShape shape;        ///< a grouped GEMM's m is every expert's rows together
   double median_s = 0.0;  ///< one run of the shape (m x n x k as timed)
 
   /// 2 m n k / median_s / 1e12; 0 when nothing was timed.
@@ -32,22 +32,37 @@ struct GemmRun {
   std::string date;  ///< UTC, ISO 8601
   int warmup = 0;
   int repeats = 0;
+  /// false when a grouped GEMM ran its experts as separate matmuls because
+  /// cuBLASLt offered no strided-batched algorithm (said on stdout and in the
+  /// CSV's first line).
+  bool grouped_batched = true;
+  /// Uniform rows first, then the skewed routing's grouped rows (what-ifs,
+  /// not part of the forward).
   std::vector<GemmTiming> timings;
+
+  /// "grouped", "separate" or "none": how the routed experts were timed.
+  [[nodiscard]] std::string experts() const;
 };
 
 struct GemmTotals {
-  double seconds_per_chunk = 0.0;  ///< sum of count x median_s: one node's forward pass
-  double seconds_per_token = 0.0;  ///< seconds_per_chunk / chunk_tokens
-  double flops_per_chunk = 0.0;    ///< sum of 2 m n k x count as timed
-  double tflops = 0.0;             ///< flops_per_chunk / seconds_per_chunk / 1e12
-  double share_of_peak = 0.0;      ///< tflops / peak; 0 when the peak is unknown
+  double seconds_per_chunk = 0.0;         ///< sum of count x median_s: one node's forward pass
+  double seconds_per_token = 0.0;         ///< seconds_per_chunk / chunk_tokens
+  double flops_per_chunk = 0.0;           ///< sum of 2 m n k x count as timed
+  double tflops = 0.0;                    ///< flops_per_chunk / seconds_per_chunk / 1e12
+  double share_of_peak = 0.0;             ///< tflops / peak; 0 when the peak is unknown
+  bool skewed = false;                    ///< the run timed the skewed routing too
+  double skewed_seconds_per_chunk = 0.0;  ///< the forward with the skewed rows for the uniform
+  double skewed_seconds_per_token = 0.0;
 };
 
+/// Sums over the forward's rows (not the skewed ones); the skewed forward
+/// replaces each uniform grouped row by the skewed row of the same GEMM.
 [[nodiscard]] GemmTotals totals(const GemmRun& run);
 
 /// The gemm CSV: a `# tpnet-calibrate gemm ...` line, the header
-/// model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,median_s,tflops
-/// and one row per shape.
+/// model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,median_s,tflops,groups,routing
+/// and one row per shape: groups 1 and routing none for one GEMM per run,
+/// the experts and uniform or skewed for a grouped GEMM.
 void write_gemm_csv(std::ostream& out, const GemmRun& run);
 
 /// The table printed to stdout: each GEMM with its shape, count, median,

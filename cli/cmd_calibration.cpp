@@ -80,20 +80,25 @@ Field allreduce_summary(const AllReduceCalibration& a) {
 }
 
 Field compute_summary(const ComputeCalibration& c) {
-  return record("compute", "compute (timed prefill GEMMs)",
-                {
-                    text("source", "file", c.source),
-                    text("model", "model", c.model),
-                    integer("tp", "tensor-parallel size", c.tp),
-                    integer("chunk_tokens", "chunk", static_cast<double>(c.chunk_tokens)),
-                    text("precision", "precision", c.precision),
-                    text("device", "device", c.device),
-                    integer("gemms", "GEMM shapes", c.gemms),
-                    number("forward_s", "GEMM time of one chunk forward", c.forward_time.value(),
-                           kMilliseconds, 1),
-                    number("per_prompt_token_s", "compute per prompt token per node",
-                           c.per_prompt_token.value(), kMilliseconds, 4),
-                });
+  Record fields{
+      text("source", "file", c.source),
+      text("model", "model", c.model),
+      integer("tp", "tensor-parallel size", c.tp),
+      integer("chunk_tokens", "chunk", static_cast<double>(c.chunk_tokens)),
+      text("precision", "precision", c.precision),
+      text("device", "device", c.device),
+      integer("gemms", "GEMM shapes", c.gemms),
+      text("experts", "routed experts timed", c.experts),
+      number("forward_s", "GEMM time of one chunk forward", c.forward_time.value(), kMilliseconds,
+             1),
+      number("per_prompt_token_s", "compute per prompt token per node", c.per_prompt_token.value(),
+             kMilliseconds, 4),
+  };
+  if (c.skewed_per_prompt_token) {
+    fields.push_back(number("skewed_per_prompt_token_s", "the same, experts routed skewed",
+                            c.skewed_per_prompt_token->value(), kMilliseconds, 4));
+  }
+  return record("compute", "compute (timed prefill GEMMs)", std::move(fields));
 }
 
 Field traffic_summary(const TrafficCalibration& t) {

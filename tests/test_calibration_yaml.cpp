@@ -124,3 +124,31 @@ TEST_CASE("calibration.yaml bad input names the file, line and key", "[calibrati
              ContainsSubstring("cal.yaml:2: provenance: expected a mapping"));
   CHECK_THAT(error_of("tpnet_calibration: [1\n"), ContainsSubstring("not valid YAML"));
 }
+
+TEST_CASE("calibration.yaml keeps how the experts were timed and the skewed figure",
+          "[calibration][yaml]") {
+  Calibration c = full_calibration();
+  // Written before grouped timing: neither key, and none is written back.
+  const std::string old_text = write_calibration_yaml(c);
+  CHECK(old_text.find("experts:") == std::string::npos);
+  const Calibration old_read = parse_calibration_yaml(old_text, "cal.yaml");
+  CHECK(old_read.compute->experts.empty());
+  CHECK_FALSE(old_read.compute->skewed_per_prompt_token.has_value());
+
+  c.compute->experts = "grouped";
+  c.compute->skewed_per_prompt_token = c.compute->per_prompt_token * 1.25;
+  const std::string text = write_calibration_yaml(c);
+  CHECK_THAT(text, ContainsSubstring("  experts: \"grouped\"\n"));
+  const Calibration r = parse_calibration_yaml(text, "cal.yaml");
+  CHECK(r.compute->experts == "grouped");
+  REQUIRE(r.compute->skewed_per_prompt_token.has_value());
+  CHECK(*r.compute->skewed_per_prompt_token == *c.compute->skewed_per_prompt_token);
+  CHECK(write_calibration_yaml(r) == text);
+
+  CHECK_THAT(error_of(replaced(text, "experts: \"grouped\"", "experts: \"fused\"")),
+             ContainsSubstring("compute.experts: is 'fused'; allowed grouped, separate, none"));
+  const std::string skewed_line = text.substr(text.find("  skewed_per_prompt_token_s:"));
+  CHECK_THAT(error_of(replaced(text, skewed_line.substr(0, skewed_line.find('\n')),
+                               "  skewed_per_prompt_token_s: 0")),
+             ContainsSubstring("compute.skewed_per_prompt_token_s: is 0; must be positive"));
+}

@@ -134,6 +134,60 @@ TEST_CASE("tpnet calibration --out writes the file atomically and summarises it"
   std::filesystem::remove(out);
 }
 
+TEST_CASE("tpnet calibration --gemm reads grouped expert rows and says how experts were timed",
+          "[cli][calibration]") {
+  const std::string grouped =
+      kSource + "/examples/calibration/gemm_glm53_tp8_grouped_synthetic.csv";
+  const auto out = std::filesystem::temp_directory_path() / "tpnet_cli_calibration_grouped.yaml";
+  std::filesystem::remove(out);
+  const auto r = run_tpnet({"calibration", "--gemm", grouped, "--model", "glm-5.3", "--out",
+                            out.string(), "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const YAML::Node j = json_of(r);
+  // The forward: 12 plain GEMMs and the two grouped ones under uniform routing,
+  // 50.925 ms per 4,096-token chunk; the skewed rows replace the uniform ones.
+  CHECK(j["compute"]["experts"].as<std::string>() == "grouped");
+  CHECK(j["compute"]["gemms"].as<int>() == 16);
+  // The summary rounds; the file keeps every digit.
+  CHECK_THAT(j["compute"]["forward_s"].as<double>(), WithinRel(0.05092503, 1e-4));
+  CHECK_THAT(j["compute"]["per_prompt_token_s"].as<double>(), WithinRel(0.05092503 / 4096, 1e-4));
+  CHECK_THAT(j["compute"]["skewed_per_prompt_token_s"].as<double>(),
+             WithinRel(0.05672328 / 4096, 1e-4));
+  CHECK_THAT(r.err, !ContainsSubstring("separate GEMMs"));
+  const YAML::Node y = YAML::Load(slurp(out));
+  CHECK(y["compute"]["experts"].as<std::string>() == "grouped");
+  CHECK_THAT(y["compute"]["forward_s"].as<double>(), WithinRel(0.05092503, 1e-12));
+  CHECK_THAT(y["compute"]["per_prompt_token_s"].as<double>(), WithinRel(0.05092503 / 4096, 1e-12));
+  CHECK_THAT(y["compute"]["skewed_per_prompt_token_s"].as<double>(),
+             WithinRel(0.05672328 / 4096, 1e-12));
+  std::filesystem::remove(out);
+
+  // A file from before grouped timing keeps its figure and is called pessimistic.
+  const auto old = run_tpnet({"calibration", "--gemm", kGemm});
+  REQUIRE(old.exit_code == 0);
+  const YAML::Node o = YAML::Load(old.out);
+  CHECK(o["compute"]["experts"].as<std::string>() == "separate");
+  CHECK_THAT(o["compute"]["per_prompt_token_s"].as<double>(), WithinRel(0.6e-3, 1e-4));
+  CHECK_FALSE(o["compute"]["skewed_per_prompt_token_s"]);
+  CHECK_THAT(old.err, ContainsSubstring("times the routed experts as separate GEMMs, one per "
+                                        "expert; vLLM and SGLang run each MoE layer's experts as "
+                                        "one grouped GEMM, so this compute per token is "
+                                        "pessimistic"));
+
+  // A grouped file that breaks the rules: exit 2, one line naming file, line and column.
+  const std::string bad =
+      write_temp(
+          "grouped_bad.csv",
+          "model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,"
+          "median_s,tflops,groups,routing\n"
+          "glm-5.3,8,4096,fp8,X,9.0,0,attn.o,4096,6144,2048,78,0.0001,1.0,1,uniform\n")
+          .string();
+  expect_bad_input(run_tpnet({"calibration", "--gemm", bad}),
+                   "grouped_bad.csv:2: column routing: is 'uniform', but 'attn.o' is not a routed "
+                   "expert's GEMM");
+}
+
 TEST_CASE("tpnet calibration bad input exits 2 naming the flag or file", "[cli][calibration]") {
   expect_bad_input(run_tpnet({"calibration"}), "--nccl-tests: give at least one measurement");
   expect_bad_input(run_tpnet({"calibration", "--nccl-tests", kSweep, "--format", "json"}),

@@ -257,6 +257,9 @@ std::vector<Run> runs(const std::string& tmp) {
         ex("calibration/gemm_glm53_tp8_synthetic.csv"), "--counters",
         ex("traffic/counters_synthetic.csv"), "--model", "glm-5.3", "--tp", "8", "--prompt-tokens",
         "8k", "--out", tmp + "/cal.yaml"}},
+      // Grouped expert rows add the skewed routing's figure.
+      {{"calibration", "--gemm", ex("calibration/gemm_glm53_tp8_grouped_synthetic.csv"), "--out",
+        tmp + "/cal-grouped.yaml"}},
       {{"traffic", "--samples", ex("traffic/counters_synthetic.csv"), "--requests",
         ex("traffic/requests_synthetic.csv"), "--series", "--svg", tmp + "/traffic.svg"}},
   };

@@ -130,6 +130,135 @@ TEST_CASE("MoE layers run the router, the average expert GEMM per expert and the
   }
 }
 
+TEST_CASE("grouped experts: one GEMM per MoE layer over every expert, the same flops",
+          "[prefill_gemms]") {
+  // The model of the test above: 8 experts of 32 (16 per rank at TP2), top-2, two MoE layers.
+  ModelArch m = tiny_dense();
+  LayerSpec moe_layer = m.layers.at(0);
+  moe_layer.ffn.kind = FfnKind::moe;
+  moe_layer.ffn.width = 0;
+  moe_layer.ffn.moe = MoeSpec{8, 2, 1, 32, 48, 0};
+  m.layers = LayerPlan();
+  m.layers.append(tiny_dense().layers.at(0), 1);
+  m.layers.append(moe_layer, 2);
+  const auto separate = prefill_gemm_shapes(m, 2, 30);
+  const auto grouped = prefill_gemm_shapes(m, 2, 30, ExpertRouting::uniform);
+  // The same GEMMs in the same order; only the experts' are grouped.
+  CHECK(names(grouped) == names(separate));
+  // 30 tokens x top-2 = 60 rows over 8 experts: 4 experts of 8 rows, 4 of 7.
+  const GemmShape up = find(grouped, "moe.gate_up");
+  CHECK(up.grouped());
+  CHECK(up.routing == ExpertRouting::uniform);
+  CHECK(up.m == 60);
+  CHECK(up.rows_per_run == 60.0);
+  CHECK(up.n == 2 * 16LL);
+  CHECK(up.k == 64);
+  CHECK(up.count == 2);  // one grouped GEMM per MoE layer, not 8 x 2
+  CHECK(up.groups == 8);
+  CHECK(up.bins == std::vector<ExpertBin>{{8, 4}, {7, 4}});
+  CHECK(up.flops == 2.0 * 60 * 32 * 64 * 2);
+  const GemmShape down = find(grouped, "moe.down");
+  CHECK(down.m == 60);
+  CHECK(down.n == 64);
+  CHECK(down.k == 16);
+  CHECK(down.split == GemmSplit::row);
+  CHECK(down.bins == up.bins);
+  // 2 x sum(rows) x n x k: grouping changes how the work is launched, not how much.
+  CHECK_THAT(total_flops(grouped), WithinRel(total_flops(separate), 1e-12));
+  CHECK_THAT(routed_expert_flops(grouped), WithinRel(routed_expert_flops(separate), 1e-12));
+  for (const GemmShape& s : grouped) {
+    INFO(s.name);
+    CHECK(s.grouped() == is_routed_expert_gemm(s));
+    if (!s.grouped()) CHECK(s.groups == 1);
+  }
+  SECTION("skewed: 1 hot expert of 4 x 7.5 = 30 rows, 7 cold share the other 30") {
+    const GemmShape s = find(prefill_gemm_shapes(m, 2, 30, ExpertRouting::skewed), "moe.gate_up");
+    CHECK(s.routing == ExpertRouting::skewed);
+    CHECK(s.bins == std::vector<ExpertBin>{{30, 1}, {5, 2}, {4, 5}});
+    CHECK(s.m == 60);
+    CHECK(s.groups == 8);
+    CHECK(s.flops == up.flops);
+  }
+}
+
+TEST_CASE("routed expert bins: uniform and skewed rows by hand", "[prefill_gemms]") {
+  using R = ExpertRouting;
+  // 10 tokens x top-2 = 20 rows over 6 experts: 20 = 2 x 4 + 4 x 3.
+  CHECK(routed_expert_bins(10, 2, 6, R::uniform) == std::vector<ExpertBin>{{4, 2}, {3, 4}});
+  // Fewer rows than experts: the 6 experts that receive none are left out.
+  CHECK(routed_expert_bins(1, 2, 8, R::uniform) == std::vector<ExpertBin>{{1, 2}});
+  // Skewed, capped at the chunk: 16 tokens x top-8 over 16 experts, mean 8;
+  // 2 hot experts at min(4 x 8, 16) = 16, the other 14 share 96 = 12 x 7 + 2 x 6.
+  CHECK(routed_expert_bins(16, 8, 16, R::skewed) ==
+        std::vector<ExpertBin>{{16, 2}, {7, 12}, {6, 2}});
+  // One hot expert takes every row when 4 x the mean is all of them.
+  CHECK(routed_expert_bins(100, 1, 4, R::skewed) == std::vector<ExpertBin>{{100, 1}});
+  CHECK_THROWS_WITH(routed_expert_bins(10, 9, 8, R::uniform),
+                    ContainsSubstring("top-k cannot exceed the experts"));
+  CHECK_THROWS_WITH(routed_expert_bins(10, 2, 8, R::none), ContainsSubstring("grouped GEMM"));
+  CHECK_THROWS_WITH(routed_expert_bins(0, 2, 8, R::uniform), ContainsSubstring("at least 1"));
+  CHECK(to_string(R::skewed) == "skewed");
+  CHECK(parse_expert_routing("uniform") == R::uniform);
+  CHECK_FALSE(parse_expert_routing("Uniform").has_value());
+}
+
+TEST_CASE("routed expert bins keep every row, at most the chunk per expert", "[prefill_gemms]") {
+  for (const ExpertRouting routing : {ExpertRouting::uniform, ExpertRouting::skewed}) {
+    for (const long long experts : {1LL, 2LL, 3LL, 7LL, 8LL, 60LL, 128LL, 256LL, 384LL}) {
+      for (const long long top_k : {1LL, 2LL, 6LL, 8LL}) {
+        if (top_k > experts) continue;
+        for (const TokenCount chunk : {TokenCount{1}, TokenCount{7}, TokenCount{100},
+                                       TokenCount{1000}, TokenCount{4096}, TokenCount{8192}}) {
+          INFO(to_string(routing) << " E " << experts << " top-" << top_k << " chunk " << chunk);
+          const auto bins = routed_expert_bins(chunk, top_k, experts, routing);
+          long long rows = 0;
+          long long with_rows = 0;
+          for (std::size_t i = 0; i < bins.size(); ++i) {
+            CHECK(bins[i].rows >= 1);
+            CHECK(bins[i].rows <= chunk);
+            CHECK(bins[i].experts >= 1);
+            if (i > 0) CHECK(bins[i].rows < bins[i - 1].rows);
+            rows += bins[i].rows * bins[i].experts;
+            with_rows += bins[i].experts;
+          }
+          CHECK(rows == chunk * top_k);
+          CHECK(with_rows <= experts);
+          if (routing == ExpertRouting::uniform) CHECK(bins.size() <= 2);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("GLM-5.3 TP8 chunk 4096 grouped: 75 GEMMs of 256 experts x 128 rows, skewed 512/74/73",
+          "[prefill_gemms][golden]") {
+  const auto separate = prefill_gemm_shapes(glm53(), 8, 4096);
+  const auto uniform = prefill_gemm_shapes(glm53(), 8, 4096, ExpertRouting::uniform);
+  const GemmShape up = find(uniform, "moe.gate_up");
+  check_shape(up, 32768, 2 * 256, 6144, 75, GemmSplit::column);
+  CHECK(up.groups == 256);
+  CHECK(up.bins == std::vector<ExpertBin>{{128, 256}});
+  const GemmShape down = find(uniform, "moe.down");
+  check_shape(down, 32768, 6144, 256, 75, GemmSplit::row);
+  // 2 x 32,768 x 512 x 6,144 x 75 = 15.46 TFLOP and 7.73 TFLOP per chunk, as the
+  // 19,200 separate GEMMs of 128 rows (docs/formulas.md s.18).
+  CHECK_THAT(up.flops, WithinRel(15461882265600.0, 1e-12));
+  CHECK_THAT(down.flops, WithinRel(7730941132800.0, 1e-12));
+  CHECK_THAT(total_flops(uniform), WithinRel(total_flops(separate), 1e-12));
+  CHECK_THAT(total_flops(uniform) / 4096, WithinRel(13656391680.0, 1e-12));
+  // Skewed (s.18.2): 32 hot experts of 4 x 128 = 512 rows take half the rows;
+  // 224 cold share 16,384 = 32 x 74 + 192 x 73.
+  const auto skewed = prefill_gemm_shapes(glm53(), 8, 4096, ExpertRouting::skewed);
+  const GemmShape hot = find(skewed, "moe.gate_up");
+  CHECK(hot.bins == std::vector<ExpertBin>{{512, 32}, {74, 32}, {73, 192}});
+  CHECK(hot.m == 32768);
+  CHECK(hot.groups == 256);
+  CHECK(hot.flops == up.flops);
+  // A chunk that does not divide: 1,000 x 8 = 8,000 rows = 64 x 32 + 192 x 31.
+  CHECK(find(prefill_gemm_shapes(glm53(), 8, 1000, ExpertRouting::uniform), "moe.down").bins ==
+        std::vector<ExpertBin>{{32, 64}, {31, 192}});
+}
+
 TEST_CASE("MLA runs the fused q_a/kv_a replicated and splits q_b, kv_b and o", "[prefill_gemms]") {
   // kv_lora 16, q_lora 24, rope 4, nope 8, v 10
   ModelArch m = with_layers(tiny_dense(), [](LayerSpec& l) {

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # device-check.sh: runs every GPU path of tpnet-calibrate once on a lent GPU
 # machine, from a bundle device-bundle.sh built elsewhere, in a few minutes:
-#   1. the three GPU tests (tpnet_calibrate_tests "[gpu]": gemm --check-only,
-#      a GLM-5.3 TP8 timing that writes the CSV, a one-GPU NCCL sweep); on a
-#      GPU machine a skip is a failure;
-#   2. gemm --check-only: every precision the GPU runs against the CPU reference;
+#   1. the GPU tests (tpnet_calibrate_tests "[gpu]": gemm --check-only, a
+#      GLM-5.3 TP8 timing with grouped experts that writes the CSV and reads it
+#      back with tpnet, the same with --experts separate, a one-GPU NCCL
+#      sweep); on a GPU machine a skip is a failure;
+#   2. gemm --check-only: every precision the GPU runs against the CPU
+#      reference, one GEMM and the grouped (fused-MoE) case of 6 experts;
 #   3. gemm at GLM-5.3 TP8 prefill shapes, chunk 4096, precision auto (FP8 on
-#      Hopper, with the reason NVFP4 did not run), then BF16, then NVFP4 asked
-#      for explicitly (on a GPU without FP4 it must be refused, exit 2);
+#      Hopper, with the reason NVFP4 did not run), each MoE layer's experts as
+#      one grouped GEMM under uniform and skewed routing; the same with
+#      --experts separate (one GEMM per expert, as the first run timed them);
+#      then BF16, then NVFP4 asked for explicitly (on a GPU without FP4 it must
+#      be refused, exit 2; on Blackwell it is timed, grouped path included);
 #   4. a one-rank NCCL all-reduce sweep, 8 B to 512 MiB, NCCL_ALGO=Ring;
 #   5. tpnet calibration on the FP8 GEMM CSV (the compute section) and on the
 #      one-rank sweep (a sweep of one rank has no network to fit: it must be
@@ -22,7 +27,7 @@
 #                          gets at most what is left, one with under 15 s is not run
 # The device tool's call (from the repo root, carry ["build-device/bundle"]):
 #   calibration/scripts/device-check.sh build-device/bundle "$OUT"
-# At most 8 files come back from $OUT: summary.txt, device-check.log, the two
+# At most 8 files come back from $OUT: summary.txt, device-check.log, the three
 # gemm CSVs, the sweep, the calibration YAML, logs.tar.gz (every step's output).
 # Exit: 0 every step passed, 1 a step failed (the table says which), 2 the
 # machine lacks a prerequisite (no GPU driver, a library not found).
@@ -154,6 +159,8 @@ fi
 step gemm-check 60 0 "$calibrate" gemm --check-only
 step gemm-fp8 120 0 "$calibrate" gemm --model "$shapes" --tp 8 --chunk 4096 \
   --out "$out/gemm-glm53-tp8-auto.csv"
+step gemm-fp8-separate 120 0 "$calibrate" gemm --model "$shapes" --tp 8 --chunk 4096 \
+  --experts separate --out "$out/gemm-glm53-tp8-auto-separate.csv"
 step gemm-bf16 120 0 "$calibrate" gemm --model "$shapes" --tp 8 --chunk 4096 --precision bf16 \
   --out "$out/gemm-glm53-tp8-bf16.csv"
 cc=$(awk -F', ' 'NR == 2 {print $2}' "$logs/nvidia-smi.txt")
@@ -186,15 +193,19 @@ first() { grep -m1 -h -- "$2" "$logs/$1.txt" 2>/dev/null | sed -E "${3:-s/^//}" 
   echo
   printf '%-20s %s\n' "gpu tests" "$(grep -hE '^(All tests passed|test cases:)' "$logs/gpu-tests.txt" | tail -1)"
   grep -h '^check ' "$logs/gemm-check.txt" 2>/dev/null | sed 's/^/gemm-check           /'
-  for name in gemm-fp8 gemm-bf16; do
+  for name in gemm-fp8 gemm-fp8-separate gemm-bf16; do
     printf '%-20s %s\n' "$name" "$(first "$name" '^precision: ')"
     printf '%-20s %s\n' "" "$(first "$name" '^overall: ')"
     printf '%-20s %s\n' "" "$(first "$name" '^compute per prompt token per node')"
+    # The grouped experts (uniform routing) and the skewed what-if beside them.
+    grep -h -E '^moe\.(gate_up|up|down) ' "$logs/$name.txt" 2>/dev/null | awk '{printf "%-20s %s\n", "", $0}'
+    [[ $name == gemm-fp8-separate ]] || printf '%-20s %s\n' "" "$(first "$name" '^with skewed routing')"
   done
   printf '%-20s %s\n' "gemm-nvfp4" "$(head -1 "$logs/gemm-nvfp4-refused.err" 2>/dev/null || first gemm-nvfp4 '^overall: ')"
   row=$(grep -v '^#' "$out/allreduce-1rank-nccl.txt" 2>/dev/null | awk 'NF >= 9' | tail -1)
   printf '%-20s %s\n' "nccl-1rank" "$(grep -m1 -o 'nccl=[^ ]*' "$out/allreduce-1rank-nccl.txt" 2>/dev/null) largest: $(awk '{printf "%s B in %s us, algbw %s GB/s, #wrong %s", $1, $6, $7, $9}' <<<"$row")"
   printf '%-20s %s\n' "calibration-gemm" "$(grep -m1 'compute per prompt token per node' "$logs/calibration-gemm.txt" | sed -E 's/ +/ /g' 2>/dev/null)"
+  printf '%-20s %s\n' "" "$(grep -m1 -E 'routed experts timed|experts routed skewed' "$logs/calibration-gemm.txt" | sed -E 's/ +/ /g' 2>/dev/null)"
   printf '%-20s %s\n' "calibration-sweep" "$(head -1 "$logs/calibration-sweep.err" 2>/dev/null)"
 } | tee "$out/summary.txt"
 

@@ -2,8 +2,10 @@
 # gpu-check.sh: builds tpnet-calibrate and checks it on one GPU in under five
 # minutes (a few seconds of GPU work after a one- to two-minute build):
 #   1. the GEMM correctness test: tpnet-calibrate gemm --check-only (every
-#      precision the GPU runs against a CPU reference; exit 4 on a mismatch);
-#   2. a GEMM timing at GLM-5.3 TP8 shapes, chunk 4096, few repeats;
+#      precision the GPU runs against a CPU reference, one GEMM and the grouped
+#      fused-MoE case; exit 4 on a mismatch);
+#   2. a GEMM timing at GLM-5.3 TP8 shapes, chunk 4096, few repeats, each MoE
+#      layer's experts as one grouped GEMM (uniform routing, a skewed case beside);
 #   3. a one-rank NCCL all-reduce sweep, 8 B to 64 MiB;
 # and prints a short summary table last.
 #
@@ -105,11 +107,12 @@ field() {  # field FILE PATTERN SED-EXPR: the first matching line, transformed; 
 }
 gpu=$(field "$logs/check.txt" '^device ' 's/^device [0-9]+: (.*) \(compute capability .*/\1/')
 cc=$(field "$logs/check.txt" '^device ' 's/.*compute capability ([0-9.]+)\).*/\1/')
-checks=$(grep '^check ' "$logs/check.txt" 2>/dev/null | sed -E 's/^check ([a-z0-9]+) .*: (passed|FAILED).*/\1 \2/' | paste -sd, - | sed "s/,/, /g" || true)
+checks=$(grep '^check ' "$logs/check.txt" 2>/dev/null | sed -E 's/^check ([a-z0-9]+) (grouped )?.*: (passed|FAILED).*/\1 \2\3/' | paste -sd, - | sed "s/,/, /g" || true)
 precision=$(field "$logs/timing.txt" '^precision: ' 's/^precision: ([a-z0-9]+).*/\1/')
 per_token=$(field "$logs/timing.txt" '^compute per prompt token per node' 's/.*: //')
 per_chunk=$(field "$logs/timing.txt" '^compute per chunk' 's/.*: //')
 rate=$(field "$logs/timing.txt" '^overall: ' 's/^overall: //')
+skewed=$(field "$logs/timing.txt" '^with skewed routing' 's/^with skewed routing \(([^)]*)\): compute per prompt token per node: /\1: /')
 # The largest size's row (the last data row); one rank: busbw = algbw x 2(N-1)/N = 0.
 nccl_row=$(grep -v '^#' "$logs/allreduce.txt" 2>/dev/null | awk 'NF >= 9' | tail -1 || true)
 if [[ -n $nccl_row ]]; then
@@ -128,6 +131,7 @@ fi
   printf '%-34s %s\n' "  compute per chunk" "$per_chunk"
   printf '%-34s %s\n' "  compute per prompt token" "$per_token"
   printf '%-34s %s\n' "  rate" "$rate"
+  printf '%-34s %s\n' "  skewed experts, per prompt token" "$skewed"
   printf '%-34s %s\n' "NCCL 1-rank sweep (${status[nccl]})" "$nccl"
   printf '%-34s %s\n' "  (one rank)" "busbw = algbw x 2(N-1)/N is 0 by definition at N = 1"
   for step in check timing nccl; do  # why a step failed: the first line it printed to stderr

@@ -13,7 +13,9 @@
 #include "gemm_report.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/io/gemm_csv.hpp"
+#include "tpnet/io/model_catalog.hpp"
 #include "tpnet/io/output_file.hpp"
+#include "tpnet/model/prefill_gemms.hpp"
 
 using namespace tpnet::calibrate;
 using tpnet::GemmShape;
@@ -50,7 +52,96 @@ GemmRun two_gemms() {
   return run;
 }
 
+/// GLM-5.3 TP8 with grouped experts: attn.o, moe.down grouped under uniform
+/// routing (256 experts of 128 rows), and the same GEMM with skewed routing.
+GemmRun grouped_run() {
+  GemmRun run = two_gemms();
+  run.precision = GemmPrecision::fp8;
+  run.device = "NVIDIA H200";
+  run.cc = {9, 0};
+  run.peak = dense_peak(run.device, run.cc, run.precision);
+  const auto shapes = tpnet::prefill_gemm_shapes(tpnet::builtin_model("glm-5.3"), 8, 4096,
+                                                 tpnet::ExpertRouting::uniform);
+  const auto skewed = tpnet::prefill_gemm_shapes(tpnet::builtin_model("glm-5.3"), 8, 4096,
+                                                 tpnet::ExpertRouting::skewed);
+  const auto find = [](const std::vector<GemmShape>& list, const std::string& name) {
+    for (const GemmShape& s : list) {
+      if (s.name == name) return s;
+    }
+    FAIL("no " << name);
+    return GemmShape{};
+  };
+  run.timings = {{find(shapes, "attn.o"), 100e-6},
+                 {find(shapes, "moe.down"), 150e-6},
+                 {find(skewed, "moe.down"), 250e-6}};
+  return run;
+}
+
 }  // namespace
+
+TEST_CASE("grouped rows: the forward sums the uniform row, the skewed one is a what-if", "[gemm]") {
+  const GemmRun run = grouped_run();
+  CHECK(run.experts() == "grouped");
+  const GemmTiming& down = run.timings[1];
+  CHECK(down.shape.m == 32768);
+  CHECK(down.shape.groups == 256);
+  CHECK(down.shape.count == 75);
+  const GemmTotals t = totals(run);
+  // 78 x 100 us + 75 x 150 us = 19.05 ms per chunk; skewed: 78 x 100 + 75 x 250 = 26.55 ms.
+  CHECK_THAT(t.seconds_per_chunk, WithinRel(0.01905, 1e-12));
+  CHECK_THAT(t.seconds_per_token, WithinRel(0.01905 / 4096, 1e-12));
+  CHECK(t.skewed);
+  CHECK_THAT(t.skewed_seconds_per_chunk, WithinRel(0.02655, 1e-12));
+  CHECK_THAT(t.skewed_seconds_per_token, WithinRel(0.02655 / 4096, 1e-12));
+  // FLOPs: 2 x sum(rows) x n x k per grouped run, the skewed row not counted again.
+  const double flops = 78 * 2.0 * 4096 * 6144 * 2048 + 75 * 2.0 * 32768 * 6144 * 256;
+  CHECK_THAT(t.flops_per_chunk, WithinRel(flops, 1e-12));
+  CHECK_THAT(down.tflops(), WithinRel(2.0 * 32768 * 6144 * 256 / 150e-6 / 1e12, 1e-12));
+  CHECK_FALSE(totals(two_gemms()).skewed);
+}
+
+TEST_CASE("grouped rows: the CSV says groups and routing, and tpnet reads the same figures",
+          "[gemm]") {
+  const GemmRun run = grouped_run();
+  std::ostringstream out;
+  write_gemm_csv(out, run);
+  const std::string text = out.str();
+  CHECK_THAT(text, ContainsSubstring(" experts=grouped grouped_launch=batched "));
+  CHECK_THAT(text, ContainsSubstring(",moe.down,32768,6144,256,75,1.500000e-04,"));
+  CHECK_THAT(text, ContainsSubstring(",256,uniform\n"));
+  CHECK_THAT(text, ContainsSubstring(",moe.down,32768,6144,256,75,2.500000e-04,"));
+  CHECK_THAT(text, ContainsSubstring(",256,skewed\n"));
+  CHECK_THAT(text, ContainsSubstring(",attn.o,4096,6144,2048,78,1.000000e-04,"));
+  const tpnet::GemmRun back = tpnet::parse_gemm_csv(text, "grouped.csv");
+  REQUIRE(back.gemms.size() == 3);
+  CHECK(back.gemms[1].groups == 256);
+  CHECK(back.gemms[1].routing == tpnet::ExpertRouting::uniform);
+  CHECK(back.gemms[2].routing == tpnet::ExpertRouting::skewed);
+  CHECK(back.experts() == tpnet::ExpertTiming::grouped);
+  const GemmTotals t = totals(run);
+  CHECK_THAT(back.per_prompt_token().value(), WithinRel(t.seconds_per_token, 1e-6));
+  REQUIRE(back.skewed_forward_time().has_value());
+  CHECK_THAT(back.skewed_forward_time()->value(), WithinRel(t.skewed_seconds_per_chunk, 1e-6));
+  // A file that could not batch says so on its first line.
+  GemmRun looped = run;
+  looped.grouped_batched = false;
+  std::ostringstream looped_out;
+  write_gemm_csv(looped_out, looped);
+  CHECK_THAT(looped_out.str(), ContainsSubstring(" grouped_launch=per-expert "));
+}
+
+TEST_CASE("the grouped table shows groups and routing and the skewed figure", "[gemm]") {
+  std::ostringstream out;
+  print_gemm_table(out, grouped_run());
+  const std::string text = out.str();
+  CHECK_THAT(text, ContainsSubstring("groups"));
+  CHECK_THAT(text, ContainsSubstring("uniform"));
+  CHECK_THAT(text, ContainsSubstring("skewed"));
+  CHECK_THAT(text, ContainsSubstring("compute per prompt token per node: 4.651 us"));
+  // 26.55 ms / 4,096 = 6.482 us, 39.4% above 4.651.
+  CHECK_THAT(text, ContainsSubstring("with skewed routing (1 expert in 8 at 4x the mean rows): "
+                                     "compute per prompt token per node: 6.482 us (+39.4%)"));
+}
 
 TEST_CASE("auto runs NVFP4 on Blackwell, FP8 on Hopper and Ada, BF16 before", "[gemm]") {
   const PrecisionChoice gb10 = choose_precision({12, 1}, true, true);
@@ -108,17 +199,19 @@ TEST_CASE("the gemm CSV has the contract's header and one row per GEMM", "[gemm]
   std::string line;
   std::getline(in, line);
   CHECK(line.rfind("# tpnet-calibrate gemm date=2026-11-29T15:04:05Z device=NVIDIA GB10", 0) == 0);
+  CHECK_THAT(line, ContainsSubstring(" experts=separate "));
   std::getline(in, line);
   CHECK(line ==
         "model,tp,chunk_tokens,precision,device,compute_capability,peak_tflops,gemm,m,n,k,count,"
-        "median_s,tflops");
+        "median_s,tflops,groups,routing");
   std::getline(in, line);
   CHECK(line ==
         "glm-5.3,8,4096,nvfp4,NVIDIA GB10,12.1,500,attn.o,4096,6144,2048,78,5.000000e-04,"
-        "206.158");
+        "206.158,1,none");
   std::getline(in, line);
   CHECK(line.rfind("glm-5.3,8,4096,nvfp4,NVIDIA GB10,12.1,500,moe.down,128,6144,256,19200,", 0) ==
         0);
+  CHECK_THAT(line, EndsWith(",1,none"));
   CHECK_FALSE(std::getline(in, line));
 }
 

@@ -206,9 +206,10 @@ AllReduceCalibration read_allreduce(const YAML::Node& map, const std::string& or
 }
 
 ComputeCalibration read_compute(const YAML::Node& map, const std::string& origin) {
-  yaml::reject_unknown_keys(map, origin,
-                            {"source", "model", "tp", "chunk_tokens", "precision", "device",
-                             "compute_capability", "gemms", "forward_s", "per_prompt_token_s"});
+  yaml::reject_unknown_keys(
+      map, origin,
+      {"source", "model", "tp", "chunk_tokens", "precision", "device", "compute_capability",
+       "gemms", "forward_s", "per_prompt_token_s", "experts", "skewed_per_prompt_token_s"});
   ComputeCalibration c;
   c.source = text_or_empty(map, origin, "source");
   c.model = yaml::required_string(map, origin, "model");
@@ -222,6 +223,17 @@ ComputeCalibration read_compute(const YAML::Node& map, const std::string& origin
   // A forward of at least 1 ns over at most 10^9 tokens.
   c.per_prompt_token =
       Seconds(measured(map, origin, "per_prompt_token_s", kMinSeconds / kMaxTokens, kMaxSeconds));
+  // Files written before grouped expert timing say neither.
+  c.experts = text_or_empty(map, origin, "experts");
+  if (!c.experts.empty() && c.experts != "grouped" && c.experts != "separate" &&
+      c.experts != "none") {
+    throw InputError(fmt::format("is '{}'; allowed grouped, separate, none", c.experts),
+                     yaml::where(map["experts"], origin, "experts"));
+  }
+  if (map["skewed_per_prompt_token_s"]) {
+    c.skewed_per_prompt_token = Seconds(
+        measured(map, origin, "skewed_per_prompt_token_s", kMinSeconds / kMaxTokens, kMaxSeconds));
+  }
   return c;
 }
 
@@ -390,6 +402,11 @@ std::string write_calibration_yaml(const Calibration& c) {
     out += fmt::format("  gemms: {}\n", m.gemms);
     out += fmt::format("  forward_s: {}\n", num(m.forward_time.value()));
     out += fmt::format("  per_prompt_token_s: {}\n", num(m.per_prompt_token.value()));
+    if (!m.experts.empty()) out += fmt::format("  experts: {}\n", yaml_quoted(m.experts));
+    if (m.skewed_per_prompt_token) {
+      out +=
+          fmt::format("  skewed_per_prompt_token_s: {}\n", num(m.skewed_per_prompt_token->value()));
+    }
   }
   if (c.traffic) {
     const auto& t = *c.traffic;

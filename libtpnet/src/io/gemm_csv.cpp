@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "csv_table.hpp"
 #include "tpnet/base/quantity.hpp"
@@ -29,6 +32,76 @@ std::string header_date(std::string_view text) {
   return {};
 }
 
+InputLocation at_column(const std::string& origin, int line, std::string_view column) {
+  return InputLocation::in_file(origin, line, "column " + std::string(column));
+}
+
+/// A grouped row is a routed expert's GEMM of at least a row per group; a
+/// plain row is one GEMM; and a file times the routed experts one way.
+void check_grouping(const GemmTiming& g, int line, const std::string& origin,
+                    std::optional<std::pair<ExpertRouting, int>>& experts_seen) {
+  const bool expert = is_routed_expert_gemm_name(g.name);
+  if (g.routing == ExpertRouting::none) {
+    if (g.groups != 1) {
+      throw InputError(fmt::format("is {}, but routing none is one GEMM per run (groups 1); a "
+                                   "grouped GEMM says its routing, uniform or skewed",
+                                   g.groups),
+                       at_column(origin, line, "groups"));
+    }
+  } else {
+    if (!expert) {
+      throw InputError(fmt::format("is '{}', but '{}' is not a routed expert's GEMM (moe.gate_up, "
+                                   "moe.up, moe.down); only they run grouped",
+                                   to_string(g.routing), g.name),
+                       at_column(origin, line, "routing"));
+    }
+    if (g.groups > g.m) {
+      throw InputError(fmt::format("is {}, above the {} rows of m; every group of a grouped GEMM "
+                                   "has a row at least",
+                                   g.groups, g.m),
+                       at_column(origin, line, "groups"));
+    }
+  }
+  if (!expert || g.routing == ExpertRouting::skewed) return;
+  if (!experts_seen) {
+    experts_seen = std::pair{g.routing, line};
+  } else if ((experts_seen->first == ExpertRouting::none) != (g.routing == ExpertRouting::none)) {
+    throw InputError(
+        fmt::format("is '{}' but line {} times a routed expert {}: a file times the "
+                    "routed experts one way, grouped or separate, or the forward "
+                    "would count some twice",
+                    to_string(g.routing), experts_seen->second,
+                    experts_seen->first == ExpertRouting::none ? "as separate GEMMs (routing none)"
+                                                               : "grouped (routing uniform)"),
+        at_column(origin, line, "routing"));
+  }
+}
+
+/// A skewed row is a what-if for the uniform row of the same GEMM: the same
+/// rows, widths and count, timed with other rows per expert.
+void check_skewed_rows(const std::vector<GemmTiming>& gemms, const std::string& origin) {
+  for (const GemmTiming& s : gemms) {
+    if (s.routing != ExpertRouting::skewed) continue;
+    const auto uniform = std::find_if(gemms.begin(), gemms.end(), [&](const GemmTiming& u) {
+      return u.routing == ExpertRouting::uniform && u.name == s.name;
+    });
+    if (uniform == gemms.end()) {
+      throw InputError(fmt::format("'{}' has a skewed row but no uniform row; the skewed forward "
+                                   "replaces the uniform row of the same GEMM",
+                                   s.name),
+                       at_column(origin, s.source.line, "routing"));
+    }
+    if (uniform->m != s.m || uniform->n != s.n || uniform->k != s.k || uniform->count != s.count) {
+      throw InputError(
+          fmt::format("'{}' skewed is {} x {} x {}, {} runs, but its uniform row (line {}) is {} x "
+                      "{} x {}, {} runs; the routing moves rows between experts, not the GEMM",
+                      s.name, s.m, s.n, s.k, s.count, uniform->source.line, uniform->m, uniform->n,
+                      uniform->k, uniform->count),
+          at_column(origin, s.source.line, "m"));
+    }
+  }
+}
+
 }  // namespace
 
 GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
@@ -47,6 +120,12 @@ GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
   const std::size_t c_count = table.require_column("count");
   const std::size_t c_median = table.require_column("median_s");
   const std::size_t c_tflops = table.require_column("tflops");
+  // Grouped (fused-MoE) rows: both columns or neither (files before them).
+  const std::optional<std::size_t> c_groups = table.column("groups");
+  const std::optional<std::size_t> c_routing = table.column("routing");
+  if (c_groups.has_value() != c_routing.has_value()) {
+    (void)table.require_column(c_groups ? "routing" : "groups");
+  }
 
   GemmRun run;
   run.origin = origin;
@@ -71,7 +150,10 @@ GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
     return value;
   };
   bool first = true;
-  std::map<std::string, int> gemm_lines;
+  // Each GEMM once among the rows of the forward, and once among the skewed rows.
+  std::map<std::pair<std::string, bool>, int> gemm_lines;
+  // How the first routed expert's row was timed: a file times them one way.
+  std::optional<std::pair<ExpertRouting, int>> experts_seen;
   for (const auto& row : table.rows()) {
     const std::string& model = table.text(row, c_model);
     const long long tp = from_one_to(row, c_tp, "tp", kMaxTp);
@@ -116,12 +198,24 @@ GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
     }
     GemmTiming g;
     g.name = table.text(row, c_gemm);
+    if (c_routing) {
+      const std::string& routing = table.text(row, *c_routing);
+      const std::optional<ExpertRouting> parsed = parse_expert_routing(routing);
+      if (!parsed) {
+        throw InputError(fmt::format("is '{}'; allowed none, uniform, skewed", routing),
+                         at(row, "routing"));
+      }
+      g.routing = *parsed;
+    }
     // The time per token sums the rows, so a row given twice would count its GEMM twice.
-    if (const auto [earlier, fresh] = gemm_lines.emplace(g.name, row.line); !fresh) {
-      throw InputError(fmt::format("'{}' is timed twice, at lines {} and {}; one file times each "
-                                   "GEMM once (its count column says how often it runs)",
-                                   g.name, earlier->second, row.line),
-                       at(row, "gemm"));
+    const bool skewed = g.routing == ExpertRouting::skewed;
+    if (const auto [earlier, fresh] = gemm_lines.emplace(std::pair{g.name, skewed}, row.line);
+        !fresh) {
+      throw InputError(
+          fmt::format("'{}' is timed twice{}, at lines {} and {}; one file times each "
+                      "GEMM once (its count column says how often it runs)",
+                      g.name, skewed ? " with skewed routing" : "", earlier->second, row.line),
+          at(row, "gemm"));
     }
     g.m = at_least_one(row, c_m, "m");
     g.n = at_least_one(row, c_n, "n");
@@ -143,9 +237,14 @@ GemmRun parse_gemm_csv(std::string_view text, const std::string& origin) {
       throw InputError(fmt::format("is {:g}; allowed 0 to {:g}", g.tflops, kMaxTflops),
                        at(row, "tflops"));
     }
+    if (c_groups) {
+      g.groups = at_least_one(row, *c_groups, "groups");
+      check_grouping(g, row.line, origin, experts_seen);
+    }
     g.source = InputLocation::in_file(origin, row.line);
     run.gemms.push_back(std::move(g));
   }
+  check_skewed_rows(run.gemms, origin);
   return run;
 }
 

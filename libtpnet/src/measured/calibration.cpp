@@ -60,6 +60,10 @@ ComputeCalibration make_compute_calibration(const GemmRun& run) {
   c.gemms = static_cast<int>(run.gemms.size());
   c.forward_time = run.forward_time();
   c.per_prompt_token = run.per_prompt_token();
+  c.experts = std::string(to_string(run.experts()));
+  if (const std::optional<Seconds> skewed = run.skewed_forward_time()) {
+    c.skewed_per_prompt_token = *skewed / static_cast<double>(run.chunk_tokens);
+  }
   return c;
 }
 

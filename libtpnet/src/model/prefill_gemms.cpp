@@ -53,13 +53,35 @@ class ShapeList {
   /// `variant` after it.
   void add_rows(Slot slot, std::string name, std::string_view variant, double rows, long long n,
                 long long k, long long count, GemmSplit split) {
+    add_shape(slot, std::move(name), variant, rows, n, k, count, split, {});
+  }
+
+  /// One grouped GEMM per run over the experts of `bins`: its rows are theirs together.
+  void add_grouped(Slot slot, std::string name, ExpertRouting routing,
+                   const std::vector<ExpertBin>& bins, long long n, long long k, long long count,
+                   GemmSplit split) {
+    long long rows = 0;
+    for (const ExpertBin& b : bins) rows += b.rows * b.experts;
+    add_shape(slot, std::move(name), "", to_real(rows), n, k, count, split,
+              Grouping{routing, bins});
+  }
+
+ private:
+  struct Grouping {
+    ExpertRouting routing = ExpertRouting::none;
+    std::vector<ExpertBin> bins;
+  };
+
+  void add_shape(Slot slot, std::string name, std::string_view variant, double rows, long long n,
+                 long long k, long long count, GemmSplit split, const Grouping& grouping) {
     if (count <= 0) return;
     for (int attempt = 0;; ++attempt) {
       auto it = std::find_if(shapes_.begin(), shapes_.end(),
                              [&](const auto& e) { return e.second.name == name; });
       if (it == shapes_.end()) break;
       GemmShape& s = it->second;
-      if (s.n == n && s.k == k && s.rows_per_run == rows && s.split == split) {
+      if (s.n == n && s.k == k && s.rows_per_run == rows && s.split == split &&
+          s.routing == grouping.routing && s.bins == grouping.bins) {
         s.count += count;
         s.flops = 2.0 * rows * to_real(n) * to_real(k) * to_real(s.count);
         return;
@@ -75,9 +97,17 @@ class ShapeList {
     s.count = count;
     s.flops = 2.0 * rows * to_real(n) * to_real(k) * to_real(count);
     s.split = split;
+    s.routing = grouping.routing;
+    s.bins = grouping.bins;
+    s.groups = 1;
+    if (s.grouped()) {
+      s.groups = 0;
+      for (const ExpertBin& b : s.bins) s.groups += b.experts;
+    }
     shapes_.emplace_back(slot, std::move(s));
   }
 
+ public:
   std::vector<GemmShape> take() {
     std::stable_sort(shapes_.begin(), shapes_.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -257,7 +287,7 @@ void add_dense_ffn(ShapeList& out, const ModelArch& m, const FfnSpec& ffn, int t
 }
 
 void add_moe(ShapeList& out, const ModelArch& m, const FfnSpec& ffn, int tp, TokenCount chunk,
-             long long layers) {
+             long long layers, ExpertRouting grouped) {
   const MoeSpec& moe = ffn.moe;
   const long long h = m.hidden_size;
   if (moe.routed_experts <= 0 || moe.experts_per_token <= 0) {
@@ -277,9 +307,19 @@ void add_moe(ShapeList& out, const ModelArch& m, const FfnSpec& ffn, int tp, Tok
     out.add(kMoe, "moe.latent_down", "", moe.latent_size, h, layers, GemmSplit::replicated);
     out.add(kMoe, "moe.latent_up", "", h, moe.latent_size, layers, GemmSplit::replicated);
   }
-  out.add_rows(kMoe, ffn.gated ? "moe.gate_up" : "moe.up", "", rows, (ffn.gated ? 2 : 1) * width,
-               in, runs, GemmSplit::column);
-  out.add_rows(kMoe, "moe.down", "", rows, in, width, runs, GemmSplit::row);
+  if (grouped == ExpertRouting::none) {
+    out.add_rows(kMoe, ffn.gated ? "moe.gate_up" : "moe.up", "", rows, (ffn.gated ? 2 : 1) * width,
+                 in, runs, GemmSplit::column);
+    out.add_rows(kMoe, "moe.down", "", rows, in, width, runs, GemmSplit::row);
+  } else {
+    // Under TP every rank holds a 1/TP slice of every expert and sees every
+    // token, so one grouped GEMM per layer covers all E experts.
+    const std::vector<ExpertBin> bins =
+        routed_expert_bins(chunk, moe.experts_per_token, moe.routed_experts, grouped);
+    out.add_grouped(kMoe, ffn.gated ? "moe.gate_up" : "moe.up", grouped, bins,
+                    (ffn.gated ? 2 : 1) * width, in, layers, GemmSplit::column);
+    out.add_grouped(kMoe, "moe.down", grouped, bins, in, width, layers, GemmSplit::row);
+  }
   if (moe.shared_experts > 0) {
     // vLLM runs the shared experts as one gated MLP of shared_experts x width columns.
     const bool own_width = moe.shared_expert_intermediate_size > 0;
@@ -307,7 +347,82 @@ std::string_view to_string(GemmSplit split) {
   return "column";
 }
 
-std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCount chunk_tokens) {
+std::string_view to_string(ExpertRouting routing) {
+  switch (routing) {
+    case ExpertRouting::none:
+      return "none";
+    case ExpertRouting::uniform:
+      return "uniform";
+    case ExpertRouting::skewed:
+      return "skewed";
+  }
+  return "none";
+}
+
+std::optional<ExpertRouting> parse_expert_routing(std::string_view text) {
+  for (const ExpertRouting r :
+       {ExpertRouting::none, ExpertRouting::uniform, ExpertRouting::skewed}) {
+    if (text == to_string(r)) return r;
+  }
+  return std::nullopt;
+}
+
+std::vector<ExpertBin> routed_expert_bins(TokenCount chunk_tokens, long long experts_per_token,
+                                          long long routed_experts, ExpertRouting routing) {
+  const InputLocation at = InputLocation::for_key("moe");
+  if (chunk_tokens < 1 || experts_per_token < 1 || routed_experts < 1) {
+    throw InputError(fmt::format("routing needs a chunk, top-k and experts of at least 1; found "
+                                 "{}, {} and {}",
+                                 chunk_tokens, experts_per_token, routed_experts),
+                     at);
+  }
+  if (experts_per_token > routed_experts) {
+    throw InputError(fmt::format("a token picks {} of {} experts; top-k cannot exceed the experts",
+                                 experts_per_token, routed_experts),
+                     at);
+  }
+  if (routing == ExpertRouting::none) {
+    throw InputError("routing none lists separate GEMMs; bins are for a grouped GEMM", at);
+  }
+  std::vector<ExpertBin> parts;
+  // `experts` experts share `rows` as evenly as whole rows go: rows mod experts
+  // of them get one more.
+  const auto spread = [&](long long rows, long long experts) {
+    if (experts <= 0) return;
+    parts.push_back({rows / experts + 1, rows % experts});
+    parts.push_back({rows / experts, experts - rows % experts});
+  };
+  const long long pairs = chunk_tokens * experts_per_token;
+  if (routing == ExpertRouting::uniform) {
+    spread(pairs, routed_experts);
+  } else {
+    // Skewed: one expert in kSkewHotEvery (at least one) is hot and gets
+    // kSkewHotFactor x the mean, rounded, at most the chunk and at most its
+    // share of all the rows; the cold ones share what is left.
+    const long long hot =
+        std::max(1LL, std::llround(to_real(routed_experts) / static_cast<double>(kSkewHotEvery)));
+    const long long hot_rows = std::min({std::llround(static_cast<double>(kSkewHotFactor) *
+                                                      to_real(pairs) / to_real(routed_experts)),
+                                         static_cast<long long>(chunk_tokens), pairs / hot});
+    parts.push_back({hot_rows, hot});
+    spread(pairs - hot * hot_rows, routed_experts - hot);
+  }
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const ExpertBin& a, const ExpertBin& b) { return a.rows > b.rows; });
+  std::vector<ExpertBin> bins;
+  for (const ExpertBin& p : parts) {
+    if (p.rows <= 0 || p.experts <= 0) continue;  // experts with no rows do no work
+    if (!bins.empty() && bins.back().rows == p.rows) {
+      bins.back().experts += p.experts;
+    } else {
+      bins.push_back(p);
+    }
+  }
+  return bins;
+}
+
+std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCount chunk_tokens,
+                                           ExpertRouting grouped) {
   if (tp < 1) {
     throw InputError(fmt::format("{} is not a TP size; allowed 1 or more", tp),
                      InputLocation::for_key("layout.tp"));
@@ -355,7 +470,7 @@ std::vector<GemmShape> prefill_gemm_shapes(const ModelArch& m, int tp, TokenCoun
     if (ffn.kind == FfnKind::dense) {
       add_dense_ffn(out, m, ffn, tp, n);
     } else if (ffn.kind == FfnKind::moe) {
-      add_moe(out, m, ffn, tp, chunk_tokens, n);
+      add_moe(out, m, ffn, tp, chunk_tokens, n, grouped);
     }
   }
   return out.take();
@@ -367,14 +482,18 @@ double total_flops(const std::vector<GemmShape>& shapes) {
   return sum;
 }
 
-bool is_routed_expert_gemm(const GemmShape& shape) {
+bool is_routed_expert_gemm_name(std::string_view gemm) {
   for (const std::string_view name : {"moe.gate_up", "moe.up", "moe.down"}) {
-    if (shape.name == name || (shape.name.rfind(name, 0) == 0 && shape.name.size() > name.size() &&
-                               shape.name[name.size()] == '.')) {
+    if (gemm == name || (gemm.substr(0, name.size()) == name && gemm.size() > name.size() &&
+                         gemm[name.size()] == '.')) {
       return true;
     }
   }
   return false;
+}
+
+bool is_routed_expert_gemm(const GemmShape& shape) {
+  return is_routed_expert_gemm_name(shape.name);
 }
 
 double routed_expert_flops(const std::vector<GemmShape>& shapes) {

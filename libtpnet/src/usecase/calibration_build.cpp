@@ -103,6 +103,13 @@ void add_compute(const GemmInput& in, Calibration& cal, std::vector<std::string>
         fmt::format("{} ran {} GEMMs, not NVFP4: compute per token is that precision's", run.origin,
                     run.precision));
   }
+  if (run.experts() == ExpertTiming::separate) {
+    warnings.push_back(fmt::format(
+        "{} times the routed experts as separate GEMMs, one per expert; vLLM and SGLang run each "
+        "MoE layer's experts as one grouped GEMM, so this compute per token is pessimistic: "
+        "time them grouped (tpnet-calibrate gemm does by default)",
+        run.origin));
+  }
   if (cal.provenance.date.empty()) cal.provenance.date = run.date;
 }
 

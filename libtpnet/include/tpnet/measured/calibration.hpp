@@ -42,6 +42,12 @@ struct ComputeCalibration {
   int gemms = 0;                   ///< distinct GEMM shapes timed
   Seconds forward_time;            ///< sum of count x median over the shapes: one chunk's GEMMs
   Seconds per_prompt_token;        ///< forward_time / chunk_tokens, on each node
+  /// How the routed experts were timed: "grouped", "separate", "none"; ""
+  /// when a calibration.yaml written before grouped timing does not say.
+  std::string experts;
+  /// per_prompt_token with the skewed routing's grouped rows in place of the
+  /// uniform ones, when the GEMM file timed them.
+  std::optional<Seconds> skewed_per_prompt_token;
 };
 
 /// Measured bytes per prompt token from RDMA counters, against the formula.
@@ -75,7 +81,8 @@ struct Calibration {
                                                               BitRate link_rate);
 
 /// The compute section from timed GEMMs: per prompt token = sum(count x
-/// median) / chunk_tokens.
+/// median) / chunk_tokens over the rows that are not skewed; the skewed
+/// routing's figure beside it when the file has one.
 [[nodiscard]] ComputeCalibration make_compute_calibration(const GemmRun& run);
 
 /// Measured bytes per prompt token from one node's RDMA counters: every
