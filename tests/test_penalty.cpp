@@ -9,6 +9,7 @@
 #include "study_fixtures.hpp"
 #include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/model_catalog.hpp"
+#include "tpnet/io/node_catalog.hpp"
 #include "tpnet/usecase/bytes_report.hpp"
 #include "tpnet/usecase/penalty.hpp"
 
@@ -60,4 +61,39 @@ TEST_CASE("TP1 sends nothing over the network and is refused", "[prefill][bad-in
   CHECK_THROWS_AS(analyze_penalty(glm53(), engine, preset("200G"), preset("100G"), {}), InputError);
   engine.tensor_parallel_size = 0;
   CHECK_THROWS_AS(analyze_bytes(glm53(), engine, preset("200G"), Seconds(1e-4)), InputError);
+}
+
+TEST_CASE("penalty's answer and document: the longest prompt predicted, decode unchanged",
+          "[prefill]") {
+  PenaltyRequest request;
+  request.model = resolve_model("glm-5.3");
+  request.engine = tpnet::test::glm_engine();
+  request.from = parse_link("200G", InputLocation::for_key("from"));
+  request.to = parse_link("emulated-100G", InputLocation::for_key("to"));
+  request.from_fabric = tpnet::test::builtin_profile("dgx-spark-200g-switch");
+  request.to_fabric = tpnet::test::builtin_profile("dgx-spark-one-half-switch");
+  request.decode_node = builtin_node("dgx-spark");
+  request.measured_per_token = Bytes(3.57e6);
+  request.measured_per_token_origin = "counters";
+  const PenaltyReport r = run_penalty(request);
+  REQUIRE(r.decode);
+  const std::vector<std::string> answer = penalty_answer(r);
+  REQUIRE(answer.size() == 4);
+  // P5 (64K tokens in one request) is the study's longest prompt.
+  CHECK_THAT(answer[0], StartsWith("emulated-100G vs 200G: longest prompt (P5, 65536 tokens) +"));
+  CHECK_THAT(answer[0], EndsWith("TTFT predicted."));
+  CHECK_THAT(answer[2], StartsWith("Decode does not change: emulated-100G adds at most"));
+  CHECK_THAT(answer[3], StartsWith("Bounds on the longest prompt's cost:"));
+  const Document doc = penalty_document(request, r);
+  CHECK(doc.answer == answer);
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  CHECK(keys == std::vector<std::string>{"model", "tp", "algorithm", "chunk_tokens", "", "", "from",
+                                         "to", "per_token_bytes", "per_token_source",
+                                         "extra_s_per_1k_tokens", "scenarios", "fabrics"});
+  CHECK(doc.fields[9].text == "measured (counters)");
+  CHECK(doc.fields[11].records.size() == 6);  // P1-P6
+  // The same links: nothing to say.
+  request.to = request.from;
+  CHECK(penalty_answer(run_penalty(request)).empty());
 }

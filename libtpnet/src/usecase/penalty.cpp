@@ -143,6 +143,23 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
                       s.scenario.name, "", r.verdicts);
     }
   }
+  if (request.decode_node) {
+    DecodeRequest decode;
+    decode.model = request.model;
+    decode.engine = request.engine;
+    decode.from = request.from;
+    decode.to = request.to;
+    decode.node = *request.decode_node;
+    decode.from_fabric = request.from_fabric;
+    decode.to_fabric = request.to_fabric;
+    // Decode is the answer's third sentence only: a node the decode formulas
+    // cannot price leaves it out rather than failing the penalty.
+    try {
+      r.decode = run_decode(decode);
+    } catch (const InputError&) {
+      r.decode.reset();
+    }
+  }
   return r;
 }
 

@@ -17,6 +17,8 @@
 #include "tpnet/traffic/transfer_time.hpp"
 #include "tpnet/usecase/budgets.hpp"
 #include "tpnet/usecase/calibration_use.hpp"
+#include "tpnet/usecase/decode.hpp"
+#include "tpnet/usecase/document.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet {
@@ -61,6 +63,9 @@ struct PenaltyReport {
   bool gated = false;  ///< budgets were given
   std::vector<Verdict> verdicts;
   std::vector<std::string> warnings;
+  /// What the slower link does to decode, when the request named a node
+  /// whose decode the formulas can price (the answer's third sentence).
+  std::optional<DecodeReport> decode;
 
   [[nodiscard]] bool passed() const { return all_within(verdicts); }
 };
@@ -82,6 +87,8 @@ struct PenaltyRequest {
   /// their TTFT measured at `from` (`workload.baseline`).
   std::vector<PrefillScenario> scenarios;
   std::optional<Bytes> measured_per_token;  ///< bytes_per_token: replaces the formula's
+  /// Where measured_per_token came from, as the answer names it.
+  std::string measured_per_token_origin = "given";
   Budgets budgets;
   std::optional<CalibrationInput> calibration;
   /// The profiles of `from` and `to` (`fabric`): each scenario's predicted
@@ -91,6 +98,9 @@ struct PenaltyRequest {
   /// Output tokens a decode forward yields per request, for the decodes
   /// that share prefill steps; unset: 1 + drafts.
   std::optional<double> accepted_tokens;
+  /// The node whose decode the answer prices (what the slower link does to
+  /// a forward); unset, or a node the decode formulas cannot price: none.
+  std::optional<NodeSpec> decode_node;
 };
 
 /// The bounds, the point estimates of a calibration, and the budget verdicts:
@@ -98,5 +108,16 @@ struct PenaltyRequest {
 /// max_ttft_increase. Throws InputError naming `budgets.max_ttft_increase`
 /// when that budget is set and a scenario has no measured TTFT.
 [[nodiscard]] PenaltyReport run_penalty(const PenaltyRequest& request);
+
+/// The answer in at most four sentences: what the slower link costs the
+/// longest prompt (predicted, else the nominal bound), per 1,000 prompt
+/// tokens, what it does to decode, and the bounds beside a prediction.
+/// Empty without scenarios or when both links are the same.
+[[nodiscard]] std::vector<std::string> penalty_answer(const PenaltyReport& report);
+
+/// The answer, the settings, both links, bytes per token, a row per scenario
+/// and the fabric profiles: `tpnet penalty`'s keys (docs/json.md), without
+/// the calibration's and the budgets' records, which the caller adds.
+[[nodiscard]] Document penalty_document(const PenaltyRequest& request, const PenaltyReport& report);
 
 }  // namespace tpnet
