@@ -1,7 +1,6 @@
 #include "price_flags.hpp"
 
 #include <chrono>
-#include <set>
 
 #include "tpnet/io/price_yaml.hpp"
 
@@ -43,13 +42,6 @@ void apply_price_options(PlanSearchRequest& in, const PriceOptions& o) {
   }
   in.today = price_date(o);
   in.objective = parse_plan_objective(o.objective, InputLocation::for_key("--objective"));
-}
-
-Field money(std::string key, std::string label, double amount, const std::string& currency) {
-  // A DisplayUnit holds a view: keep each currency code alive for the program.
-  static std::set<std::string> codes;
-  const std::string& code = *codes.insert(currency).first;
-  return number(std::move(key), std::move(label), amount, DisplayUnit{code, 1.0}, 0);
 }
 
 }  // namespace tpnet::cli

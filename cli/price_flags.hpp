@@ -30,8 +30,4 @@ void add_objective_option(CLI::App* app, PriceOptions& options);
 /// The catalog with --prices on top, the objective and the day, into `request`.
 void apply_price_options(PlanSearchRequest& request, const PriceOptions& options);
 
-/// A money column: the amount with its currency code as the unit ("USD").
-[[nodiscard]] Field money(std::string key, std::string label, double amount,
-                          const std::string& currency);
-
 }  // namespace tpnet::cli

@@ -264,3 +264,32 @@ TEST_CASE("plan refuses a baseline measured at another speed than the fastest it
   in.baseline->link = Link{};
   CHECK(search_plans(in).baseline->link.name == "200G");
 }
+
+TEST_CASE("plan's answer says what to buy, what it costs and the extra TTFT, then the options",
+          "[plan]") {
+  const PlanSearchRequest in = sixteen_sparks();
+  const PlanSearchReport report = search_plans(in);
+  const std::vector<std::string> answer = plan_answer(report);
+  REQUIRE(answer.size() >= 2);
+  CHECK_THAT(answer.front(), StartsWith("Buy 1 x crs804 and run 2 x TP8 at 100G per node."));
+  CHECK_THAT(answer.back(), StartsWith("Extra TTFT against 200G: at most +4.43 s a request"));
+  const Document doc = plan_document(in, report);
+  CHECK(doc.answer == answer);
+  CHECK(doc.title == "tpnet plan: glm-5.3 on 16 x dgx-spark (rag workload: 8k, 4x8k)");
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  CHECK(keys.front() == "model");
+  CHECK(std::find(keys.begin(), keys.end(), "recommendation") != keys.end());
+  const auto options = std::find(keys.begin(), keys.end(), "options");
+  REQUIRE(options != keys.end());
+  CHECK(doc.fields[static_cast<std::size_t>(options - keys.begin())].records.size() ==
+        report.options.size());
+}
+
+TEST_CASE("a plan where nothing is usable says why the best layout is not", "[plan]") {
+  PlanSearchRequest in = sixteen_sparks();
+  in.nodes = 2;
+  const std::vector<std::string> answer = plan_answer(search_plans(in));
+  REQUIRE(answer.size() == 1);
+  CHECK_THAT(answer.front(), StartsWith("No layout is usable; the best, "));
+}

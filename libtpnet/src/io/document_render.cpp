@@ -69,8 +69,7 @@ std::string display_value(const Field& f) {
 }
 
 bool has_unit(const Field& f) {
-  return (f.kind == Field::Kind::number || f.kind == Field::Kind::numbers) &&
-         !f.unit.suffix.empty();
+  return (f.kind == Field::Kind::number || f.kind == Field::Kind::numbers) && !f.suffix().empty();
 }
 
 bool is_scalar(const Field& f) {
@@ -192,7 +191,7 @@ Grid make_grid(const Field& list, bool wide = true) {
   for (const auto& f : list.records.front()) {
     if (!is_column(f, wide)) continue;
     g.header.push_back(f.label);
-    g.units.emplace_back(has_unit(f) ? f.unit.suffix : "");
+    g.units.emplace_back(has_unit(f) ? f.suffix() : "");
     g.numeric.push_back(f.kind == Field::Kind::number);
     g.wide_only.push_back(f.wide_only);
   }
@@ -314,8 +313,8 @@ void render_text_record(std::string& out, const Record& record, int depth,
     if (is_scalar(f)) {
       std::string value = display_value(f);
       if (has_unit(f)) {
-        value += f.unit.suffix == "%" || f.unit.suffix == "x" ? std::string(f.unit.suffix)
-                                                              : " " + std::string(f.unit.suffix);
+        value += f.suffix() == "%" || f.suffix() == "x" ? std::string(f.suffix())
+                                                        : " " + std::string(f.suffix());
       }
       out += label_line(pad, f.label, label_width, value, layout.width);
     } else if (f.kind == Field::Kind::texts) {
@@ -361,7 +360,7 @@ void render_md_record(std::string& out, const Record& record, int depth) {
     if (is_scalar(f)) {
       std::string value = display_value(f);
       if (has_unit(f)) {
-        value += " " + std::string(f.unit.suffix);
+        value += " " + std::string(f.suffix());
       }
       out += indent + "- **" + f.label + "**: " + md_escape(value) + "\n";
     } else if (f.kind == Field::Kind::texts) {

@@ -94,12 +94,10 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
   g.speeds = in.speeds;
   // With sweeps the plan knows the users each layout serves, as `plan
   // --sweep` does, so both rank the same way.
-  if (request.capacity) g.capacity = run_capacity(*request.capacity);
   PlanSearchRequest planned = in;
-  if (g.capacity && planned.users_per_instance.empty()) {
-    planned.users_per_instance = served_users_by_tp(*g.capacity);
-  }
+  planned.capacity = request.capacity;
   g.plan = search_plans(planned);
+  g.capacity = g.plan.capacity;
   for (const auto& w : g.plan.warnings) g.warnings.push_back(w);
   for (std::size_t i = 0; i < g.plan.options.size(); ++i) {
     if (g.plan.options[i].usable) {

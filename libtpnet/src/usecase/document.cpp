@@ -32,6 +32,12 @@ Field count(std::string key, std::string label, long long value) {
   return integer(std::move(key), std::move(label), static_cast<double>(value));
 }
 
+Field money(std::string key, std::string label, double amount, const std::string& currency) {
+  Field f = number(std::move(key), std::move(label), amount, kCount, 0);
+  f.unit_name = currency;
+  return f;
+}
+
 Field text(std::string key, std::string label, std::string value) {
   Field f;
   f.key = std::move(key);

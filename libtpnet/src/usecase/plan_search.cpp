@@ -357,7 +357,9 @@ PlanObjective parse_plan_objective(std::string_view text, const InputLocation& w
                    where);
 }
 
-PlanSearchReport search_plans(const PlanSearchRequest& in) {
+namespace {
+
+PlanSearchReport search_layouts(const PlanSearchRequest& in) {
   const ModelArch& model = in.model;
   if (in.nodes < 1 || in.nodes > kMaxClusterNodes) {
     throw InputError(
@@ -567,6 +569,27 @@ PlanSearchReport search_plans(const PlanSearchRequest& in) {
   }
   add_price_warnings(report, in);
   for (const auto& w : in.price_warnings) report.warnings.push_back(w);
+  return report;
+}
+
+}  // namespace
+
+PlanSearchReport search_plans(const PlanSearchRequest& request) {
+  if (!request.capacity) return search_layouts(request);
+  CapacityReport capacity = run_capacity(*request.capacity);
+  PlanSearchReport report;
+  if (request.users_per_instance.empty()) {
+    PlanSearchRequest with_users = request;
+    with_users.users_per_instance = served_users_by_tp(capacity);
+    if (with_users.users_per_instance.empty()) {
+      throw InputError("no config in the sweeps has served users (C_max > 0 with a latency)",
+                       InputLocation::for_key("sweeps"));
+    }
+    report = search_layouts(with_users);
+  } else {
+    report = search_layouts(request);
+  }
+  report.capacity = std::move(capacity);
   return report;
 }
 

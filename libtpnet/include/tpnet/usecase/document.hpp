@@ -49,6 +49,9 @@ struct Field {
   std::vector<std::string> texts;
   std::vector<double> numbers;  ///< kind numbers: a JSON array, one unit and rounding for all
   std::vector<Record> records;  ///< one element for kind record
+  /// A unit known only at run time (a currency code): shown instead of
+  /// unit.suffix, which views a constant.
+  std::string unit_name;
   int decimals = 0;
   Kind kind = Kind::number;
   bool signed_display = false;  ///< "+0.14" for differences
@@ -61,6 +64,11 @@ struct Field {
   /// A text column too long for a row: without --wide, a note under the
   /// table ("row: text") instead of a column.
   bool note_unless_wide = false;
+
+  /// The unit a table shows: unit_name when set, else unit.suffix.
+  [[nodiscard]] std::string_view suffix() const {
+    return unit_name.empty() ? unit.suffix : std::string_view(unit_name);
+  }
 };
 
 Field number(std::string key, std::string label, double value, DisplayUnit unit, int decimals);
@@ -70,6 +78,8 @@ Field integer(std::string key, std::string label, double value);
 /// A whole count (tokens, sequences, ports) as an integer field.
 Field count(std::string key, std::string label, long long value);
 Field text(std::string key, std::string label, std::string value);
+/// An amount of money in `currency` (its code, "USD"), whole units.
+Field money(std::string key, std::string label, double amount, const std::string& currency);
 Field flag(std::string key, std::string label, bool value);
 Field texts(std::string key, std::string label, std::vector<std::string> values);
 /// A list of numbers in one unit: a JSON array, "1.20, 3.40" in tables.

@@ -20,6 +20,7 @@
 #include "tpnet/model/model.hpp"
 #include "tpnet/usecase/capacity.hpp"
 #include "tpnet/usecase/compare.hpp"
+#include "tpnet/usecase/document.hpp"
 #include "tpnet/usecase/expect.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/workload/workload.hpp"
@@ -69,6 +70,9 @@ struct PlanSearchRequest {
   /// Served users of one instance per TP size (a capacity sweep's Little's
   /// law figure): users_per_dollar ranks by instances x these over the cost.
   std::map<int, double> users_per_instance;
+  /// Measured sweeps under SLOs (`sweeps`): when users_per_instance is
+  /// empty, the users each TP serves come from them (served_users_by_tp).
+  std::optional<CapacityRequest> capacity;
 };
 
 /// How the nodes are connected at one speed: what a layout buys, and the
@@ -136,7 +140,18 @@ struct PlanSearchReport {
   std::vector<PlanOption> options;  ///< best first
   std::vector<std::string> warnings;
   PlanObjective objective = PlanObjective::fewest_switches;  ///< the one ranked by, resolved
+  /// The request's sweeps judged (capacity), when it had any.
+  std::optional<CapacityReport> capacity;
 };
+
+/// The answer first: what to buy and run, what it costs, and the extra TTFT
+/// of the recommended layout; when none is usable, why the best is not.
+[[nodiscard]] std::vector<std::string> plan_answer(const PlanSearchReport& report);
+
+/// The answer, the cluster, the recommendation, every option best first and
+/// what the faster link buys: `tpnet plan`'s keys (docs/json.md).
+[[nodiscard]] Document plan_document(const PlanSearchRequest& request,
+                                     const PlanSearchReport& report);
 
 /// The profile a fabric of `topology` at `speed` prices collectives on, in
 /// the order every command uses (choose_fabrics): the calibration's sweep,
