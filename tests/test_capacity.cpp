@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "golden.hpp"
@@ -481,4 +483,65 @@ TEST_CASE("a rate sweep's C_max is the highest sustained rate meeting both SLOs"
   closed.points.push_back(p);
   CHECK_THROWS_WITH(analyze_capacity({s, closed}, SloSpec{}),
                     ContainsSubstring("analyse them in separate runs"));
+}
+
+// ------------------------------------------------------------ the document
+
+TEST_CASE(
+    "capacity's document: the SLOs, a row per config, the fleet, the sensitivity tables, the "
+    "points, for JSON without the table's columns",
+    "[capacity]") {
+  CapacityOptions options;
+  options.think = Seconds(30.0);
+  const CapacityReport r =
+      run_capacity(CapacityRequest{qwen(), {"a reader's doubt"}, SloSpec{}, options});
+  const Document doc = capacity_document(r);
+  CHECK(doc.title ==
+        "tpnet capacity: C_max under mean TTFT <= 1000 ms and mean TPS >= 15 tokens/s; users by "
+        "Little's law with 30 s think time");
+  CHECK(doc.answer.empty());
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  // Table-only lines (the fleet's choices, the sensitivity tables) have no key.
+  CHECK(keys == std::vector<std::string>{"load_axis",
+                                         "slo_statistic",
+                                         "ttft_slo_s",
+                                         "tps_slo_tokens_per_s",
+                                         "think_s",
+                                         "edge_pct",
+                                         "fleet_nodes",
+                                         "",
+                                         "",
+                                         "notes",
+                                         "configs",
+                                         "fleet",
+                                         "fleet_most_users",
+                                         "fleet_best_available",
+                                         "fleet_notes",
+                                         "think_sensitivity",
+                                         "ttft_sensitivity",
+                                         "tps_sensitivity",
+                                         "",
+                                         "",
+                                         "",
+                                         "scaling",
+                                         "points"});
+  CHECK(doc.fields[10].label == "configs (C_max: largest measured concurrency meeting both SLOs)");
+  CHECK(doc.fields[18].label == "users by think time (* = the analysed value)");
+  CHECK(doc.fields[19].label == "C_max / users by TTFT threshold (TPS >= 15 tokens/s)");
+  const Record& tp2 = doc.fields[10].records[1];
+  CHECK(tp2.front().text == "TP2");
+  CHECK(std::any_of(tp2.begin(), tp2.end(),
+                    [](const Field& f) { return f.key == "c_max" && f.number == 8.0; }));
+  REQUIRE(doc.warnings.size() == r.warnings.size());
+  CHECK(doc.warnings.front() == "a reader's doubt");
+
+  const auto table_columns = [](const Document& d) {
+    const Record& point = d.fields.back().records.front();
+    return std::count_if(point.begin(), point.end(), [](const Field& f) { return f.table_only; });
+  };
+  CHECK(table_columns(doc) > 0);
+  const Document machines = capacity_document(r, true);
+  CHECK(table_columns(machines) == 0);
+  CHECK(machines.fields.back().records.size() == doc.fields.back().records.size());
 }

@@ -3,8 +3,13 @@
 // flag refuses. NCCL's footprint and the KV cache per token by kind of
 // attention are tested in test_nccl_memory.cpp and test_kv_cache.cpp.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "catch.hpp"
 #include "golden.hpp"
@@ -427,4 +432,106 @@ TEST_CASE("min-tp answers 0 when no TP fits, and stops where NCCL alone fills th
   CHECK(found.tried[found.closest].tp == 4);  // nearest: 130 GB against 18, TP2 228 GB
   CHECK(min_tp(m, in) == 0);
   CHECK_THAT(found.why_none, ContainsSubstring("from TP4 on, NCCL's buffers"));
+}
+
+TEST_CASE(
+    "memory's document: the parts, the fit and the settings named as its caller names them, and "
+    "the "
+    "smallest TP's with min_tp and the sizes tried",
+    "[memory]") {
+  const ModelArch m = builtin_model("glm-5.3");
+  const MemoryReport r = analyze_memory(m, tuned_nccl(8));
+  const Document doc = memory_document(m, r);
+  CHECK(doc.title == "tpnet memory: glm-5.3 as TP8, per node of dgx-spark (121 GB usable x 0.9)");
+  CHECK(doc.answer.empty());
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  CHECK(keys == std::vector<std::string>{"model",
+                                         "tp",
+                                         "node",
+                                         "node_memory_bytes",
+                                         "os_reserved_bytes",
+                                         "gpu_memory_utilization",
+                                         "budget_bytes",
+                                         "weights_bytes",
+                                         "weights_split_bytes",
+                                         "weights_replicated_bytes",
+                                         "weights_mtp_bytes",
+                                         "",
+                                         "nccl_channels",
+                                         "nccl_buffsize_bytes",
+                                         "nccl_profile",
+                                         "nccl_ranks",
+                                         "nccl_bytes",
+                                         "cuda_graph_bytes",
+                                         "chunk_tokens",
+                                         "activation_factor",
+                                         "activation_peak_bytes",
+                                         "autotune_spike_bytes",
+                                         "fixed_bytes",
+                                         "fixed_fits",
+                                         "shortfall_bytes",
+                                         "kv_cache_bytes",
+                                         "kv_cache_dtype",
+                                         "kv_cache_dtype_bytes",
+                                         "max_model_len",
+                                         "max_num_seqs",
+                                         "kv_bytes_per_token",
+                                         "kv_bytes_per_token_source",
+                                         "kv_tokens",
+                                         "sequence_bytes",
+                                         "sequence",
+                                         "max_model_len_fits",
+                                         "max_sequences",
+                                         "longest_sequence_tokens",
+                                         "max_num_seqs_bytes",
+                                         "fits",
+                                         "limit",
+                                         "fit_summary",
+                                         "replicated_parts"});
+  CHECK(doc.warnings == r.warnings);
+  // Unnamed, a setting is its request field; the CLI passes its flags.
+  const auto label = [](const Document& d, const std::string& key) {
+    for (const Field& f : d.fields) {
+      if (f.key == key) return f.label;
+    }
+    return std::string("(none)");
+  };
+  CHECK(label(doc, "gpu_memory_utilization") == "memory.gpu_memory_utilization");
+  CHECK(label(doc, "autotune_spike_bytes") == "autotune spike (memory.autotune_spike)");
+  const MemoryDocumentNames names{[](std::string_view field) { return fmt::format("<{}>", field); },
+                                  "fp8"};
+  const Document named = memory_document(m, r, names);
+  CHECK(label(named, "max_model_len") == "<memory.max_model_len>");
+  CHECK(label(named, "max_num_seqs_bytes") == "<engine.max_num_seqs> 256 such sequences");
+  CHECK(named.fields[26].key == "kv_cache_dtype");
+  CHECK(named.fields[26].text == "fp8");
+
+  const Document smallest = memory_document(m, find_min_tp(m, tuned_nccl(1)));
+  CHECK(smallest.title == "tpnet memory: the smallest TP that fits glm-5.3 is 8");
+  REQUIRE(smallest.fields.size() == doc.fields.size() + 2);
+  CHECK(smallest.fields[1].key == "min_tp");
+  CHECK(smallest.fields[1].number == 8.0);
+  CHECK(smallest.fields.back().key == "tried");
+  CHECK(smallest.fields.back().records.size() == 4);  // TP1, 2, 4, 8
+}
+
+TEST_CASE("memory's document when no TP fits: why, the nearest size and a warning saying so",
+          "[memory]") {
+  const ModelArch m = builtin_model("kimi-k2");
+  MemoryRequest in = at_tp(8);
+  in.settings.max_model_len = 10'000'000;
+  const MinTpReport found = find_min_tp(m, in);
+  REQUIRE(found.tp == 0);
+  const Document doc = memory_document(m, found);
+  CHECK(doc.title == "tpnet memory: kimi-k2 fits at no TP from 1 to 32");
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  CHECK(keys == std::vector<std::string>{"model", "min_tp", "", "why_none", "closest_tp",
+                                         "fit_summary", "tried"});
+  CHECK(doc.fields[4].number == 16.0);
+  REQUIRE_FALSE(doc.warnings.empty());
+  CHECK(doc.warnings.front() ==
+        fmt::format("kimi-k2 fits at no TP from 1 to 32: {}; TP16 comes nearest", found.why_none));
+  CHECK(doc.warnings.size() == 1 + found.tried[found.closest].warnings.size());
 }

@@ -1,7 +1,9 @@
 // `tpnet switch` as a use case (tpnet/usecase/switch_report.hpp): the request
-// the command builds and the refusals it names by request field.
+// the command builds, the refusals it names by request field and the
+// document it answers with.
 
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "tpnet/io/node_catalog.hpp"
@@ -58,4 +60,30 @@ TEST_CASE("a switch request without switches is refused naming switches", "[swit
   } catch (const InputError& e) {
     CHECK(e.where().key == "switches");
   }
+}
+
+TEST_CASE("switch's document: the nodes, a row per switch, the switchless options, then each plan",
+          "[switch]") {
+  const SwitchPlanReport r = run_switch(sixteen_sparks_at_100g());
+  const Document doc = switch_report_document(r);
+  CHECK(doc.title == "tpnet switch: 16 x dgx-spark at 100G per node");
+  CHECK(doc.answer.empty());
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  // The node as a line for people and a record for JSON; the plan's port
+  // table, cables, traps and checklist for people only.
+  CHECK(keys == std::vector<std::string>{"nodes", "speed_bps", "per_node_rate_bps", "", "node",
+                                         "switches", "switchless", "", "", "", ""});
+  REQUIRE(doc.fields[5].records.size() == 1);
+  const Record& row = doc.fields[5].records.front();
+  CHECK(row.front().text == "crs804");
+  CHECK(row[3].key == "max_nodes");
+  CHECK(row[3].label == "max at 100G");
+  CHECK(row[3].number == 16.0);
+  CHECK(row.back().key == "plans");
+  CHECK(row.back().json_only);
+  CHECK(doc.fields[7].label.rfind("crs804 at 100G: ", 0) == 0);
+  CHECK(doc.fields[8].label == "crs804 cables");
+  CHECK(doc.fields[10].label == "crs804 check");
+  CHECK(doc.warnings == r.warnings);
 }

@@ -14,6 +14,7 @@
 
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/units.hpp"
+#include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
 
@@ -288,5 +289,13 @@ struct CapacityRequest {
 
 /// analyze_capacity, with the readers' warnings before the analysis's own.
 [[nodiscard]] CapacityReport run_capacity(const CapacityRequest& request);
+
+/// The SLOs and think time, a row per config (C_max, what binds, users), the
+/// fleet's replicas, the sensitivity tables, the scaling efficiency and every
+/// measured point: every key of `tpnet capacity`'s JSON (docs/json.md).
+/// `for_machines` (JSON, CSV) leaves out the points' table-only columns,
+/// which those formats drop anyway: a sweep of 100,000 levels is held once,
+/// as small as it can be (docs/hardening.md).
+[[nodiscard]] Document capacity_document(const CapacityReport& report, bool for_machines = false);
 
 }  // namespace tpnet

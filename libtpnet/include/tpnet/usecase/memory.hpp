@@ -6,6 +6,7 @@
 /// Derivations: docs/formulas.md s.12.
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/model/weights.hpp"
+#include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
 
@@ -194,5 +196,25 @@ struct MinTpReport {
 [[nodiscard]] std::vector<MemoryReport> memory_by_tp(const ModelArch& model,
                                                      const MemoryRequest& request,
                                                      const std::vector<int>& tps);
+
+/// What a memory document quotes from its caller: how it names the request
+/// fields its labels mention (`tpnet memory`: the flag that sets each; unset:
+/// the field itself, `memory.max_model_len`), and the KV-cache dtype as
+/// given (MemorySettings keeps only its bytes).
+struct MemoryDocumentNames {
+  std::function<std::string(std::string_view field)> field;
+  std::string kv_cache_dtype = "auto";
+};
+
+/// One node's memory part by part (weights, Engram tables, NCCL, CUDA
+/// graphs, activations), the KV cache left and the fit: every key of
+/// `tpnet memory`'s JSON for one layout (docs/json.md).
+[[nodiscard]] Document memory_document(const ModelArch& model, const MemoryReport& report,
+                                       const MemoryDocumentNames& names = {});
+/// The smallest TP that fits: its report's fields with min_tp after the
+/// model, then every size tried; when none fits, why, the size that comes
+/// nearest and its fit, with a warning saying so.
+[[nodiscard]] Document memory_document(const ModelArch& model, const MinTpReport& found,
+                                       const MemoryDocumentNames& names = {});
 
 }  // namespace tpnet

@@ -10,6 +10,7 @@
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/fabric/switch_plan.hpp"
 #include "tpnet/fabric/switch_spec.hpp"
+#include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
 
@@ -26,5 +27,10 @@ struct SwitchRequest {
 /// (not a speed the node's ports link at, or none of the switches offers)
 /// or `switches` (none given).
 [[nodiscard]] SwitchPlanReport run_switch(const SwitchRequest& request);
+
+/// The nodes and their ports, a summary row per switch (its plans in JSON),
+/// the switchless options, and per plan the port table, cables, traps and
+/// checklist: every key of `tpnet switch`'s JSON (docs/json.md).
+[[nodiscard]] Document switch_report_document(const SwitchPlanReport& report);
 
 }  // namespace tpnet
