@@ -1,7 +1,7 @@
 #pragma once
 // `--calibration FILE` (and `--nccl-version`) on penalty, decode and compare:
-// reading the file into the request, and the one mapping of how a use case
-// applied it (docs/calibration.md).
+// reading the file into the request (docs/calibration.md). How a use case
+// applied it is tpnet/usecase/shared_fields.hpp's calibration_record.
 
 #include <CLI/CLI.hpp>
 
@@ -24,9 +24,5 @@ void add_calibration_options(CLI::App* app, CalibrationFlags& flags);
 /// The file for the request, or nullopt without --calibration; --nccl-version
 /// without it is refused (exit 2).
 [[nodiscard]] std::optional<CalibrationInput> load_calibration(const CalibrationFlags& flags);
-
-/// The `calibration` record: file, provenance, the sweep's fit, whether
-/// compute is used, and what the point estimates assume.
-[[nodiscard]] Field calibration_record(const CalibrationUse& use);
 
 }  // namespace tpnet::cli

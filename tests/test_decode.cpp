@@ -3,7 +3,9 @@
 // refused. The one-request figures of background s.3 are reproduced in
 // test_golden_glm53.cpp.
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "study_fixtures.hpp"
@@ -87,4 +89,73 @@ TEST_CASE("decode refuses no requests and no memory bandwidth, naming the field"
   CHECK(refused_field(DecodeInputs{1, spark}).empty());
   CHECK(refused_field(DecodeInputs{0, spark}) == "workload.decode_requests");
   CHECK(refused_field(DecodeInputs{1, BitRate(0.0)}) == "memory.memory_bandwidth");
+}
+
+TEST_CASE("decode's document: the forward's traffic, the floor, NCCL's pick, then the fabrics",
+          "[decode]") {
+  DecodeRequest request;
+  request.model = builtin_model("glm-5.3");
+  request.engine = tp8_with_4_drafts();
+  request.from = preset("200G");
+  request.to = preset("100G");
+  request.requests = 2;
+  request.node = builtin_node("dgx-spark");
+  request.from_fabric = nominal_fabric(request.from);
+  request.to_fabric = nominal_fabric(request.to);
+  const DecodeReport r = run_decode(request);
+  const Document doc = decode_document(request, r);
+  CHECK(doc.title ==
+        "tpnet decode: glm-5.3 at TP8 (ring all-reduce), 2 request(s) x 5 token(s) per forward, "
+        "200G -> 100G");
+  std::vector<std::string> keys;  // JSON's: the table-only summary lines have none
+  for (const Field& f : doc.fields) {
+    if (!f.table_only) keys.push_back(f.key);
+  }
+  CHECK(keys == std::vector<std::string>{"model",
+                                         "tp",
+                                         "algorithm",
+                                         "from",
+                                         "to",
+                                         "requests",
+                                         "tokens_per_forward",
+                                         "allreduce_block_bytes",
+                                         "allreduce_sent_bytes",
+                                         "allreduce_steps",
+                                         "allreduce_transfer_from_s",
+                                         "allreduce_transfer_to_s",
+                                         "allreduce_latency_s",
+                                         "latency_model",
+                                         "nccl_algorithm",
+                                         "nccl_protocol",
+                                         "nccl_time_s",
+                                         "nccl_unpinned_algorithm",
+                                         "nccl_unpinned_protocol",
+                                         "nccl_unpinned_latency_s",
+                                         "nccl_unpinned_time_s",
+                                         "regime",
+                                         "allreduces_per_forward",
+                                         "allreduce_forward_bytes",
+                                         "logits_sent_bytes",
+                                         "forward_sent_bytes",
+                                         "weight_bytes_per_node",
+                                         "weight_read_floor_s",
+                                         "traffic_ceiling_bps",
+                                         "max_added_per_forward_s",
+                                         "max_added_pct_of_floor",
+                                         "gather_latency_s",
+                                         "latency_per_forward_s",
+                                         "nccl_candidates",
+                                         "explanation",
+                                         "fabric_forward_comm_from_s",
+                                         "fabric_forward_comm_to_s",
+                                         "fabric_added_per_forward_s",
+                                         "fabric_added_pct_of_floor",
+                                         "fabrics"});
+  REQUIRE(r.fabric);
+  CHECK(doc.fields.back().records.size() == 2);  // a profile a link
+  const auto requests = std::find_if(doc.fields.begin(), doc.fields.end(),
+                                     [](const Field& f) { return f.key == "requests"; });
+  REQUIRE(requests != doc.fields.end());
+  CHECK(requests->number == 2.0);
+  CHECK(doc.warnings == r.warnings);
 }

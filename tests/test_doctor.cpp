@@ -148,3 +148,46 @@ TEST_CASE("an empty fit range is refused naming fit.min_size", "[doctor][bad-inp
     CHECK(e.where().key == "fit.min_size");
   }
 }
+
+TEST_CASE("doctor's document: the run, the state found, the bandwidth, the fit, the curve",
+          "[doctor]") {
+  tpnet::DoctorRequest request;
+  request.sweep = read("gb10-2spark-all_reduce-nccl2.31.2-truncated.txt");
+  request.link = tpnet::parse_link("200G", tpnet::InputLocation::for_key("link"));
+  request.node = tpnet::builtin_node(tpnet::kDefaultNodeName);
+  const tpnet::DoctorReport r = tpnet::run_doctor(request);
+  const tpnet::Document doc = tpnet::doctor_document(request, r);
+  CHECK(doc.title ==
+        "tpnet doctor: " + request.sweep.origin + " (2 ranks, NCCL 2.31.2) against 200G");
+  std::vector<std::string> keys;
+  for (const tpnet::Field& f : doc.fields) keys.push_back(f.key);
+  CHECK(keys == std::vector<std::string>{"source",
+                                         "ranks",
+                                         "nccl_version",
+                                         "collective",
+                                         "collective_from",
+                                         "ranks_per_node",
+                                         "gpu",
+                                         "network",
+                                         "state",
+                                         "finding",
+                                         "advice",
+                                         "busbw_bps",
+                                         "peak_busbw_bps",
+                                         "expected_busbw_bps",
+                                         "expected_from",
+                                         "busbw_share_pct",
+                                         "link_share_pct",
+                                         "reachable_share_pct",
+                                         "bandwidth_judged",
+                                         "small_latency_s",
+                                         "healthy_latency_max_s",
+                                         "fit",
+                                         "curve",
+                                         "checks"});
+  CHECK(doc.fields[8].text == "latency-healthy");
+  CHECK(doc.fields[9].text == r.diagnosis.finding);
+  CHECK_FALSE(doc.fields[18].flag);  // 64 KiB at most: bandwidth not judged
+  CHECK(doc.fields[22].records.size() == r.fit.curve.size());
+  CHECK(doc.warnings == r.warnings);
+}

@@ -86,3 +86,91 @@ TEST_CASE("a summary's layer tally is the layer plan's", "[models]") {
   CHECK(s.compressed_layers.ratio_4 == 0);
   CHECK(s.compressed_layers.ratio_128 == 0);
 }
+
+namespace {
+
+std::vector<std::string> json_keys(const Record& fields) {
+  std::vector<std::string> keys;
+  for (const Field& f : fields) {
+    if (!f.table_only) keys.push_back(f.key);
+  }
+  return keys;
+}
+
+const Field& field_of(const Record& fields, const std::string& key) {
+  for (const Field& f : fields) {
+    if (f.key == key) return f;
+  }
+  FAIL("no field " << key);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("models show's document: the shapes, the parameters, then per TP, by part and prefill",
+          "[models]") {
+  const ModelSummary s = summarize_model(builtin_model("glm-5.3"));
+  const Document doc = model_summary_document(s);
+  CHECK(doc.title == "tpnet models show: glm-5.3");
+  CHECK(json_keys(doc.fields) == std::vector<std::string>{"name",
+                                                          "description",
+                                                          "source",
+                                                          "hidden_size",
+                                                          "num_layers",
+                                                          "vocab_size",
+                                                          "num_attention_heads",
+                                                          "num_kv_heads",
+                                                          "head_dim",
+                                                          "attention",
+                                                          "sparse_attention_top_k",
+                                                          "intermediate_size",
+                                                          "moe",
+                                                          "mla",
+                                                          "linear_attention_layers",
+                                                          "linear_attention",
+                                                          "sparse_attention_index_heads",
+                                                          "sparse_attention_index_head_dim",
+                                                          "sliding_window_tokens",
+                                                          "sliding_window_layers",
+                                                          "layer_plan",
+                                                          "gated_ffn",
+                                                          "mamba",
+                                                          "compressed_attention",
+                                                          "moe_latent_size",
+                                                          "mtp_layers",
+                                                          "tie_word_embeddings",
+                                                          "torch_dtype",
+                                                          "quantization",
+                                                          "total_params",
+                                                          "active_params",
+                                                          "bits_per_weight",
+                                                          "effective_bits_per_weight",
+                                                          "param_estimate",
+                                                          "per_tp",
+                                                          "weights_by_part",
+                                                          "prefill_compute",
+                                                          "assumptions"});
+  // Tables leave out what the model lacks: GLM-5.3 has experts, not Mamba.
+  CHECK_FALSE(field_of(doc.fields, "moe").json_only);
+  CHECK(field_of(doc.fields, "mamba").json_only);
+  CHECK(field_of(doc.fields, "per_tp").records.size() == s.per_tp.size());
+  CHECK(field_of(doc.fields, "prefill_compute").records.size() == 3);
+  CHECK(doc.warnings == s.warnings);
+}
+
+TEST_CASE("the models catalog's document has a row a model, in the order given", "[models]") {
+  const std::vector<ModelArch> models{builtin_model("glm-5.3"), test::tiny_dense()};
+  const Document doc = model_catalog_document(models);
+  REQUIRE(doc.fields.size() == 1);
+  const Field& rows = doc.fields.front();
+  CHECK(rows.key == "models");
+  REQUIRE(rows.records.size() == 2);
+  CHECK(field_of(rows.records[0], "name").text == "glm-5.3");
+  CHECK(field_of(rows.records[1], "name").text == models[1].name);
+  CHECK(json_keys(rows.records[0]) ==
+        std::vector<std::string>{"name", "hidden_size", "num_layers", "vocab_size",
+                                 "num_attention_heads", "attention", "total_params",
+                                 "active_params", "bits_per_weight", "description", "source",
+                                 "assumed_values", "assumed_keys", "predict", "predict_missing"});
+  CHECK(field_of(rows.records[0], "predict").text == "yes");
+}

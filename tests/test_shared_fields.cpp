@@ -1,9 +1,12 @@
 // The fields several answers show alike, keyed the same in every command's
 // JSON: a link with its latency model, a fabric profile, a model at its TP,
-// an extra's range, NCCL's candidates.
+// an extra's range, NCCL's candidates, how a calibration was applied.
 
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "calibration_fixtures.hpp"
 #include "catch.hpp"
 #include "study_fixtures.hpp"
 #include "tpnet/io/link_presets.hpp"
@@ -61,4 +64,33 @@ TEST_CASE("a fabric profile's provenance is in tables only when asked, in JSON a
   CHECK_FALSE(find(fabric_fields(link, profile, true), "provenance")->json_only);
   CHECK(find(quiet, "fabric")->text == "dgx-spark-200g-switch");
   CHECK(find(quiet, "rate_bps")->number > 100e9);
+}
+
+TEST_CASE("a calibration's record says its sweep's fit, and compute only when it is used") {
+  Calibration c = tpnet::test::full_calibration();
+  c.origin = "cal.yaml";
+  const CalibrationInput input{std::make_shared<const Calibration>(c), ""};
+  CalibrationAsk ask;
+  ask.tps = {glm_engine().tensor_parallel_size};  // the compute section's TP
+  ask.from = {parse_link(c.allreduce->link, InputLocation::for_key("link"))};
+  CalibrationUse use = check_calibration(input, resolve_model("glm-5.3"), glm_engine(), ask);
+  REQUIRE(use.compute != nullptr);
+  const Field used = calibration_record(use);
+  CHECK(used.key == "calibration");
+  const Record& fields = used.records.front();
+  std::vector<std::string> keys;
+  for (const Field& f : fields) keys.push_back(f.key);
+  CHECK(keys == std::vector<std::string>{
+                    "source", "date", "nccl_version", "backend", "hosts", "ranks", "link",
+                    "link_bps", "alpha_s", "step_latency_s", "beta_bps", "rms_relative_error_pct",
+                    "compute_used", "compute_per_prompt_token_s", "compute_precision", "notes"});
+  CHECK(find(fields, "source")->text == "cal.yaml");
+  CHECK(find(fields, "compute_used")->flag);
+  CHECK(find(fields, "hosts")->json_only);
+  use.compute = nullptr;  // decode asks nothing of compute
+  const Field without = calibration_record(use);
+  const Record& unused = without.records.front();
+  CHECK_FALSE(find(unused, "compute_used")->flag);
+  CHECK(find(unused, "compute_per_prompt_token_s") == nullptr);
+  CHECK(unused.back().key == "notes");
 }

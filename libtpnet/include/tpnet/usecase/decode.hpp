@@ -19,6 +19,7 @@
 #include "tpnet/sim/decode_floor.hpp"
 #include "tpnet/traffic/collective.hpp"
 #include "tpnet/usecase/calibration_use.hpp"
+#include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
 
@@ -105,5 +106,11 @@ struct DecodeRequest {
 /// analyze_decode with the node's bandwidth, plus the point estimate from a
 /// calibration (its compute section is not used: decode has no prompt).
 [[nodiscard]] DecodeReport run_decode(const DecodeRequest& request);
+
+/// The traffic of one forward at both links against the weight-read floor,
+/// NCCL's pick and candidates, the explanation, and with a calibration or
+/// fabric profiles their estimate of the forward: every key of
+/// `tpnet decode`'s JSON (docs/json.md).
+[[nodiscard]] Document decode_document(const DecodeRequest& request, const DecodeReport& report);
 
 }  // namespace tpnet

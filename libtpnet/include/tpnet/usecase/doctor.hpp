@@ -12,6 +12,7 @@
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/measured/allreduce_fit.hpp"
 #include "tpnet/measured/allreduce_sweep.hpp"
+#include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
 
@@ -76,5 +77,11 @@ struct DoctorReport {
 /// Judges the sweep. Throws InputError naming `fit.min_size` when the range
 /// is empty (its minimum above its maximum, or no size of the log in it).
 [[nodiscard]] DoctorReport run_doctor(const DoctorRequest& request);
+
+/// The run (its file, ranks, NCCL version, collective), the state found and
+/// its advice, the bus bandwidth against what a healthy node reaches, the
+/// alpha-beta fit, the curve and the settings to check: every key of
+/// `tpnet doctor`'s JSON (docs/json.md).
+[[nodiscard]] Document doctor_document(const DoctorRequest& request, const DoctorReport& report);
 
 }  // namespace tpnet

@@ -11,6 +11,7 @@
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/model/params.hpp"
+#include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
 
@@ -66,6 +67,17 @@ struct ModelSummary {
 };
 
 [[nodiscard]] ModelSummary summarize_model(const ModelArch& model);
+
+/// The model, its shapes (the layer plan run by run), its stated and
+/// estimated parameters, its weights per node at each TP and by part, and
+/// its prefill compute: every key of `tpnet models show`'s JSON
+/// (docs/json.md).
+[[nodiscard]] Document model_summary_document(const ModelSummary& summary);
+
+/// `tpnet models`: one row a model (its size, attention, parameters and
+/// whether predict can price it), in the order given; no title, which the
+/// caller words.
+[[nodiscard]] Document model_catalog_document(const std::vector<ModelArch>& models);
 
 /// Why prefill compute (and so `tpnet predict`) cannot price `model`.
 struct MissingShape {

@@ -1,7 +1,8 @@
 #pragma once
 /// The fields and words several answers show alike: a link with its NCCL
 /// latency model, a fabric profile, a model at its TP, what priced an
-/// all-reduce's latency, NCCL's candidates, an extra's measured range.
+/// all-reduce's latency, NCCL's candidates, an extra's measured range, how a
+/// calibration was applied.
 
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "tpnet/fabric/nccl_model.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
+#include "tpnet/usecase/calibration_use.hpp"
 #include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
@@ -39,6 +41,10 @@ void append_pricing_fields(Record& out, const AllReduceLatency& pricing,
 /// latency_s, bus_bandwidth_bps, algorithm_bandwidth_bps, time_s.
 [[nodiscard]] Field nccl_candidate_records(std::string key, std::string label,
                                            const NcclChoice& choice);
+
+/// The `calibration` record: file, provenance, the sweep's fit, whether
+/// compute is used, and what the point estimates assume.
+[[nodiscard]] Field calibration_record(const CalibrationUse& use);
 
 /// A prediction's measured range in a table cell, "+8.31..+8.49" (seconds,
 /// the unit row says so), rounded as range_text rounds it.
