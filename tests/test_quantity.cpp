@@ -111,3 +111,12 @@ TEST_CASE("plain positive numbers name what they are for", "[quantity]") {
     CHECK_THAT(std::string(e.what()), ContainsSubstring("efficiency"));
   }
 }
+
+TEST_CASE("plain numbers: significant digits, no trailing zeros, no exponent") {
+  CHECK(tpnet::plain_number(1e6) == "1000000");
+  CHECK(tpnet::plain_number(0.001) == "0.001");
+  CHECK(tpnet::plain_number(1.23456789, 3) == "1.23");
+  CHECK(tpnet::plain_number(-0.0000001, 2) == "-0.0000001");
+  CHECK(tpnet::plain_number(0.0) == "0");
+  CHECK(tpnet::plain_number(std::numeric_limits<double>::infinity()) == "inf");
+}

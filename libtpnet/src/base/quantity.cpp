@@ -78,17 +78,6 @@ double within(double value, double lo, double hi, std::string_view text, std::st
 
 /// `value` with up to `digits` significant digits, fixed-point, trailing
 /// zeros dropped.
-std::string plain_number(double value, int digits) {
-  if (value == 0.0 || !std::isfinite(value)) return value == 0.0 ? "0" : fmt::format("{}", value);
-  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
-  const int decimals = std::clamp(digits - 1 - magnitude, 0, 17);
-  std::string out = fmt::format("{:.{}f}", value, decimals);
-  if (out.find('.') != std::string::npos) {
-    while (out.back() == '0') out.pop_back();
-    if (out.back() == '.') out.pop_back();
-  }
-  return out == "-0" ? "0" : out;
-}
 
 struct Unit {
   std::string_view name;
@@ -106,6 +95,18 @@ std::string with_unit(double value, const std::array<Unit, N>& units, int digits
 }
 
 }  // namespace
+
+std::string plain_number(double value, int digits) {
+  if (value == 0.0 || !std::isfinite(value)) return value == 0.0 ? "0" : fmt::format("{}", value);
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  const int decimals = std::clamp(digits - 1 - magnitude, 0, 17);
+  std::string out = fmt::format("{:.{}f}", value, decimals);
+  if (out.find('.') != std::string::npos) {
+    while (out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+  }
+  return out == "-0" ? "0" : out;
+}
 
 std::string format_bit_rate(BitRate rate, int digits) {
   static constexpr std::array<Unit, 5> kUnits{

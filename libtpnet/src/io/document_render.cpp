@@ -498,18 +498,6 @@ void append_number(std::string& out, double value, std::string_view what) {
   }
 }
 
-std::string plain_number(double value, int significant) {
-  if (!std::isfinite(value) || value == 0.0) return "0";
-  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
-  const int decimals = std::clamp(significant - 1 - magnitude, 0, 12);
-  std::string out = fmt::format("{:.{}f}", value, decimals);
-  if (out.find('.') != std::string::npos) {
-    out.erase(out.find_last_not_of('0') + 1);
-    if (out.back() == '.') out.pop_back();
-  }
-  return out == "-0" ? "0" : out;
-}
-
 std::string format_number(double value, std::string_view what) {
   std::string out;
   append_number(out, value, what);

@@ -14,20 +14,6 @@
 namespace tpnet {
 namespace {
 
-/// A number for titles and cells: up to `significant` digits, trailing zeros
-/// dropped, never an exponent ("0.001", "1000000"), as tables print numbers.
-std::string capacity_plain_number(double value, int significant = 6) {
-  if (!std::isfinite(value) || value == 0.0) return "0";
-  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
-  const int decimals = std::clamp(significant - 1 - magnitude, 0, 12);
-  std::string out = fmt::format("{:.{}f}", value, decimals);
-  if (out.find('.') != std::string::npos) {
-    out.erase(out.find_last_not_of('0') + 1);
-    if (out.back() == '.') out.pop_back();
-  }
-  return out == "-0" ? "0" : out;
-}
-
 inline constexpr DisplayUnit kCapacityTokensPerSecond{"tokens/s", 1.0};
 inline constexpr DisplayUnit kCapacityRequestsPerSecond{"requests/s", 1.0};
 
@@ -117,7 +103,7 @@ void add_capacity_rate_fields(Record& rec, const PointVerdict& v) {
         number("request_rate_per_s", "rate", *p.request_rate, kCapacityRequestsPerSecond, 2)));
   }
   rec.push_back(table_only(text("request_rate_per_s", "rate (requests/s)",
-                                p.request_rate ? capacity_plain_number(*p.request_rate) : "inf")));
+                                p.request_rate ? plain_number(*p.request_rate) : "inf")));
   rec.push_back(json_only(integer("max_concurrency", "cap", p.concurrency)));
   rec.push_back(table_only(
       text("max_concurrency", "cap", p.concurrency > 0 ? std::to_string(p.concurrency) : "none")));
@@ -222,7 +208,7 @@ std::vector<Record> sensitivity_wide(const std::vector<SensitivityRow>& rows,
     Record rec{text("value", value_label, value(row) + (row.chosen ? " *" : ""))};
     for (const auto& cell : row.cells) {
       std::string shown = capacity_users_text(cell.users);
-      if (show_c_max) shown = fmt::format("{} / {}", capacity_plain_number(cell.c_max), shown);
+      if (show_c_max) shown = fmt::format("{} / {}", plain_number(cell.c_max), shown);
       if (show_c_max && cell.on_edge) shown += " (edge)";
       rec.push_back(
           text(cell.config, cell.config + (show_c_max ? " C_max / users" : " users"), shown));
@@ -319,8 +305,8 @@ Document capacity_document(const CapacityReport& r, bool for_machines) {
   doc.title = fmt::format(
       "tpnet capacity: C_max under {} TTFT <= {} ms and {} TPS >= {} tokens/s; users by "
       "Little's law with {} think time",
-      to_string(r.slo.statistic), capacity_plain_number(r.slo.ttft.value() * 1e3),
-      to_string(r.slo.statistic), capacity_plain_number(r.slo.tps.tokens_per_second()),
+      to_string(r.slo.statistic), plain_number(r.slo.ttft.value() * 1e3),
+      to_string(r.slo.statistic), plain_number(r.slo.tps.tokens_per_second()),
       format_duration(r.options.think));
   const bool by_rate = r.axis == LoadAxis::request_rate;
   doc.fields = {
@@ -360,21 +346,20 @@ Document capacity_document(const CapacityReport& r, bool for_machines) {
                              "think", false))),
       table_only(records("",
                          fmt::format("C_max / users by TTFT threshold (TPS >= {} tokens/s)",
-                                     capacity_plain_number(r.slo.tps.tokens_per_second())),
+                                     plain_number(r.slo.tps.tokens_per_second())),
                          sensitivity_wide(
                              r.ttft_sensitivity,
                              [](const SensitivityRow& row) {
-                               return capacity_plain_number(row.slo.ttft.value() * 1e3) + " ms";
+                               return plain_number(row.slo.ttft.value() * 1e3) + " ms";
                              },
                              "TTFT", true))),
       table_only(records("",
                          fmt::format("C_max / users by TPS threshold (TTFT <= {} ms)",
-                                     capacity_plain_number(r.slo.ttft.value() * 1e3)),
+                                     plain_number(r.slo.ttft.value() * 1e3)),
                          sensitivity_wide(
                              r.tps_sensitivity,
                              [](const SensitivityRow& row) {
-                               return capacity_plain_number(row.slo.tps.tokens_per_second()) +
-                                      " tokens/s";
+                               return plain_number(row.slo.tps.tokens_per_second()) + " tokens/s";
                              },
                              "TPS", true))),
       records("scaling",

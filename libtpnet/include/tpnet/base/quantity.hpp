@@ -68,6 +68,11 @@ double parse_percent(std::string_view text, const InputLocation& where);
 /// kept. Zero prints as "0" with the base unit; negative values keep their sign.
 [[nodiscard]] std::string format_bit_rate(BitRate rate, int digits = 6);
 [[nodiscard]] std::string format_duration(Seconds time, int digits = 6);
+
+/// A number for text people read (titles, labels, messages): up to
+/// `significant` digits, trailing zeros dropped, never an exponent ("0.001",
+/// "1000000"); a value that is not finite is written as such ("inf").
+[[nodiscard]] std::string plain_number(double value, int significant = 6);
 [[nodiscard]] std::string format_bytes(Bytes bytes, int digits = 6);
 
 /// `15`, `15tok/s` or `15tokens/s`: tokens per second, positive.

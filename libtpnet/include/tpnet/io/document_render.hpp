@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "tpnet/base/quantity.hpp"
 #include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
@@ -44,10 +45,6 @@ struct TextLayout {
 std::string format_number(double value, std::string_view what);
 /// The same, appended to `out` without a temporary string.
 void append_number(std::string& out, double value, std::string_view what);
-
-/// A number for text people read (titles, labels): up to `significant`
-/// digits, trailing zeros dropped, never an exponent ("0.001", "1000000").
-std::string plain_number(double value, int significant = 6);
 
 /// A JSON string literal with escapes.
 std::string json_string(std::string_view text);
