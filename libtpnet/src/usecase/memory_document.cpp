@@ -193,9 +193,24 @@ Record tried_tp_row(const MemoryReport& r) {
 
 }  // namespace
 
+std::vector<std::string> memory_answer(const ModelArch& model, const MemoryReport& r) {
+  const std::string head = fmt::format("{} {} {} on {}", model.name,
+                                       r.fits ? "fits" : "does not fit", r.layout.name(), r.node);
+  if (!r.fits) return {fmt::format("{}: {}.", head, r.fit_summary)};
+  std::string line = fmt::format("{}: {} of the {} budget per node, {} left for the KV cache", head,
+                                 format_bytes(r.fixed_bytes, 4), format_bytes(r.budget, 4),
+                                 format_bytes(r.kv_cache_bytes, 4));
+  if (r.kv_tokens && r.max_sequences) {
+    line += fmt::format(" ({} tokens: {} sequences of {} tokens at once)", *r.kv_tokens,
+                        *r.max_sequences, r.max_model_len);
+  }
+  return {line + "."};
+}
+
 Document memory_document(const ModelArch& model, const MemoryReport& r,
                          const MemoryDocumentNames& names) {
   Document doc;
+  doc.answer = memory_answer(model, r);
   doc.title = fmt::format("tpnet memory: {} as {}, per node of {} ({} usable x {:g})", model.name,
                           r.layout.name(), r.node, format_bytes(r.node_memory, 4),
                           r.gpu_memory_utilization);
@@ -214,6 +229,8 @@ Document memory_document(const ModelArch& model, const MinTpReport& found,
     const MemoryReport& nearest = found.tried[found.closest];
     doc.title = fmt::format("tpnet memory: {} fits at no TP from 1 to {}", model.name,
                             found.tried.back().tp);
+    doc.answer = {fmt::format("{} fits at no TP from 1 to {}: {}; TP{} comes nearest.", model.name,
+                              found.tried.back().tp, found.why_none, nearest.tp)};
     doc.fields = {text("model", "model", model.name),
                   json_only(integer("min_tp", "smallest TP that fits", 0)),
                   table_only(text("", "smallest TP that fits", "none")),
@@ -228,6 +245,9 @@ Document memory_document(const ModelArch& model, const MinTpReport& found,
     return doc;
   }
   const MemoryReport& r = found.tried.back();
+  doc.answer = memory_answer(model, r);
+  doc.answer.insert(doc.answer.begin(),
+                    fmt::format("The smallest TP that fits {} is {}.", model.name, r.tp));
   doc.title = fmt::format("tpnet memory: the smallest TP that fits {} is {}", model.name, r.tp);
   // The answer's report with the same keys as a single TP gives, after min_tp; the ladder last.
   doc.fields = memory_report_fields(model, r, names);

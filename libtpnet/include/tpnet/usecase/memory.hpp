@@ -209,6 +209,12 @@ struct MemoryDocumentNames {
 /// One node's memory part by part (weights, Engram tables, NCCL, CUDA
 /// graphs, activations), the KV cache left and the fit: every key of
 /// `tpnet memory`'s JSON for one layout (docs/json.md).
+/// The answer first: whether the model fits the layout on the node, with the
+/// budget, what is left for the KV cache and how many sequences that holds;
+/// when it does not fit, why.
+[[nodiscard]] std::vector<std::string> memory_answer(const ModelArch& model,
+                                                     const MemoryReport& report);
+
 [[nodiscard]] Document memory_document(const ModelArch& model, const MemoryReport& report,
                                        const MemoryDocumentNames& names = {});
 /// The smallest TP that fits: its report's fields with min_tp after the
