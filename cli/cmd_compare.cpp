@@ -112,25 +112,8 @@ Outcome run_compare(const CompareOptions& o) {
   const Format format = parse_format(o.format);
   check_svg_path(o.svg);
   auto report = std::make_shared<const CompareReport>(tpnet::run_compare(to_request(o)));
-  const CompareRequest& request = report->request;
-
-  Document doc;
-  doc.title = fmt::format("tpnet compare: {} over {} layouts x {} link pairs x {} prompts",
-                          request.model.name, request.layouts.size(),
-                          request.from.size() * request.to.size(), request.prompts.size());
-  doc.fields = {text("model", "model", request.model.name),
-                text("reference_layout", "ratios against", report->reference.name()),
-                text("node", "node", request.node.name),
-                integer("chunk_tokens", "prefill chunk",
-                        static_cast<double>(request.engine.max_num_batched_tokens)),
-                integer("row_count", "rows", static_cast<double>(report->row_count))};
-  if (const auto& b = request.projection) {
-    doc.fields.push_back(text("baseline", "projected from",
-                              fmt::format("{} {} at {}: TTFT {:g} s", b->layout.name(),
-                                          o.baseline_prompt, b->link.name, b->ttft.value())));
-  }
-  if (report->calibration) doc.fields.push_back(calibration_record(*report->calibration));
-  for (const auto& w : report->warnings) doc.warnings.push_back(name_fields(w, FieldNames::flags));
+  Document doc = compare_document(*report, o.baseline_prompt);
+  for (auto& w : doc.warnings) w = name_fields(w, FieldNames::flags);
 
   // Drawn before the rows stream: the chart is a second pass over the grid.
   write_svg(o.svg, compare_figure(*report), doc);

@@ -1,3 +1,6 @@
+#include <string>
+#include <vector>
+
 #include "catch.hpp"
 #include "golden.hpp"
 #include "tpnet/fabric/node.hpp"
@@ -321,4 +324,26 @@ TEST_CASE("a TTFT measured across nodes without its link is refused, not priced 
   // One node sends nothing: its TTFT is all compute and needs no link.
   const TtftBaseline one_node{ParallelLayout{1, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}, {}};
   CHECK(compute_node_seconds_per_token(model, engine, one_node).value() > 0.0);
+}
+
+TEST_CASE("compare's document: the grid in the title, the header fields, the baseline as written",
+          "[compare]") {
+  CompareRequest spec = tp_grid();
+  spec.projection =
+      TtftBaseline{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}, link("200G")};
+  const CompareReport report = run_compare(spec);
+  const Document doc = compare_document(report, "8k");
+  CHECK(doc.title == "tpnet compare: glm-5.3 over 4 layouts x 1 link pairs x 1 prompts");
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  CHECK(keys == std::vector<std::string>{"model", "reference_layout", "node", "chunk_tokens",
+                                         "row_count", "baseline"});
+  CHECK(doc.fields[1].text == "TP8");
+  CHECK(doc.fields[4].number == 4.0);
+  CHECK(doc.fields[5].text == "TP8 8k at 200G: TTFT 6.36 s");
+  // Unwritten, the baseline's prompt is its tokens; without a projection
+  // there is no baseline field.
+  CHECK(compare_document(report).fields[5].text == "TP8 8192 at 200G: TTFT 6.36 s");
+  CHECK(compare_document(run_compare(tp_grid())).fields.size() == 5);
+  CHECK(doc.warnings == report.warnings);
 }

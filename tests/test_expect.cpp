@@ -3,6 +3,7 @@
 // node's expected rates as the step model prices them (docs/formulas.md s.23).
 
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "cli_checks.hpp"
@@ -166,4 +167,35 @@ TEST_CASE("predict says first that a layout does not fit: GLM-5 in BF16 at TP8",
                             "8", "--links", "200G", "--quantization", "bf16"});
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, StartsWith("tpnet: warning: does not fit in memory (weights)"));
+}
+
+TEST_CASE("expect's document: the cluster, the best layouts, each layout's row, the context",
+          "[expect]") {
+  const ExpectRequest req = request("llama-3.1-8b", 2);
+  const ExpectReport r = run_expect(req);
+  const Document doc = expect_document(req, r);
+  CHECK(doc.title == "tpnet expect: " + req.model.name +
+                         " on 2 x dgx-spark at 200G, 1024-token prompts, 128 outputs");
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  CHECK(keys == std::vector<std::string>{
+                    "model", "nodes", "node", "link", "fabric", "prompt_tokens", "output_tokens",
+                    "accepted_tokens_per_decode", "best_latency", "best_throughput", "source",
+                    "layouts", "context_slowdown", "notes"});
+  REQUIRE(r.best_latency >= 0);
+  const ExpectLayout& best = r.layouts[static_cast<std::size_t>(r.best_latency)];
+  const std::string best_name = best.replicas > 1
+                                    ? std::to_string(best.replicas) + " x " + best.layout.name()
+                                    : best.layout.name();
+  CHECK(doc.fields[8].text == best_name);
+  CHECK(doc.fields[10].text == r.source);
+  // The layouts' label names no flag: the CLI words it.
+  CHECK(doc.fields[11].label.find("--") == std::string::npos);
+  REQUIRE(doc.fields[11].records.size() == r.layouts.size());
+  const Record& row = doc.fields[11].records[static_cast<std::size_t>(r.best_latency)];
+  CHECK(row.front().text == best_name);
+  CHECK(row[4].text == "yes");
+  CHECK(row[7].number == best.ttft_s.typical);
+  CHECK(doc.fields[12].records.size() == r.context_slowdown.size());
+  CHECK(doc.warnings == r.warnings);
 }

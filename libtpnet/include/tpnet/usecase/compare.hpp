@@ -22,6 +22,7 @@
 #include "tpnet/model/model.hpp"
 #include "tpnet/usecase/budgets.hpp"
 #include "tpnet/usecase/calibration_use.hpp"
+#include "tpnet/usecase/document.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/usecase/penalty.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
@@ -151,6 +152,16 @@ std::uint64_t compare_row_count(const CompareRequest& request);
 /// depend on the row; throws InputError for an impossible layout, a baseline
 /// shorter than its own network time, or a TTFT budget with no TTFT.
 [[nodiscard]] CompareReport run_compare(CompareRequest request);
+
+/// What the grid is of (the title: the model, layouts, link pairs and
+/// prompts), the model, the layout ratios are against, the node, the prefill
+/// chunk, the row count, the projection's baseline and the calibration: the
+/// keys of `tpnet compare`'s JSON before its rows (docs/json.md), and the
+/// report's warnings as the use case words them. `baseline_prompt` is the
+/// projection's prompt as the user wrote it ("8k"); empty: its tokens. The
+/// rows are the caller's to add (a large grid is streamed).
+[[nodiscard]] Document compare_document(const CompareReport& report,
+                                        const std::string& baseline_prompt = {});
 
 /// Calls `visit` for each row, layouts outermost, prompts innermost.
 void for_each_compare_row(const CompareReport& report,

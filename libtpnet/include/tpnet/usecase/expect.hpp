@@ -17,6 +17,7 @@
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model.hpp"
+#include "tpnet/usecase/document.hpp"
 #include "tpnet/usecase/memory.hpp"
 
 namespace tpnet {
@@ -88,5 +89,13 @@ struct ExpectReport {
 /// (`node`), nodes below 1 (`cluster.nodes`), no concurrency or one below 1
 /// (`expect.concurrency`), prompt or output tokens below 1.
 [[nodiscard]] ExpectReport run_expect(const ExpectRequest& request);
+
+/// The cluster asked about, the layouts best for one request's latency and
+/// for aggregate tokens/s, each layout's fit, TTFT and decode speeds (the
+/// table typical, the wide table and JSON with the slow and fast ends), and
+/// decode's slowdown with context: every key of `tpnet expect`'s JSON
+/// (docs/json.md). The layouts' label says the wide table adds the ranges;
+/// the CLI names its flag.
+[[nodiscard]] Document expect_document(const ExpectRequest& request, const ExpectReport& report);
 
 }  // namespace tpnet
