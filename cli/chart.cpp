@@ -11,6 +11,7 @@
 
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/quantity_text.hpp"
+#include "tpnet/io/document_render.hpp"
 
 namespace tpnet::cli::chart {
 namespace {
