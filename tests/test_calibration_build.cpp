@@ -130,3 +130,33 @@ TEST_CASE("a calibration needs a measurement, and an all_reduce sweep",
   CHECK_THROWS_WITH(build_calibration(gather),
                     ContainsSubstring("a calibration fits all_reduce sweeps"));
 }
+
+TEST_CASE("calibration's document: the provenance, then a record per measurement given",
+          "[calibration]") {
+  CalibrationBuildRequest request;
+  request.allreduce = sweep_input();
+  request.tool = "tpnet calibration";
+  const CalibrationBuildReport r = build_calibration(request);
+  const Document doc = calibration_build_document(r);
+  CHECK(doc.title == "tpnet calibration");
+  CHECK(doc.answer.empty());
+  CHECK(doc.warnings == r.warnings);
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  // No compute or traffic was measured: no record for them. The file it is
+  // written to is the caller's to add.
+  CHECK(keys == std::vector<std::string>{"date", "hosts", "nccl_version", "backend", "allreduce"});
+  CHECK(doc.fields[0].text == "2026-11-29T15:04:05Z");
+  CHECK(doc.fields[1].texts == std::vector<std::string>{"h1", "h2"});
+  const Record& fit = doc.fields.back().records.at(0);
+  std::vector<std::string> fit_keys;
+  for (const Field& f : fit) fit_keys.push_back(f.key);
+  CHECK(fit_keys == std::vector<std::string>{"source", "ranks", "link", "complete", "alpha_s",
+                                             "beta_bps", "step_latency_s", "efficiency_pct",
+                                             "rms_relative_error_pct", "max_relative_error_pct",
+                                             "min_size_bytes", "max_size_bytes", "points",
+                                             "curve_points"});
+  CHECK(fit[1].number == 2.0);
+  // beta 83.80 Gb/s on a 200 Gb/s link: 41.9% of it.
+  CHECK_THAT(fit[7].number, WithinRel(1047552.0 * 8 / 100e-6 / 200e9 * 100.0, 1e-9));
+}

@@ -64,3 +64,39 @@ TEST_CASE("the synthetic capture splits into 20 x 88.1 MB of prefill and 100 MB 
     CHECK_THAT(phases, WithinRel(r.all.windows[w].xmit.bytes.count(), 1e-12));
   }
 }
+
+TEST_CASE("traffic's document: the capture, the windows, the series on request, the phases",
+          "[traffic]") {
+  TrafficRequest request;
+  request.samples = load_counters_csv(example("counters_synthetic.csv"));
+  request.windows = {Seconds(1e-3), Seconds(0.1)};
+  request.source = "counters_synthetic.csv";
+  const TrafficReport whole = analyze_traffic(request);
+  const Document doc = traffic_report_document(request, whole);
+  CHECK(doc.title == "tpnet traffic: counters_synthetic.csv (2 devices, " +
+                         std::to_string(whole.reads) + " reads; rates summed over devices)");
+  CHECK(doc.answer.empty());
+  CHECK(doc.warnings == whole.warnings);
+  std::vector<std::string> keys;
+  for (const Field& f : doc.fields) keys.push_back(f.key);
+  CHECK(keys == std::vector<std::string>{"devices", "reads", "start_s", "span_s", "xmit_bytes",
+                                         "rcv_bytes", "windows"});
+  // Two rows a window size, transmit first; the window's own key leads each row.
+  REQUIRE(doc.fields.back().records.size() == 4);
+  CHECK(doc.fields.back().records[0][0].key == "window_s");
+  CHECK(doc.fields.back().records[0][1].text == "transmit");
+  CHECK(doc.fields.back().records[1][1].text == "receive");
+
+  request.series = true;
+  request.requests = load_requests_csv(example("requests_synthetic.csv"));
+  const TrafficReport split = analyze_traffic(request);
+  const Document phased = traffic_report_document(request, split);
+  keys.clear();
+  for (const Field& f : phased.fields) keys.push_back(f.key);
+  CHECK(keys == std::vector<std::string>{"devices", "reads", "start_s", "span_s", "xmit_bytes",
+                                         "rcv_bytes", "windows", "series", "requests", "phases"});
+  CHECK(phased.fields[7].json_only);
+  // prefill, decode and other at two window sizes, both directions.
+  CHECK(phased.fields.back().records.size() == 12);
+  CHECK(phased.fields.back().records[0][0].text == "prefill");
+}

@@ -17,6 +17,7 @@
 #include "tpnet/measured/gemm_timing.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
+#include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
 
@@ -68,5 +69,11 @@ struct CalibrationBuildReport {
 /// hosts, NCCL version, algorithm and protocol) with what the caller states.
 /// Throws InputError naming `allreduce` when no measurement is given.
 [[nodiscard]] CalibrationBuildReport build_calibration(const CalibrationBuildRequest& request);
+
+/// What the calibration holds: its provenance, then a record for each
+/// measurement given (the all-reduce fit, the compute, the traffic), with
+/// the report's warnings: every key of `tpnet calibration`'s JSON summary
+/// (docs/json.md) but the file it was written to, which is the caller's.
+[[nodiscard]] Document calibration_build_document(const CalibrationBuildReport& report);
 
 }  // namespace tpnet

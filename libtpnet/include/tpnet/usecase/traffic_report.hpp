@@ -10,6 +10,7 @@
 #include "tpnet/base/units.hpp"
 #include "tpnet/measured/counters.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
+#include "tpnet/usecase/document.hpp"
 
 namespace tpnet {
 
@@ -18,6 +19,8 @@ struct TrafficRequest {
   CounterSeries samples;
   std::vector<Seconds> windows;  ///< `windows`
   std::optional<std::vector<RequestTiming>> requests;
+  std::string source;   ///< the samples' file, named in the document's title
+  bool series = false;  ///< `series`: the document also gives every window's rate (JSON)
 };
 
 /// One phase at every window size.
@@ -38,5 +41,11 @@ struct TrafficReport {
 
 /// Throws InputError naming `windows` as traffic_windows does.
 [[nodiscard]] TrafficReport analyze_traffic(const TrafficRequest& request);
+
+/// The capture (devices, reads, span, bytes), the rates by averaging window
+/// and, with request timings, by phase; with `series` every window's rate in
+/// JSON: every key of `tpnet traffic`'s JSON (docs/json.md).
+[[nodiscard]] Document traffic_report_document(const TrafficRequest& request,
+                                               const TrafficReport& report);
 
 }  // namespace tpnet
