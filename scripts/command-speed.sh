@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# command-speed.sh: wall time of one tpnet run per command on the built-in
+# command-speed.sh: the time of one tpnet run per command on the built-in
 # models, process start included, against `tpnet --version` (what starting
 # the binary costs). Each command runs RUNS times (default 50) after one
-# untimed run; the table gives milliseconds per run and the ratio to
-# --version. The README's "Performance" section quotes it.
+# untimed run; the table gives wall and CPU (user + system) milliseconds per
+# run and the CPU ratio to --version (CPU time holds still on a busy machine,
+# wall time does not). The README's "Performance" section quotes it.
 #   scripts/command-speed.sh [TPNET] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,23 +29,25 @@ commands=(
   "models show glm-5.3"
 )
 
-milliseconds() {
-  local start end
+# Prints "WALL_US CPU_US" per run of the command's words.
+per_run() {
+  local start end cpu
   # shellcheck disable=SC2086 # each command is its words
   "$tpnet" $1 >/dev/null 2>&1 || true
   start=$(date +%s%N)
-  for ((i = 0; i < runs; i++)); do
-    # shellcheck disable=SC2086
-    "$tpnet" $1 >/dev/null 2>&1 || true
-  done
+  cpu=$( { TIMEFORMAT='%U %S'; time (for ((i = 0; i < runs; i++)); do
+    "$tpnet" $1 >/dev/null 2>&1 || true; done); } 2>&1)
   end=$(date +%s%N)
-  echo $(((end - start) / runs / 1000))
+  awk -v w=$(((end - start) / runs / 1000)) -v c="$cpu" -v n="$runs" \
+    'BEGIN{split(c, t, " "); printf "%d %d\n", w, (t[1] + t[2]) * 1e6 / n}'
 }
 
-printf '%-56s %10s %10s\n' "command" "ms a run" "x version"
-base=$(milliseconds "--version")
+printf '%-58s %9s %9s %10s\n' "command" "wall ms" "CPU ms" "x version"
+read -r base_wall base_cpu <<<"$(per_run "--version")"
 for c in "${commands[@]}"; do
-  us=$([[ $c == "--version" ]] && echo "$base" || milliseconds "$c")
-  printf '%-56s %10s %10s\n' "tpnet ${c/$out\//}" "$(awk -v u="$us" 'BEGIN{printf "%.1f", u/1000}')" \
-    "$(awk -v u="$us" -v b="$base" 'BEGIN{printf "%.2f", u/b}')"
+  if [[ $c == "--version" ]]; then wall=$base_wall cpu=$base_cpu; else read -r wall cpu <<<"$(per_run "$c")"; fi
+  printf '%-58s %9s %9s %10s\n' "tpnet ${c/$out\//}" \
+    "$(awk -v u="$wall" 'BEGIN{printf "%.1f", u/1000}')" \
+    "$(awk -v u="$cpu" 'BEGIN{printf "%.1f", u/1000}')" \
+    "$(awk -v u="$cpu" -v b="$base_cpu" 'BEGIN{printf "%.2f", u/b}')"
 done
