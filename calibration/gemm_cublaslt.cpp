@@ -326,6 +326,19 @@ struct LtRunner::State {
 
   [[nodiscard]] int id() const { return device.index; }
 
+  /// Copies of a set of operands of `set_bytes` that cover twice the L2
+  /// cache, within a quarter of the free memory: what a timing rotates over
+  /// so that weights come from memory, as in a real forward pass.
+  [[nodiscard]] std::size_t rotation_copies(std::size_t set_bytes) const {
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    cuda_ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", id());
+    const std::size_t set = std::max<std::size_t>(set_bytes, 1);
+    std::size_t copies = (2 * device.l2_bytes + set - 1) / set;
+    copies = std::min(copies, free_bytes / 4 / set);
+    return std::clamp<std::size_t>(copies, 1, kMaxRotation);
+  }
+
   /// Descriptors and the heuristic's algorithm for one problem.
   struct Plan {
     MatmulDesc op;
@@ -577,17 +590,9 @@ double LtRunner::median_seconds(GemmPrecision precision, LtDims dims, int warmup
   const HostOperand w = random_operand(precision, run.out, run.k, 0.5F, rng);
   const HostOperand x = random_operand(precision, run.tokens, run.k, 0.25F, rng);
 
-  // Enough copies of the operands to cover twice the L2 cache, within a
-  // quarter of the free memory.
   const std::size_t set_bytes =
       w.data.size() + w.block_scales.size() + x.data.size() + x.block_scales.size();
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  cuda_ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", s.id());
-  std::size_t copies =
-      (2 * s.device.l2_bytes + set_bytes - 1) / std::max<std::size_t>(set_bytes, 1);
-  copies = std::min(copies, free_bytes / 4 / std::max<std::size_t>(set_bytes, 1));
-  copies = std::clamp<std::size_t>(copies, 1, kMaxRotation);
+  const std::size_t copies = s.rotation_copies(set_bytes);
 
   std::vector<DeviceOperand> weights;
   std::vector<DeviceOperand> activations;
@@ -667,13 +672,7 @@ GroupedTiming LtRunner::grouped_median_seconds(GemmPrecision precision, const Gr
 
   const std::size_t set_bytes = layout.weight_bytes + layout.weight_scale_bytes +
                                 layout.activation_bytes + layout.activation_scale_bytes;
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  cuda_ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", s.id());
-  std::size_t copies =
-      (2 * s.device.l2_bytes + set_bytes - 1) / std::max<std::size_t>(set_bytes, 1);
-  copies = std::min(copies, free_bytes / 4 / std::max<std::size_t>(set_bytes, 1));
-  copies = std::clamp<std::size_t>(copies, 1, kMaxRotation);
+  const std::size_t copies = s.rotation_copies(set_bytes);
 
   std::vector<GroupedBuffers> sets;
   sets.push_back(allocate(layout, s.id()));
