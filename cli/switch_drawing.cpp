@@ -8,6 +8,7 @@
 #include "chart.hpp"
 #include "tpnet/base/quantity_text.hpp"
 #include "tpnet/base/units.hpp"
+#include "tpnet/io/document_render.hpp"
 
 namespace tpnet::cli {
 namespace {
