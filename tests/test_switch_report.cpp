@@ -67,7 +67,9 @@ TEST_CASE("switch's document: the nodes, a row per switch, the switchless option
   const SwitchPlanReport r = run_switch(sixteen_sparks_at_100g());
   const Document doc = switch_report_document(r);
   CHECK(doc.title == "tpnet switch: 16 x dgx-spark at 100G per node");
-  CHECK(doc.answer.empty());
+  CHECK(doc.answer == switch_answer(r));
+  REQUIRE_FALSE(doc.answer.empty());
+  CHECK_THAT(doc.answer.front(), StartsWith("16 x dgx-spark at 100G per node fit on one "));
   std::vector<std::string> keys;
   for (const Field& f : doc.fields) keys.push_back(f.key);
   // The node as a line for people and a record for JSON; the plan's port

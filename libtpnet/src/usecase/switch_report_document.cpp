@@ -221,7 +221,43 @@ Record node_fields(const NodeSpec& node) {
   };
 }
 
+/// "a, b and c" (or with `last` "or").
+std::string joined_names(const std::vector<std::string>& names, std::string_view last = "and") {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? fmt::format(" {} ", last) : std::string(", ");
+    out += names[i];
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> switch_answer(const SwitchPlanReport& r) {
+  std::vector<std::string> one;
+  std::vector<std::string> several;
+  std::vector<std::string> none;
+  for (const SwitchAnswer& a : r.switches) {
+    if (a.fits_one) {
+      one.push_back("one " + a.name);
+    } else if (a.switches_needed > 0 && !a.plans.empty()) {
+      const SwitchPlan& plan = a.plans.front();
+      several.push_back(plan.isl ? fmt::format("{} x {} (inter-switch links {:.2g}:1)",
+                                               a.switches_needed, a.name, plan.oversubscription())
+                                 : fmt::format("{} x {}", a.switches_needed, a.name));
+    } else {
+      none.push_back(a.name);
+    }
+  }
+  std::vector<std::string> out;
+  const std::string cluster =
+      fmt::format("{} x {} at {} per node", r.nodes, r.node.name, rate_label(r.speed));
+  out.push_back(one.empty() ? fmt::format("No switch asked takes {} alone.", cluster)
+                            : fmt::format("{} fit on {}.", cluster, joined_names(one, "or")));
+  if (!several.empty()) out.push_back(fmt::format("In a star: {}.", joined_names(several)));
+  if (!none.empty()) out.push_back(fmt::format("No plan on {}.", joined_names(none)));
+  return out;
+}
 
 Document switch_report_document(const SwitchPlanReport& r) {
   std::vector<Record> summary;
@@ -232,6 +268,7 @@ Document switch_report_document(const SwitchPlanReport& r) {
   for (const auto& s : r.switchless) switchless.push_back(switchless_record(s));
 
   Document doc;
+  doc.answer = switch_answer(r);
   doc.title = fmt::format("tpnet switch: {} x {} at {} per node", r.nodes, r.node.name,
                           rate_label(r.speed));
   doc.fields = {

@@ -31,6 +31,10 @@ struct SwitchRequest {
 /// The nodes and their ports, a summary row per switch (its plans in JSON),
 /// the switchless options, and per plan the port table, cables, traps and
 /// checklist: every key of `tpnet switch`'s JSON (docs/json.md).
+/// The answer first: which switches take the nodes alone, which need a star
+/// (with its inter-switch oversubscription), and which have no plan.
+[[nodiscard]] std::vector<std::string> switch_answer(const SwitchPlanReport& report);
+
 [[nodiscard]] Document switch_report_document(const SwitchPlanReport& report);
 
 }  // namespace tpnet
