@@ -159,6 +159,12 @@ TEST_CASE("doctor's document: the run, the state found, the bandwidth, the fit, 
   const tpnet::Document doc = tpnet::doctor_document(request, r);
   CHECK(doc.title ==
         "tpnet doctor: " + request.sweep.origin + " (2 ranks, NCCL 2.31.2) against 200G");
+  // The answer: the finding and the advice, each a sentence.
+  REQUIRE(doc.answer.size() == 2);
+  CHECK(doc.answer == tpnet::doctor_answer(r));
+  CHECK(doc.answer[0].front() >= 'A');
+  CHECK(doc.answer[0].front() <= 'Z');
+  CHECK(doc.answer[0].back() == '.');
   std::vector<std::string> keys;
   for (const tpnet::Field& f : doc.fields) keys.push_back(f.key);
   CHECK(keys == std::vector<std::string>{"source",

@@ -48,13 +48,31 @@ Field doctor_curve(const AllReduceFit& fit) {
   return records("curve", "busbw vs size", std::move(curve));
 }
 
+/// `text` as a sentence: its first letter capitalised and a full stop after.
+std::string doctor_sentence(std::string text) {
+  if (text.empty()) return text;
+  if (text.front() >= 'a' && text.front() <= 'z') {
+    text.front() = static_cast<char>(text.front() - 'a' + 'A');
+  }
+  if (text.back() != '.') text += '.';
+  return text;
+}
+
 }  // namespace
+
+std::vector<std::string> doctor_answer(const DoctorReport& report) {
+  std::vector<std::string> out;
+  if (!report.diagnosis.finding.empty()) out.push_back(doctor_sentence(report.diagnosis.finding));
+  if (!report.diagnosis.advice.empty()) out.push_back(doctor_sentence(report.diagnosis.advice));
+  return out;
+}
 
 Document doctor_document(const DoctorRequest& request, const DoctorReport& r) {
   const FabricDiagnosis& d = r.diagnosis;
   const AllReduceSweep& sweep = request.sweep;
   const Link& link = request.link;
   Document doc;
+  doc.answer = doctor_answer(r);
   doc.csv = CsvLayout::sections;  // the headline answer is scalars; its lists follow
   doc.warnings = r.warnings;
   doc.title = fmt::format(

@@ -82,6 +82,10 @@ struct DoctorReport {
 /// its advice, the bus bandwidth against what a healthy node reaches, the
 /// alpha-beta fit, the curve and the settings to check: every key of
 /// `tpnet doctor`'s JSON (docs/json.md).
+/// The answer first: the finding (the state and the bandwidth against a
+/// healthy node) and the advice, as sentences.
+[[nodiscard]] std::vector<std::string> doctor_answer(const DoctorReport& report);
+
 [[nodiscard]] Document doctor_document(const DoctorRequest& request, const DoctorReport& report);
 
 }  // namespace tpnet
