@@ -499,7 +499,9 @@ TEST_CASE(
   CHECK(doc.title ==
         "tpnet capacity: C_max under mean TTFT <= 1000 ms and mean TPS >= 15 tokens/s; users by "
         "Little's law with 30 s think time");
-  CHECK(doc.answer.empty());
+  CHECK(doc.answer == capacity_answer(r));
+  REQUIRE_FALSE(doc.answer.empty());
+  CHECK_THAT(doc.answer.front(), StartsWith("Most users on 4 nodes: "));
   std::vector<std::string> keys;
   for (const Field& f : doc.fields) keys.push_back(f.key);
   // Table-only lines (the fleet's choices, the sensitivity tables) have no key.

@@ -278,6 +278,21 @@ Record scaling_record(const ScalingRow& s, LoadAxis axis) {
 
 }  // namespace
 
+std::vector<std::string> capacity_answer(const CapacityReport& r) {
+  std::vector<std::string> out;
+  if (!r.fleet.most_users) {
+    out.emplace_back("No config has known users under these SLOs.");
+    return out;
+  }
+  out.push_back(fmt::format("Most users on {} nodes: {}.", r.options.fleet_nodes,
+                            fleet_summary(r.fleet, r.fleet.most_users)));
+  if (r.fleet.best_available && r.fleet.best_available != r.fleet.most_users) {
+    out.push_back(fmt::format("Most users, highly available: {}.",
+                              fleet_summary(r.fleet, r.fleet.best_available)));
+  }
+  return out;
+}
+
 Document capacity_document(const CapacityReport& r, bool for_machines) {
   std::vector<Record> configs;
   std::vector<Record> points;
@@ -302,6 +317,7 @@ Document capacity_document(const CapacityReport& r, bool for_machines) {
   };
 
   Document doc;
+  doc.answer = capacity_answer(r);
   doc.title = fmt::format(
       "tpnet capacity: C_max under {} TTFT <= {} ms and {} TPS >= {} tokens/s; users by "
       "Little's law with {} think time",

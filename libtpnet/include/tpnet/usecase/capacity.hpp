@@ -290,6 +290,11 @@ struct CapacityRequest {
 /// analyze_capacity, with the readers' warnings before the analysis's own.
 [[nodiscard]] CapacityReport run_capacity(const CapacityRequest& request);
 
+/// The answer first: the fleet layout that serves the most users on the
+/// fleet's nodes, and the most a highly available one serves when that is
+/// another layout.
+[[nodiscard]] std::vector<std::string> capacity_answer(const CapacityReport& report);
+
 /// The SLOs and think time, a row per config (C_max, what binds, users), the
 /// fleet's replicas, the sensitivity tables, the scaling efficiency and every
 /// measured point: every key of `tpnet capacity`'s JSON (docs/json.md).
