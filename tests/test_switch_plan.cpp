@@ -2,6 +2,7 @@
 // multi-switch oversubscription and the switchless layouts.
 
 #include <algorithm>
+#include <string>
 
 #include "catch.hpp"
 #include "tpnet/fabric/node.hpp"
@@ -206,8 +207,15 @@ TEST_CASE("16 DGX Sparks at 100G need two CRS812s joined by a 400G ISL, 2:1 over
   CHECK(has_trap(plan, "isl-shared"));
   CHECK(has_trap(plan, "isl-rstp"));
   CHECK(has_trap(plan, "breakout-speed"));
-  CHECK(plan.checklist.size() == 4);
+  CHECK(plan.checklist.size() == 5);
   CHECK_FALSE(plan.checklist[3].catalog_ok);
+  // An all-to-all sends 8/15 of each node's rate across: 8 x 8/15 x 100G,
+  // less than the worst case but still above the 400G link.
+  CHECK(plan.isl->all_to_all_cross_traffic.bits_per_second() == Approx(8 * 8 / 15.0 * 100e9));
+  CHECK(plan.isl->all_to_all_oversubscription == Approx(64 / 60.0));
+  CHECK_FALSE(plan.all_to_all_full_rate());
+  CHECK_FALSE(plan.checklist[4].catalog_ok);
+  CHECK_THAT(plan.checklist[4].check, ContainsSubstring("all-to-all"));
 }
 
 TEST_CASE("16 DGX Sparks at 200G need three CRS804s in a star, 3:1 oversubscribed", "[switch]") {
@@ -223,6 +231,8 @@ TEST_CASE("16 DGX Sparks at 200G need three CRS804s in a star, 3:1 oversubscribe
   CHECK(plan.isl->cables() == 2);
   // A leaf's 6 nodes against the other 10: 6 x 200G over one 400G link.
   CHECK(plan.oversubscription() == 3.0);
+  // An all-to-all: each of the 6 sends 10/15 of its 200G to the other side.
+  CHECK(plan.isl->all_to_all_oversubscription == Approx(6 * 10 / 15.0 * 200e9 / 400e9));
   CHECK(plan.cables.back().text() == "2 x QSFP56-DD 400G cable between switches");
 }
 
@@ -344,5 +354,11 @@ TEST_CASE("two DGX Sparks need only a direct cable, three or four a ring", "[swi
   // Opposite nodes have no cable: the note says stock NCCL's tree cannot connect.
   CHECK_THAT(four[0].notes[0], ContainsSubstring("opposite nodes have no cable"));
   CHECK_THAT(four[0].notes[1], ContainsSubstring("one RDMA device's rate"));
+  // An all-to-all cannot reach the opposite node: EP there needs a switch.
+  const auto names_ep = [](const std::string& note) {
+    return note.find("EP over four nodes needs a switch") != std::string::npos;
+  };
+  CHECK(std::any_of(four[0].notes.begin(), four[0].notes.end(), names_ep));
+  CHECK_FALSE(std::any_of(three[0].notes.begin(), three[0].notes.end(), names_ep));
   CHECK(switchless_options(spark(), 5).empty());
 }

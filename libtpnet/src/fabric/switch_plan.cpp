@@ -287,6 +287,18 @@ std::vector<PlanCheck> checklist_for(const SwitchSpec& sw, const NodeSpec& node,
         "run two cross-switch flows at once: two flows sharing a saturated ISL each get a share "
         "(~82 Gb/s each on 200G)";
     checks.push_back(std::move(isl));
+
+    PlanCheck all_pairs;
+    all_pairs.check = "every node pair sends at once (an EP all-to-all)";
+    all_pairs.catalog_ok = plan.all_to_all_full_rate();
+    all_pairs.catalog = fmt::format(
+        "all-to-all {} over a {} LAG: {}{}", rate_label(plan.isl->all_to_all_cross_traffic),
+        rate_label(plan.isl->lag_capacity), ratio_label(plan.isl->all_to_all_oversubscription),
+        all_pairs.catalog_ok ? " (full rate)" : " oversubscribed");
+    all_pairs.verify =
+        "run tpnet-calibrate alltoall over every node and compare its bus bandwidth with one "
+        "pair's";
+    checks.push_back(std::move(all_pairs));
   }
   return checks;
 }
@@ -366,6 +378,8 @@ struct StarCandidate {
   int leaf_high_n = 0;  ///< leaves with one node more
   BitRate cross;
   double ratio = 0.0;
+  BitRate all_to_all_cross;
+  double all_to_all_ratio = 0.0;
   int capacity = 0;
 };
 
@@ -401,6 +415,17 @@ std::optional<StarCandidate> star(const SwitchSpec& sw, int nodes, BitRate speed
   const int worst = std::max(cut(c.leaf_low), c.leaf_high_n > 0 ? cut(c.leaf_low + 1) : 0);
   c.cross = speed * static_cast<double>(worst);
   c.ratio = c.cross / (group.rate * static_cast<double>(u));
+  // Uniform all-to-all: each node sends 1/(N-1) of its rate to every other,
+  // so a leaf of a nodes sends a(N-a)/(N-1) node-rates across its LAG; the
+  // hub's side of each LAG carries the same back. a(N-a) grows with a up to
+  // N/2, so the busiest LAG is the most evenly cut one.
+  const auto all_to_all = [&](int n_leaf) {
+    return static_cast<double>(n_leaf) * (nodes - n_leaf) / static_cast<double>(nodes - 1);
+  };
+  const double busiest =
+      std::max(all_to_all(c.leaf_low), c.leaf_high_n > 0 ? all_to_all(c.leaf_low + 1) : 0.0);
+  c.all_to_all_cross = speed * busiest;
+  c.all_to_all_ratio = c.all_to_all_cross / (group.rate * static_cast<double>(u));
   return c;
 }
 
@@ -440,6 +465,8 @@ SwitchPlan plan_from(const SwitchSpec& sw, const NodeSpec& node, int nodes, BitR
   isl.lag_capacity = g.rate * static_cast<double>(c.u);
   isl.worst_cross_traffic = c.cross;
   isl.oversubscription = c.ratio;
+  isl.all_to_all_cross_traffic = c.all_to_all_cross;
+  isl.all_to_all_oversubscription = c.all_to_all_ratio;
   plan.isl = isl;
   return finish(sw, node, std::move(plan));
 }
@@ -513,6 +540,10 @@ bool SwitchUnit::full_rate() const {
 
 bool SwitchPlan::fabric_full_rate() const {
   return std::all_of(units.begin(), units.end(), [](const SwitchUnit& u) { return u.full_rate(); });
+}
+
+bool SwitchPlan::all_to_all_full_rate() const {
+  return fabric_full_rate() && (!isl || isl->all_to_all_oversubscription <= 1.0 + 1e-9);
 }
 
 double SwitchPlan::peak_fabric_load() const {
@@ -614,6 +645,11 @@ std::vector<SwitchlessOption> switchless_options(const NodeSpec& node, int nodes
         "other, so an all-reduce moves bytes at one RDMA device's rate, about half of the {} a "
         "switch port gives",
         rate_label(total)));
+    if (nodes > 3) {
+      ring.notes.emplace_back(
+          "expert parallelism's all-to-all sends between every pair of nodes: opposite nodes "
+          "have no cable and nothing forwards between them, so EP over four nodes needs a switch");
+    }
     ring.notes.emplace_back("each cable is its own point-to-point link: give each its own subnet");
     out.push_back(std::move(ring));
   }

@@ -62,7 +62,11 @@ Record isl_record(const SwitchPlan& plan) {
       count("cables", "cables", isl.cables()),
       switch_rate_field("lag_capacity_bps", "LAG capacity", isl.lag_capacity),
       switch_rate_field("worst_cross_traffic_bps", "worst cross traffic", isl.worst_cross_traffic),
-      number("oversubscription", "oversubscription", isl.oversubscription, kTimes, 2)};
+      number("oversubscription", "oversubscription", isl.oversubscription, kTimes, 2),
+      switch_rate_field("all_to_all_cross_traffic_bps", "all-to-all cross traffic",
+                        isl.all_to_all_cross_traffic),
+      number("all_to_all_oversubscription", "all-to-all oversubscription",
+             isl.all_to_all_oversubscription, kTimes, 2)};
 }
 
 Record switch_plan_record(const SwitchPlan& plan) {
@@ -91,6 +95,7 @@ Record switch_plan_record(const SwitchPlan& plan) {
           text("summary", "summary", plan.summary),
           flag("uses_breakouts", "breakouts", plan.uses_breakouts),
           flag("fabric_full_rate", "full rate", plan.fabric_full_rate()),
+          flag("all_to_all_full_rate", "all pairs at full rate", plan.all_to_all_full_rate()),
           number("oversubscription", "oversubscription", plan.oversubscription(), kTimes, 2),
           record("isl", "inter-switch links", isl_record(plan)),
           records("units", "switches", std::move(units)),

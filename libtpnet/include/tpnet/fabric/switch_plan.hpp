@@ -69,6 +69,11 @@ struct InterSwitchLinks {
   /// cut is most loaded, min(nodes on one side, nodes on the other) x speed.
   BitRate worst_cross_traffic;
   double oversubscription = 0.0;  ///< worst_cross_traffic / lag_capacity; <= 1 is non-blocking
+  /// What an all-to-all (EP's dispatch and combine) puts on the busiest LAG
+  /// per direction when every node sends to every other at full rate: a
+  /// leaf of a nodes sends a x (N - a)/(N - 1) x speed across it.
+  BitRate all_to_all_cross_traffic;
+  double all_to_all_oversubscription = 0.0;  ///< all_to_all_cross_traffic / lag_capacity
 
   [[nodiscard]] int cables() const { return per_lag * lags; }
 };
@@ -107,6 +112,9 @@ struct SwitchPlan {
   std::string summary;  ///< one line: "2 x QSFP56-DD in 4x100G, 4 x 100G ports spare"
 
   [[nodiscard]] bool fabric_full_rate() const;  ///< every switch forwards its load at full rate
+  /// Every node pair can send at full rate at once (an EP all-to-all): every
+  /// switch at full rate and no LAG oversubscribed by the all-to-all.
+  [[nodiscard]] bool all_to_all_full_rate() const;
   /// The busiest switch's fabric load over its fabric capacity, a fraction.
   [[nodiscard]] double peak_fabric_load() const;
   /// ISL oversubscription; 0 for one switch.
