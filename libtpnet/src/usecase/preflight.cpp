@@ -139,46 +139,6 @@ bool is_active(const RdmaPortFacts& p) {
   return up && (p.phys_state.empty() || p.phys_state.find("LinkUp") != std::string::npos);
 }
 
-/// "200 Gb/sec (2X NDR)" -> 200 Gb/s.
-std::optional<BitRate> parse_port_rate(const std::string& text) {
-  double value = 0.0;
-  const std::string t = trimmed(text);
-  // Digits first: from_chars also takes "nan" and "inf".
-  if (t.empty() || std::isdigit(static_cast<unsigned char>(t.front())) == 0) return std::nullopt;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-  if (ec != std::errc() || !std::isfinite(value) || value <= 0.0) return std::nullopt;
-  if (std::string_view(end, static_cast<size_t>(t.data() + t.size() - end)).find("Gb/sec") ==
-      std::string_view::npos) {
-    return std::nullopt;
-  }
-  return BitRate::gigabits_per_second(value);
-}
-
-/// "32.0 GT/s PCIe" -> 32.
-std::optional<double> parse_gt_s(const std::string& text) {
-  double value = 0.0;
-  const std::string t = trimmed(text);
-  if (t.empty() || std::isdigit(static_cast<unsigned char>(t.front())) == 0) return std::nullopt;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-  if (ec != std::errc() || !std::isfinite(value) || value <= 0.0) return std::nullopt;
-  if (std::string_view(end, static_cast<size_t>(t.data() + t.size() - end)).find("GT/s") ==
-      std::string_view::npos) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-/// The function number of "0000:01:00.1": the QSFP cage on a ConnectX-7
-/// whose ports each show as one function per PCIe half.
-int pci_function(const std::string& address) {
-  const auto dot = address.rfind('.');
-  if (dot == std::string::npos || dot + 1 >= address.size()) return -1;
-  int function = -1;
-  const char* first = address.data() + dot + 1;
-  const auto [end, ec] = std::from_chars(first, address.data() + address.size(), function);
-  return (ec == std::errc() && end == address.data() + address.size()) ? function : -1;
-}
-
 bool is_ipv4_mapped(const std::string& gid) {
   return gid.rfind("0000:0000:0000:0000:0000:ffff:", 0) == 0;
 }
@@ -270,14 +230,17 @@ std::vector<PreflightDevice> read_devices(const NodeFacts& facts) {
       PreflightDevice d;
       d.device = dev.name;
       d.port = port.number;
-      d.pci_address = dev.pci_address;
-      d.qsfp_port = pci_function(dev.pci_address);
+      if (dev.pci_address) {
+        d.pci_address = to_string(*dev.pci_address);
+        // A ConnectX-7 shows each QSFP cage as one function per PCIe half.
+        d.qsfp_port = static_cast<int>(dev.pci_address->function);
+      }
       if (!dev.netdevs.empty()) d.netdev = dev.netdevs.front();
       for (const auto& g : port.gids) {
         if (d.netdev.empty() && !g.netdev.empty()) d.netdev = g.netdev;
       }
       d.active = is_active(port);
-      d.rate = parse_port_rate(port.rate);
+      d.rate = port.rate;
       if (const auto it = mtu_of.find(d.netdev); it != mtu_of.end()) d.interface_mtu = it->second;
       if (port.active_mtu) {
         d.roce_mtu = port.active_mtu;
@@ -521,9 +484,9 @@ PreflightCheck check_gid_index(const NodeFacts& facts,
 }
 
 PreflightCheck check_pcie_link(const NodeFacts& facts, const NodeSpec& node) {
-  std::map<std::string, std::string> device_of;
+  std::map<PciAddress, std::string> device_of;
   for (const auto& d : facts.devices) {
-    if (!d.pci_address.empty()) device_of[d.pci_address] = d.name;
+    if (d.pci_address) device_of[*d.pci_address] = d.name;
   }
   const bool stated = node.host_links.pcie_gen > 0 && node.host_links.lanes > 0;
   PcieSpec want;
@@ -537,16 +500,17 @@ PreflightCheck check_pcie_link(const NodeFacts& facts, const NodeSpec& node) {
   for (const auto& link : facts.pci_links) {
     const auto it = device_of.find(link.address);
     if (it == device_of.end()) continue;
-    const auto cur_gt = parse_gt_s(link.current_speed);
-    const auto max_gt = parse_gt_s(link.max_speed);
+    const auto& cur_gt = link.current_gt_s;
+    const auto& max_gt = link.max_gt_s;
     if (!cur_gt || !link.current_width) {
       return make_check("pcie_link", CheckStatus::not_judged,
-                        link.address + ": its current link speed or width could not be read");
+                        fmt::format("{}: its current link speed or width could not be read",
+                                    to_string(link.address)));
     }
     const double ref_gt = stated ? want_gt : max_gt.value_or(*cur_gt);
     const int ref_lanes = stated ? want_lanes : link.max_width.value_or(*link.current_width);
-    const std::string text = fmt::format("{} ({}) {:g} GT/s x{}", link.address, it->second, *cur_gt,
-                                         *link.current_width);
+    const std::string text = fmt::format("{} ({}) {:g} GT/s x{}", to_string(link.address),
+                                         it->second, *cur_gt, *link.current_width);
     found.push_back(text);
     const bool narrow = *link.current_width < ref_lanes ||
                         (link.max_width && *link.current_width < *link.max_width);
