@@ -12,6 +12,7 @@
 
 #include "tpnet/base/text.hpp"
 #include "tpnet/fabric/link.hpp"
+#include "tpnet/fabric/nccl_list.hpp"
 #include "tpnet/fabric/switch_spec.hpp"
 
 namespace tpnet {
@@ -61,75 +62,12 @@ int roce_mtu_for_interface(int interface_mtu) {
 
 namespace {
 
-std::vector<std::string> split(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  std::string part;
-  for (const char c : text) {
-    if (c == separator) {
-      parts.push_back(part);
-      part.clear();
-    } else {
-      part += c;
-    }
-  }
-  parts.push_back(part);
-  return parts;
-}
-
 std::string trimmed(std::string_view text) { return std::string(trim_space(text)); }
-
-/// NCCL's list syntax, shared by NCCL_IB_HCA and NCCL_SOCKET_IFNAME: a
-/// leading `^` excludes, a leading `=` (after any `^`) matches exactly, else
-/// each entry is a prefix; `:N` after an entry names a port.
-struct NcclNameList {
-  bool exclude = false;
-  bool exact = false;
-  std::vector<std::pair<std::string, int>> entries;  ///< name, port (0: any)
-};
-
-NcclNameList parse_name_list(std::string_view value) {
-  NcclNameList list;
-  std::string text = trimmed(value);
-  if (!text.empty() && text.front() == '^') {
-    list.exclude = true;
-    text.erase(0, 1);
-  }
-  if (!text.empty() && text.front() == '=') {
-    list.exact = true;
-    text.erase(0, 1);
-  }
-  for (const auto& raw : split(text, ',')) {
-    const std::string entry = trimmed(raw);
-    if (entry.empty()) continue;
-    const auto colon = entry.find(':');
-    int port = 0;
-    if (colon != std::string::npos) {
-      const std::string digits = entry.substr(colon + 1);
-      std::from_chars(digits.data(), digits.data() + digits.size(), port);
-    }
-    list.entries.emplace_back(entry.substr(0, colon), port);
-  }
-  return list;
-}
-
-bool entry_matches(const NcclNameList& list, const std::string& entry, std::string_view name) {
-  return list.exact ? name == entry : name.substr(0, entry.size()) == entry;
-}
-
-bool list_selects(const NcclNameList& list, std::string_view name, int port) {
-  // NCCL's matchIfList: an empty list matches every name, so `NCCL_IB_HCA=`
-  // is every device and `NCCL_IB_HCA=^` is none.
-  bool matched = list.entries.empty();
-  for (const auto& [entry, entry_port] : list.entries) {
-    if (entry_matches(list, entry, name) && (entry_port == 0 || entry_port == port)) matched = true;
-  }
-  return list.exclude ? !matched : matched;
-}
 
 }  // namespace
 
 bool nccl_ib_hca_selects(std::string_view value, std::string_view device, int port) {
-  return list_selects(parse_name_list(value), device, port);
+  return nccl_list_selects(parse_nccl_list(value), device, port);
 }
 
 namespace {
@@ -564,7 +502,7 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
                       "not set: NCCL uses every active device (" + joined_list(active) + ")");
   }
   std::vector<std::string> faults;
-  const NcclNameList list = parse_name_list(*hca);
+  const NcclList list = parse_nccl_list(*hca);
   if (list.entries.empty() && list.exclude) {
     PreflightCheck c = make_check("nccl_ib_hca", CheckStatus::fails,
                                   "NCCL_IB_HCA=" + *hca +
@@ -575,13 +513,12 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
     return c;
   }
   if (!list.exclude) {
-    for (const auto& named : list.entries) {
-      // A named reference, not a structured binding: clang 14 cannot capture one in a lambda.
-      const std::string& entry = named.first;
-      const bool exists =
-          std::any_of(facts.devices.begin(), facts.devices.end(),
-                      [&](const RdmaDeviceFacts& d) { return entry_matches(list, entry, d.name); });
-      if (!exists) faults.push_back("names " + entry + ", which this node does not have");
+    for (const auto& entry : list.entries) {
+      const bool exists = std::any_of(
+          facts.devices.begin(), facts.devices.end(),
+          [&](const RdmaDeviceFacts& d) { return nccl_list_entry_names(list, entry, d.name); });
+      if (!exists)
+        faults.push_back(fmt::format("names {}, which this node does not have", entry.name));
     }
   }
   std::vector<std::string> used;
@@ -636,11 +573,11 @@ PreflightCheck check_socket_ifname(const NodeFacts& facts) {
     return make_check("nccl_socket_ifname", CheckStatus::not_judged,
                       "NCCL_SOCKET_IFNAME=" + *value + "; no interface list was read");
   }
-  const NcclNameList list = parse_name_list(*value);
+  const NcclList list = parse_nccl_list(*value);
   std::vector<std::string> matched;
   std::vector<std::string> up;
   for (const auto& i : facts.interfaces) {
-    if (list_selects(list, i.name, 0)) {
+    if (nccl_list_selects(list, i.name)) {
       matched.push_back(i.name);
       if (i.operstate != "down") up.push_back(i.name);
     }
