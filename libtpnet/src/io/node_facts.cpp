@@ -20,8 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string trim_space_of(std::string_view text) { return std::string(trim_space(text)); }
-
 /// The largest attribute or saved file read (an `ibv_devinfo -v` listing is
 /// tens of kilobytes): a link to /dev/zero or a huge file is refused, not read.
 constexpr std::uint64_t kMaxTreeFileBytes = std::uint64_t{1} << 20;
@@ -73,7 +71,7 @@ std::optional<std::string> read_value(const fs::path& path) {
                      InputLocation::in_file(path.string()));
   }
   try {
-    return trim_space_of(read_text_file(real.string(), kMaxTreeFileBytes));
+    return std::string(trim_space(read_text_file(real.string(), kMaxTreeFileBytes)));
   } catch (const InputError&) {
     if (saved) throw;
     return std::nullopt;
@@ -230,18 +228,18 @@ void apply_ibv_devinfo(const std::string& text, const std::string& origin, NodeF
   RdmaDeviceFacts* device = nullptr;
   int port = 0;
   while (std::getline(lines, line)) {
-    const std::string t = trim_space_of(line);
+    const std::string_view t = trim_space(line);
     if (t.rfind("hca_id:", 0) == 0) {
-      const std::string name = trim_space_of(t.substr(7));
+      const std::string_view name = trim_space(t.substr(7));
       device = nullptr;
       for (auto& d : facts.devices) {
         if (d.name == name) device = &d;
       }
       port = 0;
     } else if (t.rfind("port:", 0) == 0) {
-      port = to_int(trim_space_of(t.substr(5))).value_or(0);
+      port = to_int(trim_space(t.substr(5))).value_or(0);
     } else if (t.rfind("active_mtu:", 0) == 0 && device != nullptr) {
-      std::string value = trim_space_of(t.substr(11));
+      std::string_view value = trim_space(t.substr(11));
       value = value.substr(0, value.find(' '));
       const auto mtu = to_int(value);
       const bool ib_mtu =
@@ -267,7 +265,7 @@ std::optional<bool> ipc_lock_of(const fs::path& status) {
   std::string line;
   while (std::getline(lines, line)) {
     if (line.rfind("CapEff:", 0) != 0) continue;
-    const std::string hex = trim_space_of(line.substr(7));
+    const std::string_view hex = trim_space(std::string_view(line).substr(7));
     unsigned long long caps = 0;
     const auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), caps, 16);
     if (ec != std::errc() || end != hex.data() + hex.size()) return std::nullopt;
@@ -340,7 +338,7 @@ std::optional<PciAddress> parse_pci_address(std::string_view text) {
 }
 
 MemlockFacts parse_memlock(std::string_view text, const std::string& origin) {
-  const std::string value = trim_space_of(std::string(text));
+  const std::string_view value = trim_space(text);
   MemlockFacts m;
   if (value == "unlimited") {
     m.unlimited = true;
@@ -350,7 +348,7 @@ MemlockFacts parse_memlock(std::string_view text, const std::string& origin) {
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), kib);
   if (ec != std::errc() || end != value.data() + value.size() || kib < 0) {
     throw InputError(
-        "'" + value + "' is not what `ulimit -l` prints: 'unlimited' or a count of KiB",
+        fmt::format("'{}' is not what `ulimit -l` prints: 'unlimited' or a count of KiB", value),
         InputLocation::in_file(origin));
   }
   m.limit = Bytes(static_cast<double>(kib) * 1024.0);

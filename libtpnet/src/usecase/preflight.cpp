@@ -60,12 +60,6 @@ int roce_mtu_for_interface(int interface_mtu) {
   return 0;
 }
 
-namespace {
-
-std::string trimmed(std::string_view text) { return std::string(trim_space(text)); }
-
-}  // namespace
-
 bool nccl_ib_hca_selects(std::string_view value, std::string_view device, int port) {
   return nccl_list_selects(parse_nccl_list(value), device, port);
 }
@@ -389,7 +383,7 @@ PreflightCheck check_gid_index(const NodeFacts& facts,
   }
   if (env) {
     int asked = -1;
-    const std::string value = trimmed(*env);
+    const std::string_view value = trim_space(*env);
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), asked);
     if (ec != std::errc() || end != value.data() + value.size()) {
       faults.push_back("NCCL_IB_GID_INDEX='" + *env + "' is not an index");
@@ -795,9 +789,9 @@ PreflightCheck cluster_gid_index(const ClusterPreflightReport& r,
       all_set = false;
       continue;
     }
-    if (indices.values[i] && trimmed(*env) != *indices.values[i]) {
+    if (indices.values[i] && trim_space(*env) != *indices.values[i]) {
       wrong.push_back(fmt::format("{} sets NCCL_IB_GID_INDEX={} but its GID is at {}",
-                                  rank_label(r, i), trimmed(*env), *indices.values[i]));
+                                  rank_label(r, i), trim_space(*env), *indices.values[i]));
     }
   }
   const std::string listed = "RoCE v2 GID index differs between nodes: " + indices.listed(r);
