@@ -427,21 +427,6 @@ TEST_CASE("analyze_capacity refuses what cannot be analysed, naming the request 
              ContainsSubstring(":99: config 'TP2' has concurrency 8 twice (also at "));
 }
 
-TEST_CASE("Little's law on the rate axis: users = rate x (latency + think)", "[golden][capacity]") {
-  // 2 requests/s, each 10 s long, users thinking 45 s between requests:
-  // 2 x (10 + 45) = 110 users; the same as C = 2 x 10 = 20 in flight, 20 x (1 + 45/10).
-  CHECK(*users_at_rate(2.0, Seconds(10.0), Seconds(45.0)) == 110.0);
-  CHECK(*users_by_littles_law(20.0, Seconds(10.0), Seconds(45.0)) == 110.0);
-  CHECK(*users_at_rate(0.0, std::nullopt, Seconds(45.0)) == 0.0);
-  CHECK_FALSE(users_at_rate(2.0, std::nullopt, Seconds(45.0)));
-  // A sustained run of 600 requests at 10 requests/s ends a tail after 60 s.
-  CHECK(sustained_rate(10.0, 600, Seconds(15.0)) == 600.0 / 75.0);
-  // Three standard deviations of the sum of 100 exponential gaps: 30%; of
-  // 10,000: 3%, floored at 10%.
-  CHECK_THAT(sustained_margin(100, 1.0), WithinRel(0.3, 1e-12));
-  CHECK(sustained_margin(10000, 1.0) == 0.10);
-}
-
 TEST_CASE("a rate sweep's C_max is the highest sustained rate meeting both SLOs",
           "[golden][capacity]") {
   Sweep s{"TP8", 8, LoadAxis::request_rate, {}, {}};

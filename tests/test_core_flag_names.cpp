@@ -131,7 +131,7 @@ const std::vector<OtherToolsFlag> kOtherToolsFlags = {
     // benchmark with when a file lacks a load level, a config or a latency.
     {"src/io/vllm_bench_json.cpp", "--max-concurrency"},
     // An SLO on p90: vLLM writes that percentile only when asked.
-    {"src/usecase/capacity.cpp", "--metric-percentiles"},
+    {"src/measured/sweep.cpp", "--metric-percentiles"},
     {"src/io/vllm_bench_json.cpp", "--request-rate"},
     {"src/io/vllm_bench_json.cpp", "--metadata"},
     {"src/io/vllm_bench_json.cpp", "--percentile-metrics"},

@@ -362,6 +362,13 @@ TEST_CASE("NCCL setups NCCL would not run are refused", "[nccl][bad-input]") {
   CHECK_THROWS_AS(choose_nccl_allreduce(Bytes(-1), sparks(8)), InputError);
   CHECK_THROWS_AS(parse_nccl_protocol("LL256", where), InputError);
   CHECK_THROWS_AS(parse_nccl_protocols("^LL,LL128,Simple", where), InputError);
-  CHECK_THROWS_AS(parse_nccl_protocols("LL,,Simple", where), InputError);
+  CHECK_THROWS_WITH(parse_nccl_protocols("LL,,Simple", where),
+                    ContainsSubstring("an empty name in 'LL,,Simple'; use auto, LL, LL128"));
+  CHECK_THROWS_WITH(parse_nccl_algorithms("^", where), ContainsSubstring("an empty name in ''"));
   CHECK_THROWS_AS(parse_nccl_algorithms("collnet", where), InputError);
+  // NCCL's list syntax takes `=` and ports, which name no algorithm.
+  CHECK_THROWS_WITH(parse_nccl_algorithms("=ring", where),
+                    ContainsSubstring("'=ring' is not an NCCL all-reduce algorithm"));
+  CHECK_THROWS_WITH(parse_nccl_algorithms("tree,ring:1", where),
+                    ContainsSubstring("'ring:1' is not an NCCL all-reduce algorithm"));
 }

@@ -33,6 +33,7 @@
 #include "tpnet/measured/counters.hpp"
 #include "tpnet/measured/gemm_timing.hpp"
 #include "tpnet/measured/point_estimate.hpp"
+#include "tpnet/measured/sweep.hpp"
 #include "tpnet/measured/traffic_windows.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/kv_cache.hpp"

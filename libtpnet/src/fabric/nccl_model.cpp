@@ -1,5 +1,6 @@
 #include "tpnet/fabric/nccl_model.hpp"
 #include "tpnet/base/text.hpp"
+#include "tpnet/fabric/nccl_list.hpp"
 #include "tpnet/traffic/collective.hpp"
 
 #include <algorithm>
@@ -102,35 +103,33 @@ bool same_ignoring_case(std::string_view a, std::string_view b) {
          });
 }
 
-/// NCCL_ALGO / NCCL_PROTO syntax: a comma list of names, or `^` and the names
-/// to leave out. `auto` means every name.
+/// NCCL_ALGO / NCCL_PROTO: NCCL's list syntax (fabric/nccl_list.hpp) naming
+/// algorithms or protocols, or `^` and the names to leave out. `auto` means
+/// every name. Names take no `=` or `:port`: those reach `one` as written.
 template <typename T, std::size_t N>
 std::vector<T> parse_list(std::string_view text, const T (&all)[N], const InputLocation& where,
                           std::string_view allowed,
                           T (*one)(std::string_view, const InputLocation&)) {
   text = trim_space(text);
   if (same_ignoring_case(text, "auto")) return {std::begin(all), std::end(all)};
-  const bool exclude = !text.empty() && text.front() == '^';
-  if (exclude) text.remove_prefix(1);
+  const NcclList list = parse_nccl_list(text);
+  if (list.has_empty_entry) {
+    const std::string_view names = list.exclude ? text.substr(1) : text;
+    throw InputError(fmt::format("an empty name in '{}'; use {}", names, allowed), where);
+  }
   std::vector<T> named;
-  while (true) {
-    const auto comma = text.find(',');
-    const std::string_view item = trim_space(text.substr(0, comma));
-    if (item.empty()) {
-      throw InputError("an empty name in '" + std::string(text) + "'; use " + std::string(allowed),
-                       where);
-    }
-    named.push_back(one(item, where));
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
+  named.reserve(list.entries.size());
+  for (std::size_t i = 0; i < list.entries.size(); ++i) {
+    const std::string& entry = list.entries[i].text;
+    named.push_back(one(i == 0 && list.exact ? fmt::format("={}", entry) : entry, where));
   }
   std::vector<T> out;
   for (T value : all) {
     const bool listed = std::find(named.begin(), named.end(), value) != named.end();
-    if (listed != exclude) out.push_back(value);
+    if (listed != list.exclude) out.push_back(value);
   }
   if (out.empty()) {
-    throw InputError("'^' leaves nothing to choose from; use " + std::string(allowed), where);
+    throw InputError(fmt::format("'^' leaves nothing to choose from; use {}", allowed), where);
   }
   return out;
 }

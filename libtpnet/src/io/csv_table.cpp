@@ -10,8 +10,6 @@
 namespace tpnet::csv {
 namespace {
 
-std::string trim_cell(std::string_view s) { return std::string(trim_space(s)); }
-
 /// Splits one line into `cells` (reused between lines), at most `most` of
 /// them: InputError at `where` past that, before the cells take memory.
 void split_line(std::string_view line, std::size_t most, std::vector<std::string>& cells,
@@ -23,7 +21,7 @@ void split_line(std::string_view line, std::size_t most, std::vector<std::string
     if (cells.size() == most) {
       throw InputError(fmt::format("has more than {} cells; {}", most, what), where);
     }
-    cells.push_back(trim_cell(cell));
+    cells.emplace_back(trim_space(cell));
     cell.clear();
   };
   for (std::size_t i = 0; i < line.size(); ++i) {
@@ -78,8 +76,8 @@ void Table::stream(std::string_view text, const std::string& origin,
     const std::string_view raw =
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     ++line_number;
-    const std::string line = trim_cell(raw);
-    if (line.find('\r') != std::string::npos) {
+    const std::string_view line = trim_space(raw);
+    if (line.find('\r') != std::string_view::npos) {
       throw InputError(
           "has a carriage return inside a line: the file has CR-only (classic Mac) "
           "line endings; save it with LF or CRLF line endings",

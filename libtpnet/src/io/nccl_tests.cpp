@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "tpnet/base/quantity.hpp"
+#include "tpnet/base/text.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "yaml_fields.hpp"
 
@@ -534,11 +535,7 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
         }
         // "... device  0 [0000:8f:00] NVIDIA B200": the GPU's name follows the bus id.
         if (const auto bus = body.find("] "); sweep.gpu.empty() && bus != std::string_view::npos) {
-          std::string_view name = body.substr(bus + 2);
-          while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
-            name.remove_suffix(1);
-          }
-          sweep.gpu = std::string(name);
+          sweep.gpu = std::string(trim_space(body.substr(bus + 2)));
         }
       } else if (words.size() >= 2 && words[0] == "tpnet-calibrate" && words[1] == "allreduce") {
         read_provenance(words, sweep);
@@ -565,11 +562,7 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
       // a launcher's or NCCL's statement of the rank count; nothing else on the line
     } else if (const auto using_network = line.find("NCCL INFO Using network ");
                using_network != std::string_view::npos && sweep.network.empty()) {
-      std::string_view name = line.substr(using_network + 24);
-      while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
-        name.remove_suffix(1);
-      }
-      sweep.network = std::string(name);
+      sweep.network = std::string(trim_space(line.substr(using_network + 24)));
     } else if (const auto banner = line.find("NCCL version ");
                banner != std::string_view::npos && sweep.nccl_version.empty()) {
       // NCCL's own banner ("NCCL version 2.26.6+cuda12.8", also inside

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -18,8 +19,6 @@ namespace tpnet {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string trim_space_of(std::string_view text) { return std::string(trim_space(text)); }
 
 /// The largest attribute or saved file read (an `ibv_devinfo -v` listing is
 /// tens of kilobytes): a link to /dev/zero or a huge file is refused, not read.
@@ -72,7 +71,7 @@ std::optional<std::string> read_value(const fs::path& path) {
                      InputLocation::in_file(path.string()));
   }
   try {
-    return trim_space_of(read_text_file(real.string(), kMaxTreeFileBytes));
+    return std::string(trim_space(read_text_file(real.string(), kMaxTreeFileBytes)));
   } catch (const InputError&) {
     if (saved) throw;
     return std::nullopt;
@@ -105,9 +104,9 @@ std::optional<int> read_int_value(const fs::path& path, int low, int high,
   return std::nullopt;
 }
 
-/// Whether `text` opens with a plain decimal ("32.0", "200") followed by
-/// `unit`: no sign, no exponent, no `nan` or `inf`, which from_chars takes.
-bool plain_decimal_then(std::string_view text, std::string_view unit) {
+/// The plain decimal ("32.0", "200") `text` opens with when `unit` follows
+/// it: no sign, no exponent, no `nan` or `inf`, which from_chars takes.
+std::optional<double> plain_decimal_before(std::string_view text, std::string_view unit) {
   size_t at = 0;
   size_t digits = 0;
   while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0) {
@@ -118,31 +117,45 @@ bool plain_decimal_then(std::string_view text, std::string_view unit) {
     ++at;
     while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0) ++at;
   }
-  if (digits == 0 || digits > 4) return false;
-  return text.substr(at).rfind(unit, 0) == 0;
+  if (digits == 0 || digits > 4 || text.substr(at).rfind(unit, 0) != 0) return std::nullopt;
+  double value = 0.0;
+  std::from_chars(text.data(), text.data() + at, value);
+  return value;
 }
 
 /// A PCIe link speed as sysfs writes it: "32.0 GT/s PCIe", "2.5 GT/s", or
 /// "Unknown" for a link that has not trained.
-std::string read_pcie_speed(const fs::path& path) {
+struct PcieSpeed {
+  bool read = false;           ///< the attribute held a speed or "Unknown"
+  std::optional<double> gt_s;  ///< nullopt for "Unknown" or zero
+};
+
+PcieSpeed read_pcie_speed(const fs::path& path) {
   const auto text = read_value(path);
   if (!text) return {};
-  if (plain_decimal_then(*text, " GT/s") || text->rfind("Unknown", 0) == 0) return *text;
+  if (const auto gt_s = plain_decimal_before(*text, " GT/s")) {
+    return {true, *gt_s > 0.0 ? gt_s : std::nullopt};
+  }
+  if (text->rfind("Unknown", 0) == 0) return {true, std::nullopt};
   if (saved_tree()) {
     refuse_value(path, *text, "a PCIe link speed as sysfs writes it (\"32.0 GT/s PCIe\")");
   }
   return {};
 }
 
-/// An RDMA port's rate as sysfs writes it: "200 Gb/sec (2X NDR)".
-std::string read_port_rate(const fs::path& path) {
+/// An RDMA port's rate as sysfs writes it: "200 Gb/sec (2X NDR)"; a rate of
+/// zero (a port that is down) is none.
+std::optional<BitRate> read_port_rate(const fs::path& path) {
   const auto text = read_value(path);
-  if (!text) return {};
-  if (plain_decimal_then(*text, " Gb/sec")) return *text;
+  if (!text) return std::nullopt;
+  if (const auto gbps = plain_decimal_before(*text, " Gb/sec")) {
+    if (*gbps > 0.0) return BitRate::gigabits_per_second(*gbps);
+    return std::nullopt;
+  }
   if (saved_tree()) {
     refuse_value(path, *text, "a port rate as sysfs writes it (\"200 Gb/sec (2X NDR)\")");
   }
-  return {};
+  return std::nullopt;
 }
 
 std::vector<std::string> entries(const fs::path& dir) {
@@ -188,15 +201,24 @@ std::vector<GidEntry> read_gids(const fs::path& port) {
   return gids;
 }
 
-std::string pci_address_of(const fs::path& device) {
-  if (const auto uevent = read_value(device / "device" / "uevent")) {
+/// PCI_SLOT_NAME in the device's uevent; a saved tree's name that is no PCI
+/// address is refused, since it becomes a path under sys/bus/pci/devices.
+std::optional<PciAddress> pci_address_of(const fs::path& device) {
+  const fs::path uevent_path = device / "device" / "uevent";
+  if (const auto uevent = read_value(uevent_path)) {
     std::istringstream lines(*uevent);
     std::string line;
     while (std::getline(lines, line)) {
-      if (line.rfind("PCI_SLOT_NAME=", 0) == 0) return trim_space_of(line.substr(14));
+      if (line.rfind("PCI_SLOT_NAME=", 0) != 0) continue;
+      const std::string_view name = trim_space(std::string_view(line).substr(14));
+      if (const auto address = parse_pci_address(name)) return address;
+      if (saved_tree()) {
+        refuse_value(uevent_path, std::string(name), "a PCI address (\"0000:01:00.1\")");
+      }
+      return std::nullopt;
     }
   }
-  return {};
+  return std::nullopt;
 }
 
 /// `ibv_devinfo -v` output: each port's active_mtu ("active_mtu: 4096 (5)").
@@ -206,18 +228,18 @@ void apply_ibv_devinfo(const std::string& text, const std::string& origin, NodeF
   RdmaDeviceFacts* device = nullptr;
   int port = 0;
   while (std::getline(lines, line)) {
-    const std::string t = trim_space_of(line);
+    const std::string_view t = trim_space(line);
     if (t.rfind("hca_id:", 0) == 0) {
-      const std::string name = trim_space_of(t.substr(7));
+      const std::string_view name = trim_space(t.substr(7));
       device = nullptr;
       for (auto& d : facts.devices) {
         if (d.name == name) device = &d;
       }
       port = 0;
     } else if (t.rfind("port:", 0) == 0) {
-      port = to_int(trim_space_of(t.substr(5))).value_or(0);
+      port = to_int(trim_space(t.substr(5))).value_or(0);
     } else if (t.rfind("active_mtu:", 0) == 0 && device != nullptr) {
-      std::string value = trim_space_of(t.substr(11));
+      std::string_view value = trim_space(t.substr(11));
       value = value.substr(0, value.find(' '));
       const auto mtu = to_int(value);
       const bool ib_mtu =
@@ -243,7 +265,7 @@ std::optional<bool> ipc_lock_of(const fs::path& status) {
   std::string line;
   while (std::getline(lines, line)) {
     if (line.rfind("CapEff:", 0) != 0) continue;
-    const std::string hex = trim_space_of(line.substr(7));
+    const std::string_view hex = trim_space(std::string_view(line).substr(7));
     unsigned long long caps = 0;
     const auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), caps, 16);
     if (ec != std::errc() || end != hex.data() + hex.size()) return std::nullopt;
@@ -294,8 +316,29 @@ std::vector<NcclLibraryFacts> find_nccl(const fs::path& root) {
 
 }  // namespace
 
+std::optional<PciAddress> parse_pci_address(std::string_view text) {
+  // domain:bus:device.function, hex; from_chars would take a sign or "0x"
+  // nowhere, but an empty or over-long field must be refused here.
+  const auto hex_field = [&text](size_t digits_min, size_t digits_max, char end, unsigned& value) {
+    size_t at = 0;
+    while (at < text.size() && std::isxdigit(static_cast<unsigned char>(text[at])) != 0) ++at;
+    if (at < digits_min || at > digits_max) return false;
+    if (end != '\0' && (at >= text.size() || text[at] != end)) return false;
+    std::from_chars(text.data(), text.data() + at, value, 16);
+    text.remove_prefix(end == '\0' ? at : at + 1);
+    return true;
+  };
+  PciAddress a;
+  if (!hex_field(4, 8, ':', a.domain) || !hex_field(2, 2, ':', a.bus) ||
+      !hex_field(2, 2, '.', a.device) || !hex_field(1, 1, '\0', a.function) || !text.empty()) {
+    return std::nullopt;
+  }
+  if (a.device > 31 || a.function > 7) return std::nullopt;
+  return a;
+}
+
 MemlockFacts parse_memlock(std::string_view text, const std::string& origin) {
-  const std::string value = trim_space_of(std::string(text));
+  const std::string_view value = trim_space(text);
   MemlockFacts m;
   if (value == "unlimited") {
     m.unlimited = true;
@@ -305,7 +348,7 @@ MemlockFacts parse_memlock(std::string_view text, const std::string& origin) {
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), kib);
   if (ec != std::errc() || end != value.data() + value.size() || kib < 0) {
     throw InputError(
-        "'" + value + "' is not what `ulimit -l` prints: 'unlimited' or a count of KiB",
+        fmt::format("'{}' is not what `ulimit -l` prints: 'unlimited' or a count of KiB", value),
         InputLocation::in_file(origin));
   }
   m.limit = Bytes(static_cast<double>(kib) * 1024.0);
@@ -335,7 +378,7 @@ NodeFacts read_node_facts(const NodeFactsSource& source) {
     d.hca_type = read_value(ib / name / "hca_type").value_or("");
     d.firmware = read_value(ib / name / "fw_ver").value_or("");
     d.pci_address = pci_address_of(ib / name);
-    if (d.pci_address.empty()) facts.unread.push_back(name + ": no PCI address (device/uevent)");
+    if (!d.pci_address) facts.unread.push_back(name + ": no PCI address (device/uevent)");
     d.netdevs = entries(ib / name / "device" / "net");
     for (const auto& port_name : entries(ib / name / "ports")) {
       const auto number = to_int(port_name);
@@ -362,18 +405,20 @@ NodeFacts read_node_facts(const NodeFactsSource& source) {
     facts.interfaces.push_back(i);
   }
   for (const auto& d : facts.devices) {
-    if (d.pci_address.empty()) continue;
-    const fs::path dir = root / "sys" / "bus" / "pci" / "devices" / d.pci_address;
+    if (!d.pci_address) continue;
+    const std::string address = to_string(*d.pci_address);
+    const fs::path dir = root / "sys" / "bus" / "pci" / "devices" / address;
     PciLinkFacts link;
-    link.address = d.pci_address;
-    link.current_speed = read_pcie_speed(dir / "current_link_speed");
-    link.max_speed = read_pcie_speed(dir / "max_link_speed");
+    link.address = *d.pci_address;
+    const PcieSpeed current = read_pcie_speed(dir / "current_link_speed");
+    link.current_gt_s = current.gt_s;
+    link.max_gt_s = read_pcie_speed(dir / "max_link_speed").gt_s;
     // A link that has not trained reads 0 lanes.
     constexpr std::string_view kLanes = "a PCIe link width (0 to 32 lanes)";
     link.current_width = read_int_value(dir / "current_link_width", 0, 32, kLanes);
     link.max_width = read_int_value(dir / "max_link_width", 0, 32, kLanes);
-    if (link.current_speed.empty() && !link.current_width) {
-      facts.unread.push_back(d.pci_address + ": no PCIe link attributes");
+    if (!current.read && !link.current_width) {
+      facts.unread.push_back(fmt::format("{}: no PCIe link attributes", address));
       continue;
     }
     const bool seen = std::any_of(facts.pci_links.begin(), facts.pci_links.end(),
@@ -452,6 +497,10 @@ std::string line_of(std::initializer_list<std::string_view> fields) {
 }
 
 std::string optional_int(const std::optional<int>& v) { return v ? std::to_string(*v) : "-"; }
+/// The shortest text that reads back as the same double; "-" for none.
+std::string optional_number(const std::optional<double>& v) {
+  return v ? fmt::format("{}", *v) : "-";
+}
 
 }  // namespace
 
@@ -460,9 +509,12 @@ std::string node_facts_text(const NodeFacts& facts) {
   for (const auto& d : facts.devices) {
     std::string netdevs;
     for (const auto& n : d.netdevs) netdevs += (netdevs.empty() ? "" : ",") + n;
-    out += line_of({"device", d.name, d.pci_address, d.hca_type, d.firmware, netdevs});
+    const std::string address = d.pci_address ? to_string(*d.pci_address) : "";
+    out += line_of({"device", d.name, address, d.hca_type, d.firmware, netdevs});
     for (const auto& p : d.ports) {
-      out += line_of({"port", std::to_string(p.number), p.state, p.phys_state, p.rate,
+      const std::optional<double> bps =
+          p.rate ? std::optional<double>(p.rate->bits_per_second()) : std::nullopt;
+      out += line_of({"port", std::to_string(p.number), p.state, p.phys_state, optional_number(bps),
                       optional_int(p.active_mtu)});
       for (const auto& g : p.gids) {
         out += line_of({"gid", std::to_string(g.index), g.gid, g.type, g.netdev});
@@ -473,7 +525,8 @@ std::string node_facts_text(const NodeFacts& facts) {
     out += line_of({"interface", i.name, optional_int(i.mtu), i.operstate});
   }
   for (const auto& l : facts.pci_links) {
-    out += line_of({"pci", l.address, l.current_speed, l.max_speed, optional_int(l.current_width),
+    out += line_of({"pci", to_string(l.address), optional_number(l.current_gt_s),
+                    optional_number(l.max_gt_s), optional_int(l.current_width),
                     optional_int(l.max_width)});
   }
   if (facts.nccl_environment) {
@@ -522,13 +575,29 @@ NodeFacts parse_node_facts_text(std::string_view text, const std::string& origin
       if (!i) fail("'" + v + "' is not a whole number");
       return i;
     };
+    const auto positive_field = [&](const std::string& v) -> std::optional<double> {
+      if (v == "-") return std::nullopt;
+      double value = 0.0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
+      if (ec != std::errc() || end != v.data() + v.size() || !(value > 0.0) ||
+          !std::isfinite(value)) {
+        fail(fmt::format("'{}' is not a positive number", v));
+      }
+      return value;
+    };
+    const auto address_field = [&](const std::string& v) {
+      const auto address = parse_pci_address(v);
+      if (!address) fail(fmt::format("'{}' is not a PCI address", v));
+      return *address;
+    };
     const std::string& kind = f.front();
     if (kind == "host") {
       want(2);
       facts.host = f[1];
     } else if (kind == "device") {
       want(6);
-      RdmaDeviceFacts d{f[1], f[2], f[3], f[4], {}, {}};
+      RdmaDeviceFacts d{f[1], std::nullopt, f[3], f[4], {}, {}};
+      if (!f[2].empty()) d.pci_address = address_field(f[2]);
       std::string n;
       for (const char c : f[5] + ",") {
         if (c == ',') {
@@ -546,7 +615,7 @@ NodeFacts parse_node_facts_text(std::string_view text, const std::string& origin
       p.number = int_field(f[1]).value_or(1);
       p.state = f[2];
       p.phys_state = f[3];
-      p.rate = f[4];
+      if (const auto bps = positive_field(f[4])) p.rate = BitRate(*bps);
       p.active_mtu = int_field(f[5]);
       facts.devices.back().ports.push_back(p);
     } else if (kind == "gid") {
@@ -560,7 +629,8 @@ NodeFacts parse_node_facts_text(std::string_view text, const std::string& origin
       facts.interfaces.push_back({f[1], int_field(f[2]), f[3]});
     } else if (kind == "pci") {
       want(6);
-      facts.pci_links.push_back({f[1], f[2], f[3], int_field(f[4]), int_field(f[5])});
+      facts.pci_links.push_back({address_field(f[1]), positive_field(f[2]), positive_field(f[3]),
+                                 int_field(f[4]), int_field(f[5])});
     } else if (kind == "environment") {
       want(1);
       facts.nccl_environment.emplace();

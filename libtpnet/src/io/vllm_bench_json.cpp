@@ -14,6 +14,7 @@
 
 #include "../base/ascii_case.hpp"
 #include "json_value.hpp"
+#include "tpnet/base/text.hpp"
 #include "tpnet/io/sweep_io.hpp"
 #include "tpnet/io/text_file.hpp"
 #include "yaml_fields.hpp"
@@ -529,12 +530,7 @@ std::vector<TextLine> non_blank_lines(std::string_view text) {
     ++number;
     std::string_view line =
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) {
-      line.remove_prefix(1);
-    }
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) {
-      line.remove_suffix(1);
-    }
+    line = trim_space(line);
     if (!line.empty()) lines.push_back(TextLine{number, line});
     if (end == std::string_view::npos) break;
     start = end + 1;

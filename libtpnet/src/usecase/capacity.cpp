@@ -10,46 +10,14 @@
 namespace tpnet {
 namespace {
 
-/// Relative slack for "equal passes": 1000 ms typed as a flag and 1000 read
-/// from a CSV may differ in the last bit.
-constexpr double kEqualSlack = 1e-9;
 /// A later level whose TTFT falls (or TPS rises) by more than this is doubtful.
 constexpr double kMonotoneSlack = 0.10;
 /// TPS and 1/ITL further apart than this suggest a wrong column (aggregate TPS?).
 constexpr double kItlMismatch = 0.25;
-/// A rate run completing this much less than a sustained run would is behind.
-constexpr double kSustainedFloor = 0.10;
-
-std::string where_text(const InputLocation& at) {
-  std::string out = at.file;
-  if (at.line > 0) out += ":" + std::to_string(at.line);
-  if (!at.key.empty()) out += (out.empty() ? "" : " ") + at.key;
-  return out.empty() ? "input" : out;
-}
 
 std::string ms(Seconds s) { return fmt::format("{:g} ms", s.value() * 1e3); }
 std::string tokens(TokenRate r) { return fmt::format("{:g}", r.tokens_per_second()); }
 
-bool meets_ttft(Seconds ttft, const SloSpec& slo) {
-  return ttft.value() <= slo.ttft.value() * (1.0 + kEqualSlack);
-}
-bool meets_tps(TokenRate tps, const SloSpec& slo) {
-  return tps.tokens_per_second() >= slo.tps.tokens_per_second() * (1.0 - kEqualSlack);
-}
-bool near(double value, double threshold, double edge) {
-  return std::fabs(value - threshold) <= edge * threshold * (1.0 + kEqualSlack);
-}
-bool same(double a, double b) { return std::fabs(a - b) <= kEqualSlack * std::fabs(b); }
-
-/// "C=8", "1.5 requests/s", "rate inf" for a run that sent everything at once.
-std::string at_level(const SweepPoint& p, LoadAxis axis) {
-  if (axis == LoadAxis::concurrency) return fmt::format("C={}", p.concurrency);
-  return p.request_rate ? fmt::format("{:g} requests/s", *p.request_rate) : "rate inf";
-}
-std::string at_level(double level, LoadAxis axis) {
-  if (axis == LoadAxis::concurrency) return fmt::format("C={:g}", level);
-  return fmt::format("{:g} requests/s", level);
-}
 /// C_max as a sentence shows it: "8", "0.5 requests/s".
 std::string c_max_text(double level, LoadAxis axis) {
   return axis == LoadAxis::concurrency ? fmt::format("{:g}", level)
@@ -57,137 +25,6 @@ std::string c_max_text(double level, LoadAxis axis) {
 }
 const char* load_word(LoadAxis axis) {
   return axis == LoadAxis::concurrency ? "concurrency" : "the request rate";
-}
-
-std::vector<SweepPoint> sorted_points(const Sweep& sweep) {
-  if (sweep.points.empty()) {
-    throw InputError("config '" + sweep.config + "' has no measured points",
-                     InputLocation::for_key("sweeps"));
-  }
-  const LoadAxis axis = sweep.axis;
-  std::vector<SweepPoint> points = sweep.points;
-  // Unlimited runs (no request rate) sort after every rate.
-  std::stable_sort(points.begin(), points.end(), [axis](const SweepPoint& a, const SweepPoint& b) {
-    if (axis == LoadAxis::request_rate &&
-        a.request_rate.has_value() != b.request_rate.has_value()) {
-      return a.request_rate.has_value();
-    }
-    return load_level(a, axis) < load_level(b, axis);
-  });
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const SweepPoint& p = points[i];
-    if (axis == LoadAxis::concurrency && p.concurrency < 1) {
-      throw InputError(fmt::format("config '{}': concurrency must be at least 1", sweep.config),
-                       p.source);
-    }
-    if (axis == LoadAxis::request_rate && p.request_rate &&
-        !(*p.request_rate > 0.0 && std::isfinite(*p.request_rate))) {
-      throw InputError(fmt::format("config '{}': a request rate must be a positive number of "
-                                   "requests/s",
-                                   sweep.config),
-                       p.source);
-    }
-    if (!(p.ttft.value() > 0.0) || !(p.tps.tokens_per_second() > 0.0)) {
-      throw InputError(fmt::format("config '{}' at {}: TTFT and TPS must be positive", sweep.config,
-                                   at_level(p, axis)),
-                       p.source);
-    }
-    if (i > 0) {
-      const SweepPoint& q = points[i - 1];
-      const bool twice = axis == LoadAxis::concurrency
-                             ? q.concurrency == p.concurrency
-                             : q.request_rate.has_value() == p.request_rate.has_value() &&
-                                   (!p.request_rate || same(*q.request_rate, *p.request_rate));
-      if (twice) {
-        throw InputError(
-            fmt::format("config '{}' has {} twice (also at {})", sweep.config,
-                        axis == LoadAxis::concurrency ? fmt::format("concurrency {}", p.concurrency)
-                                                      : at_level(p, axis),
-                        where_text(q.source)),
-            p.source);
-      }
-    }
-  }
-  return points;
-}
-
-/// Whether a rate-axis run kept up with its rate; leaves `v` alone where the
-/// run lacks what the check needs.
-void judge_sustained(PointVerdict& v) {
-  const SweepPoint& p = v.point;
-  if (!p.request_rate || !p.completed || *p.completed < 1 || !p.latency) return;
-  std::optional<double> achieved = p.achieved_rate;
-  if (!achieved && p.duration && p.duration->value() > 0.0) {
-    achieved = static_cast<double>(*p.completed) / p.duration->value();
-  }
-  if (!achieved) return;
-  v.point.achieved_rate = achieved;  // the verdict shows the rate it judged
-  const Seconds tail = p.p99_latency ? *p.p99_latency : *p.latency * 2.0;
-  v.expected_rate = sustained_rate(*p.request_rate, *p.completed, tail);
-  v.sustained_judged = true;
-  v.tail = tail;
-  // A queue that grows through the run lengthens the tail with it, so the
-  // tail allowance alone would excuse any backlog (gemma-4 at 1 request/s:
-  // 0.527 completed, a 426 s p99 over a 250 s send). A server that keeps up
-  // finishes its slowest requests well within the time the run spent sending.
-  v.tail_outlasts_sending = tail_outlasts_sending(*p.request_rate, *p.completed, tail);
-  v.sustained =
-      !v.tail_outlasts_sending &&
-      *achieved >= *v.expected_rate * (1.0 - sustained_margin(*p.completed, p.burstiness));
-}
-
-/// kSloPercentiles' index of `statistic`.
-std::size_t percentile_index(SloStatistic statistic) {
-  return static_cast<std::size_t>(statistic) - 1;
-}
-
-[[noreturn]] void missing_statistic(const SweepPoint& p, SloStatistic statistic,
-                                    std::string_view what) {
-  InputLocation at = p.source;
-  throw InputError(
-      fmt::format("{}{} has no {} {}: vLLM writes median and p99 (median_ttft_ms, p99_tpot_ms), "
-                  "p90 only with --metric-percentiles 90,99, a CSV as ttft_{}_ms and tps_{}; judge "
-                  "on a statistic every file has (`slo.statistic` mean)",
-                  at.file, at.line > 0 ? fmt::format(":{}", at.line) : std::string(),
-                  to_string(statistic), what, to_string(statistic), to_string(statistic)),
-      InputLocation::for_key("slo.statistic"));
-}
-
-PointVerdict judge(const SweepPoint& p, const SloSpec& slo, double edge, LoadAxis axis) {
-  PointVerdict v;
-  v.point = p;
-  v.ttft = ttft_at(p, slo.statistic);
-  v.tps = tps_at(p, slo.statistic);
-  v.meets_ttft = meets_ttft(v.ttft, slo);
-  v.meets_tps = meets_tps(v.tps, slo);
-  v.ttft_on_edge = near(v.ttft.value(), slo.ttft.value(), edge);
-  v.tps_on_edge = near(v.tps.tokens_per_second(), slo.tps.tokens_per_second(), edge);
-  if (p.itl) v.tps_from_itl = rate_from_interval(*p.itl);
-  if (axis == LoadAxis::request_rate) judge_sustained(v);
-  return v;
-}
-
-/// An unlimited run is judged but sets no level: it sent no rate.
-bool counts(const PointVerdict& v, LoadAxis axis) {
-  return axis == LoadAxis::concurrency || !v.unlimited();
-}
-
-double c_max_of(const std::vector<PointVerdict>& verdicts, const SloSpec& slo, LoadAxis axis) {
-  double c_max = 0.0;
-  for (const auto& v : verdicts) {
-    if (counts(v, axis) && v.sustained && meets_ttft(v.ttft, slo) && meets_tps(v.tps, slo)) {
-      c_max = std::max(c_max, load_level(v.point, axis));
-    }
-  }
-  return c_max;
-}
-
-SloSpec shifted(const SloSpec& slo, double edge, bool loosen) {
-  const double k = loosen ? edge : -edge;
-  SloSpec out = slo;
-  out.ttft = slo.ttft * (1.0 + k);
-  out.tps = slo.tps * (1.0 - k);
-  return out;
 }
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -209,7 +46,8 @@ std::vector<double> gaps_of(const std::vector<SweepPoint>& points,
   // so a level matching within it is next to where it would be inserted.
   const auto measured = [&](double level) {
     const auto at = std::lower_bound(mine.begin(), mine.end(), level);
-    return (at != mine.end() && same(*at, level)) || (at != mine.begin() && same(*(at - 1), level));
+    return (at != mine.end() && equal_within_slack(*at, level)) ||
+           (at != mine.begin() && equal_within_slack(*(at - 1), level));
   };
   std::set<double> gaps;
   for (double level : all_levels) {
@@ -278,20 +116,20 @@ void add_data_warnings(ConfigCapacity& c) {
   const auto& pts = c.points;
   const LoadAxis axis = c.axis;
   for (std::size_t i = 1; i < pts.size(); ++i) {
-    if (!counts(pts[i], axis)) break;
+    if (!sets_load_level(pts[i], axis)) break;
     const SweepPoint& a = pts[i - 1].point;
     const SweepPoint& b = pts[i].point;
     if (b.ttft.value() < a.ttft.value() * (1.0 - kMonotoneSlack)) {
-      c.warnings.push_back(
-          fmt::format("{}: TTFT falls from {} at {} to {} at {} ({:.0f}%) as {} rises; check {}",
-                      c.config, ms(a.ttft), at_level(a, axis), ms(b.ttft), at_level(b, axis),
-                      (b.ttft / a.ttft - 1.0) * 100.0, load_word(axis), where_text(b.source)));
+      c.warnings.push_back(fmt::format(
+          "{}: TTFT falls from {} at {} to {} at {} ({:.0f}%) as {} rises; check {}", c.config,
+          ms(a.ttft), load_level_text(a, axis), ms(b.ttft), load_level_text(b, axis),
+          (b.ttft / a.ttft - 1.0) * 100.0, load_word(axis), source_text(b.source)));
     }
     if (b.tps.tokens_per_second() > a.tps.tokens_per_second() * (1.0 + kMonotoneSlack)) {
-      c.warnings.push_back(
-          fmt::format("{}: TPS rises from {} at {} to {} at {} (+{:.0f}%) as {} rises; check {}",
-                      c.config, tokens(a.tps), at_level(a, axis), tokens(b.tps), at_level(b, axis),
-                      (b.tps / a.tps - 1.0) * 100.0, load_word(axis), where_text(b.source)));
+      c.warnings.push_back(fmt::format(
+          "{}: TPS rises from {} at {} to {} at {} (+{:.0f}%) as {} rises; check {}", c.config,
+          tokens(a.tps), load_level_text(a, axis), tokens(b.tps), load_level_text(b, axis),
+          (b.tps / a.tps - 1.0) * 100.0, load_word(axis), source_text(b.source)));
     }
   }
   for (const auto& v : pts) {
@@ -302,23 +140,23 @@ void add_data_warnings(ConfigCapacity& c) {
         c.warnings.push_back(fmt::format(
             "{} at {}: TPS {} is {:.2f} x 1000/ITL ({}); TPS should be one request's decode "
             "rate (is it an aggregate, or ITL in other units?); see {}",
-            c.config, at_level(p, axis), tokens(p.tps), ratio, tokens(*v.tps_from_itl),
-            where_text(p.source)));
+            c.config, load_level_text(p, axis), tokens(p.tps), ratio, tokens(*v.tps_from_itl),
+            source_text(p.source)));
       }
     }
     if (p.latency && *p.latency < p.ttft) {
       c.warnings.push_back(fmt::format(
           "{} at {}: end-to-end latency {:g} s is below TTFT {}; check the units at {}", c.config,
-          at_level(p, axis), p.latency->value(), ms(p.ttft), where_text(p.source)));
+          load_level_text(p, axis), p.latency->value(), ms(p.ttft), source_text(p.source)));
     }
   }
   for (const auto& v : pts) {
-    if (counts(v, axis) && load_level(v.point, axis) < c.c_max && !v.meets()) {
+    if (sets_load_level(v, axis) && load_level(v.point, axis) < c.c_max && !v.meets()) {
       c.warnings.push_back(fmt::format(
           "{}: {} fails the SLOs but {} meets them; C_max is the largest level that meets "
           "them ({}), so check {} ({})",
-          c.config, at_level(v.point, axis), at_level(c.c_max, axis), c_max_text(c.c_max, axis),
-          at_level(v.point, axis), where_text(v.point.source)));
+          c.config, load_level_text(v.point, axis), load_level_text(c.c_max, axis),
+          c_max_text(c.c_max, axis), load_level_text(v.point, axis), source_text(v.point.source)));
     }
   }
 }
@@ -332,50 +170,14 @@ std::string unlimited_note(const PointVerdict& v) {
       "the run with request_rate inf (every request sent at once) {} the SLOs (TTFT {:.1f} ms, "
       "TPS {:.1f} tokens/s{}); it sent no rate, so it sets neither C_max nor the peak ({})",
       v.meets_ttft && v.meets_tps ? "meets" : "fails", v.ttft.value() * 1e3,
-      v.tps.tokens_per_second(), completed, where_text(p.source));
-}
-
-/// What C_max is and what decides it: the one computation behind a config's
-/// row and every sensitivity cell, so the two always agree.
-struct Decision {
-  double c_max = 0.0;
-  const PointVerdict* at_c_max = nullptr;
-  const PointVerdict* failing = nullptr;  ///< the first counted level above C_max
-  bool on_edge = false;
-  std::optional<Seconds> latency;
-  std::optional<double> users;
-};
-
-Decision decide(const std::vector<PointVerdict>& verdicts, const SloSpec& slo, Seconds think,
-                LoadAxis axis) {
-  Decision d;
-  d.c_max = c_max_of(verdicts, slo, axis);
-  for (const auto& v : verdicts) {
-    if (!counts(v, axis)) continue;
-    const double level = load_level(v.point, axis);
-    if (d.c_max > 0.0 && same(level, d.c_max)) d.at_c_max = &v;
-    if (level > d.c_max && !same(level, d.c_max) && d.failing == nullptr) d.failing = &v;
-  }
-  if (d.at_c_max != nullptr) {
-    d.latency = d.at_c_max->point.latency;
-    d.on_edge = d.at_c_max->ttft_on_edge || d.at_c_max->tps_on_edge;
-  }
-  if (d.failing != nullptr) {
-    d.on_edge = d.on_edge || (!d.failing->meets_ttft && d.failing->ttft_on_edge) ||
-                (!d.failing->meets_tps && d.failing->tps_on_edge);
-  }
-  d.users = axis == LoadAxis::concurrency ? users_by_littles_law(d.c_max, d.latency, think)
-                                          : users_at_rate(d.c_max, d.latency, think);
-  // Users are people: a fraction of one is nobody served.
-  if (d.users) d.users = std::floor(*d.users * (1.0 + kEqualSlack));
-  return d;
+      v.tps.tokens_per_second(), completed, source_text(p.source));
 }
 
 std::vector<PointVerdict> judge_all(const std::vector<SweepPoint>& points, const SloSpec& slo,
                                     double edge, LoadAxis axis) {
   std::vector<PointVerdict> verdicts;
   verdicts.reserve(points.size());
-  for (const auto& p : points) verdicts.push_back(judge(p, slo, edge, axis));
+  for (const auto& p : points) verdicts.push_back(judge_point(p, slo, edge, axis));
   return verdicts;
 }
 
@@ -397,8 +199,8 @@ ConfigCapacity analyze_impl(const SortedSweep& sorted, const SloSpec& slo,
   const std::vector<SweepPoint>& points = sorted.points;
   c.points.reserve(points.size());
   for (const auto& p : points) {
-    c.points.push_back(judge(p, slo, options.edge, axis));
-    if (!counts(c.points.back(), axis)) continue;
+    c.points.push_back(judge_point(p, slo, options.edge, axis));
+    if (!sets_load_level(c.points.back(), axis)) continue;
     const double level = load_level(p, axis);
     c.lowest_level = c.lowest_level == 0.0 ? level : std::min(c.lowest_level, level);
     c.highest_level = std::max(c.highest_level, level);
@@ -410,10 +212,10 @@ ConfigCapacity analyze_impl(const SortedSweep& sorted, const SloSpec& slo,
       c.peak_level = load_level(p, axis);
     }
   }
-  const Decision d = decide(c.points, slo, options.think, axis);
+  const MaxLoadDecision d = decide_max_load(c.points, slo, options.think, axis);
   c.c_max = d.c_max;
-  c.c_max_tight = c_max_of(c.points, shifted(slo, options.edge, false), axis);
-  c.c_max_loose = c_max_of(c.points, shifted(slo, options.edge, true), axis);
+  c.c_max_tight = max_load(c.points, shifted_slo(slo, options.edge, false), axis);
+  c.c_max_loose = max_load(c.points, shifted_slo(slo, options.edge, true), axis);
   const PointVerdict* at_c_max = d.at_c_max;
   const PointVerdict* failing = d.failing;
   c.latency_at_c_max = d.latency;
@@ -431,15 +233,15 @@ ConfigCapacity analyze_impl(const SortedSweep& sorted, const SloSpec& slo,
     const std::string why = failure_text(*failing, slo, options.edge);
     if (c.c_max == 0.0) {
       c.notes.push_back(fmt::format("C_max 0: even the lowest measured level, {}, fails: {}",
-                                    at_level(c.fails_at, axis), why));
+                                    load_level_text(c.fails_at, axis), why));
     } else {
       c.notes.push_back(fmt::format("C_max {}: {} fails {}", c_max_text(c.c_max, axis),
-                                    at_level(c.fails_at, axis), why));
+                                    load_level_text(c.fails_at, axis), why));
     }
   } else if (c.c_max > 0.0) {
     c.notes.push_back(fmt::format(
         "every measured level meets both SLOs, up to {}: capacity may be higher than measured",
-        at_level(c.c_max, axis)));
+        load_level_text(c.c_max, axis)));
   } else {
     c.notes.emplace_back(
         "no run sent a fixed request rate: C_max is 0 (rerun vllm bench serve with "
@@ -470,10 +272,10 @@ ConfigCapacity analyze_impl(const SortedSweep& sorted, const SloSpec& slo,
           fmt::format("TPS {} against {} tokens/s", tokens(at_c_max->tps), tokens(slo.tps)));
     }
     c.notes.push_back(fmt::format("{} meets the SLOs within {:g}% of a threshold ({}): on the edge",
-                                  at_level(c.c_max, axis), edge_pct,
+                                  load_level_text(c.c_max, axis), edge_pct,
                                   parts.size() == 2 ? parts[0] + ", " + parts[1] : parts[0]));
   }
-  if (!same(c.c_max_tight, c.c_max_loose)) {
+  if (!equal_within_slack(c.c_max_tight, c.c_max_loose)) {
     c.notes.push_back(fmt::format(
         "capacity swings: C_max is {} with both thresholds {:g}% tighter and {} with them {:g}% "
         "looser",
@@ -487,7 +289,7 @@ ConfigCapacity analyze_impl(const SortedSweep& sorted, const SloSpec& slo,
   if (c.c_max > 0.0 && !c.latency_at_c_max) {
     c.notes.push_back(
         fmt::format("latency not reported at {}: users by Little's law cannot be computed",
-                    at_level(c.c_max, axis)));
+                    load_level_text(c.c_max, axis)));
   }
   c.gaps = gaps_of(points, all_levels, axis);
   if (!c.gaps.empty()) {
@@ -496,7 +298,8 @@ ConfigCapacity analyze_impl(const SortedSweep& sorted, const SloSpec& slo,
                                         [&](double g) { return g > c.c_max && g < c.fails_at; })) {
       const double lowest = axis == LoadAxis::concurrency ? 1.0 : load_level(points.front(), axis);
       note += fmt::format("; the limit lies between the measured {} and {}",
-                          at_level(std::max(c.c_max, lowest), axis), at_level(c.fails_at, axis));
+                          load_level_text(std::max(c.c_max, lowest), axis),
+                          load_level_text(c.fails_at, axis));
     }
     c.notes.push_back(note);
   }
@@ -529,7 +332,7 @@ void require_positive(double value, const char* flag, const char* what) {
 template <typename T, typename Value>
 std::vector<T> with_chosen(std::vector<T> values, T chosen, Value value) {
   const bool present = std::any_of(values.begin(), values.end(), [&](const T& v) {
-    return std::fabs(value(v) - value(chosen)) <= kEqualSlack * value(chosen);
+    return std::fabs(value(v) - value(chosen)) <= kSloEqualSlack * value(chosen);
   });
   if (!present) values.push_back(chosen);
   std::sort(values.begin(), values.end(),
@@ -549,7 +352,7 @@ SensitivityRow sensitivity_row(const std::vector<SortedSweep>& sweeps, const Slo
   for (const auto& s : sweeps) {
     const std::vector<PointVerdict> verdicts =
         judge_all(s.points, slo, options.edge, s.sweep->axis);
-    const Decision d = decide(verdicts, slo, options.think, s.sweep->axis);
+    const MaxLoadDecision d = decide_max_load(verdicts, slo, options.think, s.sweep->axis);
     row.cells.push_back(SensitivityCell{s.sweep->config, d.c_max, d.users, d.on_edge});
   }
   return row;
@@ -577,7 +380,8 @@ FleetReport plan_fleet(const std::vector<ConfigCapacity>& configs, int nodes) {
     }
     o.peak_throughput = c.peak_throughput * static_cast<double>(o.replicas);
     for (const auto& v : c.points) {
-      if (!counts(v, c.axis) || c.c_max == 0.0 || !same(load_level(v.point, c.axis), c.c_max)) {
+      if (!sets_load_level(v, c.axis) || c.c_max == 0.0 ||
+          !equal_within_slack(load_level(v.point, c.axis), c.c_max)) {
         continue;
       }
       o.slo_throughput = c.axis == LoadAxis::concurrency
@@ -631,10 +435,11 @@ void for_shared_levels(const ConfigCapacity& a, const ConfigCapacity& b, Visit v
   while (i < a.points.size() && j < b.points.size()) {
     const PointVerdict& va = a.points[i];
     const PointVerdict& vb = b.points[j];
-    if (!counts(va, a.axis) || !counts(vb, b.axis)) return;  // unlimited runs sort last
+    if (!sets_load_level(va, a.axis) || !sets_load_level(vb, b.axis))
+      return;  // unlimited runs sort last
     const double la = load_level(va.point, a.axis);
     const double lb = load_level(vb.point, b.axis);
-    if (same(la, lb)) {
+    if (equal_within_slack(la, lb)) {
       if (!visit(va, vb)) return;
       ++i;
       ++j;
@@ -683,7 +488,7 @@ void ttft_findings(const std::vector<ConfigCapacity>& configs, std::vector<std::
           notes.push_back(
               fmt::format("{}'s {} TTFT ({}) is worse than {}'s ({}): prefill of few requests is "
                           "compute-bound and a larger TP adds all-reduce steps",
-                          b.config, at_level(va.point, a.axis), ms(vb.point.ttft), a.config,
+                          b.config, load_level_text(va.point, a.axis), ms(vb.point.ttft), a.config,
                           ms(va.point.ttft)));
         }
         return false;  // the lowest shared level only
@@ -708,77 +513,6 @@ std::string_view to_string(Binding binding) {
       return "rate not sustained";
   }
   return "none measured";
-}
-
-std::string_view to_string(LoadAxis axis) {
-  return axis == LoadAxis::concurrency ? "concurrency" : "request_rate";
-}
-
-std::string_view to_string(SloStatistic statistic) {
-  switch (statistic) {
-    case SloStatistic::mean:
-      return "mean";
-    case SloStatistic::median:
-      return "median";
-    case SloStatistic::p90:
-      return "p90";
-    case SloStatistic::p99:
-      return "p99";
-  }
-  return "mean";
-}
-
-Seconds ttft_at(const SweepPoint& point, SloStatistic statistic) {
-  if (statistic == SloStatistic::mean) return point.ttft;
-  const double value = point.ttft_percentiles_s[percentile_index(statistic)];
-  if (!(value > 0.0)) missing_statistic(point, statistic, "TTFT");
-  return Seconds(value);
-}
-
-TokenRate tps_at(const SweepPoint& point, SloStatistic statistic) {
-  if (statistic == SloStatistic::mean) return point.tps;
-  const double value = point.tps_percentiles[percentile_index(statistic)];
-  if (!(value > 0.0)) missing_statistic(point, statistic, "decode rate (TPOT)");
-  return TokenRate(value);
-}
-
-double load_level(const SweepPoint& point, LoadAxis axis) {
-  if (axis == LoadAxis::concurrency) return point.concurrency;
-  return point.request_rate.value_or(0.0);
-}
-
-double max_load(const Sweep& sweep, const SloSpec& slo) {
-  std::vector<PointVerdict> verdicts;
-  for (const auto& p : sorted_points(sweep)) verdicts.push_back(judge(p, slo, 0.0, sweep.axis));
-  return c_max_of(verdicts, slo, sweep.axis);
-}
-
-std::optional<double> users_by_littles_law(double c_max, std::optional<Seconds> latency,
-                                           Seconds think) {
-  if (c_max == 0.0) return 0.0;
-  if (!latency || !(latency->value() > 0.0)) return std::nullopt;
-  return c_max * (1.0 + think / *latency);
-}
-
-std::optional<double> users_at_rate(double requests_per_second, std::optional<Seconds> latency,
-                                    Seconds think) {
-  if (requests_per_second == 0.0) return 0.0;
-  if (!latency || !(latency->value() > 0.0)) return std::nullopt;
-  return requests_per_second * (latency->value() + think.value());
-}
-
-double sustained_rate(double rate, long long completed, Seconds tail) {
-  const auto n = static_cast<double>(completed);
-  return n / (n / rate + tail.value());
-}
-
-bool tail_outlasts_sending(double rate, long long completed, Seconds tail) {
-  return tail.value() > static_cast<double>(completed) / rate;
-}
-
-double sustained_margin(long long completed, double burstiness) {
-  const double spread = 3.0 / std::sqrt(burstiness * static_cast<double>(completed));
-  return std::max(kSustainedFloor, spread);
 }
 
 ConfigCapacity analyze_config(const Sweep& sweep, const SloSpec& slo,
@@ -858,16 +592,17 @@ CapacityReport analyze_capacity(const std::vector<Sweep>& sweeps, const SloSpec&
     CapacityOptions o = options;
     o.think = think;
     r.think_sensitivity.push_back(
-        sensitivity_row(sorted, slo, o, same(think.value(), options.think.value())));
+        sensitivity_row(sorted, slo, o, equal_within_slack(think.value(), options.think.value())));
   }
   for (const auto& ttft : r.options.ttft_values) {
-    r.ttft_sensitivity.push_back(sensitivity_row(sorted, SloSpec{ttft, slo.tps}, options,
-                                                 same(ttft.value(), slo.ttft.value())));
+    r.ttft_sensitivity.push_back(
+        sensitivity_row(sorted, SloSpec{ttft, slo.tps}, options,
+                        equal_within_slack(ttft.value(), slo.ttft.value())));
   }
   for (const auto& tps : r.options.tps_values) {
     r.tps_sensitivity.push_back(
         sensitivity_row(sorted, SloSpec{slo.ttft, tps}, options,
-                        same(tps.tokens_per_second(), slo.tps.tokens_per_second())));
+                        equal_within_slack(tps.tokens_per_second(), slo.tps.tokens_per_second())));
   }
   r.fleet = plan_fleet(r.configs, r.options.fleet_nodes);
   r.scaling = scaling_rows(r.configs);

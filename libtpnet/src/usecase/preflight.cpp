@@ -12,6 +12,7 @@
 
 #include "tpnet/base/text.hpp"
 #include "tpnet/fabric/link.hpp"
+#include "tpnet/fabric/nccl_list.hpp"
 #include "tpnet/fabric/switch_spec.hpp"
 
 namespace tpnet {
@@ -59,77 +60,8 @@ int roce_mtu_for_interface(int interface_mtu) {
   return 0;
 }
 
-namespace {
-
-std::vector<std::string> split(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  std::string part;
-  for (const char c : text) {
-    if (c == separator) {
-      parts.push_back(part);
-      part.clear();
-    } else {
-      part += c;
-    }
-  }
-  parts.push_back(part);
-  return parts;
-}
-
-std::string trimmed(std::string_view text) { return std::string(trim_space(text)); }
-
-/// NCCL's list syntax, shared by NCCL_IB_HCA and NCCL_SOCKET_IFNAME: a
-/// leading `^` excludes, a leading `=` (after any `^`) matches exactly, else
-/// each entry is a prefix; `:N` after an entry names a port.
-struct NcclNameList {
-  bool exclude = false;
-  bool exact = false;
-  std::vector<std::pair<std::string, int>> entries;  ///< name, port (0: any)
-};
-
-NcclNameList parse_name_list(std::string_view value) {
-  NcclNameList list;
-  std::string text = trimmed(value);
-  if (!text.empty() && text.front() == '^') {
-    list.exclude = true;
-    text.erase(0, 1);
-  }
-  if (!text.empty() && text.front() == '=') {
-    list.exact = true;
-    text.erase(0, 1);
-  }
-  for (const auto& raw : split(text, ',')) {
-    const std::string entry = trimmed(raw);
-    if (entry.empty()) continue;
-    const auto colon = entry.find(':');
-    int port = 0;
-    if (colon != std::string::npos) {
-      const std::string digits = entry.substr(colon + 1);
-      std::from_chars(digits.data(), digits.data() + digits.size(), port);
-    }
-    list.entries.emplace_back(entry.substr(0, colon), port);
-  }
-  return list;
-}
-
-bool entry_matches(const NcclNameList& list, const std::string& entry, std::string_view name) {
-  return list.exact ? name == entry : name.substr(0, entry.size()) == entry;
-}
-
-bool list_selects(const NcclNameList& list, std::string_view name, int port) {
-  // NCCL's matchIfList: an empty list matches every name, so `NCCL_IB_HCA=`
-  // is every device and `NCCL_IB_HCA=^` is none.
-  bool matched = list.entries.empty();
-  for (const auto& [entry, entry_port] : list.entries) {
-    if (entry_matches(list, entry, name) && (entry_port == 0 || entry_port == port)) matched = true;
-  }
-  return list.exclude ? !matched : matched;
-}
-
-}  // namespace
-
 bool nccl_ib_hca_selects(std::string_view value, std::string_view device, int port) {
-  return list_selects(parse_name_list(value), device, port);
+  return nccl_list_selects(parse_nccl_list(value), device, port);
 }
 
 namespace {
@@ -137,46 +69,6 @@ namespace {
 bool is_active(const RdmaPortFacts& p) {
   const bool up = p.state.find("ACTIVE") != std::string::npos;
   return up && (p.phys_state.empty() || p.phys_state.find("LinkUp") != std::string::npos);
-}
-
-/// "200 Gb/sec (2X NDR)" -> 200 Gb/s.
-std::optional<BitRate> parse_port_rate(const std::string& text) {
-  double value = 0.0;
-  const std::string t = trimmed(text);
-  // Digits first: from_chars also takes "nan" and "inf".
-  if (t.empty() || std::isdigit(static_cast<unsigned char>(t.front())) == 0) return std::nullopt;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-  if (ec != std::errc() || !std::isfinite(value) || value <= 0.0) return std::nullopt;
-  if (std::string_view(end, static_cast<size_t>(t.data() + t.size() - end)).find("Gb/sec") ==
-      std::string_view::npos) {
-    return std::nullopt;
-  }
-  return BitRate::gigabits_per_second(value);
-}
-
-/// "32.0 GT/s PCIe" -> 32.
-std::optional<double> parse_gt_s(const std::string& text) {
-  double value = 0.0;
-  const std::string t = trimmed(text);
-  if (t.empty() || std::isdigit(static_cast<unsigned char>(t.front())) == 0) return std::nullopt;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-  if (ec != std::errc() || !std::isfinite(value) || value <= 0.0) return std::nullopt;
-  if (std::string_view(end, static_cast<size_t>(t.data() + t.size() - end)).find("GT/s") ==
-      std::string_view::npos) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-/// The function number of "0000:01:00.1": the QSFP cage on a ConnectX-7
-/// whose ports each show as one function per PCIe half.
-int pci_function(const std::string& address) {
-  const auto dot = address.rfind('.');
-  if (dot == std::string::npos || dot + 1 >= address.size()) return -1;
-  int function = -1;
-  const char* first = address.data() + dot + 1;
-  const auto [end, ec] = std::from_chars(first, address.data() + address.size(), function);
-  return (ec == std::errc() && end == address.data() + address.size()) ? function : -1;
 }
 
 bool is_ipv4_mapped(const std::string& gid) {
@@ -270,14 +162,17 @@ std::vector<PreflightDevice> read_devices(const NodeFacts& facts) {
       PreflightDevice d;
       d.device = dev.name;
       d.port = port.number;
-      d.pci_address = dev.pci_address;
-      d.qsfp_port = pci_function(dev.pci_address);
+      if (dev.pci_address) {
+        d.pci_address = to_string(*dev.pci_address);
+        // A ConnectX-7 shows each QSFP cage as one function per PCIe half.
+        d.qsfp_port = static_cast<int>(dev.pci_address->function);
+      }
       if (!dev.netdevs.empty()) d.netdev = dev.netdevs.front();
       for (const auto& g : port.gids) {
         if (d.netdev.empty() && !g.netdev.empty()) d.netdev = g.netdev;
       }
       d.active = is_active(port);
-      d.rate = parse_port_rate(port.rate);
+      d.rate = port.rate;
       if (const auto it = mtu_of.find(d.netdev); it != mtu_of.end()) d.interface_mtu = it->second;
       if (port.active_mtu) {
         d.roce_mtu = port.active_mtu;
@@ -488,7 +383,7 @@ PreflightCheck check_gid_index(const NodeFacts& facts,
   }
   if (env) {
     int asked = -1;
-    const std::string value = trimmed(*env);
+    const std::string_view value = trim_space(*env);
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), asked);
     if (ec != std::errc() || end != value.data() + value.size()) {
       faults.push_back("NCCL_IB_GID_INDEX='" + *env + "' is not an index");
@@ -521,9 +416,9 @@ PreflightCheck check_gid_index(const NodeFacts& facts,
 }
 
 PreflightCheck check_pcie_link(const NodeFacts& facts, const NodeSpec& node) {
-  std::map<std::string, std::string> device_of;
+  std::map<PciAddress, std::string> device_of;
   for (const auto& d : facts.devices) {
-    if (!d.pci_address.empty()) device_of[d.pci_address] = d.name;
+    if (d.pci_address) device_of[*d.pci_address] = d.name;
   }
   const bool stated = node.host_links.pcie_gen > 0 && node.host_links.lanes > 0;
   PcieSpec want;
@@ -537,16 +432,17 @@ PreflightCheck check_pcie_link(const NodeFacts& facts, const NodeSpec& node) {
   for (const auto& link : facts.pci_links) {
     const auto it = device_of.find(link.address);
     if (it == device_of.end()) continue;
-    const auto cur_gt = parse_gt_s(link.current_speed);
-    const auto max_gt = parse_gt_s(link.max_speed);
+    const auto& cur_gt = link.current_gt_s;
+    const auto& max_gt = link.max_gt_s;
     if (!cur_gt || !link.current_width) {
       return make_check("pcie_link", CheckStatus::not_judged,
-                        link.address + ": its current link speed or width could not be read");
+                        fmt::format("{}: its current link speed or width could not be read",
+                                    to_string(link.address)));
     }
     const double ref_gt = stated ? want_gt : max_gt.value_or(*cur_gt);
     const int ref_lanes = stated ? want_lanes : link.max_width.value_or(*link.current_width);
-    const std::string text = fmt::format("{} ({}) {:g} GT/s x{}", link.address, it->second, *cur_gt,
-                                         *link.current_width);
+    const std::string text = fmt::format("{} ({}) {:g} GT/s x{}", to_string(link.address),
+                                         it->second, *cur_gt, *link.current_width);
     found.push_back(text);
     const bool narrow = *link.current_width < ref_lanes ||
                         (link.max_width && *link.current_width < *link.max_width);
@@ -600,7 +496,7 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
                       "not set: NCCL uses every active device (" + joined_list(active) + ")");
   }
   std::vector<std::string> faults;
-  const NcclNameList list = parse_name_list(*hca);
+  const NcclList list = parse_nccl_list(*hca);
   if (list.entries.empty() && list.exclude) {
     PreflightCheck c = make_check("nccl_ib_hca", CheckStatus::fails,
                                   "NCCL_IB_HCA=" + *hca +
@@ -611,13 +507,12 @@ PreflightCheck check_nccl_ib_hca(const NodeFacts& facts, const std::vector<CageD
     return c;
   }
   if (!list.exclude) {
-    for (const auto& named : list.entries) {
-      // A named reference, not a structured binding: clang 14 cannot capture one in a lambda.
-      const std::string& entry = named.first;
-      const bool exists =
-          std::any_of(facts.devices.begin(), facts.devices.end(),
-                      [&](const RdmaDeviceFacts& d) { return entry_matches(list, entry, d.name); });
-      if (!exists) faults.push_back("names " + entry + ", which this node does not have");
+    for (const auto& entry : list.entries) {
+      const bool exists = std::any_of(
+          facts.devices.begin(), facts.devices.end(),
+          [&](const RdmaDeviceFacts& d) { return nccl_list_entry_names(list, entry, d.name); });
+      if (!exists)
+        faults.push_back(fmt::format("names {}, which this node does not have", entry.name));
     }
   }
   std::vector<std::string> used;
@@ -672,11 +567,11 @@ PreflightCheck check_socket_ifname(const NodeFacts& facts) {
     return make_check("nccl_socket_ifname", CheckStatus::not_judged,
                       "NCCL_SOCKET_IFNAME=" + *value + "; no interface list was read");
   }
-  const NcclNameList list = parse_name_list(*value);
+  const NcclList list = parse_nccl_list(*value);
   std::vector<std::string> matched;
   std::vector<std::string> up;
   for (const auto& i : facts.interfaces) {
-    if (list_selects(list, i.name, 0)) {
+    if (nccl_list_selects(list, i.name)) {
       matched.push_back(i.name);
       if (i.operstate != "down") up.push_back(i.name);
     }
@@ -894,9 +789,9 @@ PreflightCheck cluster_gid_index(const ClusterPreflightReport& r,
       all_set = false;
       continue;
     }
-    if (indices.values[i] && trimmed(*env) != *indices.values[i]) {
+    if (indices.values[i] && trim_space(*env) != *indices.values[i]) {
       wrong.push_back(fmt::format("{} sets NCCL_IB_GID_INDEX={} but its GID is at {}",
-                                  rank_label(r, i), trimmed(*env), *indices.values[i]));
+                                  rank_label(r, i), trim_space(*env), *indices.values[i]));
     }
   }
   const std::string listed = "RoCE v2 GID index differs between nodes: " + indices.listed(r);

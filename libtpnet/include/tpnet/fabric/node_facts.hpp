@@ -4,10 +4,10 @@
 /// links of their functions, the NCCL settings in the environment, the
 /// memlock limit and the NCCL library. io/node_facts.hpp reads them from a
 /// node (or a tree saved from one, docs/preflight.md); preflight.hpp judges
-/// them. Values are kept as the kernel writes them ("4: ACTIVE",
-/// "200 Gb/sec (2X NDR)", "32.0 GT/s PCIe"), so facts gathered from another
-/// node over MPI are the same text that node read.
+/// them. Rates, link speeds and PCI addresses are typed values, parsed once
+/// by the reader; a port's state stays as the kernel writes it ("4: ACTIVE").
 
+#include <compare>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +16,23 @@
 #include "tpnet/base/units.hpp"
 
 namespace tpnet {
+
+/// A PCI function's address, domain:bus:device.function as sysfs names the
+/// function's folder ("0000:01:00.1").
+struct PciAddress {
+  unsigned domain = 0;    ///< 16 bits, more behind a VMD controller
+  unsigned bus = 0;       ///< 0-255
+  unsigned device = 0;    ///< 0-31
+  unsigned function = 0;  ///< 0-7: on a ConnectX-7, the QSFP port of a PCIe half
+
+  // clang-tidy 14 misreads the defaulted <=> as comparing with literal 0.
+  friend auto operator<=>(const PciAddress&,
+                          const PciAddress&) = default;  // NOLINT(modernize-use-nullptr)
+};
+
+/// "0000:01:00.1": four hex digits of domain (more when it needs them), two
+/// of bus and device, one of function.
+[[nodiscard]] std::string to_string(const PciAddress& address);
 
 /// One entry of a port's GID table (`ports/N/gids/I`, `gid_attrs/*/I`).
 struct GidEntry {
@@ -29,7 +46,9 @@ struct RdmaPortFacts {
   int number = 1;
   std::string state;       ///< "4: ACTIVE"
   std::string phys_state;  ///< "5: LinkUp"
-  std::string rate;        ///< "200 Gb/sec (2X NDR)"
+  /// The port's data rate (sysfs "200 Gb/sec (2X NDR)"); nullopt when
+  /// unreadable or not positive.
+  std::optional<BitRate> rate;
   /// The active RoCE MTU in bytes as `ibv_devinfo` reports it; absent when
   /// not saved (sysfs does not hold it), and then derived from the interface MTU.
   std::optional<int> active_mtu;
@@ -37,11 +56,11 @@ struct RdmaPortFacts {
 };
 
 struct RdmaDeviceFacts {
-  std::string name;                  ///< "rocep1s0f1"
-  std::string pci_address;           ///< "0000:01:00.1"; empty when unknown
-  std::string hca_type;              ///< "MT4129"
-  std::string firmware;              ///< "28.45.4028"
-  std::vector<std::string> netdevs;  ///< "enp1s0f1np1"
+  std::string name;                       ///< "rocep1s0f1"
+  std::optional<PciAddress> pci_address;  ///< nullopt when unknown
+  std::string hca_type;                   ///< "MT4129"
+  std::string firmware;                   ///< "28.45.4028"
+  std::vector<std::string> netdevs;       ///< "enp1s0f1np1"
   std::vector<RdmaPortFacts> ports;
 };
 
@@ -53,9 +72,11 @@ struct NetInterfaceFacts {
 
 /// One PCIe function's link, as /sys/bus/pci/devices/ADDR/ says.
 struct PciLinkFacts {
-  std::string address;        ///< "0002:01:00.0"
-  std::string current_speed;  ///< "32.0 GT/s PCIe"
-  std::string max_speed;
+  PciAddress address;
+  /// Transfers per second per lane, in GT/s (sysfs "32.0 GT/s PCIe"); nullopt
+  /// when unreadable or "Unknown" (a link that has not trained).
+  std::optional<double> current_gt_s;
+  std::optional<double> max_gt_s;
   std::optional<int> current_width;  ///< lanes
   std::optional<int> max_width;
 };

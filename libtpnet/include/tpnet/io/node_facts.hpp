@@ -4,6 +4,7 @@
 /// layout in docs/preflight.md), and writes them as text another rank can
 /// read back.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,11 @@ struct NodeFactsSource {
 /// Parses `ulimit -l` output: "unlimited" or a count of KiB. Throws
 /// InputError naming `origin`.
 [[nodiscard]] MemlockFacts parse_memlock(std::string_view text, const std::string& origin);
+
+/// A PCI address as sysfs writes it, "0000:01:00.1": hex domain (4 to 8
+/// digits), bus and device (2 digits each), function (0-7); nullopt for
+/// anything else, so a saved tree's odd name never becomes a path.
+[[nodiscard]] std::optional<PciAddress> parse_pci_address(std::string_view text);
 
 /// The facts as lines of tab-separated fields, and back (for MPI). The
 /// parser throws InputError naming `origin` and the line.

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "tpnet/base/error.hpp"
-#include "tpnet/usecase/capacity.hpp"
+#include "tpnet/measured/sweep.hpp"
 
 namespace tpnet {
 
