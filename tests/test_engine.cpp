@@ -69,3 +69,13 @@ TEST_CASE("engine settings out of range name their request field", "[engine][bad
     CHECK_THAT(std::string(e.what()), ContainsSubstring("(running requests)"));
   }
 }
+
+TEST_CASE("backend names are vLLM's, and others are refused naming both allowed", "[engine]") {
+  for (const auto backend :
+       {AllToAllBackend::allgather_reducescatter, AllToAllBackend::deepep_low_latency,
+        AllToAllBackend::deepep_high_throughput}) {
+    CHECK(parse_all2all_backend(to_string(backend), InputLocation::for_key("b")) == backend);
+  }
+  CHECK_THROWS_WITH(parse_all2all_backend("pplx", InputLocation::for_key("b")),
+                    Catch::Contains("deepep_low_latency"));
+}

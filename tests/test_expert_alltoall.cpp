@@ -43,10 +43,10 @@ TEST_CASE("vLLM's default backend all-gathers each DP rank's tokens and reduce-s
 TEST_CASE("DeepEP low latency writes one FP8 message per token and remote expert",
           "[expert-alltoall]") {
   const ModelArch v3 = builtin_model("deepseek-v3");
+  EngineConfig engine;
+  engine.all2all_backend = AllToAllBackend::deepep_low_latency;
   ExpertAllToAllSettings deepep;
-  deepep.backend = AllToAllBackend::deepep_low_latency;
-  const ExpertAllToAll a =
-      expert_alltoall(v3, EngineConfig{}, ParallelLayout{1, 1, 8}, deepep, 128.0);
+  const ExpertAllToAll a = expert_alltoall(v3, engine, ParallelLayout{1, 1, 8}, deepep, 128.0);
   CHECK(a.ranks == 8);
   // 16-byte header, 7,168 FP8 values, 56 float scales (one per 128 channels)
   CHECK(a.dispatch_message.count() == 16 + 7168 + 56 * 4);
@@ -61,18 +61,14 @@ TEST_CASE("DeepEP low latency writes one FP8 message per token and remote expert
 
   deepep.dispatch = DispatchPrecision::bf16;
   deepep.routing_imbalance = 1.5;
-  const ExpertAllToAll bf16 =
-      expert_alltoall(v3, EngineConfig{}, ParallelLayout{1, 1, 8}, deepep, 128.0);
+  const ExpertAllToAll bf16 = expert_alltoall(v3, engine, ParallelLayout{1, 1, 8}, deepep, 128.0);
   CHECK(bf16.dispatch_message.count() == 16 + 7168 * 2);
   CHECK(bf16.imbalance == 1.5);
   CHECK(bf16.imbalance_given);
 
   // TP2 x DP4: each TP rank dispatches half the tokens over all 8 ranks and
   // the halves are all-gathered in the TP group after combine.
-  deepep = {};
-  deepep.backend = AllToAllBackend::deepep_low_latency;
-  const ExpertAllToAll tp2 =
-      expert_alltoall(v3, EngineConfig{}, ParallelLayout{2, 1, 8}, deepep, 128.0);
+  const ExpertAllToAll tp2 = expert_alltoall(v3, engine, ParallelLayout{2, 1, 8}, {}, 128.0);
   CHECK(tp2.ranks == 8);
   CHECK(tp2.tokens_per_rank == 64.0);
   CHECK(tp2.tp_allgather_sent.count() == 1 * 64 * 7168 * 2.0);
@@ -100,10 +96,10 @@ TEST_CASE("an all-to-all without EP, on a dense model or by DeepEP's normal kern
                     Catch::Contains("EP above 1"));
   CHECK_THROWS_WITH(expert_alltoall(dense, EngineConfig{}, ParallelLayout{1, 1, 8}, {}, 1.0),
                     Catch::Contains("MoE model"));
-  ExpertAllToAllSettings normal;
-  normal.backend = AllToAllBackend::deepep_high_throughput;
+  EngineConfig normal;
+  normal.all2all_backend = AllToAllBackend::deepep_high_throughput;
   try {
-    (void)expert_alltoall(v3, EngineConfig{}, ParallelLayout{1, 1, 8}, normal, 1.0);
+    (void)expert_alltoall(v3, normal, ParallelLayout{1, 1, 8}, {}, 1.0);
     FAIL("deepep_high_throughput was priced");
   } catch (const InputError& e) {
     CHECK(e.where().key == "engine.all2all_backend");
@@ -114,17 +110,6 @@ TEST_CASE("an all-to-all without EP, on a dense model or by DeepEP's normal kern
   CHECK_THROWS_WITH(expert_alltoall(v3, EngineConfig{}, ParallelLayout{1, 1, 8}, below_one, 1.0),
                     Catch::Contains("at least 1"));
   CHECK_THROWS(expert_alltoall(v3, EngineConfig{}, ParallelLayout{1, 1, 8}, {}, std::nan("")));
-}
-
-TEST_CASE("backend names are vLLM's, and others are refused naming both allowed",
-          "[expert-alltoall]") {
-  for (const auto backend :
-       {AllToAllBackend::allgather_reducescatter, AllToAllBackend::deepep_low_latency,
-        AllToAllBackend::deepep_high_throughput}) {
-    CHECK(parse_all2all_backend(to_string(backend), InputLocation::for_key("b")) == backend);
-  }
-  CHECK_THROWS_WITH(parse_all2all_backend("pplx", InputLocation::for_key("b")),
-                    Catch::Contains("deepep_low_latency"));
 }
 
 TEST_CASE("the routing arithmetic: remote ranks, the busiest rank, a normal maximum",

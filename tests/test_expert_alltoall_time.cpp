@@ -39,11 +39,11 @@ TEST_CASE("DeepEP low latency phases are one round carrying the busiest rank's b
           "[expert-alltoall]") {
   const ModelArch v3 = builtin_model("deepseek-v3");
   const FabricProfile fabric = nominal_at("200G");
+  EngineConfig engine;
+  engine.all2all_backend = AllToAllBackend::deepep_low_latency;
   ExpertAllToAllSettings deepep;
-  deepep.backend = AllToAllBackend::deepep_low_latency;
   deepep.routing_imbalance = 1.25;
-  const ExpertAllToAll a =
-      expert_alltoall(v3, EngineConfig{}, ParallelLayout{2, 1, 8}, deepep, 64.0);
+  const ExpertAllToAll a = expert_alltoall(v3, engine, ParallelLayout{2, 1, 8}, deepep, 64.0);
   const ExpertAllToAllTime t = expert_alltoall_time(fabric, a, 2, 58);
   CHECK(t.dispatch.value() == fabric_allgather(fabric, a.dispatch_sent * 1.25, 2).value());
   CHECK(t.combine.value() == fabric_allgather(fabric, a.combine_sent * 1.25, 2).value());

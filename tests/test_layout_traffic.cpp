@@ -55,38 +55,61 @@ TEST_CASE("DeepSeek-V3 TP4xPP2xEP8: the busiest stage is found stage by stage", 
   const LayoutTraffic t = layout_traffic(v3, engine_for(4), ParallelLayout{4, 2, 8}, 1);
   // stage 0: layers 0-30, 3 of them dense; stage 1: layers 31-60, all MoE
   const double block = 7168 * 2;
-  const double phase = block / 4 * 8 * 7.0 / 8.0;
-  const double stage0 = (31 * 2 - 28 + 1) * block * 1.5 + 2 * 28 * phase + 2 * block / 4;
+  // vLLM's default backend over the 2 DP ranks of one TP index: the other
+  // rank's row (hidden state, top-8 weights and ids) in, its result back;
+  // each TP rank holds other experts, so every MoE layer keeps its all-reduce
+  const double moe_layer = 1 * (block + 8 * 8) + 1 * block;
+  const double stage0 = (31 * 2 + 1) * block * 1.5 + 28 * moe_layer + 2 * block / 4;
   // the ring all-gather of hidden states and residual: (tp-1)/tp of 2 x block
-  const double stage1 = (30 * 2 - 30) * block * 1.5 + 2 * 30 * phase + 2 * block * 3 / 4;
+  const double stage1 = (30 * 2) * block * 1.5 + 30 * moe_layer + 2 * block * 3 / 4;
   CHECK_THAT(t.total_bytes.count(), WithinRel(std::max(stage0, stage1), 1e-12));
+  CHECK(t.total_bytes.count() == 2173824.0);
   CHECK(stage1 > stage0);  // two more MoE layers and the all-gather outweigh the embedding
   CHECK(t.alltoall_phases == 60);
+  CHECK(t.allreduces == 60);
 }
 
-TEST_CASE("TP1xEP8 replaces MoE all-reduces by dispatch and combine all-to-all", "[layout]") {
+TEST_CASE("TP1xEP8: dispatch and combine replace the MoE all-reduces, by backend", "[layout]") {
   const ModelArch v3 = builtin_model("deepseek-v3");
   const int moe_layers = tally_layers(v3.layers).moe;
   REQUIRE(moe_layers == 58);
   const LayoutTraffic t = layout_traffic(v3, engine_for(1), ParallelLayout{1, 1, 8}, 1);
   CHECK(t.allreduce_bytes.count() == 0.0);  // TP1: attention is data-parallel
   CHECK(t.alltoall_phases == 2 * moe_layers);
-  // tokens x top-k x hidden x bytes x (N-1)/N, each way
-  const double phase = 1.0 * 8 * 7168 * 2 * 7.0 / 8.0;
-  CHECK_THAT(t.alltoall_bytes.count(), WithinRel(phase * 2 * moe_layers, 1e-12));
+  // allgather_reducescatter: 7 other ranks' rows out (14,400 B), 7 back (14,336 B)
+  CHECK(t.alltoall_bytes.count() == moe_layers * 7.0 * (14400 + 14336));
   CHECK(ParallelLayout{1, 1, 8}.nodes() == 8);
-  CHECK(t.messages == 2LL * moe_layers * 7);
+  CHECK(t.messages == 2LL * moe_layers * 7);  // dp - 1 ring steps a phase
+  CHECK(t.sequential_steps == moe_layers * 2 * 7);
+
+  // DeepEP low latency: 7 of the token's 8 expert copies leave the node, FP8
+  // out (7,408 B a message) and BF16 back (14,336 B); one round a phase
+  EngineConfig deepep = engine_for(1);
+  deepep.all2all_backend = AllToAllBackend::deepep_low_latency;
+  const LayoutTraffic d = layout_traffic(v3, deepep, ParallelLayout{1, 1, 8}, 1);
+  CHECK(d.alltoall_bytes.count() == moe_layers * 7.0 * (7408 + 14336));
+  CHECK(d.messages == 2LL * moe_layers * 7);
+  CHECK(d.sequential_steps == moe_layers * 2);
 }
 
-TEST_CASE("TP2xEP8: each TP replica dispatches half its group's tokens", "[layout]") {
+TEST_CASE("TP2xEP8: the default backend keeps the MoE all-reduce, DeepEP splits the tokens",
+          "[layout]") {
   const ModelArch v3 = builtin_model("deepseek-v3");
   const int moe_layers = tally_layers(v3.layers).moe;
-  const LayoutTraffic t = layout_traffic(v3, engine_for(2), ParallelLayout{2, 1, 8}, 2);
+  const int dense_layers = tally_layers(v3.layers).dense;
   CHECK(ParallelLayout{2, 1, 8}.nodes() == 8);
-  const double phase = 2.0 / 2 * 8 * 7168 * 2 * 7.0 / 8.0;
-  CHECK_THAT(t.alltoall_bytes.count(), WithinRel(phase * 2 * moe_layers, 1e-12));
+  // allgather_reducescatter over the 4 DP ranks of one TP index, 2 tokens each
+  const LayoutTraffic t = layout_traffic(v3, engine_for(2), ParallelLayout{2, 1, 8}, 2);
+  CHECK(t.alltoall_bytes.count() == moe_layers * 3.0 * 2 * (14400 + 14336));
+  CHECK(t.allreduces == 2 * (moe_layers + dense_layers) + 1);
+  // DeepEP: each TP rank dispatches one of the two tokens over all 8 ranks,
+  // then the TP pair all-gathers the combined outputs (one token's row)
+  EngineConfig deepep = engine_for(2);
+  deepep.all2all_backend = AllToAllBackend::deepep_low_latency;
+  const LayoutTraffic d = layout_traffic(v3, deepep, ParallelLayout{2, 1, 8}, 2);
+  CHECK(d.alltoall_bytes.count() == moe_layers * (7.0 * (7408 + 14336) + 7168 * 2));
   // attention all-reduces remain: one per MoE layer, two per dense layer, plus the embedding
-  CHECK(t.allreduces == moe_layers + 2 * tally_layers(v3.layers).dense + 1);
+  CHECK(d.allreduces == moe_layers + 2 * dense_layers + 1);
 }
 
 TEST_CASE("with EP, --allreduces-per-layer 0 leaves no all-reduces, not a negative count",

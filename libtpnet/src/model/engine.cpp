@@ -1,6 +1,10 @@
 #include "tpnet/model/engine.hpp"
 
+#include <fmt/format.h>
+
+#include <array>
 #include <string>
+#include <utility>
 
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/limits.hpp"
@@ -19,6 +23,12 @@ std::string_view to_string(CollectiveAlgorithm algorithm) {
 
 namespace {
 
+constexpr std::array<std::pair<AllToAllBackend, std::string_view>, 3> kBackendNames{{
+    {AllToAllBackend::allgather_reducescatter, "allgather_reducescatter"},
+    {AllToAllBackend::deepep_low_latency, "deepep_low_latency"},
+    {AllToAllBackend::deepep_high_throughput, "deepep_high_throughput"},
+}};
+
 template <typename T>
 void require_range(T value, T lo, T hi, const char* field, const char* why) {
   if (value < lo || value > hi) {
@@ -29,6 +39,23 @@ void require_range(T value, T lo, T hi, const char* field, const char* why) {
 }
 
 }  // namespace
+
+std::string_view to_string(AllToAllBackend backend) {
+  for (const auto& [value, name] : kBackendNames) {
+    if (value == backend) return name;
+  }
+  return "allgather_reducescatter";
+}
+
+AllToAllBackend parse_all2all_backend(std::string_view text, const InputLocation& where) {
+  for (const auto& [value, name] : kBackendNames) {
+    if (name == text) return value;
+  }
+  throw InputError(fmt::format("'{}' is not an all-to-all backend tpnet prices; use "
+                               "allgather_reducescatter (vLLM's default) or deepep_low_latency",
+                               text),
+                   where);
+}
 
 void validate(const EngineConfig& engine) {
   require_range(engine.tensor_parallel_size, 1, kMaxTp, "layout.tp", "nodes sharing each layer");

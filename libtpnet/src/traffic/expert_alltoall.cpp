@@ -24,12 +24,6 @@ constexpr double kDeepEpBufferAlignment = 128.0;
 // and expert ids (int32) with its hidden state.
 constexpr double kRoutingBytesPerExpert = 8.0;
 
-constexpr std::array<std::pair<AllToAllBackend, std::string_view>, 3> kBackendNames{{
-    {AllToAllBackend::allgather_reducescatter, "allgather_reducescatter"},
-    {AllToAllBackend::deepep_low_latency, "deepep_low_latency"},
-    {AllToAllBackend::deepep_high_throughput, "deepep_high_throughput"},
-}};
-
 long long scales_of(long long width) {
   return (width + kDeepEpChannelsPerScale - 1) / kDeepEpChannelsPerScale;
 }
@@ -40,23 +34,6 @@ double normal_density(double x) {
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 }  // namespace
-
-std::string_view to_string(AllToAllBackend backend) {
-  for (const auto& [value, name] : kBackendNames) {
-    if (value == backend) return name;
-  }
-  return "allgather_reducescatter";
-}
-
-AllToAllBackend parse_all2all_backend(std::string_view text, const InputLocation& where) {
-  for (const auto& [value, name] : kBackendNames) {
-    if (name == text) return value;
-  }
-  throw InputError(fmt::format("'{}' is not an all-to-all backend tpnet prices; use "
-                               "allgather_reducescatter (vLLM's default) or deepep_low_latency",
-                               text),
-                   where);
-}
 
 double expected_max_standard_normal(int samples) {
   if (samples <= 1) return 0.0;
@@ -123,7 +100,7 @@ ExpertAllToAll expert_alltoall(const ModelArch& model, const EngineConfig& engin
                     layout.name()),
         InputLocation::for_key("layout.ep"));
   }
-  if (settings.backend == AllToAllBackend::deepep_high_throughput) {
+  if (engine.all2all_backend == AllToAllBackend::deepep_high_throughput) {
     throw InputError(
         "deepep_high_throughput forwards RDMA traffic through NVLink peers and expects eight "
         "GPUs per node; with one GPU per node use deepep_low_latency or allgather_reducescatter",
@@ -138,13 +115,13 @@ ExpertAllToAll expert_alltoall(const ModelArch& model, const EngineConfig& engin
                      InputLocation::for_key("workload.tokens"));
   }
   ExpertAllToAll out;
-  out.backend = settings.backend;
+  out.backend = engine.all2all_backend;
   out.dispatch_width = moe->latent_size > 0 ? moe->latent_size : model.hidden_size;
   const auto width = static_cast<double>(out.dispatch_width);
   const double k = moe->experts_per_token;
   const int tp = layout.tp;
 
-  if (settings.backend == AllToAllBackend::allgather_reducescatter) {
+  if (engine.all2all_backend == AllToAllBackend::allgather_reducescatter) {
     // All-gather over the data-parallel group (the ranks of one TP index),
     // then reduce-scatter back: every token reaches every other group.
     const int dp = layout.data_parallel();

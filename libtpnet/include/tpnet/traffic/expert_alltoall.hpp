@@ -16,31 +16,11 @@
 
 namespace tpnet {
 
-/// vLLM's `--all2all-backend` for the layouts tpnet prices: one rank per node.
-enum class AllToAllBackend {
-  /// vLLM's default: dispatch all-gathers every data-parallel rank's tokens,
-  /// combine reduce-scatters them back (AgRsAll2AllManager).
-  allgather_reducescatter,
-  /// DeepEP's low-latency kernels: one RDMA write per token and selected
-  /// expert on another rank, FP8 out and BF16 back.
-  deepep_low_latency,
-  /// DeepEP's normal kernels. Refused: they forward RDMA traffic through
-  /// NVLink peers and expect eight GPUs per node.
-  deepep_high_throughput,
-};
-
-/// vLLM's names: "allgather_reducescatter", "deepep_low_latency",
-/// "deepep_high_throughput".
-[[nodiscard]] std::string_view to_string(AllToAllBackend backend);
-/// Throws InputError at `where` naming the backends allowed.
-[[nodiscard]] AllToAllBackend parse_all2all_backend(std::string_view text,
-                                                    const InputLocation& where);
-
 /// How dispatch carries a token's hidden state under DeepEP low latency.
 enum class DispatchPrecision { fp8, bf16 };
 
+/// The all-to-all's settings besides the engine's backend.
 struct ExpertAllToAllSettings {
-  AllToAllBackend backend = AllToAllBackend::allgather_reducescatter;
   DispatchPrecision dispatch = DispatchPrecision::fp8;
   /// The busiest rank's expert copies over the mean (>= 1). Unset: what
   /// uniform random top-k routing gives, a floor real routers exceed.
