@@ -80,8 +80,9 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
   }
   // The critical path runs through every stage: all their all-reduces, the
   // all-to-alls' steps, and per boundary a send and a ring all-gather.
-  busiest.sequential_steps = static_cast<int>(all_allreduces * steps_per_allreduce +
-                                              all_alltoall_steps + (layout.pp - 1) * layout.tp);
+  busiest.sequential_steps =
+      static_cast<int>(static_cast<long long>(all_allreduces) * steps_per_allreduce +
+                       all_alltoall_steps + static_cast<long long>(layout.pp - 1) * layout.tp);
   return busiest;
 }
 
