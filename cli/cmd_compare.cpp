@@ -66,8 +66,10 @@ CompareRequest to_request(const CompareOptions& o) {
       for (int tp : o.tps) request.layouts.push_back(ParallelLayout{tp, pp, ep});
     }
   }
-  for (const auto& text : o.from) request.from.push_back(to_link(text, "--from", o.engine));
-  for (const auto& text : o.to) request.to.push_back(to_link(text, "--to", o.engine));
+  std::vector<Link> from;
+  std::vector<Link> to;
+  for (const auto& text : o.from) from.push_back(to_link(text, "--from", o.engine));
+  for (const auto& text : o.to) to.push_back(to_link(text, "--to", o.engine));
   for (const auto& text : o.prompts) {
     request.prompts.push_back(
         PrefillScenario{text, parse_prompt(text, InputLocation::for_key("--prompt")), {}});
@@ -85,7 +87,7 @@ CompareRequest to_request(const CompareOptions& o) {
     b.layout = ParallelLayout{o.baseline_tp, 1, 1};
     b.ttft = parse_duration(o.baseline_ttft, InputLocation::for_key("--baseline-ttft"));
     b.prompt = parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt"));
-    b.link = o.baseline_link.empty() ? request.from.front()
+    b.link = o.baseline_link.empty() ? from.front()
                                      : to_link(o.baseline_link, "--baseline-link", o.engine);
     request.projection = b;
   }
@@ -99,10 +101,12 @@ CompareRequest to_request(const CompareOptions& o) {
   request.decode_requests = o.requests;
   request.budgets = to_budgets(o.budgets);
   request.calibration = load_calibration(o.calibration);
-  if (!o.fabric.empty()) {
-    const std::string node = request.node.name;
-    request.from_fabrics = to_fabrics({o.fabric}, request.from, node);
-    request.to_fabrics = to_fabrics({o.fabric}, request.to, node);
+  if (o.fabric.empty()) {
+    request.from = without_profiles(from);
+    request.to = without_profiles(to);
+  } else {
+    request.from = with_fabrics({o.fabric}, from, request.node.name);
+    request.to = with_fabrics({o.fabric}, to, request.node.name);
     request.accepted_tokens = o.accepted_tokens.given();
   }
   return request;

@@ -184,7 +184,7 @@ class TimelineWriter {
     for (const StepWork& w : p.step.work) {
       fmt::format_to(std::back_inserter(buffer_),
                      "{},{},{},{:.6f},{:.6f},{},{},{},{},{:.6f},{:.6f}\n",
-                     req_.scenarios[e.scenario].name, req_.links[e.link].name, e.number,
+                     req_.scenarios[e.scenario].name, req_.links[e.link].link.name, e.number,
                      p.step.start_s, p.step.end_s, w.request + 1, w.prefill_tokens, w.decode_tokens,
                      w.context_tokens, p.compute.value(), p.communication.value());
     }
@@ -229,8 +229,9 @@ Outcome run_predict(const PredictOptions& o) {
                              node, to_memory_settings(o.memory)};
   const auto calibration = load_calibration(o.calibration);
   if (o.links.empty()) throw InputError("give at least one link", flag("--links"));
-  for (const auto& text : o.links) req.links.push_back(to_link(text, "--links", o.engine));
-  req.fabrics = to_fabrics(o.fabrics, req.links, node.name, calibration);
+  std::vector<Link> links;
+  for (const auto& text : o.links) links.push_back(to_link(text, "--links", o.engine));
+  req.links = with_fabrics(o.fabrics, links, node.name, calibration);
   const TokenCount output = parse_tokens(o.output, "--output");
   if (!o.baseline.empty()) {
     req.baseline = load_baseline_csv(o.baseline);

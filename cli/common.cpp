@@ -368,14 +368,20 @@ FabricProfile to_fabric(const std::string& spec, const Link& link, const std::st
   return resolve_fabric(spec, link, node, fabric_file(spec));
 }
 
-std::vector<FabricProfile> to_fabrics(const std::vector<std::string>& specs,
-                                      const std::vector<Link>& links, const std::string& node,
-                                      const std::optional<CalibrationInput>& calibration) {
+std::vector<ProfiledLink> with_fabrics(const std::vector<std::string>& specs,
+                                       const std::vector<Link>& links, const std::string& node,
+                                       const std::optional<CalibrationInput>& calibration) {
   FabricAsk ask;
   ask.specs = specs;
   for (const auto& spec : specs) ask.spec_files.push_back(fabric_file(spec));
   if (calibration) ask.calibration = calibration->file;
-  return choose_fabrics(ask, links, node);
+  std::vector<FabricProfile> fabrics = choose_fabrics(ask, links, node);
+  std::vector<ProfiledLink> out;
+  out.reserve(links.size());
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    out.push_back(ProfiledLink{links[i], std::move(fabrics.at(i))});
+  }
+  return out;
 }
 
 std::optional<double> AcceptedTokensFlag::given() const {

@@ -130,9 +130,10 @@ void add_memory_options(CLI::App* app, MemoryOptions& options);
 [[nodiscard]] FabricProfile to_fabric(const std::string& spec, const Link& link,
                                       const std::string& node);
 
-/// One value for every link, or one per link. None given: the calibration's
-/// sweep when it has one (the best profile there is, already read), else auto.
-[[nodiscard]] std::vector<FabricProfile> to_fabrics(
+/// Each link with its profile: one value for every link, or one per link.
+/// None given: the calibration's sweep when it has one (the best profile
+/// there is, already read), else auto.
+[[nodiscard]] std::vector<ProfiledLink> with_fabrics(
     const std::vector<std::string>& specs, const std::vector<Link>& links, const std::string& node,
     const std::optional<CalibrationInput>& calibration = {});
 

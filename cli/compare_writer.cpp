@@ -250,7 +250,7 @@ bool report_carries(When when, const CompareReport& report) {
     case When::compute_calibrated:
       return report.calibration && report.calibration->compute != nullptr;
     case When::fabric:
-      return !report.request.from_fabrics.empty();
+      return report.request.predicted();
     case When::projected:
       return report.projected();
     case When::gated:

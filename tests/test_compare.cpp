@@ -28,8 +28,8 @@ CompareRequest tp_grid(const char* model = "glm-5.3") {
   CompareRequest spec;
   spec.model = builtin_model(model);
   for (int tp : {2, 4, 8, 16}) spec.layouts.push_back(ParallelLayout{tp, 1, 1});
-  spec.from = {link("200G")};
-  spec.to = {link("100G")};
+  spec.from = without_profiles({link("200G")});
+  spec.to = without_profiles({link("100G")});
   spec.prompts = {PrefillScenario{"8k", PromptSpec{1, 8192}, {}}};
   spec.reference = ParallelLayout{8, 1, 1};
   spec.node = builtin_node("dgx-spark");
@@ -284,7 +284,7 @@ TEST_CASE("compare warns once for each TP size the model's heads do not divide",
 // Issue 28: the chart's worst row per layout was computed in cli/charts.cpp.
 TEST_CASE("worst_by_layout keeps each layout's worst prompt per link pair", "[compare]") {
   CompareRequest spec = tp_grid();
-  spec.to = {link("100G"), link("50G")};
+  spec.to = without_profiles({link("100G"), link("50G")});
   spec.prompts = {PrefillScenario{"1k", PromptSpec{1, 1024}, {}},
                   PrefillScenario{"8k", PromptSpec{1, 8192}, {}}};
   const CompareReport report = run_compare(spec);
@@ -294,7 +294,7 @@ TEST_CASE("worst_by_layout keeps each layout's worst prompt per link pair", "[co
   // The same maximum, found by walking the rows here.
   for_each_compare_row(report, [&](const CompareRow& r) {
     const auto layout = static_cast<std::size_t>(r.layout - report.layouts.data());
-    const auto pair = static_cast<std::size_t>(r.to - report.request.to.data());
+    const std::size_t pair = r.to_index;
     REQUIRE(worst.by_pair[pair][layout]);
     CHECK(*worst.by_pair[pair][layout] >= r.extra_per_1k.value());
   });

@@ -161,9 +161,7 @@ Field decode_record(const PredictReport& r) {
 
 Field fabric_records(const PredictRequest& req) {
   std::vector<Record> rows;
-  for (std::size_t i = 0; i < req.links.size(); ++i) {
-    rows.push_back(fabric_fields(req.links[i], req.fabrics[i], true));
-  }
+  for (const ProfiledLink& l : req.links) rows.push_back(fabric_fields(l.link, *l.fabric, true));
   return records("fabrics", "fabric profiles", std::move(rows));
 }
 
@@ -174,7 +172,7 @@ Document predict_document(const PredictRequest& req, const PredictReport& r) {
   doc.answer = predict_answer(r);
   doc.csv = CsvLayout::sections;  // the settings, then the fabrics and the scenarios
   std::vector<std::string> link_names;
-  for (const Link& link : req.links) link_names.push_back(link.name);
+  for (const ProfiledLink& l : req.links) link_names.push_back(l.link.name);
   doc.title = fmt::format("tpnet predict: {}; vLLM's scheduler step by step at {}",
                           describe(req.model, req.engine), fmt::join(link_names, ", "));
   std::vector<Record> rows;
