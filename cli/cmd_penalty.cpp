@@ -92,8 +92,8 @@ Command setup_penalty(CLI::App& app) {
       "penalty", "Upper bound on extra time-to-first-token when the link changes");
   add_engine_options(sub, options->engine);
   sub->add_option("--from", options->from, "Link the baseline runs on (preset or rate)")
-      ->default_str("200G");
-  sub->add_option("--to", options->to, "Link to estimate (preset or rate)")->default_str("100G");
+      ->capture_default_str();
+  sub->add_option("--to", options->to, "Link to estimate (preset or rate)")->capture_default_str();
   sub->add_option("--prompt", options->prompts,
                   "Prompt scenarios, e.g. 1k,8k,4x8k (default: the GLM-5.3 study's P1-P6)")
       ->delimiter(',');

@@ -45,7 +45,7 @@ struct EngineOptions {
   std::string quantization;     ///< --quantization: replaces the model's precision
   std::string bits_per_weight;  ///< --bits-per-weight
   int tp = 0;
-  std::string chunk = "4096";
+  std::string chunk = std::to_string(kDefaultChunkTokens);
   std::string long_prefill_threshold;
   int max_num_seqs = 256;
   int spec_tokens = 0;
@@ -112,7 +112,7 @@ struct MemoryOptions {
   double activation_factor = MemorySettings{}.activation_factor;
   std::string kv_cache_dtype = "auto";
   std::string kv_bytes_per_token;
-  std::string max_model_len = "8192";
+  std::string max_model_len = std::to_string(kDefaultMaxModelLen);
   std::string engram_tables;         ///< empty: the model's placement
   std::string autotune_spike = "0";  ///< 0 or off: none
 };
