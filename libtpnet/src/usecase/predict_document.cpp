@@ -159,15 +159,16 @@ Field decode_record(const PredictReport& r) {
           records("points", "fit to the measured ITL", std::move(points))});
 }
 
-Field fabric_records(const PredictRequest& req) {
+Field fabric_records(const PredictRequest& req, bool show_sources) {
   std::vector<Record> rows;
-  for (const ProfiledLink& l : req.links) rows.push_back(fabric_fields(l.link, *l.fabric, true));
+  for (const ProfiledLink& l : req.links)
+    rows.push_back(fabric_fields(l.link, *l.fabric, show_sources));
   return records("fabrics", "fabric profiles", std::move(rows));
 }
 
 }  // namespace
 
-Document predict_document(const PredictRequest& req, const PredictReport& r) {
+Document predict_document(const PredictRequest& req, const PredictReport& r, bool show_sources) {
   Document doc;
   doc.answer = predict_answer(r);
   doc.csv = CsvLayout::sections;  // the settings, then the fabrics and the scenarios
@@ -187,7 +188,7 @@ Document predict_document(const PredictRequest& req, const PredictReport& r) {
       integer("max_num_seqs", "max_num_seqs", req.engine.max_num_seqs),
       integer("spec_tokens", "speculative tokens", req.engine.num_speculative_tokens),
       number("overlap_pct", "communication overlapped", req.overlap * 100.0, kPercent, 0),
-      fabric_records(req),
+      fabric_records(req, show_sources),
       fit_record(r),
       decode_record(r),
   };

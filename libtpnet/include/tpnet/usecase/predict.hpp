@@ -190,7 +190,10 @@ struct PredictReport {
 /// The answer first, then the settings, each link's fabric profile, the
 /// compute and decode fits, a table per link and the scenarios between the
 /// first two links: every key of `tpnet predict`'s JSON (docs/json.md).
-[[nodiscard]] Document predict_document(const PredictRequest& request, const PredictReport& report);
+/// The profiles' sources (some 45 lines of provenance) are in JSON always,
+/// and in tables and Markdown only with `show_sources`: the answer comes first.
+[[nodiscard]] Document predict_document(const PredictRequest& request, const PredictReport& report,
+                                        bool show_sources = false);
 
 /// One scenario per baseline row, all its requests arriving at once, each
 /// with the row's output tokens or `output` where the row states none.
