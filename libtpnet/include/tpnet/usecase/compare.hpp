@@ -158,7 +158,15 @@ std::uint64_t compare_row_count(const CompareRequest& request);
 /// shorter than its own network time, or a TTFT budget with no TTFT.
 [[nodiscard]] CompareReport run_compare(CompareRequest request);
 
-/// What the grid is of (the title: the model, layouts, link pairs and
+/// The answer first, in three sentences: the layout that fits (and, with
+/// budgets, keeps every row within them) whose worst row costs the least on
+/// the slower links, by the projected TTFT increase when a TTFT projects,
+/// else by the extra TTFT per 1,000 prompt tokens; that cost at its link and
+/// prompt; and what the slower link adds to its decode forward. Empty for an
+/// empty grid.
+[[nodiscard]] std::vector<std::string> compare_answer(const CompareReport& report);
+
+/// The answer, what the grid is of (the title: the model, layouts, link pairs and
 /// prompts), the model, the layout ratios are against, the node, the prefill
 /// chunk, the row count, the projection's baseline and the calibration: the
 /// keys of `tpnet compare`'s JSON before its rows (docs/json.md), and the
