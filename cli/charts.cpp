@@ -142,7 +142,9 @@ Figure compare_figure(const CompareReport& report) {
   const bool projected = worst.projected;
   std::vector<std::string> pairs;
   for (const auto& a : request.from) {
-    for (const auto& b : request.to) pairs.push_back(fmt::format("{} -> {}", a.name, b.name));
+    for (const auto& b : request.to) {
+      pairs.push_back(fmt::format("{} -> {}", a.link.name, b.link.name));
+    }
   }
   Panel cost;
   cost.kind = Panel::Kind::bars;

@@ -42,21 +42,21 @@ Outcome run_check(const CheckOptions& o) {
     rows.push_back(std::move(rec));
   }
   std::string to_names;
-  for (const auto& t : request.to) to_names += (to_names.empty() ? "" : ", ") + t.name;
+  for (const auto& t : request.to) to_names += (to_names.empty() ? "" : ", ") + t.link.name;
 
   Outcome out;
   out.exit_code = result.passed() ? 0 : 1;
   Document& doc = out.doc;
   doc.title = fmt::format("tpnet check {}: {} as {}, {} -> {}: {}", o.plan, request.model.name,
-                          layout.layout.name(), request.from.front().name, to_names,
+                          layout.layout.name(), request.from.front().link.name, to_names,
                           result.passed() ? "all budgets hold" : "BUDGET EXCEEDED");
   doc.fields = {text("plan", "plan", o.plan),
                 text("model", "model", request.model.name),
                 text("layout", "layout", layout.layout.name()),
                 integer("nodes", "nodes", layout.layout.nodes()),
                 text("node", "node", request.node.name),
-                link_summary("from link", request.from.front()),
-                link_record("from", "from link", request.from.front()),
+                link_summary("from link", request.from.front().link),
+                link_record("from", "from link", request.from.front().link),
                 text("memory_fit", "memory fit", layout.memory.fit_summary),
                 records("scenarios", "scenarios", std::move(rows)),
                 verdict_records(result.verdicts),

@@ -1,6 +1,7 @@
 // tpnet compare: a grid of layouts x links x prompts, streamed for large grids.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iterator>
@@ -19,10 +20,8 @@
 namespace tpnet::cli {
 namespace {
 
-/// Tables are for people; grids larger than this go to csv or json.
-constexpr std::uint64_t kMaxTableRows = 10000;
-
 struct CompareOptions {
+  CompareRequest request;  ///< the fields a flag sets as they are (--requests)
   EngineOptions engine;
   std::vector<int> tps{2, 4, 8, 16};
   std::vector<int> pps{1};
@@ -37,8 +36,7 @@ struct CompareOptions {
   std::string baseline_link;
   std::string node = std::string(kDefaultNodeName);
   MemoryOptions memory;
-  std::string reserved_memory;  ///< refused: the memory fit prices NCCL's buffers itself
-  int requests = 1;
+  std::string reserved_memory;   ///< refused: the memory fit prices NCCL's buffers itself
   std::string memory_bandwidth;  ///< empty: the node's
   BudgetOptions budgets;
   CalibrationFlags calibration;
@@ -56,7 +54,7 @@ CompareRequest to_request(const CompareOptions& o) {
         "nccl_memory.tuned in its file) and the OS share from the node's reserved_memory",
         InputLocation::for_key("--reserved-memory"));
   }
-  CompareRequest request;
+  CompareRequest request = o.request;
   request.model = load_model(o.engine);
   EngineOptions engine_options = o.engine;
   engine_options.tp = o.tps.empty() ? 0 : o.tps.front();
@@ -66,8 +64,10 @@ CompareRequest to_request(const CompareOptions& o) {
       for (int tp : o.tps) request.layouts.push_back(ParallelLayout{tp, pp, ep});
     }
   }
-  for (const auto& text : o.from) request.from.push_back(to_link(text, "--from", o.engine));
-  for (const auto& text : o.to) request.to.push_back(to_link(text, "--to", o.engine));
+  std::vector<Link> from;
+  std::vector<Link> to;
+  for (const auto& text : o.from) from.push_back(to_link(text, "--from", o.engine));
+  for (const auto& text : o.to) to.push_back(to_link(text, "--to", o.engine));
   for (const auto& text : o.prompts) {
     request.prompts.push_back(
         PrefillScenario{text, parse_prompt(text, InputLocation::for_key("--prompt")), {}});
@@ -85,7 +85,7 @@ CompareRequest to_request(const CompareOptions& o) {
     b.layout = ParallelLayout{o.baseline_tp, 1, 1};
     b.ttft = parse_duration(o.baseline_ttft, InputLocation::for_key("--baseline-ttft"));
     b.prompt = parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt"));
-    b.link = o.baseline_link.empty() ? request.from.front()
+    b.link = o.baseline_link.empty() ? from.front()
                                      : to_link(o.baseline_link, "--baseline-link", o.engine);
     request.projection = b;
   }
@@ -96,13 +96,14 @@ CompareRequest to_request(const CompareOptions& o) {
     request.memory_bandwidth =
         parse_bit_rate(o.memory_bandwidth, InputLocation::for_key("--mem-bw"));
   }
-  request.decode_requests = o.requests;
   request.budgets = to_budgets(o.budgets);
   request.calibration = load_calibration(o.calibration);
-  if (!o.fabric.empty()) {
-    const std::string node = request.node.name;
-    request.from_fabrics = to_fabrics({o.fabric}, request.from, node);
-    request.to_fabrics = to_fabrics({o.fabric}, request.to, node);
+  if (o.fabric.empty()) {
+    request.from = without_profiles(from);
+    request.to = without_profiles(to);
+  } else {
+    request.from = with_fabrics({o.fabric}, from, request.node.name);
+    request.to = with_fabrics({o.fabric}, to, request.node.name);
     request.accepted_tokens = o.accepted_tokens.given();
   }
   return request;
@@ -130,25 +131,7 @@ Outcome run_compare(const CompareOptions& o) {
     return outcome;
   }
 
-  if (report->row_count > kMaxTableRows) {
-    throw InputError(fmt::format("{} rows are too many for a table (at most {}); use --format csv "
-                                 "or json",
-                                 report->row_count, kMaxTableRows),
-                     InputLocation::for_key("--format"));
-  }
-  const CompareRowSchema schema(*report);
-  std::vector<Record> table;
-  std::uint64_t failures = 0;
-  for_each_compare_row(*report, [&](const CompareRow& r) {
-    table.push_back(schema.table_record(r));
-    failures += r.within_budget ? 0 : 1;
-  });
-  doc.fields.push_back(records("rows", "rows", std::move(table)));
-  if (report->gated()) {
-    doc.fields.push_back(flag("gate_passed", "all rows within budget", failures == 0));
-    if (failures > 0)
-      doc.warnings.push_back(fmt::format("gate failed: {} rows exceed a budget", failures));
-  }
+  const std::uint64_t failures = add_compare_table(doc, *report);
   outcome.doc = std::move(doc);
   outcome.exit_code = failures > 0 ? 1 : 0;
   return outcome;
@@ -162,29 +145,17 @@ Command setup_compare(CLI::App& app) {
       "compare", "Grid of TP/PP/EP layouts x links x prompts: bytes, bounds, projections, fit");
   add_engine_options(sub, options->engine, false);
   const std::string grid = "Grid";
-  sub->add_option("--tp", options->tps, "TP sizes, e.g. 2,4,8,16")
-      ->delimiter(',')
-      ->group(grid)
-      ->default_str("2,4,8,16");
-  sub->add_option("--pp", options->pps, "Pipeline stages, e.g. 1,2")
-      ->delimiter(',')
-      ->group(grid)
-      ->default_str("1");
-  sub->add_option("--ep", options->eps, "Expert-parallel sizes (MoE), e.g. 1,8")
-      ->delimiter(',')
-      ->group(grid)
-      ->default_str("1");
-  sub->add_option("--from", options->from, "Baseline links")
-      ->delimiter(',')
-      ->group(grid)
-      ->default_str("200G");
-  sub->add_option("--to", options->to, "Links to estimate")
-      ->delimiter(',')
-      ->group(grid)
-      ->default_str("100G");
-  sub->add_option("--prompt", options->prompts, "Prompt scenarios (default: the study's P1-P6)")
-      ->delimiter(',')
-      ->group(grid);
+  // A list's default as it is typed (2,4,8,16), from the options' own value.
+  const auto grid_list = [&](const std::string& name, auto& values, const std::string& help) {
+    CLI::Option* option = sub->add_option(name, values, help)->delimiter(',')->group(grid);
+    if (!values.empty()) option->default_str(fmt::format("{}", fmt::join(values, ",")));
+  };
+  grid_list("--tp", options->tps, "TP sizes, e.g. 2,4,8,16");
+  grid_list("--pp", options->pps, "Pipeline stages, e.g. 1,2");
+  grid_list("--ep", options->eps, "Expert-parallel sizes (MoE), e.g. 1,8");
+  grid_list("--from", options->from, "Baseline links");
+  grid_list("--to", options->to, "Links to estimate");
+  grid_list("--prompt", options->prompts, "Prompt scenarios (default: the study's P1-P6)");
   sub->add_option("--reference-tp", options->reference_tp,
                   "TP the ratios compare against (default: the baseline's, else 8 or the first)")
       ->group(grid);
@@ -203,8 +174,9 @@ Command setup_compare(CLI::App& app) {
                   "No longer read (refused): NCCL's buffers come from --nccl-tuned, "
                   "--nccl-channels and --nccl-buffsize")
       ->group("");
-  sub->add_option("--requests", options->requests, "Running requests per decode forward")
-      ->default_val(1);
+  sub->add_option("--requests", options->request.decode_requests,
+                  "Running requests per decode forward")
+      ->capture_default_str();
   sub->add_option("--mem-bw", options->memory_bandwidth,
                   "Memory bandwidth per node (default: the node's memory_bandwidth)");
   add_budget_options(sub, options->budgets, true);

@@ -26,8 +26,6 @@ Document run_decode(const DecodeOptions& o) {
   DecodeRequest request;
   request.model = load_model(o.engine);
   request.engine = to_engine(o.engine);
-  request.from = to_link(o.from, "--from", o.engine);
-  request.to = to_link(o.to, "--to", o.engine);
   request.requests = o.requests;
   request.node = load_node(o.node);
   if (!o.memory_bandwidth.empty()) {
@@ -35,10 +33,11 @@ Document run_decode(const DecodeOptions& o) {
         parse_bit_rate(o.memory_bandwidth, InputLocation::for_key("--mem-bw"));
   }
   request.calibration = load_calibration(o.calibration);
-  const std::vector<FabricProfile> fabrics =
-      to_fabrics(o.fabrics, {request.from, request.to}, request.node.name, request.calibration);
-  request.from_fabric = fabrics[0];
-  request.to_fabric = fabrics[1];
+  std::vector<ProfiledLink> links = with_fabrics(
+      o.fabrics, {to_link(o.from, "--from", o.engine), to_link(o.to, "--to", o.engine)},
+      request.node.name, request.calibration);
+  request.from = std::move(links[0]);
+  request.to = std::move(links[1]);
   return decode_document(request, tpnet::run_decode(request));
 }
 

@@ -26,7 +26,7 @@ struct MemoryCommandOptions {
   bool min_tp = false;
   std::string node = std::string(kDefaultNodeName);
   MemoryOptions memory;
-  std::string chunk = "4096";
+  std::string chunk = std::to_string(kDefaultChunkTokens);
   int activation_bytes = EngineConfig{}.activation_bytes;
   int max_num_seqs = EngineConfig{}.max_num_seqs;
   int spec_tokens = 0;
@@ -120,7 +120,7 @@ Command setup_memory(CLI::App& app) {
   sub->add_option("--chunk,--max-num-batched-tokens", o->chunk,
                   "Prefill tokens per forward pass; sets the activation peak")
       ->group(engine)
-      ->default_str("4096");
+      ->capture_default_str();
   sub->add_option("--activation-bytes", o->activation_bytes,
                   "Bytes per activation value (2 = BF16)")
       ->group(engine)

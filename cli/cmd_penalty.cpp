@@ -53,8 +53,6 @@ Outcome run_penalty(const PenaltyOptions& o) {
   PenaltyRequest request;
   request.model = load_model(o.engine);
   request.engine = to_engine(o.engine);
-  request.from = to_link(o.from, "--from", o.engine);
-  request.to = to_link(o.to, "--to", o.engine);
   if (!o.measured_bytes.empty()) {
     request.measured_per_token =
         parse_bytes(o.measured_bytes, InputLocation::for_key("--bytes-per-token"));
@@ -62,10 +60,11 @@ Outcome run_penalty(const PenaltyOptions& o) {
   request.scenarios = scenarios_from(o);
   request.budgets = to_budgets(o.budgets);
   request.calibration = load_calibration(o.calibration);
-  const std::vector<FabricProfile> fabrics = to_fabrics(
-      o.fabrics, {request.from, request.to}, load_node(o.node).name, request.calibration);
-  request.from_fabric = fabrics[0];
-  request.to_fabric = fabrics[1];
+  std::vector<ProfiledLink> links = with_fabrics(
+      o.fabrics, {to_link(o.from, "--from", o.engine), to_link(o.to, "--to", o.engine)},
+      load_node(o.node).name, request.calibration);
+  request.from = std::move(links[0]);
+  request.to = std::move(links[1]);
   request.accepted_tokens = o.accepted_tokens.given();
   request.decode_node = load_node(o.node);
   request.measured_per_token_origin = "--bytes-per-token";
@@ -73,7 +72,8 @@ Outcome run_penalty(const PenaltyOptions& o) {
   Document doc = penalty_document(request, r);
   if (r.calibration) doc.fields.push_back(calibration_record(*r.calibration));
   write_svg(o.svg,
-            penalty_figure(r, request.from, request.to, describe(request.model, request.engine)),
+            penalty_figure(r, request.from.link, request.to.link,
+                           describe(request.model, request.engine)),
             doc);
   Outcome out{std::move(doc), {}, 0};
   if (r.gated) {
@@ -92,8 +92,8 @@ Command setup_penalty(CLI::App& app) {
       "penalty", "Upper bound on extra time-to-first-token when the link changes");
   add_engine_options(sub, options->engine);
   sub->add_option("--from", options->from, "Link the baseline runs on (preset or rate)")
-      ->default_str("200G");
-  sub->add_option("--to", options->to, "Link to estimate (preset or rate)")->default_str("100G");
+      ->capture_default_str();
+  sub->add_option("--to", options->to, "Link to estimate (preset or rate)")->capture_default_str();
   sub->add_option("--prompt", options->prompts,
                   "Prompt scenarios, e.g. 1k,8k,4x8k (default: the GLM-5.3 study's P1-P6)")
       ->delimiter(',');

@@ -35,7 +35,7 @@ void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
   app->add_option("--chunk,--max-num-batched-tokens", o.chunk,
                   "Prefill tokens per forward pass (e.g. 4096, 4k)")
       ->group(engine)
-      ->default_str("4096");
+      ->capture_default_str();
   app->add_option("--long-prefill-token-threshold", o.long_prefill_threshold,
                   "Cap on one request's prefill tokens per step (unset by default)")
       ->group(engine);
@@ -312,7 +312,7 @@ void add_memory_options(CLI::App* app, MemoryOptions& o) {
   app->add_option("--max-model-len", o.max_model_len,
                   "Longest sequence one request may reach (e.g. 8k, 128k, 1M)")
       ->group(group)
-      ->default_str("8192");
+      ->capture_default_str();
   app->add_option("--engram-tables", o.engram_tables,
                   "Where the model's Engram tables live: gpu, host (pinned host memory; on a "
                   "unified-memory node the same memory) or disk (default: where the model file "
@@ -368,14 +368,20 @@ FabricProfile to_fabric(const std::string& spec, const Link& link, const std::st
   return resolve_fabric(spec, link, node, fabric_file(spec));
 }
 
-std::vector<FabricProfile> to_fabrics(const std::vector<std::string>& specs,
-                                      const std::vector<Link>& links, const std::string& node,
-                                      const std::optional<CalibrationInput>& calibration) {
+std::vector<ProfiledLink> with_fabrics(const std::vector<std::string>& specs,
+                                       const std::vector<Link>& links, const std::string& node,
+                                       const std::optional<CalibrationInput>& calibration) {
   FabricAsk ask;
   ask.specs = specs;
   for (const auto& spec : specs) ask.spec_files.push_back(fabric_file(spec));
   if (calibration) ask.calibration = calibration->file;
-  return choose_fabrics(ask, links, node);
+  std::vector<FabricProfile> fabrics = choose_fabrics(ask, links, node);
+  std::vector<ProfiledLink> out;
+  out.reserve(links.size());
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    out.push_back(ProfiledLink{links[i], std::move(fabrics.at(i))});
+  }
+  return out;
 }
 
 std::optional<double> AcceptedTokensFlag::given() const {

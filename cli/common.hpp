@@ -45,7 +45,7 @@ struct EngineOptions {
   std::string quantization;     ///< --quantization: replaces the model's precision
   std::string bits_per_weight;  ///< --bits-per-weight
   int tp = 0;
-  std::string chunk = "4096";
+  std::string chunk = std::to_string(kDefaultChunkTokens);
   std::string long_prefill_threshold;
   int max_num_seqs = 256;
   int spec_tokens = 0;
@@ -112,7 +112,7 @@ struct MemoryOptions {
   double activation_factor = MemorySettings{}.activation_factor;
   std::string kv_cache_dtype = "auto";
   std::string kv_bytes_per_token;
-  std::string max_model_len = "8192";
+  std::string max_model_len = std::to_string(kDefaultMaxModelLen);
   std::string engram_tables;         ///< empty: the model's placement
   std::string autotune_spike = "0";  ///< 0 or off: none
 };
@@ -130,9 +130,10 @@ void add_memory_options(CLI::App* app, MemoryOptions& options);
 [[nodiscard]] FabricProfile to_fabric(const std::string& spec, const Link& link,
                                       const std::string& node);
 
-/// One value for every link, or one per link. None given: the calibration's
-/// sweep when it has one (the best profile there is, already read), else auto.
-[[nodiscard]] std::vector<FabricProfile> to_fabrics(
+/// Each link with its profile: one value for every link, or one per link.
+/// None given: the calibration's sweep when it has one (the best profile
+/// there is, already read), else auto.
+[[nodiscard]] std::vector<ProfiledLink> with_fabrics(
     const std::vector<std::string>& specs, const std::vector<Link>& links, const std::string& node,
     const std::optional<CalibrationInput>& calibration = {});
 

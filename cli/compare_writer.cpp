@@ -250,7 +250,7 @@ bool report_carries(When when, const CompareReport& report) {
     case When::compute_calibrated:
       return report.calibration && report.calibration->compute != nullptr;
     case When::fabric:
-      return !report.request.from_fabrics.empty();
+      return report.request.predicted();
     case When::projected:
       return report.projected();
     case When::gated:
@@ -335,6 +335,31 @@ std::vector<std::string> CompareRowSchema::grid_keys() const {
     for (const CompareColumn* column : scope) keys.emplace_back(column->key);
   }
   return keys;
+}
+
+std::uint64_t add_compare_table(Document& doc, const CompareReport& report) {
+  if (report.row_count > kMaxCompareTableRows) {
+    throw InputError(fmt::format("{} rows are too many for a table (at most {}); use --format csv "
+                                 "or json",
+                                 report.row_count, kMaxCompareTableRows),
+                     InputLocation::for_key("--format"));
+  }
+  const CompareRowSchema schema(report);
+  std::vector<Record> table;
+  table.reserve(report.row_count);
+  std::uint64_t failures = 0;
+  for_each_compare_row(report, [&](const CompareRow& r) {
+    table.push_back(schema.table_record(r));
+    failures += r.within_budget ? 0 : 1;
+  });
+  doc.fields.push_back(records("rows", "rows", std::move(table)));
+  if (report.gated()) {
+    doc.fields.push_back(flag("gate_passed", "all rows within budget", failures == 0));
+    if (failures > 0) {
+      doc.warnings.push_back(fmt::format("gate failed: {} rows exceed a budget", failures));
+    }
+  }
+  return failures;
 }
 
 /// Streams the grid as CSV or JSON, caching the parts shared by many rows so a

@@ -16,6 +16,9 @@
 
 namespace tpnet::cli {
 
+/// Tables are for people; grids larger than this go to csv or json.
+inline constexpr std::uint64_t kMaxCompareTableRows = 10000;
+
 struct CompareColumn;
 
 /// The columns one report's rows carry: those of the one list that the
@@ -45,6 +48,11 @@ class CompareRowSchema {
   std::vector<const CompareColumn*> table_;  ///< in table order
   std::array<std::vector<const CompareColumn*>, kScopes> grid_;
 };
+
+/// The grid's rows as a table (at most kMaxCompareTableRows: a larger grid is
+/// refused, naming --format) and, when gated, whether every row holds, added
+/// to `doc` with a warning when some do not; returns how many exceed a budget.
+std::uint64_t add_compare_table(Document& doc, const CompareReport& report);
 
 /// Writes the grid's rows (csv: a header line then one line per row; json:
 /// `header`'s fields plus "rows") and returns how many rows exceed a budget.

@@ -289,3 +289,27 @@ TEST_CASE("predict --traffic and --requests read back through tpnet traffic with
   CHECK(prefill > 0.9 * traffic["xmit_bytes"].as<double>());
   fs::remove_all(dir);
 }
+
+TEST_CASE(
+    "predict answers first: the profiles' sources only with --sources or --wide, JSON always") {
+  const std::vector<std::string> args{"predict", "--model", "glm-5.3",  "--tp", "8",
+                                      "--links", "200G",    "--output", "4"};
+  const std::string source_line = "RDMA rate 196.00 Gb/s measured";
+  const auto plain = tpnet::test::run_tpnet(args);
+  REQUIRE(plain.exit_code == 0);
+  CHECK(plain.out.find(source_line) == std::string::npos);
+  CHECK(plain.out.find("note 200G: a 200G port") != std::string::npos);  // what it is stays
+  for (const char* flag : {"--sources", "--wide"}) {
+    std::vector<std::string> with = args;
+    with.emplace_back(flag);
+    const auto shown = tpnet::test::run_tpnet(with);
+    REQUIRE(shown.exit_code == 0);
+    CHECK(shown.out.find(source_line) != std::string::npos);
+  }
+  std::vector<std::string> json = args;
+  json.insert(json.end(), {"--format", "json"});
+  const auto j = tpnet::test::run_tpnet(json);
+  REQUIRE(j.exit_code == 0);
+  const YAML::Node doc = YAML::Load(j.out);
+  CHECK(doc["fabrics"][0]["provenance"].size() >= 4);
+}

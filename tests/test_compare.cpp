@@ -28,8 +28,8 @@ CompareRequest tp_grid(const char* model = "glm-5.3") {
   CompareRequest spec;
   spec.model = builtin_model(model);
   for (int tp : {2, 4, 8, 16}) spec.layouts.push_back(ParallelLayout{tp, 1, 1});
-  spec.from = {link("200G")};
-  spec.to = {link("100G")};
+  spec.from = without_profiles({link("200G")});
+  spec.to = without_profiles({link("100G")});
   spec.prompts = {PrefillScenario{"8k", PromptSpec{1, 8192}, {}}};
   spec.reference = ParallelLayout{8, 1, 1};
   spec.node = builtin_node("dgx-spark");
@@ -284,7 +284,7 @@ TEST_CASE("compare warns once for each TP size the model's heads do not divide",
 // Issue 28: the chart's worst row per layout was computed in cli/charts.cpp.
 TEST_CASE("worst_by_layout keeps each layout's worst prompt per link pair", "[compare]") {
   CompareRequest spec = tp_grid();
-  spec.to = {link("100G"), link("50G")};
+  spec.to = without_profiles({link("100G"), link("50G")});
   spec.prompts = {PrefillScenario{"1k", PromptSpec{1, 1024}, {}},
                   PrefillScenario{"8k", PromptSpec{1, 8192}, {}}};
   const CompareReport report = run_compare(spec);
@@ -294,7 +294,7 @@ TEST_CASE("worst_by_layout keeps each layout's worst prompt per link pair", "[co
   // The same maximum, found by walking the rows here.
   for_each_compare_row(report, [&](const CompareRow& r) {
     const auto layout = static_cast<std::size_t>(r.layout - report.layouts.data());
-    const auto pair = static_cast<std::size_t>(r.to - report.request.to.data());
+    const std::size_t pair = r.to_index;
     REQUIRE(worst.by_pair[pair][layout]);
     CHECK(*worst.by_pair[pair][layout] >= r.extra_per_1k.value());
   });
@@ -346,4 +346,39 @@ TEST_CASE("compare's document: the grid in the title, the header fields, the bas
   CHECK(compare_document(report).fields[5].text == "TP8 8192 at 200G: TTFT 6.36 s");
   CHECK(compare_document(run_compare(tp_grid())).fields.size() == 5);
   CHECK(doc.warnings == report.warnings);
+}
+
+TEST_CASE("compare answers first: the layout that fits with the least TTFT cost, then its cost",
+          "[compare]") {
+  CompareRequest spec = tp_grid();
+  spec.projection =
+      TtftBaseline{ParallelLayout{8, 1, 1}, Seconds(6.36), PromptSpec{1, 8192}, link("200G")};
+  const CompareReport report = run_compare(spec);
+  std::vector<std::string> answer = compare_answer(report);
+  REQUIRE(answer.size() == 3);
+  // TP2 and TP4 do not fit; TP8 costs less than TP16 (a smaller network share).
+  CHECK(answer[0] ==
+        "Best layout: TP8 (8 nodes), which fits dgx-spark's memory and costs the least TTFT on "
+        "the slower link.");
+  // +1.11 s: 8,192 tokens x 3.38 MB at 100 Gb/s instead of 200 Gb/s.
+  CHECK(answer[1] == "At 100G its TTFT rises at most +17.4% (8k, projected: +1.11 s at most).");
+  CHECK_THAT(answer[2], StartsWith("Decode: 100G adds at most "));
+  CHECK(compare_document(report).answer == answer);
+
+  // A budget TP8 breaks leaves TP16 out too: no layout that fits holds it.
+  spec.budgets.max_ttft_increase = 0.10;
+  answer = compare_answer(run_compare(spec));
+  REQUIRE_FALSE(answer.empty());
+  CHECK(answer[0] ==
+        "No layout that fits keeps every row within budget; of those that fit, TP8 (8 nodes) "
+        "costs the least TTFT on the slower link.");
+
+  // Without a TTFT to project from, the cost is the extra time per 1,000 prompt tokens.
+  spec = tp_grid();
+  spec.layouts = {ParallelLayout{2, 1, 1}};
+  answer = compare_answer(run_compare(spec));
+  REQUIRE(answer.size() == 3);
+  CHECK_THAT(answer[0], StartsWith("No layout fits dgx-spark's memory; of all, TP2 (2 nodes)"));
+  CHECK_THAT(answer[1], StartsWith("At 100G its prefill takes at most +"));
+  CHECK_THAT(answer[1], ContainsSubstring("s more per 1,000 prompt tokens (8k: +"));
 }

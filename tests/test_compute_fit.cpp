@@ -53,8 +53,7 @@ TEST_CASE("the prefill fit recovers coefficients from TTFTs made by the model it
   PredictRequest req;
   req.model = model;
   req.engine = engine;
-  req.links = {preset("200G")};
-  req.fabrics = {fabric};
+  req.links = {ProfiledLink{preset("200G"), fabric}};
   req.compute = GivenCompute{truth, "given", {}};
   req.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
   req.accepted_tokens = 2.0;

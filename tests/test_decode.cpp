@@ -70,8 +70,8 @@ TEST_CASE("tpnet decode reads the node's memory bandwidth unless one is given", 
   DecodeRequest request;
   request.model = builtin_model("glm-5.3");
   request.engine = tp8_with_4_drafts();
-  request.from = preset("200G");
-  request.to = preset("100G");
+  request.from = ProfiledLink{preset("200G"), std::nullopt};
+  request.to = ProfiledLink{preset("100G"), std::nullopt};
   request.node = builtin_node("dgx-spark");
   const DecodeReport spark = run_decode(request);
   CHECK(spark.memory_bandwidth == request.node.memory_bandwidth);
@@ -96,12 +96,10 @@ TEST_CASE("decode's document: the forward's traffic, the floor, NCCL's pick, the
   DecodeRequest request;
   request.model = builtin_model("glm-5.3");
   request.engine = tp8_with_4_drafts();
-  request.from = preset("200G");
-  request.to = preset("100G");
+  request.from = ProfiledLink{preset("200G"), nominal_fabric(preset("200G"))};
+  request.to = ProfiledLink{preset("100G"), nominal_fabric(preset("100G"))};
   request.requests = 2;
   request.node = builtin_node("dgx-spark");
-  request.from_fabric = nominal_fabric(request.from);
-  request.to_fabric = nominal_fabric(request.to);
   const DecodeReport r = run_decode(request);
   const Document doc = decode_document(request, r);
   CHECK(doc.title ==

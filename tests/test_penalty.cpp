@@ -68,10 +68,10 @@ TEST_CASE("penalty's answer and document: the longest prompt predicted, decode u
   PenaltyRequest request;
   request.model = resolve_model("glm-5.3");
   request.engine = tpnet::test::glm_engine();
-  request.from = parse_link("200G", InputLocation::for_key("from"));
-  request.to = parse_link("emulated-100G", InputLocation::for_key("to"));
-  request.from_fabric = tpnet::test::builtin_profile("dgx-spark-200g-switch");
-  request.to_fabric = tpnet::test::builtin_profile("dgx-spark-one-half-switch");
+  request.from = ProfiledLink{parse_link("200G", InputLocation::for_key("from")),
+                              tpnet::test::builtin_profile("dgx-spark-200g-switch")};
+  request.to = ProfiledLink{parse_link("emulated-100G", InputLocation::for_key("to")),
+                            tpnet::test::builtin_profile("dgx-spark-one-half-switch")};
   request.decode_node = builtin_node("dgx-spark");
   request.measured_per_token = Bytes(3.57e6);
   request.measured_per_token_origin = "counters";

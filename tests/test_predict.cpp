@@ -171,8 +171,7 @@ TEST_CASE("GLM-5.3: the four-request last first tokens from the single-request r
   PredictRequest req;
   req.model = glm53();
   req.engine = glm_engine();
-  req.links = {preset("200G")};
-  req.fabrics = {default_fabric(req.links[0], "dgx-spark")};
+  req.links = {ProfiledLink{preset("200G"), default_fabric(preset("200G"), "dgx-spark")}};
   req.baseline = load_baseline_csv(kSource + "/examples/data/glm53_tp8_200g.csv");
   req.baseline_origin = "glm53_tp8_200g.csv";
   req.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
@@ -206,8 +205,7 @@ TEST_CASE("GLM-5.3: each single-request TTFT from a fit on the other three (leav
     PredictRequest req;
     req.model = glm53();
     req.engine = glm_engine();
-    req.links = {preset("200G")};
-    req.fabrics = {default_fabric(req.links[0], "dgx-spark")};
+    req.links = {ProfiledLink{preset("200G"), default_fabric(preset("200G"), "dgx-spark")}};
     for (std::size_t i = 0; i < singles.size(); ++i) {
       if (i != out) req.baseline.push_back(singles[i]);
     }
@@ -238,8 +236,7 @@ TEST_CASE("Qwen3.6-27B: TP2 and TP4 decode ITL from the TP1 ITL, within 15%") {
     req.model = model;
     req.engine.tensor_parallel_size = tp;
     req.engine.max_num_batched_tokens = 8192;
-    req.links = {preset("200G")};
-    req.fabrics = {default_fabric(req.links[0], "dgx-spark")};
+    req.links = {ProfiledLink{preset("200G"), default_fabric(preset("200G"), "dgx-spark")}};
     req.compute =
         GivenCompute{PrefillComputeModel{Seconds(0.0), 1e-14, 0.0, std::nullopt}, "given", {}};
     req.decode_measurements = {DecodeMeasurement{1, Seconds::milliseconds(77.97), "TP1"}};
@@ -256,8 +253,7 @@ TEST_CASE("the predicted traffic reads back through tpnet traffic's reader with 
   PredictRequest req;
   req.model = glm53();
   req.engine = glm_engine();
-  req.links = {preset("200G")};
-  req.fabrics = {default_fabric(req.links[0], "dgx-spark")};
+  req.links = {ProfiledLink{preset("200G"), default_fabric(preset("200G"), "dgx-spark")}};
   req.compute =
       GivenCompute{PrefillComputeModel{Seconds(0.2), 3e-14, 5e-15, std::nullopt}, "given", {}};
   req.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
@@ -293,11 +289,9 @@ TEST_CASE("penalty's predicted extra is predict's extra last first token, one an
   PenaltyRequest p;
   p.model = model;
   p.engine = engine;
-  p.from = from;
-  p.to = to;
+  p.from = ProfiledLink{from, default_fabric(from, "dgx-spark")};
+  p.to = ProfiledLink{to, default_fabric(to, "dgx-spark")};
   p.scenarios = {PrefillScenario{"4x16k", PromptSpec{4, 16384}, {}, 1024}};
-  p.from_fabric = default_fabric(from, "dgx-spark");
-  p.to_fabric = default_fabric(to, "dgx-spark");
   p.accepted_tokens = 2.5;
   const PenaltyReport pr = run_penalty(p);
   REQUIRE(pr.scenarios[0].predicted_extra);
@@ -305,8 +299,7 @@ TEST_CASE("penalty's predicted extra is predict's extra last first token, one an
   PredictRequest q;
   q.model = model;
   q.engine = engine;
-  q.links = {from, to};
-  q.fabrics = {*p.from_fabric, *p.to_fabric};
+  q.links = {p.from, p.to};
   q.compute =
       GivenCompute{PrefillComputeModel{Seconds(0.2), 3e-14, 5e-15, std::nullopt}, "given", {}};
   q.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
@@ -363,19 +356,17 @@ TEST_CASE("decode's fabric estimate prices one forward as predict prices a decod
   DecodeRequest d;
   d.model = glm53();
   d.engine = glm_engine();
-  d.from = preset("200G");
-  d.to = preset("100G");
+  d.from = ProfiledLink{preset("200G"), default_fabric(preset("200G"), "dgx-spark")};
+  d.to = ProfiledLink{preset("100G"), default_fabric(preset("100G"), "dgx-spark")};
   d.requests = 2;
   d.node = builtin_node("dgx-spark");
-  d.from_fabric = default_fabric(d.from, "dgx-spark");
-  d.to_fabric = default_fabric(d.to, "dgx-spark");
   const DecodeReport r = run_decode(d);
   REQUIRE(r.fabric);
   const Bytes block = activation_block(d.model, d.engine, 10);
   const int n = allreduces_per_forward(d.model, d.engine);
   const double expected =
-      fabric_allreduce(*d.from_fabric, block, 8, CollectiveAlgorithm::ring).time.value() * n +
-      fabric_allgather(*d.from_fabric, logits_gather_bytes(d.model, d.engine, 8, 10), 8).value();
+      fabric_allreduce(*d.from.fabric, block, 8, CollectiveAlgorithm::ring).time.value() * n +
+      fabric_allgather(*d.from.fabric, logits_gather_bytes(d.model, d.engine, 8, 10), 8).value();
   CHECK_THAT(r.fabric->comm_from.value(), WithinRel(expected, 1e-12));
   // The profiles share one fixed cost (100G, unmeasured, takes the node's),
   // so what 100G adds is byte time alone, at the rates the profiles give
@@ -383,7 +374,7 @@ TEST_CASE("decode's fabric estimate prices one forward as predict prices a decod
   // prompt's burst, the nominal 100 for 100G): less than the nominal bound,
   // never a saving.
   const double profile_rates =
-      1.0 / 100e9 - builtin_seconds_per_byte(*d.from_fabric, Bytes(8192)) / 8.0;
+      1.0 / 100e9 - builtin_seconds_per_byte(*d.from.fabric, Bytes(8192)) / 8.0;
   const double nominal_rates = 1.0 / 100e9 - 1.0 / 200e9;
   CHECK(r.fabric->added.value() > 0.0);
   CHECK(r.fabric->added.value() < r.max_added_per_forward.value());
@@ -402,12 +393,10 @@ TEST_CASE("compare's predicted extra for a TP row is penalty's for the same scen
   c.model = model;
   c.engine = engine;
   c.layouts = {ParallelLayout{8, 1, 1}, ParallelLayout{8, 2, 1}};
-  c.from = {from};
-  c.to = {to};
+  c.from = {ProfiledLink{from, f}};
+  c.to = {ProfiledLink{to, t}};
   c.prompts = {PrefillScenario{"4x16k", PromptSpec{4, 16384}, {}}};
   c.node = builtin_node("dgx-spark");
-  c.from_fabrics = {f};
-  c.to_fabrics = {t};
   const CompareReport report = run_compare(c);
   std::vector<std::optional<Seconds>> predicted;
   std::vector<std::optional<Seconds>> bounds;
@@ -424,11 +413,9 @@ TEST_CASE("compare's predicted extra for a TP row is penalty's for the same scen
   PenaltyRequest p;
   p.model = model;
   p.engine = engine;
-  p.from = from;
-  p.to = to;
+  p.from = c.from.front();
+  p.to = c.to.front();
   p.scenarios = c.prompts;
-  p.from_fabric = f;
-  p.to_fabric = t;
   const PenaltyReport pr = run_penalty(p);
   CHECK_THAT(predicted[0]->value(), WithinRel(pr.scenarios[0].predicted_extra->value(), 1e-12));
   CHECK_THAT(bounds[0]->value(), WithinRel(pr.scenarios[0].achieved_bound->value(), 1e-12));
@@ -439,8 +426,9 @@ TEST_CASE(
   PredictRequest req;
   req.model = glm53();
   req.engine = glm_engine();
-  req.links = {preset("200G"), preset("emulated-100G")};
-  for (const Link& link : req.links) req.fabrics.push_back(default_fabric(link, "dgx-spark"));
+  for (const char* name : {"200G", "emulated-100G"}) {
+    req.links.push_back(ProfiledLink{preset(name), default_fabric(preset(name), "dgx-spark")});
+  }
   req.baseline = load_baseline_csv(kSource + "/examples/data/glm53_tp8_200g.csv");
   req.baseline_origin = "glm53_tp8_200g.csv";
   req.memory_bandwidth = BitRate::gigabytes_per_second(273.0);

@@ -280,8 +280,8 @@ TEST_CASE("compare's projected TTFT increase is a share in 0 to 1 of the link's 
     spec.node = builtin_node("dgx-spark");
     for (int tp : {2, 4, 8, 16}) spec.layouts.push_back(ParallelLayout{tp, 1, 1});
     spec.reference = ParallelLayout{8, 1, 1};
-    spec.from = {link_at(random_rate(d))};
-    spec.to = {link_at(random_rate(d)), link_at(random_rate(d))};
+    spec.from = without_profiles({link_at(random_rate(d))});
+    spec.to = without_profiles({link_at(random_rate(d)), link_at(random_rate(d))});
     for (int k = 0; k < 3; ++k) {
       spec.prompts.push_back({"p", PromptSpec{d.log_integer(1, 8), d.log_integer(1, 1 << 17)}, {}});
     }
@@ -293,7 +293,7 @@ TEST_CASE("compare's projected TTFT increase is a share in 0 to 1 of the link's 
     b.ttft = comm + Seconds(d.log_uniform(1e-3, 1e3));
     spec.projection = b;
     CAPTURE(i, model.name, to_string(engine.algorithm), b.layout.tp, b.ttft.value(),
-            spec.from[0].rate.bits_per_second());
+            spec.from[0].link.rate.bits_per_second());
 
     const CompareReport report = run_compare(spec);
     int rows = 0;

@@ -105,8 +105,10 @@ void BM_CompareGridCsvMillionRows(benchmark::State& state) {
   spec.node = builtin_node("dgx-spark");
   for (int tp : {2, 4, 8, 16}) spec.layouts.push_back(ParallelLayout{tp, 1, 1});
   for (int g = 0; g < 50; ++g) {
-    spec.from.push_back(Link{"from", BitRate::gigabits_per_second(100 + 2 * g), {}});
-    spec.to.push_back(Link{"to", BitRate::gigabits_per_second(50 + 2 * g), {}});
+    spec.from.push_back(
+        ProfiledLink{Link{"from", BitRate::gigabits_per_second(100 + 2 * g), {}}, std::nullopt});
+    spec.to.push_back(
+        ProfiledLink{Link{"to", BitRate::gigabits_per_second(50 + 2 * g), {}}, std::nullopt});
   }
   for (int k = 1; k <= 100; ++k) {
     spec.prompts.push_back(PrefillScenario{std::to_string(k) + "k", PromptSpec{1, 1024LL * k}, {}});
@@ -168,8 +170,8 @@ PredictRequest glm53_predict(std::vector<PredictScenario> scenarios) {
   r.engine.tensor_parallel_size = 8;
   r.engine.long_prefill_token_threshold = 2048;
   r.engine.num_speculative_tokens = 4;
-  r.links = {parse_link("200G", InputLocation::for_key("link"))};
-  r.fabrics = {default_fabric(r.links[0], "dgx-spark")};
+  const Link link = parse_link("200G", InputLocation::for_key("link"));
+  r.links = {ProfiledLink{link, default_fabric(link, "dgx-spark")}};
   r.compute = GivenCompute{
       PrefillComputeModel{Seconds(0.245), 3.24e-14, 3.8e-15, std::nullopt}, "given", {}};
   r.memory_bandwidth = BitRate::gigabytes_per_second(273.0);

@@ -51,8 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const ServingPlan plan =
         parse_plan_yaml(text_of(data, size), TPNET_SOURCE_DIR "/examples/fuzz-plan.yaml");
     const CompareRequest& request = plan.compare;
-    for (const auto& l : request.from) positive(l.rate, "from link");
-    for (const auto& l : request.to) positive(l.rate, "to link");
+    for (const auto& l : request.from) positive(l.link.rate, "from link");
+    for (const auto& l : request.to) positive(l.link.rate, "to link");
     for (const auto& s : request.prompts) {
       positive(static_cast<double>(s.prompt.total_tokens()), "scenario tokens");
       if (s.baseline_ttft) positive(*s.baseline_ttft, "baseline ttft");

@@ -159,11 +159,13 @@ ServingPlan parse_plan_yaml(std::string_view text, const std::string& origin) {
   yaml::with_key_prefix("links.", [&] {
     yaml::reject_unknown_keys(links, origin, {"from", "to"});
   });
-  plan.from = {required_quantity(links, origin, "from", "links.", parse_link)};
+  plan.from = {
+      ProfiledLink{required_quantity(links, origin, "from", "links.", parse_link), std::nullopt}};
   if (!has(links, "to"))
     throw InputError("required key is missing", yaml::where(links, origin, "links.to"));
   for (const auto& node : scalars_or_list(links["to"], origin, "links.to")) {
-    plan.to.push_back(parse_link(node.Scalar(), yaml::where(node, origin, "links.to")));
+    plan.to.push_back(ProfiledLink{parse_link(node.Scalar(), yaml::where(node, origin, "links.to")),
+                                   std::nullopt});
   }
 
   if (!has(root, "workload")) {
@@ -210,8 +212,8 @@ ServingPlan parse_plan_yaml(std::string_view text, const std::string& origin) {
         "projection.", [&] { return yaml::required_integer(p, origin, "tp", 1, kMaxTp); }));
     b.ttft = required_quantity(p, origin, "ttft", "projection.", parse_duration);
     b.prompt = required_quantity(p, origin, "prompt", "projection.", parse_prompt);
-    b.link =
-        optional_quantity(p, origin, "link", "projection.", parse_link).value_or(plan.from.front());
+    b.link = optional_quantity(p, origin, "link", "projection.", parse_link)
+                 .value_or(plan.from.front().link);
     plan.projection = b;
   }
 

@@ -18,13 +18,13 @@ Seconds DecodeComputeModel::weight_read(TokenCount tokens) const {
 double gemm_flops_per_token(const ModelArch& model, int tp) {
   // Every GEMM's FLOPs are linear in the tokens (routed experts by their
   // exact average rows), so one full chunk gives the rate per token.
-  constexpr TokenCount kChunk = 4096;
-  return total_flops(prefill_gemm_shapes(model, tp, kChunk)) / static_cast<double>(kChunk);
+  return total_flops(prefill_gemm_shapes(model, tp, kDefaultChunkTokens)) /
+         static_cast<double>(kDefaultChunkTokens);
 }
 
 double expert_gemm_flops_per_token(const ModelArch& model, int tp) {
-  constexpr TokenCount kChunk = 4096;
-  return routed_expert_flops(prefill_gemm_shapes(model, tp, kChunk)) / static_cast<double>(kChunk);
+  return routed_expert_flops(prefill_gemm_shapes(model, tp, kDefaultChunkTokens)) /
+         static_cast<double>(kDefaultChunkTokens);
 }
 
 StepFeatures StepFeaturesCache::operator()(const ScheduledStep& step) {

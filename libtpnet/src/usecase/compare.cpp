@@ -150,7 +150,7 @@ CompareReport run_compare(CompareRequest request) {
   for (const auto& prompt : request.prompts) {
     if (prompt.baseline_ttft) {
       const TtftBaseline own{request.measured_layout, *prompt.baseline_ttft, prompt.prompt,
-                             request.from.front()};
+                             request.from.front().link};
       report.compute_node_seconds.emplace_back(
           compute_node_seconds_per_token(model, engine, own, "workload.baseline"));
     } else {
@@ -197,7 +197,7 @@ CompareReport run_compare(CompareRequest request) {
   if (request.calibration) {
     CalibrationAsk ask;
     for (const auto& layout : request.layouts) ask.tps.push_back(layout.tp);
-    ask.from = request.from;
+    ask.from = links_of(request.from);
     ask.project_compute = true;
     report.calibration = check_calibration(*request.calibration, model, engine, ask);
     for (const auto& w : report.calibration->warnings) report.warnings.push_back(w);
@@ -222,7 +222,7 @@ void for_each_compare_row(const CompareReport& report,
   const CompareRequest& request = report.request;
   const CalibrationUse* calibration = report.calibration ? &*report.calibration : nullptr;
   CompareRow row;
-  const bool predict = !request.from_fabrics.empty() && !request.to_fabrics.empty();
+  const bool predict = request.predicted();
   const double accepted = accepted_tokens_per_decode(request.engine, request.accepted_tokens);
   if (predict) {
     double steps = 0.0;
@@ -241,11 +241,13 @@ void for_each_compare_row(const CompareReport& report,
     at_tp.tensor_parallel_size = layout.layout.tp;
     const bool tp_only = layout.layout.pp == 1 && layout.layout.ep == 1;
     for (std::size_t f = 0; f < request.from.size(); ++f) {
-      const Link& from = request.from[f];
+      const Link& from = request.from[f].link;
       row.from = &from;
+      row.from_index = f;
       for (std::size_t t = 0; t < request.to.size(); ++t) {
-        const Link& to = request.to[t];
+        const Link& to = request.to[t].link;
         row.to = &to;
+        row.to_index = t;
         row.extra_per_1k = extra_transfer_time(layout.per_token_bytes * 1000.0, from.rate, to.rate);
         row.comm_per_1k = layout.per_token_bytes * 1000.0 / from.rate;
         row.decode_slowdown = extra_transfer_time(layout.decode_forward_bytes, from.rate, to.rate) /
@@ -280,7 +282,7 @@ void for_each_compare_row(const CompareReport& report,
           row.achieved_bound.reset();
           if (predict && tp_only) {
             const PrefillCommunication c = prefill_communication(
-                request.model, at_tp, request.from_fabrics[f], request.to_fabrics[t], prompt.prompt,
+                request.model, at_tp, *request.from[f].fabric, *request.to[t].fabric, prompt.prompt,
                 prompt.output_tokens.value_or(kDefaultOutputTokens), accepted);
             row.predicted_extra = c.extra;
             row.achieved_bound = c.bound;
@@ -313,8 +315,6 @@ WorstByLayout worst_by_layout(const CompareReport& report) {
                      std::vector<std::optional<double>>(report.layouts.size()));
   for_each_compare_row(report, [&](const CompareRow& r) {
     const auto layout = static_cast<std::size_t>(r.layout - report.layouts.data());
-    const auto from = static_cast<std::size_t>(r.from - request.from.data());
-    const auto to = static_cast<std::size_t>(r.to - request.to.data());
     double value = 0.0;
     if (out.projected) {
       if (!r.ttft_increase) return;
@@ -322,7 +322,8 @@ WorstByLayout worst_by_layout(const CompareReport& report) {
     } else {
       value = r.extra_per_1k.value();
     }
-    std::optional<double>& worst = out.by_pair[from * request.to.size() + to][layout];
+    std::optional<double>& worst =
+        out.by_pair[r.from_index * request.to.size() + r.to_index][layout];
     worst = worst ? std::max(*worst, value) : value;
   });
   return out;

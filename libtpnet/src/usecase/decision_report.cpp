@@ -142,24 +142,20 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
   PenaltyRequest pr;
   pr.model = in.model;
   pr.engine = g.engine;
-  pr.from = g.from;
-  pr.to = g.to;
+  pr.from = ProfiledLink{g.from, g.fabrics[0]};
+  pr.to = ProfiledLink{g.to, g.fabrics[1]};
   pr.scenarios = g.scenarios;
   pr.calibration = request.calibration;
-  pr.from_fabric = g.fabrics[0];
-  pr.to_fabric = g.fabrics[1];
   g.penalty = run_penalty(pr);
   for (const auto& w : g.penalty.warnings) g.warnings.push_back(w);
 
   DecodeRequest dr;
   dr.model = in.model;
   dr.engine = g.engine;
-  dr.from = g.from;
-  dr.to = g.to;
+  dr.from = ProfiledLink{g.from, g.fabrics[0]};
+  dr.to = ProfiledLink{g.to, g.fabrics[1]};
   dr.node = in.node;
   dr.calibration = request.calibration;
-  dr.from_fabric = g.fabrics[0];
-  dr.to_fabric = g.fabrics[1];
   g.decode = run_decode(dr);
 
   CompareRequest cr;
@@ -168,11 +164,13 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
   for (const int tp : g.plan.layouts_tried) {
     if (tp >= 2) cr.layouts.push_back(ParallelLayout{tp, 1, 1});  // one node sends nothing
   }
-  cr.from = {g.from};
+  cr.from = {ProfiledLink{g.from, std::nullopt}};
   for (const auto& s : in.speeds) {
-    if (s.rate.bits_per_second() < g.from.rate.bits_per_second()) cr.to.push_back(s);
+    if (s.rate.bits_per_second() < g.from.rate.bits_per_second()) {
+      cr.to.push_back(ProfiledLink{s, std::nullopt});
+    }
   }
-  if (cr.to.empty()) cr.to = {g.from};
+  if (cr.to.empty()) cr.to = cr.from;
   cr.prompts = g.scenarios;
   cr.measured_layout = ParallelLayout{g.tp, 1, 1};
   cr.node = in.node;
@@ -204,8 +202,7 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
     req.model = in.model;
     req.engine = g.engine;
     req.memory_bandwidth = in.node.memory_bandwidth;
-    req.links = {g.from, g.to};
-    req.fabrics = g.fabrics;
+    req.links = {ProfiledLink{g.from, g.fabrics[0]}, ProfiledLink{g.to, g.fabrics[1]}};
     req.baseline = g.scenarios;
     req.baseline_origin = request.baseline_origin;
     req.scenarios = scenarios_from_baseline(g.scenarios, kDefaultOutputTokens);

@@ -97,27 +97,29 @@ DecodeReport run_decode(const DecodeRequest& request) {
     throw InputError("states no memory_bandwidth; give `memory.memory_bandwidth`",
                      InputLocation::for_key("node"));
   }
-  DecodeReport r = analyze_decode(request.model, request.engine, request.from, request.to, inputs);
+  DecodeReport r =
+      analyze_decode(request.model, request.engine, request.from.link, request.to.link, inputs);
   if (request.calibration) {
     CalibrationAsk ask;
     ask.tps = {request.engine.tensor_parallel_size};
-    ask.from = {request.from};
+    ask.from = {request.from.link};
     ask.use_compute = false;
     r.calibration = check_calibration(*request.calibration, request.model, request.engine, ask);
-    r.point = point_decode(*r.calibration->allreduce, request.model, request.engine,
-                           r.tokens_per_forward, r.logits_sent, request.from.rate, request.to.rate);
+    r.point =
+        point_decode(*r.calibration->allreduce, request.model, request.engine, r.tokens_per_forward,
+                     r.logits_sent, request.from.link.rate, request.to.link.rate);
     r.point_added_share = r.point->added_per_forward / r.weight_read_floor;
     for (const auto& w : r.calibration->warnings) r.warnings.push_back(w);
   }
-  if (request.from_fabric && request.to_fabric) {
+  if (request.from.fabric && request.to.fabric) {
     ScheduledStep step;
     for (int i = 0; i < request.requests; ++i) {
       step.work.push_back(StepWork{i, 0, 0, 1 + request.engine.num_speculative_tokens, false});
     }
     DecodeReport::FabricForward f;
     f.comm_from =
-        step_communication(request.model, request.engine, *request.from_fabric, step).time;
-    f.comm_to = step_communication(request.model, request.engine, *request.to_fabric, step).time;
+        step_communication(request.model, request.engine, *request.from.fabric, step).time;
+    f.comm_to = step_communication(request.model, request.engine, *request.to.fabric, step).time;
     f.added = f.comm_to - f.comm_from;
     f.added_share = f.added / r.weight_read_floor;
     r.fabric = f;

@@ -61,10 +61,10 @@ void append_decode_point(Record& fields, const DecodeReport& r, const Link& from
 /// One forward's collectives priced on each link's fabric profile.
 void append_decode_fabric(Record& fields, const DecodeRequest& request, const DecodeReport& r) {
   const DecodeReport::FabricForward& f = *r.fabric;
-  const Link& from = request.from;
-  const Link& to = request.to;
-  const FabricProfile& from_fabric = *request.from_fabric;
-  const FabricProfile& to_fabric = *request.to_fabric;
+  const Link& from = request.from.link;
+  const Link& to = request.to.link;
+  const FabricProfile& from_fabric = *request.from.fabric;
+  const FabricProfile& to_fabric = *request.to.fabric;
   fields.push_back(
       number("fabric_forward_comm_from_s",
              fmt::format("communication per forward at {} ({})", from.name, from_fabric.name),
@@ -87,8 +87,8 @@ void append_decode_fabric(Record& fields, const DecodeRequest& request, const De
 Document decode_document(const DecodeRequest& request, const DecodeReport& r) {
   const ModelArch& model = request.model;
   const EngineConfig& engine = request.engine;
-  const Link& from = request.from;
-  const Link& to = request.to;
+  const Link& from = request.from.link;
+  const Link& to = request.to.link;
 
   Document doc;
   doc.csv = CsvLayout::sections;  // the headline answer is scalars; its lists follow

@@ -86,12 +86,12 @@ PenaltyReport analyze_penalty(const ModelArch& model, const EngineConfig& engine
 PenaltyReport run_penalty(const PenaltyRequest& request) {
   const std::vector<PrefillScenario> scenarios =
       request.scenarios.empty() ? study_scenarios() : request.scenarios;
-  PenaltyReport r = analyze_penalty(request.model, request.engine, request.from, request.to,
-                                    scenarios, request.measured_per_token);
+  PenaltyReport r = analyze_penalty(request.model, request.engine, request.from.link,
+                                    request.to.link, scenarios, request.measured_per_token);
   if (request.calibration) {
     CalibrationAsk ask;
     ask.tps = {request.engine.tensor_parallel_size};
-    ask.from = {request.from};
+    ask.from = {request.from.link};
     r.calibration = check_calibration(*request.calibration, request.model, request.engine, ask);
     const ParallelLayout layout{request.engine.tensor_parallel_size, 1, 1};
     std::optional<Seconds> compute;
@@ -101,11 +101,11 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
     for (auto& s : r.scenarios) {
       s.calibrated_point =
           point_prefill(*r.calibration->allreduce, request.model, request.engine, layout,
-                        s.scenario.prompt, request.from.rate, request.to.rate, compute);
+                        s.scenario.prompt, request.from.link.rate, request.to.link.rate, compute);
     }
     for (const auto& w : r.calibration->warnings) r.warnings.push_back(w);
   }
-  if (request.from_fabric && request.to_fabric) {
+  if (request.from.fabric && request.to.fabric) {
     const double accepted = accepted_tokens_per_decode(request.engine, request.accepted_tokens);
     double steps = 0.0;
     for (const auto& s : r.scenarios) {
@@ -116,7 +116,7 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
       // Decodes only share prefill steps of several requests; 1,024 outputs
       // (the studies') unless the baseline row says.
       const PrefillCommunication c = prefill_communication(
-          request.model, request.engine, *request.from_fabric, *request.to_fabric,
+          request.model, request.engine, *request.from.fabric, *request.to.fabric,
           s.scenario.prompt, s.scenario.output_tokens.value_or(kDefaultOutputTokens), accepted,
           true);
       s.predicted_comm_from = c.from;
@@ -150,8 +150,6 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
     decode.from = request.from;
     decode.to = request.to;
     decode.node = *request.decode_node;
-    decode.from_fabric = request.from_fabric;
-    decode.to_fabric = request.to_fabric;
     // Decode is the answer's third sentence only: a node the decode formulas
     // cannot price leaves it out rather than failing the penalty.
     try {

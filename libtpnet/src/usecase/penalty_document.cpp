@@ -162,10 +162,10 @@ std::vector<std::string> penalty_answer(const PenaltyReport& r) {
 Document penalty_document(const PenaltyRequest& request, const PenaltyReport& r) {
   const ModelArch& model = request.model;
   const EngineConfig& engine = request.engine;
-  const Link& from = request.from;
-  const Link& to = request.to;
-  const std::string from_fabric = request.from_fabric ? request.from_fabric->name : "none";
-  const std::string to_fabric = request.to_fabric ? request.to_fabric->name : "none";
+  const Link& from = request.from.link;
+  const Link& to = request.to.link;
+  const std::string from_fabric = request.from.fabric ? request.from.fabric->name : "none";
+  const std::string to_fabric = request.to.fabric ? request.to.fabric->name : "none";
 
   std::vector<Record> rows;
   for (const auto& s : r.scenarios) rows.push_back(scenario_record(s, from, to));
@@ -195,10 +195,10 @@ Document penalty_document(const PenaltyRequest& request, const PenaltyReport& r)
                     r.extra_per_1k_tokens.value(), kSeconds, 3),
       records("scenarios", "scenarios", std::move(rows)),
   };
-  if (request.from_fabric && request.to_fabric) {
+  if (request.from.fabric && request.to.fabric) {
     doc.fields.push_back(records(
         "fabrics", "fabric profiles (the predicted column)",
-        {fabric_fields(from, *request.from_fabric), fabric_fields(to, *request.to_fabric)}));
+        {fabric_fields(from, *request.from.fabric), fabric_fields(to, *request.to.fabric)}));
   }
   doc.warnings = r.warnings;
   return doc;

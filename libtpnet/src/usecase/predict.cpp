@@ -46,8 +46,8 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
   const bool sink = central && static_cast<bool>(r.step_sink);
   if (central) out.spans.resize(std::min(r.spans_of_requests, scenario.requests.size()));
   int number = 0;
-  out.link = r.links[link_index];
-  out.fabric = central ? r.fabrics[link_index] : *fabric;
+  out.link = r.links[link_index].link;
+  out.fabric = central ? *r.links[link_index].fabric : *fabric;
   const int tp = r.engine.tensor_parallel_size;
   // Sums over the steps so far, and as they stood after the latest step that
   // completed a prompt: steps run in time order, so at the end that is the
@@ -166,9 +166,10 @@ std::vector<PredictScenario> scenarios_from_baseline(const std::vector<PrefillSc
 
 PredictReport run_predict(const PredictRequest& r) {
   require_field(!r.links.empty(), "predict.links", "give at least one link");
-  require_field(r.fabrics.size() == r.links.size(), "fabric",
-                fmt::format("{} fabric profiles for {} links; give one, or one per link",
-                            r.fabrics.size(), r.links.size()));
+  for (const ProfiledLink& l : r.links) {
+    require_field(l.fabric.has_value(), "fabric",
+                  fmt::format("{} has no fabric profile; every link needs one", l.link.name));
+  }
   require_field(!r.scenarios.empty(), "workload.prompts",
                 "give at least one prompt scenario or a trace");
   require_scenario_count(r.scenarios.size());
@@ -210,8 +211,8 @@ PredictReport run_predict(const PredictRequest& r) {
   cost.flops_per_token = gemm_flops_per_token(r.model, tp);
   cost.expert_flops_per_token = expert_gemm_flops_per_token(r.model, tp);
   if (!r.baseline.empty()) {
-    report.fit = fit_prefill_compute(r.model, r.engine, scheduler, r.fabrics.front(), r.overlap,
-                                     r.baseline, r.baseline_origin);
+    report.fit = fit_prefill_compute(r.model, r.engine, scheduler, *r.links.front().fabric,
+                                     r.overlap, r.baseline, r.baseline_origin);
   } else if (r.compute) {
     report.fit.model = r.compute->model;
     report.fit.source = r.compute->source;
@@ -240,7 +241,7 @@ PredictReport run_predict(const PredictRequest& r) {
                                          .decode.expert_concentration
                                    : 1.0;
   report.decode =
-      fit_decode_efficiency(r.model, r.engine, r.fabrics.front(), r.memory_bandwidth,
+      fit_decode_efficiency(r.model, r.engine, *r.links.front().fabric, r.memory_bandwidth,
                             report.accepted_tokens, r.decode_measurements, concentration);
   report.decode_model.expert_concentration = concentration;
   if (r.decode_measurements.empty() && r.expected) {
@@ -292,7 +293,7 @@ PredictReport run_predict(const PredictRequest& r) {
     for (std::size_t i = 0; i < r.links.size(); ++i) {
       s.links.push_back(run_link(r, cost, scheduler, scenario, report.scenarios.size(), i));
       if (ranged) {
-        const FabricProfile& fabric = r.fabrics[i];
+        const FabricProfile& fabric = *r.links[i].fabric;
         const PredictLink low =
             run_link(r, slow, scheduler, scenario, report.scenarios.size(), i, &fabric);
         const PredictLink high =
@@ -320,7 +321,7 @@ PredictReport run_predict(const PredictRequest& r) {
         // The nominal bound of s.4, as penalty prices the same prompt.
         s.bound_extra = extra_transfer_time(
             bytes_per_prompt_token(r.model, r.engine) * static_cast<double>(s.prompt_tokens),
-            r.links[0].rate, r.links[1].rate);
+            r.links[0].link.rate, r.links[1].link.rate);
       }
     }
     s.why = why_lines(s, s.links.front(), scheduler);

@@ -159,22 +159,21 @@ Field decode_record(const PredictReport& r) {
           records("points", "fit to the measured ITL", std::move(points))});
 }
 
-Field fabric_records(const PredictRequest& req) {
+Field fabric_records(const PredictRequest& req, bool show_sources) {
   std::vector<Record> rows;
-  for (std::size_t i = 0; i < req.links.size(); ++i) {
-    rows.push_back(fabric_fields(req.links[i], req.fabrics[i], true));
-  }
+  for (const ProfiledLink& l : req.links)
+    rows.push_back(fabric_fields(l.link, *l.fabric, show_sources));
   return records("fabrics", "fabric profiles", std::move(rows));
 }
 
 }  // namespace
 
-Document predict_document(const PredictRequest& req, const PredictReport& r) {
+Document predict_document(const PredictRequest& req, const PredictReport& r, bool show_sources) {
   Document doc;
   doc.answer = predict_answer(r);
   doc.csv = CsvLayout::sections;  // the settings, then the fabrics and the scenarios
   std::vector<std::string> link_names;
-  for (const Link& link : req.links) link_names.push_back(link.name);
+  for (const ProfiledLink& l : req.links) link_names.push_back(l.link.name);
   doc.title = fmt::format("tpnet predict: {}; vLLM's scheduler step by step at {}",
                           describe(req.model, req.engine), fmt::join(link_names, ", "));
   std::vector<Record> rows;
@@ -189,7 +188,7 @@ Document predict_document(const PredictRequest& req, const PredictReport& r) {
       integer("max_num_seqs", "max_num_seqs", req.engine.max_num_seqs),
       integer("spec_tokens", "speculative tokens", req.engine.num_speculative_tokens),
       number("overlap_pct", "communication overlapped", req.overlap * 100.0, kPercent, 0),
-      fabric_records(req),
+      fabric_records(req, show_sources),
       fit_record(r),
       decode_record(r),
   };

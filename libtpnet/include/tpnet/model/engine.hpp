@@ -37,10 +37,14 @@ enum class AllToAllBackend {
 [[nodiscard]] AllToAllBackend parse_all2all_backend(std::string_view text,
                                                     const InputLocation& where);
 
+/// Prompt tokens one prefill forward takes when nothing says: vLLM's
+/// max_num_batched_tokens default, the chunk the studies ran at.
+inline constexpr TokenCount kDefaultChunkTokens = 4096;
+
 struct EngineConfig {
-  int tensor_parallel_size = 8;                 ///< --tensor-parallel-size / -tp
-  TokenCount max_num_batched_tokens = 4096;     ///< chunk of a prefill forward pass
-  TokenCount long_prefill_token_threshold = 0;  ///< 0 = not set
+  int tensor_parallel_size = 8;                             ///< --tensor-parallel-size / -tp
+  TokenCount max_num_batched_tokens = kDefaultChunkTokens;  ///< chunk of a prefill forward pass
+  TokenCount long_prefill_token_threshold = 0;              ///< 0 = not set
   int max_num_seqs = 256;
   int num_speculative_tokens = 0;  ///< draft tokens per request per decode forward
   int activation_bytes = 2;        ///< BF16 activations

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tpnet/base/units.hpp"
+#include "tpnet/model/engine.hpp"
 
 namespace tpnet {
 
@@ -20,7 +21,7 @@ struct ScheduledRequest {
 
 /// The scheduler's settings, by vLLM's names.
 struct SchedulerSettings {
-  TokenCount max_num_batched_tokens = 4096;  ///< token budget of one step
+  TokenCount max_num_batched_tokens = kDefaultChunkTokens;  ///< token budget of one step
   TokenCount long_prefill_token_threshold =
       0;                           ///< most prompt tokens per request per step; 0 = none
   int max_num_seqs = 256;          ///< most requests running at once

@@ -16,6 +16,7 @@
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
+#include "tpnet/fabric/profiled_link.hpp"
 #include "tpnet/measured/point_estimate.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/layout.hpp"
@@ -45,8 +46,11 @@ struct CompareRequest {
   /// Engine settings; tensor_parallel_size is each layout's tp.
   EngineConfig engine;
   std::vector<ParallelLayout> layouts;
-  std::vector<Link> from;
-  std::vector<Link> to;
+  /// The links each row goes from and to. With a profile on every one
+  /// (`fabric`), each TP-only row's predicted extra time through the
+  /// scheduler (docs/formulas.md s.25); else none.
+  std::vector<ProfiledLink> from;
+  std::vector<ProfiledLink> to;
   /// Prompt scenarios; empty = the GLM-5.3 study's P1-P6. A scenario that
   /// carries a baseline TTFT was measured on `measured_layout` at the first
   /// `from` link and is its own projection baseline.
@@ -63,11 +67,10 @@ struct CompareRequest {
   int decode_requests = 1;                  ///< workload.decode_requests
   Budgets budgets;
   std::optional<CalibrationInput> calibration;
-  /// With profiles (one per `from` and per `to` link): each TP-only row's
-  /// predicted extra time through the scheduler (docs/formulas.md s.25).
-  std::vector<FabricProfile> from_fabrics;
-  std::vector<FabricProfile> to_fabrics;
   std::optional<double> accepted_tokens;  ///< for decodes sharing prefill steps; unset: 1 + drafts
+
+  /// Every link has its profile: the rows carry a predicted extra.
+  [[nodiscard]] bool predicted() const { return all_profiled(from) && all_profiled(to); }
 };
 
 /// The layout ratios are taken against: the request's reference, else the
@@ -97,6 +100,8 @@ struct CompareRow {
   const LayoutSummary* layout = nullptr;
   const Link* from = nullptr;
   const Link* to = nullptr;
+  std::size_t from_index = 0;  ///< of `from` in the request's links
+  std::size_t to_index = 0;    ///< of `to` in the request's links
   const PrefillScenario* prompt = nullptr;
   std::size_t prompt_index = 0;  ///< 0 for the first prompt of a link pair
   Bytes prefill_bytes;
@@ -153,7 +158,15 @@ std::uint64_t compare_row_count(const CompareRequest& request);
 /// shorter than its own network time, or a TTFT budget with no TTFT.
 [[nodiscard]] CompareReport run_compare(CompareRequest request);
 
-/// What the grid is of (the title: the model, layouts, link pairs and
+/// The answer first, in three sentences: the layout that fits (and, with
+/// budgets, keeps every row within them) whose worst row costs the least on
+/// the slower links, by the projected TTFT increase when a TTFT projects,
+/// else by the extra TTFT per 1,000 prompt tokens; that cost at its link and
+/// prompt; and what the slower link adds to its decode forward. Empty for an
+/// empty grid.
+[[nodiscard]] std::vector<std::string> compare_answer(const CompareReport& report);
+
+/// The answer, what the grid is of (the title: the model, layouts, link pairs and
 /// prompts), the model, the layout ratios are against, the node, the prefill
 /// chunk, the row count, the projection's baseline and the calibration: the
 /// keys of `tpnet compare`'s JSON before its rows (docs/json.md), and the

@@ -13,6 +13,7 @@
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
 #include "tpnet/fabric/node.hpp"
+#include "tpnet/fabric/profiled_link.hpp"
 #include "tpnet/measured/point_estimate.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
@@ -92,15 +93,14 @@ struct DecodeReport {
 struct DecodeRequest {
   ModelArch model;
   EngineConfig engine;
-  Link from;
-  Link to;
+  /// Both links, each with its profile (`fabric`); a profile unset on
+  /// either: no fabric estimate.
+  ProfiledLink from;
+  ProfiledLink to;
   int requests = 1;  ///< workload.decode_requests
   NodeSpec node;     ///< its memory bandwidth, unless memory_bandwidth is set
   std::optional<BitRate> memory_bandwidth;  ///< memory.memory_bandwidth
   std::optional<CalibrationInput> calibration;
-  /// The profiles of `from` and `to` (`fabric`); unset: no fabric estimate.
-  std::optional<FabricProfile> from_fabric;
-  std::optional<FabricProfile> to_fabric;
 };
 
 /// analyze_decode with the node's bandwidth, plus the point estimate from a

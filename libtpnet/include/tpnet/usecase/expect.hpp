@@ -19,6 +19,7 @@
 #include "tpnet/model/model.hpp"
 #include "tpnet/usecase/document.hpp"
 #include "tpnet/usecase/memory.hpp"
+#include "tpnet/workload/prefill_scenario.hpp"
 
 namespace tpnet {
 
@@ -31,7 +32,7 @@ struct ExpectRequest {
   Link link;
   FabricProfile fabric;  ///< the link's profile between the nodes
   MemorySettings memory;
-  TokenCount prompt_tokens = 8192;
+  TokenCount prompt_tokens = kDefaultPromptTokens;
   TokenCount output_tokens = 512;
   std::vector<int> concurrency{1, 8, 32, 64};
   /// Output tokens a decode forward yields per request; unset: 1 + drafts.

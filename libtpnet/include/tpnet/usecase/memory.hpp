@@ -36,6 +36,10 @@ enum class NcclProfile {
   tuned,         ///< the node's tuned pair (DGX Spark: NCCL_MAX_NCHANNELS=8, NCCL_BUFFSIZE=1 MiB)
 };
 
+/// The longest sequence the memory fit reserves KV cache for when nothing
+/// says: the studies' 8K context.
+inline constexpr TokenCount kDefaultMaxModelLen = 8192;
+
 /// How a deployment sets what memory depends on, beyond the engine's
 /// settings. Every default is stated here, once; the node supplies the rest.
 /// Field paths (the plan file's `memory.*` keys) name them in errors.
@@ -48,7 +52,7 @@ struct MemorySettings {
   Bytes cuda_graphs = Bytes::gigabytes(1.0);  ///< memory.cuda_graph_memory; 0 = --enforce-eager
   double activation_factor = 12.0;  ///< memory.activation_factor: hidden-sized tensors at the peak
   int kv_cache_dtype_bytes = 2;     ///< memory.kv_cache_dtype: bf16 2, fp8 1
-  TokenCount max_model_len = 8192;  ///< memory.max_model_len
+  TokenCount max_model_len = kDefaultMaxModelLen;  ///< memory.max_model_len
   /// memory.kv_bytes_per_token: replaces the architecture's KV bytes per
   /// token, e.g. for a model whose attention shapes are not known.
   std::optional<Bytes> kv_bytes_per_token;

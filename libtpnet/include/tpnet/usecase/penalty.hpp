@@ -11,6 +11,7 @@
 #include "tpnet/base/units.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
+#include "tpnet/fabric/profiled_link.hpp"
 #include "tpnet/measured/point_estimate.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
@@ -81,8 +82,11 @@ struct PenaltyReport {
 struct PenaltyRequest {
   ModelArch model;
   EngineConfig engine;
-  Link from;
-  Link to;
+  /// The link the baseline runs on and the slower one, each with the
+  /// profile (`fabric`) that prices each scenario's predicted extra time
+  /// through the scheduler; a profile unset on either: no prediction.
+  ProfiledLink from;
+  ProfiledLink to;
   /// Scenarios; empty = the study's P1-P6. Those from a baseline CSV carry
   /// their TTFT measured at `from` (`workload.baseline`).
   std::vector<PrefillScenario> scenarios;
@@ -91,10 +95,6 @@ struct PenaltyRequest {
   std::string measured_per_token_origin = "given";
   Budgets budgets;
   std::optional<CalibrationInput> calibration;
-  /// The profiles of `from` and `to` (`fabric`): each scenario's predicted
-  /// extra time through the scheduler. Unset: none.
-  std::optional<FabricProfile> from_fabric;
-  std::optional<FabricProfile> to_fabric;
   /// Output tokens a decode forward yields per request, for the decodes
   /// that share prefill steps; unset: 1 + drafts.
   std::optional<double> accepted_tokens;

@@ -14,6 +14,7 @@
 #include "tpnet/fabric/expected_rates.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/node.hpp"
+#include "tpnet/fabric/profiled_link.hpp"
 #include "tpnet/measured/counters.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
@@ -45,9 +46,9 @@ struct PricedStepEvent;
 struct PredictRequest {
   ModelArch model;
   EngineConfig engine;
-  /// The links to predict at, each with its fabric profile (same order).
-  std::vector<Link> links;
-  std::vector<FabricProfile> fabrics;
+  /// The links to predict at, each with the fabric profile (required) that
+  /// prices its collectives.
+  std::vector<ProfiledLink> links;
   std::vector<PredictScenario> scenarios;
   /// Measured single-request TTFTs at links[0] to fit prefill compute to.
   std::vector<PrefillScenario> baseline;
@@ -189,14 +190,17 @@ struct PredictReport {
 /// The answer first, then the settings, each link's fabric profile, the
 /// compute and decode fits, a table per link and the scenarios between the
 /// first two links: every key of `tpnet predict`'s JSON (docs/json.md).
-[[nodiscard]] Document predict_document(const PredictRequest& request, const PredictReport& report);
+/// The profiles' sources (some 45 lines of provenance) are in JSON always,
+/// and in tables and Markdown only with `show_sources`: the answer comes first.
+[[nodiscard]] Document predict_document(const PredictRequest& request, const PredictReport& report,
+                                        bool show_sources = false);
 
 /// One scenario per baseline row, all its requests arriving at once, each
 /// with the row's output tokens or `output` where the row states none.
 [[nodiscard]] std::vector<PredictScenario> scenarios_from_baseline(
     const std::vector<PrefillScenario>& baseline, TokenCount output);
 
-/// Throws InputError naming the field: no links, fabrics not one per link,
+/// Throws InputError naming the field: no links, a link without its profile,
 /// no scenario, no compute (`workload.baseline`), an overlap outside [0, 1)
 /// (`predict.overlap`), and whatever the fit and the scheduler refuse.
 [[nodiscard]] PredictReport run_predict(const PredictRequest& request);

@@ -19,6 +19,10 @@ namespace tpnet {
 /// report's timeline alike.
 inline constexpr TokenCount kDefaultOutputTokens = 1024;
 
+/// Prompt tokens of one request when nothing says: the 8K prompt every
+/// study starts with (predict's default prompt, expect's prompt).
+inline constexpr TokenCount kDefaultPromptTokens = 8192;
+
 struct PrefillScenario {
   std::string name;  ///< "P2", or the prompt text "8k"
   PromptSpec prompt;

@@ -1,0 +1,71 @@
+#pragma once
+// What tpnet predict reads from its flags beyond plain values (the compute
+// it is given, measured inter-token latencies, the scenarios) and the files
+// it writes beside its answer (the step timeline, predicted RDMA counters):
+// CLI-only, since their errors and sources name the flags.
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpnet/io/output_file.hpp"
+#include "tpnet/usecase/calibration_use.hpp"
+#include "tpnet/usecase/predict.hpp"
+
+namespace tpnet::cli {
+
+/// The prompt predict runs when given no --prompt, --trace or --baseline.
+inline constexpr const char* kDefaultPredictPrompt = "8k";
+
+/// --gemm-tflops and --mixer-tflops: 0 given is no rate, not "not given".
+[[nodiscard]] CLI::Validator tflops_given();
+
+/// A count of tokens (`--output 1k`), refusing a mix of requests.
+[[nodiscard]] TokenCount parse_token_count(const std::string& text, const char* flag_name);
+
+/// `1=77.97ms`: the TP and the inter-token latency measured there (--decode-itl).
+[[nodiscard]] DecodeMeasurement parse_decode_itl(const std::string& text);
+
+/// The workloads asked: the --trace file, else the --prompt values, else the
+/// baseline's rows, else one kDefaultPredictPrompt prompt; each request with
+/// `output` output tokens where nothing states its own.
+[[nodiscard]] std::vector<PredictScenario> predict_scenarios(
+    const std::vector<std::string>& prompts, const std::string& trace, TokenCount output,
+    const std::vector<PrefillScenario>& baseline);
+
+/// The compute predict is given instead of a baseline fit: --gemm-tflops
+/// (with --mixer-tflops and --step-overhead), else the calibration's GEMM
+/// timings, else none.
+struct GivenComputeFlags {
+  double gemm_tflops = 0.0;
+  double mixer_tflops = 0.0;
+  std::string step_overhead;
+};
+[[nodiscard]] std::optional<GivenCompute> given_compute(
+    const GivenComputeFlags& flags, const ModelArch& model,
+    const std::optional<CalibrationInput>& calibration);
+
+/// The --timeline CSV, one row per request and step, written as the steps
+/// are priced: its memory is one buffer, whatever the run's length.
+class TimelineWriter {
+ public:
+  TimelineWriter(const std::string& path, const PredictRequest& request);
+  void add(const PricedStepEvent& event);
+  void commit();
+
+ private:
+  void flush();
+  AtomicFile file_;
+  const PredictRequest& request_;
+  std::string buffer_;
+};
+
+/// --traffic (and --requests): the first run's predicted RDMA counters at
+/// 1 ms, and its request timings; says in `doc` what was written where.
+void write_predicted_traffic(const PredictReport& report, double overlap,
+                             const std::string& traffic, const std::string& requests,
+                             Document& doc);
+
+}  // namespace tpnet::cli
