@@ -39,6 +39,7 @@ struct ReportOptions {
   std::string kind = "html";
   std::string summary_format = "table";
   CLI::Option* tp_option = nullptr;
+  std::vector<std::string> command_line;  ///< as typed, for the "made by" line
 };
 
 /// Reads the report's files and maps its flags to the use case's request.
@@ -87,7 +88,8 @@ std::string quoted_word(const std::string& w) {
 
 /// The core's words with the charts drawn, named for `stem`, and the CLI's
 /// own sections: the warnings in flag names and the command that made it.
-Document to_document(const DecisionReport& g, const std::string& stem) {
+Document to_document(const DecisionReport& g, const std::string& stem,
+                     const std::vector<std::string>& command_line) {
   Document doc = write_decision_document(g);
   // The core names request fields (`workload.baseline`); a reader of the
   // report typed flags.
@@ -109,7 +111,7 @@ Document to_document(const DecisionReport& g, const std::string& stem) {
     doc.sections.push_back(std::move(w));
   }
   std::string line = "tpnet";
-  for (const auto& w : command_line()) line += " " + quoted_word(w);
+  for (const auto& w : command_line) line += " " + quoted_word(w);
   doc.sections.push_back({"Inputs",
                           {fmt::format("Made by tpnet {} with this command:", TPNET_VERSION)},
                           {},
@@ -125,7 +127,7 @@ Outcome run_report(const ReportOptions& o) {
   const bool markdown = o.kind == "markdown";
   const std::filesystem::path out(o.out);
   const DecisionReport g = run_decision_report(to_decision_request(o));
-  const Document report = to_document(g, out.stem().string());
+  const Document report = to_document(g, out.stem().string(), o.command_line);
 
   Outcome outcome;
   Document& doc = outcome.doc;
@@ -195,8 +197,12 @@ Command setup_report(CLI::App& app) {
                   "beside it (<stem>-<chart>-<hash>.svg)")
       ->check(CLI::IsMember({"html", "markdown"}))
       ->default_str("html");
-  return Command{sub, [o] { return run_report(*o); },
-                 std::shared_ptr<const std::string>(o, &o->summary_format)};
+  Command command{sub, [o] { return run_report(*o); },
+                  std::shared_ptr<const std::string>(o, &o->summary_format)};
+  command.keep_command_line = [o](const std::vector<std::string>& typed) {
+    o->command_line = typed;
+  };
+  return command;
 }
 
 }  // namespace tpnet::cli
