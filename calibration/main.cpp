@@ -14,6 +14,7 @@
 
 #include "calibrate_command.hpp"
 #include "integer_flags.hpp"
+#include "terminal.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/io/output_file.hpp"
 
@@ -54,6 +55,7 @@ int run(int argc, char** argv) {
       "Exit codes: 0 ok, 2 bad input or usage, 3 internal error, 4 the measurement failed; "
       "counters -- CMD exits with CMD's exit code; preflight exits 1 when a check fails.",
       "tpnet-calibrate"};
+  tpnet::cli::wrap_help_at_terminal(app);
   app.require_subcommand(1);
   app.set_version_flag("--version", "tpnet-calibrate 0.1.0");
   std::vector<Subcommand> commands{setup_allreduce(app), setup_gemm(app), setup_counters(app),
@@ -65,7 +67,8 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     if (!is_secondary_rank()) {
-      std::cerr << "tpnet-calibrate: error: " << e.what() << " (see tpnet-calibrate --help)\n";
+      std::cerr << tpnet::cli::stderr_line("tpnet-calibrate", "error",
+                                           std::string(e.what()) + " (see tpnet-calibrate --help)");
     }
     return 2;
   }
@@ -74,10 +77,11 @@ int run(int argc, char** argv) {
     try {
       return command.run();
     } catch (const tpnet::InputError& e) {
-      if (!is_secondary_rank()) std::cerr << "tpnet-calibrate: error: " << e.what() << "\n";
+      if (!is_secondary_rank())
+        std::cerr << tpnet::cli::stderr_line("tpnet-calibrate", "error", e.what());
       return 2;
     } catch (const MeasurementError& e) {
-      std::cerr << "tpnet-calibrate: measurement failed: " << e.what() << "\n";
+      std::cerr << tpnet::cli::stderr_line("tpnet-calibrate", "measurement failed", e.what());
       return kExitMeasurementFailed;
     }
   }
@@ -95,14 +99,15 @@ int main(int argc, char** argv) {
   try {
     exit_code = run(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "tpnet-calibrate: internal error: " << e.what() << "\n";
+    std::cerr << tpnet::cli::stderr_line("tpnet-calibrate", "internal error", e.what());
   } catch (...) {
     std::cerr << "tpnet-calibrate: internal error\n";
   }
   // Output that never arrived is exit 2 in place of 0; a failed measurement
   // (4) or the exit code of `counters -- CMD` is kept.
   if (const auto why = out.finish()) {
-    std::cerr << "tpnet-calibrate: error: could not write to standard output: " << *why << "\n";
+    std::cerr << tpnet::cli::stderr_line("tpnet-calibrate", "error",
+                                         "could not write to standard output: " + *why);
     if (exit_code == 0) exit_code = 2;
   }
   return exit_code;

@@ -26,27 +26,16 @@ namespace {
 
 struct CalibrationOptions {
   std::string nccl_tests;
-  int ranks = 0;
-  const CLI::Option* ranks_flag = nullptr;  ///< given at all: --ranks 0 is refused, not unset
   std::string link = "200G";
-  std::string min_size;
-  std::string max_size;
-  bool partial = false;
+  SweepReadFlags sweep;
   bool force = false;
-  std::string collective;
   std::string gemm;
   std::string counters;
   std::string requests;
   std::string prompt_tokens;
-  std::string model;
-  int tp = 0;
-  int activation_bytes = 2;
-  int allreduces_per_layer = -1;  ///< -1: not given, from the layer plan
-  int extra_allreduces = 1;
-  std::vector<std::string> hosts;
+  EngineOptions engine;  ///< the model the counters ran and its engine, as bytes reads them
   std::vector<std::string> env;
-  std::string note;
-  std::string date;
+  CalibrationBuildRequest provenance;  ///< date, hosts and note, bound to their flags
   std::string out;
   std::string format = "table";
   CLI::Option* format_option = nullptr;
@@ -63,7 +52,7 @@ Outcome run_calibration(const CalibrationOptions& o) {
     throw InputError("needs --out FILE: without it stdout carries the calibration YAML",
                      InputLocation::for_key("--format"));
   }
-  if (o.partial && o.nccl_tests.empty()) {
+  if (o.sweep.partial && o.nccl_tests.empty()) {
     throw InputError("applies to --nccl-tests FILE, which is not given",
                      InputLocation::for_key("--partial"));
   }
@@ -73,36 +62,27 @@ Outcome run_calibration(const CalibrationOptions& o) {
   }
   // A target that cannot be replaced is refused before the inputs are read.
   if (!o.out.empty()) check_output_path(o.out, "--out");
-  CalibrationBuildRequest request;
+  CalibrationBuildRequest request = o.provenance;
   if (!o.nccl_tests.empty()) {
-    NcclTestsReadOptions read;
-    read.allow_truncated = o.partial;
-    read.collective = collective_from_flag(o.collective);
-    request.allreduce = SweepInput{
-        load_nccl_tests(o.nccl_tests, read), parse_link(o.link, InputLocation::for_key("--link")),
-        given_ranks(o.ranks, o.ranks_flag), fit_range_from_flags(o.min_size, o.max_size), o.force};
+    request.allreduce = SweepInput{load_nccl_tests(o.nccl_tests, o.sweep.read_options()),
+                                   parse_link(o.link, InputLocation::for_key("--link")),
+                                   o.sweep.given_ranks(), o.sweep.range(), o.force};
   }
   if (!o.gemm.empty()) {
     GemmInput gemm{load_gemm_csv(o.gemm), std::nullopt};
-    if (!o.model.empty()) gemm.model_name = resolve_model(o.model).name;
+    if (!o.engine.model.empty()) gemm.model_name = resolve_model(o.engine.model).name;
     request.compute = std::move(gemm);
   }
   if (!o.counters.empty()) {
-    if (o.model.empty() || o.tp == 0 || o.prompt_tokens.empty()) {
+    if (o.engine.model.empty() || o.engine.tp == 0 || o.prompt_tokens.empty()) {
       throw InputError(
           "needs --model, --tp and --prompt-tokens: the bytes per prompt token are "
           "compared with that model's formula",
           InputLocation::for_key("--counters"));
     }
     CounterInput traffic;
-    traffic.model = resolve_model(o.model);
-    EngineOptions engine_options;
-    engine_options.model = o.model;
-    engine_options.tp = o.tp;
-    engine_options.activation_bytes = o.activation_bytes;
-    engine_options.allreduces_per_layer = o.allreduces_per_layer;
-    engine_options.extra_allreduces = o.extra_allreduces;
-    traffic.engine = to_engine(engine_options);
+    traffic.model = resolve_model(o.engine.model);
+    traffic.engine = to_engine(o.engine);
     traffic.prompt_tokens =
         parse_tokens(o.prompt_tokens, InputLocation::for_key("--prompt-tokens"));
     traffic.counters = load_counters_csv(o.counters);
@@ -118,32 +98,21 @@ Outcome run_calibration(const CalibrationOptions& o) {
     }
     request.env[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
-  request.date = o.date;
-  request.hosts = o.hosts;
-  request.note = o.note;
-  request.tool = "tpnet calibration";
-  // The run's date is the log's (tpnet-calibrate writes it); when the log
-  // does not say, it is not known, and today's date would be a guess.
-  request.fallback_date = "unknown";
   const CalibrationBuildReport built = build_calibration(request);
-  Document doc = calibration_build_document(built);
   const std::string yaml_text = write_calibration_yaml(built.calibration);
   // What is written must read back: a failure here is a bug, not bad input.
   (void)parse_calibration_yaml(yaml_text, "the calibration written");
 
   if (o.out.empty()) {
-    Outcome outcome;
-    outcome.doc = std::move(doc);
-    outcome.write = [yaml_text](std::ostream& os) {
-      os << yaml_text;
-      return 0;
-    };
-    return outcome;
+    return Outcome{calibration_build_document(built),
+                   [yaml_text](std::ostream& os) {
+                     os << yaml_text;
+                     return 0;
+                   },
+                   0};
   }
   write_file_atomically(o.out, yaml_text, "--out");
-  doc.title = fmt::format("tpnet calibration: wrote {}", o.out);
-  doc.fields.insert(doc.fields.begin(), text("out", "written to", o.out));
-  return Outcome{std::move(doc), {}, 0};
+  return Outcome{calibration_build_document(built, o.out), {}, 0};
 }
 
 }  // namespace
@@ -158,23 +127,13 @@ Command setup_calibration(CLI::App& app) {
   sub->add_option("--nccl-tests", options->nccl_tests,
                   "all_reduce_perf output or a tpnet-calibrate allreduce sweep (NCCL_ALGO=Ring)")
       ->group(sweep);
-  options->ranks_flag = sub->add_option("--ranks", options->ranks,
-                                        "Ranks of the sweep (default: the file's '#  Rank' lines)")
-                            ->group(sweep);
   sub->add_option("--link", options->link, "Link the sweep ran on (preset or rate)")
-      ->default_str("200G")
-      ->group(sweep);
-  sub->add_option("--min-size", options->min_size, "Smallest size to fit (default: all)")
-      ->group(sweep);
-  sub->add_option("--max-size", options->max_size, "Largest size to fit (default: all)")
-      ->group(sweep);
-  sub->add_flag("--partial", options->partial,
-                "Accept a sweep without its footer (a killed run): its rows are used")
+      ->capture_default_str()
       ->group(sweep);
   sub->add_flag("--force", options->force,
                 "Write the fit even when its RMS relative error is above 10%")
       ->group(sweep);
-  add_collective_option(sub, options->collective);
+  add_sweep_read_flags(sub, options->sweep, sweep);
   const std::string compute = "Compute";
   sub->add_option("--gemm", options->gemm, "GEMM timings CSV from tpnet-calibrate gemm")
       ->group(compute);
@@ -188,32 +147,32 @@ Command setup_calibration(CLI::App& app) {
   sub->add_option("--prompt-tokens", options->prompt_tokens,
                   "Prompt tokens prefilled while the counters ran (e.g. 8k)")
       ->group(traffic);
-  sub->add_option("-m,--model", options->model, "Model the counters ran (for the formula)")
+  sub->add_option("-m,--model", options->engine.model, "Model the counters ran (for the formula)")
       ->group(traffic);
-  sub->add_option("--tp,--tensor-parallel-size", options->tp, "Its tensor-parallel size")
+  sub->add_option("--tp,--tensor-parallel-size", options->engine.tp, "Its tensor-parallel size")
       ->group(traffic);
-  sub->add_option("--activation-bytes", options->activation_bytes,
+  sub->add_option("--activation-bytes", options->engine.activation_bytes,
                   "Bytes per activation value (2 = BF16)")
-      ->default_val(2)
+      ->capture_default_str()
       ->group(traffic);
-  sub->add_option("--allreduces-per-layer", options->allreduces_per_layer,
+  sub->add_option("--allreduces-per-layer", options->engine.allreduces_per_layer,
                   "All-reduces per layer (default: one per block of the layer plan)")
       ->check(whole_number_in(0, kMaxAllreducesPerLayer))
       ->group(traffic);
-  sub->add_option("--extra-allreduces", options->extra_allreduces,
+  sub->add_option("--extra-allreduces", options->engine.extra_allreduces,
                   "All-reduces per forward outside the layers")
-      ->default_val(1)
+      ->capture_default_str()
       ->group(traffic);
   const std::string provenance = "Provenance";
-  sub->add_option("--hosts", options->hosts,
+  sub->add_option("--hosts", options->provenance.hosts,
                   "Hosts measured, e.g. spark-1,spark-2 (default: from the sweep)")
       ->delimiter(',')
       ->group(provenance);
   sub->add_option("--env", options->env, "A setting of the run to record, NAME=VALUE (repeatable)")
       ->group(provenance);
-  sub->add_option("--note", options->note, "Free text recorded with the provenance")
+  sub->add_option("--note", options->provenance.note, "Free text recorded with the provenance")
       ->group(provenance);
-  sub->add_option("--date", options->date,
+  sub->add_option("--date", options->provenance.date,
                   "When it was measured, ISO 8601 (default: the sweep's, else now)")
       ->group(provenance);
   sub->add_option("-o,--out", options->out,

@@ -47,6 +47,7 @@ Outcome run_check(const CheckOptions& o) {
   Outcome out;
   out.exit_code = result.passed() ? 0 : 1;
   Document& doc = out.doc;
+  doc.answer = check_answer(result);
   doc.title = fmt::format("tpnet check {}: {} as {}, {} -> {}: {}", o.plan, request.model.name,
                           layout.layout.name(), request.from.front().link.name, to_names,
                           result.passed() ? "all budgets hold" : "BUDGET EXCEEDED");

@@ -20,26 +20,18 @@ struct DoctorOptions {
   std::string nccl_tests;
   std::string link = "200G";
   std::string fabric = "auto";
-  int ranks = 0;
-  const CLI::Option* ranks_flag = nullptr;  ///< given at all: --ranks 0 is refused, not unset
-  std::string min_size;
-  std::string max_size;
-  bool partial = false;
-  std::string collective;
+  SweepReadFlags sweep;
   std::string format = "table";
 };
 
 Outcome run_doctor(const DoctorOptions& o) {
-  NcclTestsReadOptions read;
-  read.allow_truncated = o.partial;
-  read.collective = collective_from_flag(o.collective);
   DoctorRequest request;
-  request.sweep = load_nccl_tests(o.nccl_tests, read);
+  request.sweep = load_nccl_tests(o.nccl_tests, o.sweep.read_options());
   request.link = parse_link(o.link, InputLocation::for_key("--link"));
   request.node = builtin_node(kDefaultNodeName);
   request.fabric = to_fabric(o.fabric, request.link, std::string(kDefaultNodeName));
-  request.ranks = given_ranks(o.ranks, o.ranks_flag);
-  request.range = fit_range_from_flags(o.min_size, o.max_size);
+  request.ranks = o.sweep.given_ranks();
+  request.range = o.sweep.range();
   const DoctorReport r = tpnet::run_doctor(request);
   return Outcome{doctor_document(request, r), {}, r.gate_failed() ? 1 : 0};
 }
@@ -62,13 +54,7 @@ Command setup_doctor(CLI::App& app) {
                   "link through a switch), a built-in profile (dgx-spark-200g-direct for a "
                   "direct cable), a calibration.yaml, or nominal (the link rate)")
       ->default_str("auto");
-  options->ranks_flag = sub->add_option("--ranks", options->ranks,
-                                        "Ranks of the run (default: the file's '#  Rank' lines)");
-  sub->add_option("--min-size", options->min_size, "Smallest size to fit (default: all)");
-  sub->add_option("--max-size", options->max_size, "Largest size to fit (default: all)");
-  sub->add_flag("--partial", options->partial,
-                "Accept a sweep without its footer (a killed run): its rows are used");
-  add_collective_option(sub, options->collective);
+  add_sweep_read_flags(sub, options->sweep, "Options");
   add_format_option(sub, options->format);
   set_gate_exit_codes(sub, "the fabric is not healthy");
   return Command{sub, [options] { return run_doctor(*options); },

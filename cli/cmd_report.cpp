@@ -14,12 +14,9 @@
 
 #include "calibration_flags.hpp"
 #include "capacity_flags.hpp"
-#include "chart.hpp"
-#include "charts.hpp"
 #include "common.hpp"
 #include "price_flags.hpp"
-#include "switch_drawing.hpp"
-#include "tpnet/base/error.hpp"
+#include "report_files.hpp"
 #include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/output_file.hpp"
 #include "tpnet/usecase/decision_document.hpp"
@@ -39,6 +36,7 @@ struct ReportOptions {
   std::string kind = "html";
   std::string summary_format = "table";
   CLI::Option* tp_option = nullptr;
+  std::vector<std::string> command_line;  ///< as typed, for the "made by" line
 };
 
 /// Reads the report's files and maps its flags to the use case's request.
@@ -59,63 +57,16 @@ DecisionRequest to_decision_request(const ReportOptions& o) {
   return request;
 }
 
-/// The SVG of the chart a figure names.
-std::string draw(const std::string& chart, const DecisionReport& g) {
-  auto svg = [](chart::Figure f, const char* id) {
-    f.id = id;
-    return chart::render_svg(f);
-  };
-  if (chart == "penalty") {
-    return svg(penalty_figure(g.penalty, g.from, g.to, describe(g.model, g.engine)), "penalty");
-  }
-  if (chart == "compare") return svg(compare_figure(*g.compare), "compare");
-  if (chart == "predict") return svg(predict_figure(*g.predict, kReportChartRequests), "predict");
-  if (chart == "capacity") return svg(capacity_figure(*g.capacity), "capacity");
-  if (chart == "switch") return switch_plan_svg(*g.switch_drawn()->fabric->plan, "switch");
-  if (chart == "memory") return svg(memory_figure(g.memory, g.model.name), "memory");
-  if (chart == "expected") return svg(expected_figure(*g.expected, g.model.name), "expected");
-  throw Error("report: a chart the document places has no drawing");
-}
-
-/// A shell word that pastes back as typed.
-std::string quoted_word(const std::string& w) {
-  if (!w.empty() && w.find_first_of(" \t\"'$\\*?;&|<>()") == std::string::npos) return w;
-  std::string out = "'";
-  for (const char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 /// The core's words with the charts drawn, named for `stem`, and the CLI's
-/// own sections: the warnings in flag names and the command that made it.
-Document to_document(const DecisionReport& g, const std::string& stem) {
+/// own sections: the warnings and the command that made it. The core names
+/// request fields (`workload.baseline`); a reader of the report typed flags.
+Document to_document(const DecisionReport& g, const std::string& stem,
+                     const std::vector<std::string>& command_line) {
   Document doc = write_decision_document(g);
-  // The core names request fields (`workload.baseline`); a reader of the
-  // report typed flags.
-  auto flags = [](std::vector<std::string>& lines) {
-    for (auto& l : lines) l = name_fields(l, FieldNames::flags);
-  };
-  flags(doc.answer);
-  for (auto& section : doc.sections) {
-    flags(section.paragraphs);
-    flags(section.items);
-    for (auto& f : section.figures) {
-      f.svg = draw(f.chart, g);
-      f.file = figure_file_name(stem, f.chart, f.svg);
-    }
-  }
-  if (!g.warnings.empty()) {
-    DocumentSection w{"Warnings", {}, {}, {}, {}, false};
-    for (const auto& text : g.warnings) w.items.push_back(name_fields(text, FieldNames::flags));
-    doc.sections.push_back(std::move(w));
-  }
-  std::string line = "tpnet";
-  for (const auto& w : command_line()) line += " " + quoted_word(w);
-  doc.sections.push_back({"Inputs",
-                          {fmt::format("Made by tpnet {} with this command:", TPNET_VERSION)},
-                          {},
-                          {},
-                          {line},
-                          true});
+  draw_report_charts(doc, g, stem);
+  if (!g.warnings.empty()) doc.sections.push_back({"Warnings", {}, {}, {}, g.warnings, false});
+  name_document_fields(doc, FieldNames::flags);
+  doc.sections.push_back(inputs_section(command_line));  // as typed: no field to name
   return doc;
 }
 
@@ -125,40 +76,15 @@ Outcome run_report(const ReportOptions& o) {
   const bool markdown = o.kind == "markdown";
   const std::filesystem::path out(o.out);
   const DecisionReport g = run_decision_report(to_decision_request(o));
-  const Document report = to_document(g, out.stem().string());
+  const Document report = to_document(g, out.stem().string(), o.command_line);
 
   Outcome outcome;
   Document& doc = outcome.doc;
   doc.title = fmt::format("tpnet report: {} written", o.out);
   doc.fields.push_back(text("out", "report written to", o.out));
   if (markdown) {
-    // All or nothing: when the text cannot be written (a full disk), the
-    // charts this run added beside it go too. A chart's name carries its
-    // content's hash, so one that was there before is an earlier report's
-    // identical chart, and stays.
-    std::vector<std::string> svgs;
-    std::vector<std::string> added;
-    try {
-      for (const auto& s : report.sections) {
-        for (const auto& f : s.figures) {
-          const std::string path = (out.parent_path() / f.file).string();
-          check_output_path(path, "--out");
-          std::error_code ignored;
-          const bool existed = std::filesystem::exists(path, ignored);
-          write_file_atomically(path, f.svg, "--out");
-          svgs.push_back(path);
-          if (!existed) added.push_back(path);
-        }
-      }
-      write_file_atomically(o.out, render(report, Format::markdown), "--out");
-    } catch (...) {
-      for (const auto& path : added) {
-        std::error_code ignored;
-        std::filesystem::remove(path, ignored);
-      }
-      throw;
-    }
-    doc.fields.push_back(texts("svgs", "charts written beside it", svgs));
+    doc.fields.push_back(
+        texts("svgs", "charts written beside it", write_markdown_report(report, out)));
   } else {
     write_file_atomically(o.out, render(report, Format::html), "--out");
   }
@@ -195,8 +121,12 @@ Command setup_report(CLI::App& app) {
                   "beside it (<stem>-<chart>-<hash>.svg)")
       ->check(CLI::IsMember({"html", "markdown"}))
       ->default_str("html");
-  return Command{sub, [o] { return run_report(*o); },
-                 std::shared_ptr<const std::string>(o, &o->summary_format)};
+  Command command{sub, [o] { return run_report(*o); },
+                  std::shared_ptr<const std::string>(o, &o->summary_format)};
+  command.keep_command_line = [o](const std::vector<std::string>& typed) {
+    o->command_line = typed;
+  };
+  return command;
 }
 
 }  // namespace tpnet::cli

@@ -17,6 +17,7 @@
 #include "exit_codes.hpp"
 #include "input_limit.hpp"
 #include "integer_flags.hpp"
+#include "terminal.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/io/output_file.hpp"
 #include "tpnet/io/printable.hpp"
@@ -24,11 +25,11 @@
 
 namespace {
 
-/// Writes "tpnet: KIND: MESSAGE" as one line to standard error, MESSAGE
-/// clipped to kLongestMessage and printable.
+/// Writes "tpnet: KIND: MESSAGE" to standard error, MESSAGE clipped to
+/// kLongestMessage and printable, wrapped at the terminal's width as stdout is.
 void report(std::string_view kind, std::string_view message) {
-  std::cerr << "tpnet: " << kind << ": "
-            << tpnet::printable(tpnet::clipped(message, tpnet::kLongestMessage)) << "\n";
+  std::cerr << tpnet::cli::stderr_line(
+      "tpnet", kind, tpnet::printable(tpnet::clipped(message, tpnet::kLongestMessage)));
 }
 
 /// Every file a flag of `command` names, noted before it runs: which flags
@@ -55,6 +56,7 @@ int parse_and_run(int argc, char** argv) {
       "tpnet sizes the network for tensor-parallel LLM inference across Ethernet-linked nodes.\n"
       "Exit codes: 0 ok, 1 a CI gate failed, 2 bad input or usage, 3 internal error.",
       "tpnet"};
+  wrap_help_at_terminal(app);
   app.require_subcommand(1);
   app.set_version_flag("--version", "tpnet " TPNET_VERSION);
   const std::vector<Command> commands = setup_commands(app);
@@ -74,8 +76,8 @@ int parse_and_run(int argc, char** argv) {
     }
   }
   // CLI11 takes a vector last word first.
-  std::vector<std::string> args(argv + 1, argv + argc);
-  command_line() = args;
+  const std::vector<std::string> typed(argv + 1, argv + argc);
+  std::vector<std::string> args = typed;
   if (!args.empty()) {
     for (const auto& command : commands) {
       if (command.app->get_name() != args.front() ||
@@ -117,6 +119,7 @@ int parse_and_run(int argc, char** argv) {
     if (!command.app->parsed()) continue;
     try {
       note_flag_files(*command.app);
+      if (command.keep_command_line) command.keep_command_line(typed);
       Outcome outcome = command.run();
       // A report joined from others (penalty with decode) may carry a warning twice.
       std::vector<std::string> unique;
@@ -133,7 +136,7 @@ int parse_and_run(int argc, char** argv) {
         exit_code = outcome.write(std::cout);
       } else {
         std::cout << tpnet::render(outcome.doc, tpnet::parse_format(*command.format),
-                                   terminal_layout());
+                                   terminal_layout(wide_requested(*command.app)));
       }
       std::cout.flush();
       return exit_code;

@@ -139,11 +139,6 @@ std::vector<SwitchSpec> chosen_switches(const std::vector<std::string>& names) {
   return out;
 }
 
-std::vector<std::string>& command_line() {
-  static std::vector<std::string> words;
-  return words;
-}
-
 ModelArch load_model(const std::string& name, const std::string& quantization,
                      const std::string& bits_per_weight) {
   ModelArch model = resolve_model(name);

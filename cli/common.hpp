@@ -8,6 +8,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "field_flags.hpp"
 #include "terminal.hpp"
@@ -38,6 +39,9 @@ struct Command {
   /// How its errors and warnings name request fields: flags, or (check) the
   /// plan file's keys.
   FieldNames names = FieldNames::flags;
+  /// Handed the command line as typed before `run`, by a command whose output
+  /// says how to reproduce it (report); unset for the others.
+  std::function<void(const std::vector<std::string>&)> keep_command_line = nullptr;
 };
 
 struct EngineOptions {
@@ -162,10 +166,6 @@ void add_cluster_options(CLI::App* app, ClusterOptions& options);
 
 /// A --sweep value: `PATH` or `NAME=PATH` (a path that exists is never split).
 [[nodiscard]] SweepSet load_sweep_argument(const std::string& value, const BenchNaming& naming);
-
-/// The command line as given (main sets it), for outputs that say how to
-/// reproduce them.
-[[nodiscard]] std::vector<std::string>& command_line();
 
 /// --accepted-tokens: output tokens a decode forward yields per request.
 struct AcceptedTokensFlag {

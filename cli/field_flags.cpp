@@ -152,6 +152,35 @@ std::string name_fields(std::string_view text, FieldNames names) {
   return out;
 }
 
+namespace {
+
+void name_record_fields(Record& fields, FieldNames names) {
+  for (Field& field : fields) {
+    field.text = name_fields(field.text, names);
+    for (auto& t : field.texts) t = name_fields(t, names);
+    for (auto& r : field.records) name_record_fields(r, names);
+  }
+}
+
+}  // namespace
+
+void name_document_fields(Document& doc, FieldNames names) {
+  for (auto& line : doc.answer) line = name_fields(line, names);
+  doc.title = name_fields(doc.title, names);
+  for (auto& warning : doc.warnings) warning = name_fields(warning, names);
+  name_record_fields(doc.fields, names);
+  for (auto& section : doc.sections) {
+    for (auto& p : section.paragraphs) p = name_fields(p, names);
+    for (auto& item : section.items) item = name_fields(item, names);
+    for (auto& f : section.figures) f.caption = name_fields(f.caption, names);
+    for (auto& table : section.tables) {
+      for (auto& row : table.rows) {
+        for (auto& cell : row) cell = name_fields(cell, names);
+      }
+    }
+  }
+}
+
 std::string error_line(const InputError& error, FieldNames names) {
   const InputLocation& where = error.where();
   std::string out;

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "tpnet/base/error.hpp"
+#include "tpnet/usecase/document.hpp"
 
 namespace tpnet::cli {
 
@@ -22,6 +23,11 @@ enum class FieldNames {
 /// `text` with every `field` in backticks named as `names` says: its flag,
 /// or the bare key. Backticked text that is not a field keeps its backticks.
 [[nodiscard]] std::string name_fields(std::string_view text, FieldNames names);
+
+/// name_fields on a document's answer, title, warnings, every text field and
+/// its sections' prose and table cells (a use case words a hint with the
+/// field it means: `nccl.size`).
+void name_document_fields(Document& doc, FieldNames names);
 
 /// The one line an InputError prints: "file:line: key: detail", with the key
 /// and the fields in the detail named as `names` says.

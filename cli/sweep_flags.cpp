@@ -33,4 +33,30 @@ void add_collective_option(CLI::App* app, std::string& collective) {
                   "all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv)");
 }
 
+NcclTestsReadOptions SweepReadFlags::read_options() const {
+  NcclTestsReadOptions read;
+  read.allow_truncated = partial;
+  read.collective = collective_from_flag(collective);
+  return read;
+}
+
+std::optional<int> SweepReadFlags::given_ranks() const {
+  return cli::given_ranks(ranks, ranks_flag);
+}
+
+FitRange SweepReadFlags::range() const { return fit_range_from_flags(min_size, max_size); }
+
+void add_sweep_read_flags(CLI::App* app, SweepReadFlags& flags, const std::string& group) {
+  flags.ranks_flag = app->add_option("--ranks", flags.ranks,
+                                     "Ranks of the run (default: the file's '#  Rank' lines)")
+                         ->group(group);
+  app->add_option("--min-size", flags.min_size, "Smallest size to fit (default: all)")
+      ->group(group);
+  app->add_option("--max-size", flags.max_size, "Largest size to fit (default: all)")->group(group);
+  app->add_flag("--partial", flags.partial,
+                "Accept a sweep without its footer (a killed run): its rows are used")
+      ->group(group);
+  add_collective_option(app, flags.collective);
+}
+
 }  // namespace tpnet::cli

@@ -27,4 +27,22 @@ FitRange fit_range_from_flags(const std::string& min_size, const std::string& ma
 /// Adds `--collective` to a command that reads an nccl-tests log.
 void add_collective_option(CLI::App* app, std::string& collective);
 
+/// How doctor and calibration read an nccl-tests log and which of it they
+/// fit: --ranks, --min-size, --max-size, --partial and --collective.
+struct SweepReadFlags {
+  int ranks = 0;
+  const CLI::Option* ranks_flag = nullptr;  ///< given at all: --ranks 0 is refused, not unset
+  std::string min_size;
+  std::string max_size;
+  bool partial = false;
+  std::string collective;
+
+  [[nodiscard]] NcclTestsReadOptions read_options() const;
+  [[nodiscard]] std::optional<int> given_ranks() const;
+  [[nodiscard]] FitRange range() const;
+};
+
+/// Adds those flags to `app` in `group`.
+void add_sweep_read_flags(CLI::App* app, SweepReadFlags& flags, const std::string& group);
+
 }  // namespace tpnet::cli

@@ -10,4 +10,7 @@
 # expect: latency not reported at C=2: users by Little's law cannot be computed
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" capacity --sweep examples/data/deepseek_v41_flash_sweep.csv --ttft-slo 1000ms --tps-slo 20

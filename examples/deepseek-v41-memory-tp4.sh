@@ -15,6 +15,9 @@
 # expect: the weights alone \(149\.35 GB per node at TP2\) exceed the 108\.90 GB budget
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 deployment=(--model deepseek-v4.1-flash --nccl-tuned --chunk 8192 --max-num-seqs 8
   --cuda-graph-memory 1.5GB --max-model-len 300000 --engram-tables disk --autotune-spike 10GB)
 "$tpnet" memory "${deployment[@]}" --min-tp

@@ -17,6 +17,9 @@
 # expect: are on disk and count nothing
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" memory --model deepseek-v4.1-flash --tp 8 --gpu-memory-utilization 0.75 --nccl-tuned \
   --chunk 8192 --max-num-seqs 8 --cuda-graph-memory 1.5GB --max-model-len 1M \
   --engram-tables disk --autotune-spike 10GB

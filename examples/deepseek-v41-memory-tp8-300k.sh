@@ -16,5 +16,8 @@
 # expect: fits +yes
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" memory --model deepseek-v4.1-flash --tp 8 --gpu-memory-utilization 0.80 --nccl-tuned \
   --chunk 8192 --max-num-seqs 8 --cuda-graph-memory 1.5GB --max-model-len 300000

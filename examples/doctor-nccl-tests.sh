@@ -9,4 +9,7 @@
 # expect: NCCL_IB_HCA lists both RDMA devices
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" doctor --nccl-tests examples/nccl-tests/all_reduce_perf_8ranks_synthetic.txt --link 200G

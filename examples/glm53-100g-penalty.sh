@@ -12,5 +12,8 @@
 # expect: extra time per 1,000 prompt tokens +\+0\.135 s
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" penalty --model glm-5.3 --tp 8 --from 200G --to 100G \
   --baseline examples/data/glm53_tp8_200g.csv

@@ -14,6 +14,9 @@
 # expect: max-model-len sequences at once +3
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" memory --model glm-5.3 --min-tp
 "$tpnet" memory --model glm-5.3 --tp 8 --nccl-channels 8 --nccl-buffsize 1MiB \
   --max-model-len 128k --max-num-seqs 8

@@ -6,5 +6,8 @@
 # expect: TP16 loses 1\.8x the share of TTFT that TP8 loses
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" plan --model glm-5.3 --nodes 16 --speeds 100G,200G \
   --baseline-tp 8 --baseline-ttft 6.36s --baseline-prompt 8k --format markdown

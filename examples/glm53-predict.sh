@@ -10,6 +10,9 @@
 # expect: P6 +4 +16384 +\+8\.17 +\+7\.60\.\.\+8\.76 +\+16\.9 +\+7\.39
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" predict --model glm-5.3 --tp 8 \
   --links 200G,emulated-100G --spec-tokens 4 --accepted-tokens 2.5 \
   --long-prefill-token-threshold 2048 --max-num-seqs 8 \

@@ -14,6 +14,9 @@
 # expect: skewed_per_prompt_token_s: 1\.384845703125e-05
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" calibration --gemm examples/calibration/gemm_glm53_tp8_grouped_synthetic.csv \
   --model glm-5.3 --date 2026-12-05T00:00:00Z \
   --note "SYNTHETIC: grouped expert rows made up, not measured"

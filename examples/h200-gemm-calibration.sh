@@ -13,6 +13,9 @@
 # expect: per_prompt_token_s: 9\.13[0-9]*e-05
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 for precision in fp8 bf16; do
   "$tpnet" calibration --gemm "examples/calibration/h200_gemm_glm53_tp8_${precision}.csv" \
     --date 2026-12-04T12:40:12Z --note "H200 device check, not a DGX Spark"

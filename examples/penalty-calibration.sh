@@ -13,6 +13,9 @@
 # expect: measured curve at each link and assume no
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 calibration=examples/calibration/calibration_glm53_tp8_200g_synthetic.yaml
 # 1. Fit the measurements into calibration.yaml (here: check that the shipped
 #    copy is what this command writes).

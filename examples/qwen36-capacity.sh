@@ -13,4 +13,7 @@
 # expect: TP4's C=1 TTFT \(163\.59 ms\) is worse than TP2's \(148\.87 ms\)
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" capacity --sweep examples/data/qwen36_27b_sweep.csv --fleet 4

@@ -15,6 +15,9 @@
 # expect: 128 +[0-9.]+ +[0-9.]+ +[0-9.]+ +37\.8
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 for tp in 2 4; do
   "$tpnet" predict --model qwen3.6-27b --tp "$tp" --links 200G \
     --prompt 128 --output 128 --decode-itl 1=77.97ms --gemm-tflops 100

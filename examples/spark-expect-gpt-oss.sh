@@ -12,4 +12,7 @@
 # expect: 131072 +[0-9.]+
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" expect --model gpt-oss-120b --nodes 4 --prompt 8k --output 512

@@ -12,4 +12,7 @@
 # expect: crs804 check: the ConnectX-7 links at 100G
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" switch --nodes 16 --speed 100G --switch crs804,crs812

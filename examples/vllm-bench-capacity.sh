@@ -9,5 +9,8 @@
 # expect: TP4,4,7,1,64,16,ttft\+tps,32,true,6\.66,true,124,true
 set -euo pipefail
 tpnet=${1:-tpnet}
+# The paths below are the repository's: the script runs from any folder.
+if [[ $tpnet == */* ]]; then tpnet="$(cd "$(dirname "$tpnet")" && pwd)/$(basename "$tpnet")"; fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$tpnet" capacity --sweep examples/vllm-bench/qwen36-tp2 \
   --sweep TP4=examples/vllm-bench/qwen36-tp4 --format csv

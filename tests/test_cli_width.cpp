@@ -311,6 +311,32 @@ TEST_CASE("prose wraps at COLUMNS with a hanging indent and tables drop columns,
   CHECK(all.out.find("--wide adds") == std::string::npos);
 }
 
+TEST_CASE("--help and error lines wrap at COLUMNS as stdout does", "[cli][width][help]") {
+  auto widest_at_60 = [](const std::vector<std::string>& args, int expected_exit, bool on_stderr) {
+    std::vector<std::string> line{"COLUMNS=60", TPNET_CLI_PATH};
+    line.insert(line.end(), args.begin(), args.end());
+    const CliResult r = run_program("/usr/bin/env", line);
+    CHECK(r.exit_code == expected_exit);
+    const std::string& shown = on_stderr ? r.err : r.out;
+    std::istringstream in(shown);
+    std::size_t widest = 0;
+    std::size_t lines = 0;
+    for (std::string l; std::getline(in, l); ++lines) widest = std::max(widest, display_width(l));
+    INFO(shown);
+    CHECK(lines > 1);
+    return widest;
+  };
+  CHECK(widest_at_60({"--help"}, 0, false) <= 60);
+  CHECK(widest_at_60({"plan", "--help"}, 0, false) <= 60);
+  // 78 characters on one line before: the unknown flag, the command and where to look.
+  CHECK(widest_at_60({"plan", "--model", "glm-5.3", "--nodes", "8", "--no-such-flag"}, 2, true) <=
+        60);
+  // At the default 100 columns the same error is one line.
+  const CliResult wide =
+      run_tpnet({"plan", "--model", "glm-5.3", "--nodes", "8", "--no-such-flag"});
+  CHECK(std::count(wide.err.begin(), wide.err.end(), '\n') == 1);
+}
+
 TEST_CASE("README shows exactly what make run prints, and it opens with the answer",
           "[cli][width]") {
   const std::string command = make_run_command();

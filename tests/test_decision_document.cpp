@@ -2,6 +2,8 @@
 // plan's choice, every section is placed, and numbers carry their units.
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "tpnet/io/fabric_catalog.hpp"
@@ -16,11 +18,12 @@ using namespace tpnet;
 
 namespace {
 
-DecisionReport sparks_report(int nodes, const std::string& model) {
+DecisionReport sparks_report(int nodes, const std::string& model,
+                             const std::vector<std::string>& speeds = {"100G", "200G"}) {
   DecisionRequest request;
   PlanSearchRequest& in = request.plan;
   in.nodes = nodes;
-  for (const char* s : {"100G", "200G"}) {
+  for (const auto& s : speeds) {
     in.speeds.push_back(parse_link(s, InputLocation::for_key("speeds")));
   }
   in.workload = resolve_workload("rag");
@@ -51,18 +54,31 @@ TEST_CASE("GLM-5.3 on 16 Sparks: the verdict buys the plan's switch and every se
   const DecisionReport g = sparks_report(16, "glm-5.3");
   const Document doc = write_decision_document(g);
   CHECK(doc.title == "glm-5.3 on 16 x dgx-spark: network decision (100G vs 200G)");
-  REQUIRE(doc.answer.size() >= 4);
+  // The verdict box: what to buy, what it costs, what the slower link would
+  // cost and decode, in four lines; the reasons and sources follow it.
+  REQUIRE(doc.answer.size() == 4);
   const PlanOption& chosen = *g.chosen_option();
-  CHECK_THAT(doc.answer[0], StartsWith("Buy " + chosen.fabric->description +
-                                       " and run 2 x TP8 at " + chosen.speed.name + " per node."));
-  CHECK_THAT(doc.answer[0], ContainsSubstring(" Why: " + chosen.reason));
-  CHECK(doc.answer[1] ==
+  CHECK(doc.answer[0] == "Buy " + chosen.fabric->description + " and run 2 x TP8 at " +
+                             chosen.speed.name + " per node.");
+  CHECK_THAT(doc.answer[1], StartsWith("What it costs: "));
+  CHECK_THAT(doc.answer[2], StartsWith("100G instead of 200G at TP"));
+  CHECK_THAT(doc.answer[2], ContainsSubstring(" TTFT on the longest test"));
+  CHECK_THAT(doc.answer[3], StartsWith("Decode "));
+  for (const auto& line : doc.answer) {
+    CHECK_THAT(line, !ContainsSubstring("Prices"));
+    CHECK_THAT(line, !ContainsSubstring("`"));  // no raw field path in the box
+  }
+  const DocumentSection* details = section(doc, "Why, and the sources");
+  REQUIRE(details != nullptr);
+  CHECK_THAT(details->paragraphs.front(), ContainsSubstring("Why: " + chosen.reason));
+  CHECK(details->paragraphs[1] ==
         "Ranked by fewest-switches (give a TTFT budget to rank by cost, or "
         "sweeps to rank by users per dollar).");
   CHECK(headings(doc) ==
-        std::vector<std::string>{"TTFT cost of 100G instead of 200G", "Layouts compared",
-                                 "Predicted steps", "Expected speed", "Switch port plan",
-                                 "Traps and checklist", "Memory fit", "Every layout ranked"});
+        std::vector<std::string>{"Why, and the sources", "TTFT cost of 100G instead of 200G",
+                                 "Layouts compared", "Predicted steps", "Expected speed",
+                                 "Switch port plan", "Traps and checklist", "Memory fit",
+                                 "Every layout ranked"});
   std::vector<std::string> charts;
   for (const auto& s : doc.sections) {
     for (const auto& f : s.figures) {
@@ -116,4 +132,18 @@ TEST_CASE("two Sparks: the cable is named, the one layout is said in words, not 
              StartsWith("Only TP2 spreads an instance over the network at this cluster size"));
   CHECK_THAT(section(doc, "Switch port plan")->paragraphs.front(),
              StartsWith("No switch to buy: the recommended layout is cabled as "));
+}
+
+TEST_CASE("one link speed: the verdict says so instead of pricing a link against itself",
+          "[decision-document][plan]") {
+  const DecisionReport g = sparks_report(8, "glm-5.3", {"200G"});
+  const Document doc = write_decision_document(g);
+  REQUIRE(doc.answer.size() == 3);
+  CHECK(doc.answer[2] == "Only one link speed was asked (200G): there is no slower link to price.");
+  // No option's reason prices its profile against itself.
+  for (const auto& option : g.plan.options) {
+    if (!option.fabric || !option.fabric->profile) continue;
+    const std::string& name = option.fabric->profile->name;
+    CHECK_THAT(option.reason, !ContainsSubstring("on " + name + " against " + name));
+  }
 }

@@ -42,6 +42,27 @@ TEST_CASE("a tighter budget fails the plan and names the scenario", "[serving-pl
   CHECK(failed == std::vector<std::string>{"TP8 200G->100G P4", "TP8 200G->100G P6"});
 }
 
+TEST_CASE("check's answer names each exceeded budget and by how much", "[serving-plan][gate]") {
+  const ServingPlan plan =
+      parse_plan_yaml(replaced(kPlan, "max_ttft_increase: 25%", "max_ttft_increase: 18%"),
+                      tpnet::test::kPlanOrigin);
+  const std::vector<std::string> answer = check_answer(run_check(plan));
+  REQUIRE(answer.size() == 3);
+  CHECK(answer[0] == "BUDGET EXCEEDED: 2 of 14 checks fail.");
+  CHECK_THAT(answer[1], ContainsSubstring("max_ttft_increase on TP8 200G->100G P4: "));
+  CHECK_THAT(answer[1], ContainsSubstring("against a limit of 18.0%"));
+  CHECK_THAT(answer[1], ContainsSubstring(" percentage points over."));
+  CHECK_THAT(answer[2], ContainsSubstring("TP8 200G->100G P6"));
+}
+
+TEST_CASE("check's answer says every budget holds and which is closest", "[serving-plan]") {
+  const std::vector<std::string> answer =
+      check_answer(run_check(parse_plan_yaml(kPlan, tpnet::test::kPlanOrigin)));
+  REQUIRE(answer.size() == 2);
+  CHECK(answer[0] == "Every budget holds: 14 checks within their limits.");
+  CHECK_THAT(answer[1], StartsWith("Closest to its limit: "));
+}
+
 TEST_CASE("a TTFT budget without any TTFT to compare with is an input error",
           "[serving-plan][bad-input]") {
   const ServingPlan plan =

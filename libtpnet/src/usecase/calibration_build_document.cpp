@@ -1,6 +1,10 @@
 // tpnet calibration's summary as a document: the provenance, the all-reduce
 // sweep's fit, the compute from timed GEMMs and the traffic from RDMA
 // counters (docs/calibration.md, docs/json.md).
+#include <fmt/format.h>
+
+#include <string>
+
 #include "tpnet/usecase/calibration_build.hpp"
 
 namespace tpnet {
@@ -74,10 +78,12 @@ Field calibration_traffic_record(const TrafficCalibration& t) {
 
 }  // namespace
 
-Document calibration_build_document(const CalibrationBuildReport& report) {
+Document calibration_build_document(const CalibrationBuildReport& report,
+                                    const std::string& written_to) {
   const Calibration& cal = report.calibration;
   Document doc;
-  doc.title = "tpnet calibration";
+  doc.title = written_to.empty() ? "tpnet calibration"
+                                 : fmt::format("tpnet calibration: wrote {}", written_to);
   doc.warnings = report.warnings;
   doc.fields = {
       text("date", "measured", cal.provenance.date),
@@ -88,6 +94,8 @@ Document calibration_build_document(const CalibrationBuildReport& report) {
   if (cal.allreduce) doc.fields.push_back(calibration_allreduce_record(*cal.allreduce));
   if (cal.compute) doc.fields.push_back(calibration_compute_record(*cal.compute));
   if (cal.traffic) doc.fields.push_back(calibration_traffic_record(*cal.traffic));
+  if (!written_to.empty())
+    doc.fields.insert(doc.fields.begin(), text("out", "written to", written_to));
   return doc;
 }
 

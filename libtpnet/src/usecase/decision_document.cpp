@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "tpnet/base/quantity_text.hpp"
 
 namespace tpnet {
@@ -36,24 +40,89 @@ std::string decode_speed_line(const DecisionReport& g) {
   return line + ".";
 }
 
-/// What the chosen option buys, in one sentence and its reason.
+/// What the chosen option buys, in one sentence.
 std::string purchase_line(const PlanOption& best) {
   const bool buys_nothing = best.fabric && best.fabric->topology == FabricTopology::none;
-  std::string buy =
-      buys_nothing
-          ? fmt::format("Buy no fabric and run {} x TP1: the replicas exchange nothing over RoCE.",
-                        best.instances)
-          : fmt::format("Buy {} and run {} x TP{} at {} per node.",
-                        best.fabric ? best.fabric->description : "no switch", best.instances,
-                        best.tp, best.speed.name);
-  if (best.fabric) {
-    std::vector<std::string> cables;
-    for (const auto& c : best.fabric->cables) cables.push_back(c.text());
-    if (!cables.empty() && best.fabric->plan) {
-      buy += fmt::format(" Cables: {}.", fmt::join(cables, "; "));
-    }
+  if (buys_nothing) {
+    return fmt::format("Buy no fabric and run {} x TP1: the replicas exchange nothing over RoCE.",
+                       best.instances);
   }
-  return buy + " Why: " + best.reason;
+  return fmt::format("Buy {} and run {} x TP{} at {} per node.",
+                     best.fabric ? best.fabric->description : "no switch", best.instances, best.tp,
+                     best.speed.name);
+}
+
+/// The cables the chosen option buys and why the plan chose it.
+std::string purchase_reason(const PlanOption& best) {
+  std::string why;
+  if (best.fabric && best.fabric->plan) {
+    std::vector<std::string> cables;
+    cables.reserve(best.fabric->cables.size());
+    for (const auto& c : best.fabric->cables) cables.push_back(c.text());
+    if (!cables.empty()) why = fmt::format("Cables: {}. ", fmt::join(cables, "; "));
+  }
+  return fmt::format("{}Why: {}", why, best.reason);
+}
+
+/// What the chosen option costs, or that nothing was priced.
+std::string purchase_cost_line(const PlanOption& best, int nodes, const std::string& node_name) {
+  if (!best.cost || best.cost->currency.empty()) {
+    return "What it costs: no prices for these parts (give a price file to see it).";
+  }
+  const PlanCost& c = *best.cost;
+  std::string line = fmt::format(
+      "What it costs: {} {:.0f} for {} x {} and the fabric ({} {:.0f} of it switches "
+      "and cables)",
+      c.currency, c.total, nodes, node_name, c.currency, c.switches + c.cables);
+  if (!c.complete) {
+    line += fmt::format(", not counting {} (price unknown)", fmt::join(c.unpriced, ", "));
+  }
+  return line + ".";
+}
+
+/// The trade of the chosen layout between its slowest and fastest speed.
+const SpeedTrade* chosen_trade(const std::vector<SpeedTrade>& trades, const PlanOption* best) {
+  if (best == nullptr) return nullptr;
+  for (const auto& t : trades) {
+    if (t.instances == best->instances && t.tp == best->tp) return &t;
+  }
+  return nullptr;
+}
+
+/// What the slower link would cost: the money it saves on the chosen layout
+/// (when priced) and the TTFT it adds on the longest test.
+std::string slower_link_line(const DecisionReport& g, const SpeedTrade* trade) {
+  const ScenarioPenalty* worst = g.worst_scenario();
+  if (g.from.name == g.to.name || worst == nullptr) {
+    return fmt::format("Only one link speed was asked ({}): there is no slower link to price.",
+                       g.from.name);
+  }
+  std::string money;
+  if (trade != nullptr && trade->cost_complete && trade->slower.name == g.to.name) {
+    const std::string currency = trade->faster_cost.currency;
+    money = trade->extra_cost > 0.0
+                ? fmt::format("{} {:.0f} less, but ", currency, trade->extra_cost)
+                : fmt::format("no saving ({} {:.0f} more), and ", currency, -trade->extra_cost);
+  }
+  std::string line = fmt::format(
+      "{} instead of {} at TP{}: {}at most {} TTFT on the longest test ({}, {} prompt tokens)",
+      g.to.name, g.from.name, g.tp, money, format_signed_seconds(worst->nominal_bound.value()),
+      worst->scenario.name, worst->total_tokens);
+  if (worst->predicted_extra) {
+    line += fmt::format(", {} predicted on the fabric profiles",
+                        format_signed_seconds(worst->predicted_extra->value()));
+  }
+  return line + ".";
+}
+
+/// Decode in one sentence: the most the slower link adds to a forward.
+std::string decode_short_line(const DecisionReport& g) {
+  const bool unchanged = g.decode.regime == CommRegime::latency_bound;
+  return fmt::format(
+      "Decode {}: {} adds at most {} a forward, {:.1f}% of its {} weight-read floor.",
+      unchanged ? "does not change" : "slows", g.to.name,
+      format_seconds(g.decode.max_added_per_forward.value()), g.decode.max_added_share * 100.0,
+      format_seconds(g.decode.weight_read_floor.value()));
 }
 
 /// What the slower link costs on the longest test, bound and prediction.
@@ -115,12 +184,32 @@ std::string decode_unchanged_line(const DecisionReport& g) {
   return decode + ".";
 }
 
+/// The verdict box: what to buy, what it costs, what the slower link would
+/// cost and what it does to decode; the reasons and sources follow it in
+/// their own section (verdict_details_section).
 std::vector<std::string> verdict_lines(const DecisionReport& g) {
   std::vector<std::string> out;
-  if (const PlanOption* best = g.chosen_option(); best != nullptr) {
+  const PlanOption* best = g.chosen_option();
+  if (best != nullptr) {
     out.push_back(purchase_line(*best));
+    out.push_back(purchase_cost_line(*best, g.nodes, g.node.name));
   } else if (!g.plan.options.empty()) {
     out.push_back("No layout of these nodes is usable as asked: " + g.plan.options.front().reason);
+  }
+  const std::vector<SpeedTrade> trades = speed_trades(g.plan);
+  out.push_back(slower_link_line(g, chosen_trade(trades, best)));
+  if (g.from.name != g.to.name && g.worst_scenario() != nullptr)
+    out.push_back(decode_short_line(g));
+  return out;
+}
+
+/// Why the verdict says what it says, and where each price comes from:
+/// the plan's reason, the ranking, each trade, the TTFT and decode details.
+DocumentSection verdict_details_section(const DecisionReport& g) {
+  DocumentSection details;
+  details.heading = "Why, and the sources";
+  if (const PlanOption* best = g.chosen_option(); best != nullptr) {
+    details.paragraphs.push_back(purchase_reason(*best));
   }
   // With no budget and no sweep the plan ranks by fewest switches, which
   // always buys the faster link: the reader is shown the trade instead.
@@ -128,21 +217,29 @@ std::vector<std::string> verdict_lines(const DecisionReport& g) {
   if (g.plan.objective == PlanObjective::fewest_switches) {
     ranked += " (give a TTFT budget to rank by cost, or sweeps to rank by users per dollar)";
   }
-  out.push_back(ranked + ".");
+  details.paragraphs.push_back(ranked + ".");
+  std::vector<std::string> sources;
   for (const auto& t : speed_trades(g.plan)) {
-    std::string trade =
-        "Trade: " + t.sentence +
-        (g.decode.regime == CommRegime::latency_bound ? "; decode is unchanged." : ".");
-    if (!t.sources.empty()) trade += fmt::format(" Prices: {}.", fmt::join(t.sources, "; "));
-    out.push_back(trade);
+    details.paragraphs.push_back(
+        fmt::format("Trade: {}{}", t.sentence,
+                    g.decode.regime == CommRegime::latency_bound ? "; decode is unchanged." : "."));
+    for (const auto& source : t.sources) {
+      if (std::find(sources.begin(), sources.end(), source) == sources.end()) {
+        sources.push_back(source);
+      }
+    }
   }
   const ScenarioPenalty* worst = g.worst_scenario();
   if (worst != nullptr && g.from.name != g.to.name) {
-    out.push_back(ttft_cost_line(g, *worst));
-    out.push_back(decode_unchanged_line(g));
-    out.push_back(decode_speed_line(g));
+    details.paragraphs.push_back(ttft_cost_line(g, *worst));
+    details.paragraphs.push_back(decode_unchanged_line(g));
+    details.paragraphs.push_back(decode_speed_line(g));
   }
-  return out;
+  if (!sources.empty()) {
+    details.paragraphs.emplace_back("Prices, with where and when each was seen:");
+    details.items = std::move(sources);
+  }
+  return details;
 }
 
 DocumentSection ttft_cost_section(const DecisionReport& g) {
@@ -371,6 +468,7 @@ Document write_decision_document(const DecisionReport& g) {
   doc.title = fmt::format("{} on {} x {}: network decision ({})", g.model.name, g.nodes,
                           g.node.name, speed_names(g.speeds));
   doc.answer = verdict_lines(g);
+  doc.sections.push_back(verdict_details_section(g));
   doc.sections.push_back(ttft_cost_section(g));
   if (g.compare && !g.compare->layouts.empty()) doc.sections.push_back(layouts_section(g));
   doc.sections.push_back(steps_section(g));

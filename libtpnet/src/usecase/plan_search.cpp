@@ -166,7 +166,9 @@ std::string describe_reason(const PlanOption& r, const PlanOption* best_same_spe
                         r.worst_extra_ttft.value(), report.reference.name);
     if (r.worst_ttft_increase) text += fmt::format(" ({:+.1f}%)", *r.worst_ttft_increase * 100.0);
   }
-  if (r.tp > 1 && r.worst_predicted_extra_ttft && r.fabric->profile && report.reference_profile) {
+  // The reference's own option would be priced against itself: +0.00 s says nothing.
+  if (r.tp > 1 && r.worst_predicted_extra_ttft && r.fabric->profile && report.reference_profile &&
+      r.fabric->profile->name != report.reference_profile->name) {
     text +=
         fmt::format("; predicted {:+.2f} s on {} against {}", r.worst_predicted_extra_ttft->value(),
                     r.fabric->profile->name, report.reference_profile->name);

@@ -54,9 +54,10 @@ struct CalibrationBuildRequest {
   std::vector<std::string> hosts;
   std::map<std::string, std::string> env;
   std::string note;
-  std::string tool;  ///< what writes the file: "tpnet calibration"
-  /// The date when neither the caller nor any measurement says one.
-  std::string fallback_date;
+  std::string tool = "tpnet calibration";  ///< what writes the file
+  /// The date when neither the caller nor any measurement says one: not
+  /// known, since today's date would be a guess at when they ran.
+  std::string fallback_date = "unknown";
 };
 
 struct CalibrationBuildReport {
@@ -74,6 +75,9 @@ struct CalibrationBuildReport {
 /// measurement given (the all-reduce fit, the compute, the traffic), with
 /// the report's warnings: every key of `tpnet calibration`'s JSON summary
 /// (docs/json.md) but the file it was written to, which is the caller's.
-[[nodiscard]] Document calibration_build_document(const CalibrationBuildReport& report);
+/// `written_to`, when set, is the file the caller wrote it to: the title
+/// says so and the `out` field leads.
+[[nodiscard]] Document calibration_build_document(const CalibrationBuildReport& report,
+                                                  const std::string& written_to = {});
 
 }  // namespace tpnet

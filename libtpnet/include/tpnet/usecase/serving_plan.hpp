@@ -45,4 +45,8 @@ struct CheckReport {
 /// TTFT) or a TTFT is shorter than its own network time.
 [[nodiscard]] CheckReport run_check(const ServingPlan& plan);
 
+/// The answer `tpnet check` opens with: every budget held (and the closest
+/// to its limit), or which budgets were exceeded and by how much.
+[[nodiscard]] std::vector<std::string> check_answer(const CheckReport& report);
+
 }  // namespace tpnet
