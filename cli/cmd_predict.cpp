@@ -40,7 +40,7 @@ struct PredictOptions {
   std::string format = "table";
 };
 
-Outcome run_predict(const PredictOptions& o) {
+Outcome run_predict(const PredictOptions& o, bool wide) {
   for (const auto& [path, name] :
        {std::pair{&o.timeline, "--timeline"}, std::pair{&o.traffic, "--traffic"},
         std::pair{&o.requests, "--requests"}}) {
@@ -97,7 +97,7 @@ Outcome run_predict(const PredictOptions& o) {
     req.step_sink = [&timeline](const PricedStepEvent& e) { timeline->add(e); };
   }
   const PredictReport r = tpnet::run_predict(req);
-  Document doc = predict_document(req, r, o.sources || wide_output());
+  Document doc = predict_document(req, r, o.sources || wide);
   write_svg(o.svg, predict_figure(r), doc);
   if (timeline) {
     timeline->commit();
@@ -163,7 +163,7 @@ Command setup_predict(CLI::App& app) {
   add_svg_option(sub, o->svg,
                  "each request's steps (waiting, prefill, decode, first token) at each link");
   add_format_option(sub, o->format);
-  return Command{sub, [o] { return run_predict(*o); },
+  return Command{sub, [o, sub] { return run_predict(*o, wide_requested(*sub)); },
                  std::shared_ptr<const std::string>(o, &o->format)};
 }
 
