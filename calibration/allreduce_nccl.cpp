@@ -1,142 +1,48 @@
-// The NCCL all-reduce backend: one GPU per rank, bf16 sum, the unique id
-// broadcast through the process group (MPI under mpirun). Host C++ only: the
-// buffers are filled on the host and copied, so no kernels of our own.
-//
-// The communicator is non-blocking (config.blocking = 0): every NCCL call may
-// return ncclInProgress and is then polled with ncclCommGetAsyncError, and the
-// stream is polled through one event per collective, each against a deadline,
-// so a hung collective ends in ncclCommAbort and a message naming the call,
-// the size and the rank instead of a hang.
+// The NCCL all-reduce backend: one GPU per rank, bf16 sum, on the shared
+// NcclSession (nccl_session.hpp: the non-blocking communicator, the deadline-
+// polled waits). The buffers are filled on the host and copied, so no
+// kernels of our own.
 
 #include <cuda_runtime.h>
-#include <fmt/format.h>
 #include <nccl.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <string_view>
+#include <cstdint>
 #include <vector>
 
-#include "allreduce_runner.hpp"
 #include "allreduce_sweep.hpp"
-#include "source_file_name.hpp"
+#include "nccl_session.hpp"
+#include "sweep_runner.hpp"
 
 namespace tpnet::calibrate {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-/// The node-local rank that picks this rank's GPU.
-int local_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}) {
-    const char* value = std::getenv(name);
-    if (value != nullptr && *value != '\0') return std::atoi(value);
-  }
-  return 0;
-}
-
-/// An environment value as one provenance word (no spaces), or "auto".
-std::string env_word(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return "auto";
-  std::string word = value;
-  for (char& c : word) {
-    if (c == ' ' || c == '\t') c = '_';
-  }
-  return word;
-}
-
-class NcclRunner final : public AllReduceRunner {
+class NcclAllReduceRunner final : public SweepRunner {
  public:
-  NcclRunner(ProcessGroup& group, const RunnerSettings& settings)
-      : group_(group), timeout_s_(settings.timeout_s), bytes_(settings.max_bytes) {
-    int devices = 0;
-    const cudaError_t found = cudaGetDeviceCount(&devices);
-    if (found != cudaSuccess || devices == 0) {
-      throw MeasurementError(fmt::format("{}: no CUDA device: cudaGetDeviceCount {}", group_.who(),
-                                         found != cudaSuccess
-                                             ? fmt::format("failed: {}", cudaGetErrorString(found))
-                                             : std::string("found 0 devices")));
-    }
-    device_ = local_rank() % devices;
-    cuda_check(cudaSetDevice(device_), "cudaSetDevice", TPNET_HERE);
-    cudaDeviceProp properties{};
-    cuda_check(cudaGetDeviceProperties(&properties, device_), "cudaGetDeviceProperties",
-               TPNET_HERE);
-    device_name_ = properties.name;
-    bus_id_ = fmt::format("{:04x}:{:02x}:{:02x}", properties.pciDomainID, properties.pciBusID,
-                          properties.pciDeviceID);
-
-    // NCCL reads these when the communicator is created.
-    if (!settings.algo.empty()) setenv("NCCL_ALGO", settings.algo.c_str(), 1);
-    if (!settings.proto.empty()) setenv("NCCL_PROTO", settings.proto.c_str(), 1);
-    algo_ = env_word("NCCL_ALGO");
-    proto_ = env_word("NCCL_PROTO");
-    nccl_check(ncclGetVersion(&version_), "ncclGetVersion", 0, TPNET_HERE);
-
-    ncclUniqueId id{};
-    if (group_.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId", 0, TPNET_HERE);
-    group_.broadcast(&id, static_cast<int>(sizeof id), settings.timeout_s,
-                     "MPI broadcast of NCCL's unique id");
-    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = 0;
-    nccl_call(ncclCommInitRankConfig(&comm_, group_.size(), id, group_.rank(), &config),
-              "ncclCommInitRankConfig", 0, TPNET_HERE);
-
-    cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate",
-               TPNET_HERE);
-    const auto size = static_cast<std::size_t>(bytes_);
-    cuda_check(cudaMalloc(&send_, size), "cudaMalloc", TPNET_HERE);
-    cuda_check(cudaMalloc(&receive_, size), "cudaMalloc", TPNET_HERE);
+  NcclAllReduceRunner(ProcessGroup& group, const RunnerSettings& settings)
+      : session_(group, settings) {
+    const auto size = static_cast<std::size_t>(settings.max_bytes);
     std::vector<std::uint16_t> pattern(size / kBf16Bytes);
     for (std::size_t i = 0; i < pattern.size(); ++i) {
-      pattern[i] = float_to_bf16(static_cast<float>(
-          pattern_value(group_.rank(), group_.size(), static_cast<long long>(i))));
+      pattern[i] = float_to_bf16(
+          static_cast<float>(pattern_value(group.rank(), group.size(), static_cast<long long>(i))));
     }
-    cuda_check(cudaMemcpy(send_, pattern.data(), size, cudaMemcpyHostToDevice), "cudaMemcpy",
-               TPNET_HERE);
-    for (int i = 0; i < pattern_period(group_.size()); ++i) {
-      expected_.push_back(float_to_bf16(static_cast<float>(expected_sum(group_.size(), i))));
+    session_.cuda_check(cudaMemcpy(session_.send(), pattern.data(), size, cudaMemcpyHostToDevice),
+                        "cudaMemcpy", TPNET_HERE);
+    for (int i = 0; i < pattern_period(group.size()); ++i) {
+      expected_.push_back(float_to_bf16(static_cast<float>(expected_sum(group.size(), i))));
     }
-  }
-
-  NcclRunner(const NcclRunner&) = delete;
-  NcclRunner& operator=(const NcclRunner&) = delete;
-  NcclRunner(NcclRunner&&) = delete;
-  NcclRunner& operator=(NcclRunner&&) = delete;
-
-  ~NcclRunner() override {
-    if (comm_ != nullptr) {
-      // Flush, then destroy; a communicator that will not finalize is aborted.
-      bool finalized = ncclCommFinalize(comm_) == ncclSuccess;
-      if (!finalized) {
-        const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s_);
-        ncclResult_t state = ncclInProgress;
-        while (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state == ncclInProgress &&
-               Clock::now() < deadline) {
-        }
-        finalized = state == ncclSuccess;
-      }
-      if (finalized) {
-        ncclCommDestroy(comm_);
-      } else {
-        ncclCommAbort(comm_);
-      }
-    }
-    for (cudaEvent_t event : events_) cudaEventDestroy(event);
-    if (send_ != nullptr) cudaFree(send_);
-    if (receive_ != nullptr) cudaFree(receive_);
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }
 
   RankMeasurement measure(long long bytes, bool in_place, int warmup, int iters,
                           bool check) override {
     const auto size = static_cast<std::size_t>(bytes);
     // Zeros: in-place runs keep reducing them; out-of-place must overwrite them.
-    cuda_check(cudaMemsetAsync(receive_, 0, size, stream_), "cudaMemsetAsync", TPNET_HERE);
-    wait_stream("cudaMemsetAsync", bytes);
+    session_.cuda_check(cudaMemsetAsync(session_.receive(), 0, size, session_.stream()),
+                        "cudaMemsetAsync", TPNET_HERE);
+    session_.wait_stream("cudaMemsetAsync", bytes);
     run(bytes, in_place, warmup);
+    using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     run(bytes, in_place, iters);
     const std::chrono::duration<double> elapsed = Clock::now() - start;
@@ -144,14 +50,16 @@ class NcclRunner final : public AllReduceRunner {
     result.mean_s = elapsed.count() / iters;
     if (check) {
       if (in_place) {
-        cuda_check(cudaMemcpyAsync(receive_, send_, size, cudaMemcpyDeviceToDevice, stream_),
-                   "cudaMemcpyAsync", TPNET_HERE);
+        session_.cuda_check(cudaMemcpyAsync(session_.receive(), session_.send(), size,
+                                            cudaMemcpyDeviceToDevice, session_.stream()),
+                            "cudaMemcpyAsync", TPNET_HERE);
         run(bytes, true, 1);
       }
       std::vector<std::uint16_t> host(size / kBf16Bytes);
-      cuda_check(cudaMemcpyAsync(host.data(), receive_, size, cudaMemcpyDeviceToHost, stream_),
-                 "cudaMemcpyAsync", TPNET_HERE);
-      wait_stream("cudaMemcpyAsync", bytes);
+      session_.cuda_check(cudaMemcpyAsync(host.data(), session_.receive(), size,
+                                          cudaMemcpyDeviceToHost, session_.stream()),
+                          "cudaMemcpyAsync", TPNET_HERE);
+      session_.wait_stream("cudaMemcpyAsync", bytes);
       const std::size_t period = expected_.size();
       for (std::size_t i = 0; i < host.size(); ++i) {
         if (host[i] != expected_[i % period]) ++result.wrong;
@@ -160,138 +68,32 @@ class NcclRunner final : public AllReduceRunner {
     return result;
   }
 
-  [[nodiscard]] std::string rank_line() const override {
-    return calibrate::rank_line(group_.rank(), static_cast<long>(getpid()), group_.host(), device_,
-                                bus_id_, device_name_);
-  }
-  [[nodiscard]] std::string nccl_version() const override {
-    return fmt::format("{}.{}.{}", version_ / 10000, version_ % 10000 / 100, version_ % 100);
-  }
-  [[nodiscard]] int nccl_code() const override { return version_; }
-  [[nodiscard]] std::string algo() const override { return algo_; }
-  [[nodiscard]] std::string proto() const override { return proto_; }
+  [[nodiscard]] std::string rank_line() const override { return session_.rank_line(); }
+  [[nodiscard]] std::string nccl_version() const override { return session_.nccl_version(); }
+  [[nodiscard]] int nccl_code() const override { return session_.nccl_code(); }
+  [[nodiscard]] std::string algo() const override { return session_.algo(); }
+  [[nodiscard]] std::string proto() const override { return session_.proto(); }
 
  private:
-  /// `count` all-reduces launched back to back, each followed by an event;
-  /// waits for them in order, each within the timeout.
+  /// `count` all-reduces back to back, each waited for within the timeout.
   void run(long long bytes, bool in_place, int count) {
-    while (static_cast<int>(events_.size()) < count) {
-      cudaEvent_t event = nullptr;
-      cuda_check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate",
-                 TPNET_HERE);
-      events_.push_back(event);
-    }
-    const void* source = in_place ? receive_ : send_;
+    const void* source = in_place ? session_.receive() : session_.send();
     const auto elements = static_cast<std::size_t>(bytes / kBf16Bytes);
-    for (int i = 0; i < count; ++i) {
-      nccl_call(ncclAllReduce(source, receive_, elements, ncclBfloat16, ncclSum, comm_, stream_),
-                "ncclAllReduce", bytes, TPNET_HERE);
-      cuda_check(cudaEventRecord(events_[static_cast<std::size_t>(i)], stream_), "cudaEventRecord",
-                 TPNET_HERE);
-    }
-    for (int i = 0; i < count; ++i) {
-      wait_event(events_[static_cast<std::size_t>(i)], "ncclAllReduce", bytes);
-    }
+    session_.run(count, bytes, "ncclAllReduce", [&] {
+      return ncclAllReduce(source, session_.receive(), elements, ncclBfloat16, ncclSum,
+                           session_.comm(), session_.stream());
+    });
   }
 
-  void wait_stream(std::string_view call, long long bytes) {
-    cudaEvent_t event = nullptr;
-    cuda_check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate",
-               TPNET_HERE);
-    const cudaError_t recorded = cudaEventRecord(event, stream_);
-    if (recorded == cudaSuccess) {
-      try {
-        wait_event(event, call, bytes);
-      } catch (...) {
-        cudaEventDestroy(event);
-        throw;
-      }
-    }
-    cudaEventDestroy(event);
-    cuda_check(recorded, "cudaEventRecord", TPNET_HERE);
-  }
-
-  /// Polls `event` (and the communicator's async error) until it completes.
-  void wait_event(cudaEvent_t event, std::string_view call, long long bytes) {
-    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s_);
-    for (;;) {
-      const cudaError_t state = cudaEventQuery(event);
-      if (state == cudaSuccess) return;
-      if (state != cudaErrorNotReady) cuda_check(state, call, TPNET_HERE);
-      ncclResult_t async = ncclSuccess;
-      nccl_check(ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError", bytes, TPNET_HERE);
-      if (async != ncclSuccess && async != ncclInProgress)
-        nccl_check(async, call, bytes, TPNET_HERE);
-      if (Clock::now() > deadline) timed_out(call, bytes);
-    }
-  }
-
-  /// A call of a non-blocking communicator: ncclInProgress is polled to the end.
-  void nccl_call(ncclResult_t rc, std::string_view call, long long bytes, SourcePlace at) {
-    if (rc != ncclInProgress) {
-      nccl_check(rc, call, bytes, at);
-      return;
-    }
-    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s_);
-    for (;;) {
-      ncclResult_t state = ncclInProgress;
-      nccl_check(ncclCommGetAsyncError(comm_, &state), "ncclCommGetAsyncError", bytes, at);
-      if (state == ncclSuccess) return;
-      if (state != ncclInProgress) nccl_check(state, call, bytes, at);
-      if (Clock::now() > deadline) timed_out(call, bytes);
-    }
-  }
-
-  [[noreturn]] void timed_out(std::string_view call, long long bytes) {
-    if (comm_ != nullptr) {
-      ncclCommAbort(comm_);
-      comm_ = nullptr;
-    }
-    throw MeasurementError(fmt::format(
-        "{}: {} {}timed out after {:g} s (a rank stopped, or the network hangs); communicator "
-        "aborted",
-        group_.who(), call, bytes > 0 ? fmt::format("of {} B ", bytes) : std::string(),
-        timeout_s_));
-  }
-
-  void nccl_check(ncclResult_t rc, std::string_view call, long long bytes, SourcePlace at) {
-    if (rc == ncclSuccess) return;
-    const char* last = ncclGetLastError(comm_);
-    throw MeasurementError(fmt::format(
-        "{}: {} {}failed: {} / {} ({}:{})", group_.who(), call,
-        bytes > 0 ? fmt::format("of {} B ", bytes) : std::string(), ncclGetErrorString(rc),
-        last != nullptr && *last != '\0' ? last : "no further detail", source_file_name(at.file),
-        at.line));
-  }
-
-  void cuda_check(cudaError_t rc, std::string_view call, SourcePlace at) const {
-    if (rc == cudaSuccess) return;
-    throw MeasurementError(fmt::format("{}: {} failed: {} ({}:{})", group_.who(), call,
-                                       cudaGetErrorString(rc), source_file_name(at.file), at.line));
-  }
-
-  ProcessGroup& group_;
-  double timeout_s_;
-  long long bytes_;
-  int device_ = 0;
-  std::string device_name_;
-  std::string bus_id_;
-  std::string algo_ = "auto";
-  std::string proto_ = "auto";
-  int version_ = 0;
-  ncclComm_t comm_ = nullptr;
-  cudaStream_t stream_ = nullptr;
-  void* send_ = nullptr;
-  void* receive_ = nullptr;
-  std::vector<cudaEvent_t> events_;
+  NcclSession session_;
   std::vector<std::uint16_t> expected_;
 };
 
 }  // namespace
 
-std::unique_ptr<AllReduceRunner> make_nccl_runner(ProcessGroup& group,
-                                                  const RunnerSettings& settings) {
-  return std::make_unique<NcclRunner>(group, settings);
+std::unique_ptr<SweepRunner> make_nccl_allreduce_runner(ProcessGroup& group,
+                                                        const RunnerSettings& settings) {
+  return std::make_unique<NcclAllReduceRunner>(group, settings);
 }
 
 }  // namespace tpnet::calibrate

@@ -50,10 +50,15 @@ double algbw_gbps(long long bytes, double seconds) {
   return seconds > 0.0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
 }
 
-double busbw_gbps(long long bytes, double seconds, int ranks) {
-  const double n = ranks;
-  return ranks > 0 ? algbw_gbps(bytes, seconds) * 2.0 * (n - 1.0) / n : 0.0;
+double busbw_gbps(long long bytes, double seconds, int ranks, Collective collective) {
+  return ranks > 0 ? algbw_gbps(bytes, seconds) * ring_sent_factor(collective, ranks) : 0.0;
 }
+
+std::string sweep_command_name(Collective collective) {
+  return collective == Collective::alltoall ? "alltoall" : "allreduce";
+}
+
+bool times_in_place(Collective collective) { return collective != Collective::alltoall; }
 
 std::string rank_line(int rank, long pid, const std::string& host, int device,
                       const std::string& bus_id, const std::string& device_name) {
@@ -78,9 +83,9 @@ std::string time_cell(double seconds) {
 }
 
 std::string timing_cells(long long bytes, double seconds, const std::optional<long long>& wrong,
-                         int ranks) {
+                         int ranks, Collective collective) {
   return fmt::format("  {}  {:6.2f}  {:6.2f}  {:>5s}", time_cell(seconds),
-                     algbw_gbps(bytes, seconds), busbw_gbps(bytes, seconds, ranks),
+                     algbw_gbps(bytes, seconds), busbw_gbps(bytes, seconds, ranks, collective),
                      wrong ? std::to_string(*wrong) : std::string("N/A"));
 }
 
@@ -89,13 +94,15 @@ std::string timing_cells(long long bytes, double seconds, const std::optional<lo
 std::string sweep_header(const SweepProvenance& p, const std::vector<std::string>& ranks,
                          long long min_bytes, long long max_bytes, double factor, int warmup,
                          int iters, bool check) {
+  const std::string command = sweep_command_name(p.collective);
   std::string out;
   out += fmt::format(
-      "# tpnet-calibrate allreduce backend={} date={} hosts={} ranks={} nccl={} algo={} "
-      "proto={} dtype=bf16 op=sum\n",
-      p.backend, p.date, joined(p.hosts), p.ranks, p.nccl, p.algo, p.proto);
+      "# tpnet-calibrate {} backend={} date={} hosts={} ranks={} nccl={} algo={} "
+      "proto={} dtype=bf16 op={}\n",
+      command, p.backend, p.date, joined(p.hosts), p.ranks, p.nccl, p.algo, p.proto,
+      p.collective == Collective::all_reduce ? "sum" : "none");
   if (p.nccl_code > 0) out += fmt::format("# nccl-library={}\n", p.nccl_code);
-  out += "# Collective test starting: tpnet-calibrate allreduce\n";
+  out += fmt::format("# Collective test starting: tpnet-calibrate {}\n", command);
   out += fmt::format(
       "# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}(factor) warmup iters: {} iters: {} "
       "agg iters: 1 validation: {} graph: 0\n",
@@ -103,6 +110,13 @@ std::string sweep_header(const SweepProvenance& p, const std::vector<std::string
   out += "#\n# Using devices\n";
   for (const auto& line : ranks) out += line + "\n";
   out += "#\n";
+  if (!times_in_place(p.collective)) {
+    out +=
+        "#                                                              out-of-place\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       \n";
+    return out;
+  }
   out +=
       "#                                                              out-of-place                "
       "       in-place          \n"
@@ -113,22 +127,30 @@ std::string sweep_header(const SweepProvenance& p, const std::vector<std::string
   return out;
 }
 
-std::string sweep_row(const SweepRow& row, int ranks) {
-  return fmt::format("{:12d}  {:12d}  {:>8s}  {:>6s}  {:6d}", row.bytes, row.bytes / kBf16Bytes,
-                     "bfloat16", "sum", -1) +
-         timing_cells(row.bytes, row.out_of_place_s, row.out_of_place_wrong, ranks) +
-         timing_cells(row.bytes, row.in_place_s, row.in_place_wrong, ranks) + "\n";
+std::string sweep_row(const SweepRow& row, int ranks, Collective collective) {
+  const long long elements = row.bytes / kBf16Bytes;
+  const bool per_peer = count_is_per_rank(collective) && ranks > 0;
+  std::string line = fmt::format("{:12d}  {:12d}  {:>8s}  {:>6s}  {:6d}", row.bytes,
+                                 per_peer ? elements / ranks : elements, "bfloat16",
+                                 collective == Collective::all_reduce ? "sum" : "none", -1);
+  line += timing_cells(row.bytes, row.out_of_place_s, row.out_of_place_wrong, ranks, collective);
+  if (times_in_place(collective)) {
+    line += timing_cells(row.bytes, row.in_place_s, row.in_place_wrong, ranks, collective);
+  }
+  return line + "\n";
 }
 
-std::string sweep_footer(const std::vector<SweepRow>& rows, int ranks) {
+std::string sweep_footer(const std::vector<SweepRow>& rows, int ranks, Collective collective) {
+  const bool in_place = times_in_place(collective);
   long long wrong = 0;
   double busbw_sum = 0.0;
   for (const auto& row : rows) {
     wrong += row.out_of_place_wrong.value_or(0) + row.in_place_wrong.value_or(0);
-    busbw_sum += busbw_gbps(row.bytes, row.out_of_place_s, ranks) +
-                 busbw_gbps(row.bytes, row.in_place_s, ranks);
+    busbw_sum += busbw_gbps(row.bytes, row.out_of_place_s, ranks, collective);
+    if (in_place) busbw_sum += busbw_gbps(row.bytes, row.in_place_s, ranks, collective);
   }
-  const double average = rows.empty() ? 0.0 : busbw_sum / (2.0 * static_cast<double>(rows.size()));
+  const double timings = (in_place ? 2.0 : 1.0) * static_cast<double>(rows.size());
+  const double average = rows.empty() ? 0.0 : busbw_sum / timings;
   return fmt::format("# Out of bounds values : {} {}\n# Avg bus bandwidth    : {:.6g} \n#\n", wrong,
                      wrong == 0 ? "OK" : "FAILED", average);
 }

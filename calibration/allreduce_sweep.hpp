@@ -1,8 +1,9 @@
 #pragma once
 /// The pure parts of `tpnet-calibrate allreduce`: the sizes of a sweep, bf16
 /// arithmetic, the values each rank reduces (chosen so the sum is exact), and
-/// the nccl-tests `all_reduce_perf` text layout the sweep is written in
-/// (calibration/README.md, read back by tpnet::load_nccl_tests).
+/// the nccl-tests text layout the sweep is written in (`all_reduce_perf`'s,
+/// and `alltoall_perf`'s for `tpnet-calibrate alltoall`; calibration/README.md,
+/// read back by tpnet::load_nccl_tests).
 
 #include <bit>
 #include <cmath>
@@ -10,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "tpnet/traffic/collective.hpp"
 
 namespace tpnet::calibrate {
 
@@ -61,15 +64,27 @@ struct SweepRow {
 
 /// algbw = S / t in GB/s (10^9 B/s), nccl-tests' definition.
 double algbw_gbps(long long bytes, double seconds);
-/// busbw = algbw x 2(N-1)/N: the rate each rank's link carries in a ring.
-double busbw_gbps(long long bytes, double seconds, int ranks);
+/// busbw = algbw x nccl-tests' bus factor of `collective` (ring_sent_factor):
+/// 2(N-1)/N for all_reduce, the rate each rank's link carries in a ring;
+/// (N-1)/N for alltoall, the share of S a rank sends to the others.
+double busbw_gbps(long long bytes, double seconds, int ranks,
+                  Collective collective = Collective::all_reduce);
+
+/// The tpnet-calibrate subcommand that sweeps `collective`: "allreduce",
+/// "alltoall".
+std::string sweep_command_name(Collective collective);
+/// Whether the sweep times an in-place run beside the out-of-place one:
+/// all_reduce yes; alltoall no (nccl-tests cannot check its in-place
+/// alltoall, whose sends read the buffer the receives overwrite).
+bool times_in_place(Collective collective);
 
 /// Who made the sweep; written as one `# tpnet-calibrate allreduce k=v ...`
 /// line (values without spaces).
 struct SweepProvenance {
-  std::string backend;             ///< "mpi" or "nccl"
-  std::string date;                ///< ISO 8601 UTC, e.g. 2026-11-29T15:04:05Z
-  std::vector<std::string> hosts;  ///< each host once, in rank order
+  Collective collective = Collective::all_reduce;  ///< names the line and the op
+  std::string backend;                             ///< "mpi" or "nccl"
+  std::string date;                                ///< ISO 8601 UTC, e.g. 2026-11-29T15:04:05Z
+  std::vector<std::string> hosts;                  ///< each host once, in rank order
   int ranks = 0;
   std::string nccl = "none";   ///< "2.28.3", or "none" for the MPI backend
   int nccl_code = 0;           ///< ncclGetVersion's code; 0 = none
@@ -83,17 +98,22 @@ std::string rank_line(int rank, long pid, const std::string& host, int device,
                       const std::string& bus_id, const std::string& device_name);
 
 /// Everything before the first row: provenance, settings, the rank lines,
-/// the column header and its units line. Each line ends in '\n'.
+/// the column header and its units line (the in-place columns only where
+/// times_in_place). Each line ends in '\n'.
 std::string sweep_header(const SweepProvenance& provenance, const std::vector<std::string>& ranks,
                          long long min_bytes, long long max_bytes, double factor, int warmup,
                          int iters, bool check);
-/// One row in all_reduce_perf's layout: size, count, type (bfloat16), redop
-/// (sum), root (-1), then time (us), algbw, busbw (GB/s), #wrong for
-/// out-of-place and in-place. `#wrong` is N/A when unchecked.
-std::string sweep_row(const SweepRow& row, int ranks);
+/// One row in nccl-tests' layout: size, count, type (bfloat16), redop, root
+/// (-1), then time (us), algbw, busbw (GB/s), #wrong out-of-place, and
+/// in-place where times_in_place. `#wrong` is N/A when unchecked. all_reduce:
+/// count = S / 2 B, redop sum; alltoall: count = one peer's block, S / 2 B /
+/// N, redop none (as alltoall_perf prints them).
+std::string sweep_row(const SweepRow& row, int ranks,
+                      Collective collective = Collective::all_reduce);
 /// The footer: `# Out of bounds values : W OK|FAILED`, `# Avg bus bandwidth :
-/// X` (mean busbw of every row, out-of-place and in-place) and a closing line.
-std::string sweep_footer(const std::vector<SweepRow>& rows, int ranks);
+/// X` (mean busbw of every timing in the rows) and a closing line.
+std::string sweep_footer(const std::vector<SweepRow>& rows, int ranks,
+                         Collective collective = Collective::all_reduce);
 
 /// Current UTC time as 2026-11-29T15:04:05Z.
 std::string utc_timestamp();

@@ -37,6 +37,7 @@ struct SourcePlace {
 inline constexpr int kExitMeasurementFailed = 4;
 
 Subcommand setup_allreduce(CLI::App& parent);  // cmd_allreduce.cpp
+Subcommand setup_alltoall(CLI::App& parent);   // cmd_alltoall.cpp
 Subcommand setup_counters(CLI::App& parent);   // cmd_counters.cpp
 Subcommand setup_gemm(CLI::App& parent);       // cmd_gemm.cpp (CUDA) or cmd_gemm_unavailable.cpp
 Subcommand setup_preflight(CLI::App& parent);  // cmd_preflight.cpp

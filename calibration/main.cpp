@@ -50,16 +50,16 @@ void document_exit_codes(const std::vector<tpnet::calibrate::Subcommand>& comman
 int run(int argc, char** argv) {
   using namespace tpnet::calibrate;
   CLI::App app{
-      "tpnet-calibrate measures a cluster for tpnet: all-reduce sweeps (NCCL or MPI), GEMM "
-      "timing, RDMA port counters.\n"
+      "tpnet-calibrate measures a cluster for tpnet: all-reduce and all-to-all sweeps (NCCL or "
+      "MPI), GEMM timing, RDMA port counters.\n"
       "Exit codes: 0 ok, 2 bad input or usage, 3 internal error, 4 the measurement failed; "
       "counters -- CMD exits with CMD's exit code; preflight exits 1 when a check fails.",
       "tpnet-calibrate"};
   tpnet::cli::wrap_help_at_terminal(app);
   app.require_subcommand(1);
   app.set_version_flag("--version", "tpnet-calibrate 0.1.0");
-  std::vector<Subcommand> commands{setup_allreduce(app), setup_gemm(app), setup_counters(app),
-                                   setup_preflight(app)};
+  std::vector<Subcommand> commands{setup_allreduce(app), setup_alltoall(app), setup_gemm(app),
+                                   setup_counters(app), setup_preflight(app)};
   document_exit_codes(commands);
   tpnet::cli::require_decimal_integers(app);
   try {

@@ -3,8 +3,8 @@
 # machine, from a bundle device-bundle.sh built elsewhere, in a few minutes:
 #   1. the GPU tests (tpnet_calibrate_tests "[gpu]": gemm --check-only, a
 #      GLM-5.3 TP8 timing with grouped experts that writes the CSV and reads it
-#      back with tpnet, the same with --experts separate, a one-GPU NCCL
-#      sweep); on a GPU machine a skip is a failure;
+#      back with tpnet, the same with --experts separate, one-GPU NCCL
+#      all-reduce and all-to-all sweeps); on a GPU machine a skip is a failure;
 #   2. gemm --check-only: every precision the GPU runs against the CPU
 #      reference, one GEMM and the grouped (fused-MoE) case of 6 experts;
 #   3. gemm at GLM-5.3 TP8 prefill shapes, chunk 4096, precision auto (FP8 on
@@ -13,10 +13,13 @@
 #      --experts separate (one GEMM per expert, as the first run timed them);
 #      then BF16, then NVFP4 asked for explicitly (on a GPU without FP4 it must
 #      be refused, exit 2; on Blackwell it is timed, grouped path included);
-#   4. a one-rank NCCL all-reduce sweep, 8 B to 512 MiB, NCCL_ALGO=Ring;
+#   4. a one-rank NCCL all-reduce sweep, 8 B to 512 MiB, NCCL_ALGO=Ring; a
+#      one-rank NCCL all-to-all sweep, 8 B to 512 MiB (one rank sends its one
+#      block to itself: the GPU path and its check run, no fabric is timed);
 #   5. tpnet calibration on the FP8 GEMM CSV (the compute section) and on the
 #      one-rank sweep (a sweep of one rank has no network to fit: it must be
-#      refused or warned about, never fitted silently);
+#      refused or warned about, never fitted silently; the one-rank
+#      all-to-all is not fitted: one rank sends nothing over a fabric);
 # and prints a summary table last (also summary.txt).
 #
 # Usage: calibration/scripts/device-check.sh [BUNDLE] [OUTPUT_DIR]
@@ -28,7 +31,8 @@
 # The device tool's call (from the repo root, carry ["build-device/bundle"]):
 #   calibration/scripts/device-check.sh build-device/bundle "$OUT"
 # At most 8 files come back from $OUT: summary.txt, device-check.log, the three
-# gemm CSVs, the sweep, the calibration YAML, logs.tar.gz (every step's output).
+# gemm CSVs, the all-reduce sweep, the calibration YAML, logs.tar.gz (every
+# step's output, the all-to-all sweep too).
 # Exit: 0 every step passed, 1 a step failed (the table says which), 2 the
 # machine lacks a prerequisite (no GPU driver, a library not found).
 set -uo pipefail
@@ -176,6 +180,9 @@ fi
 step nccl-1rank 180 0 "$calibrate" allreduce --backend nccl --algo Ring -b 8 -e 512MiB \
   --out "$out/allreduce-1rank-nccl.txt"
 
+step nccl-alltoall-1rank 120 0 "$calibrate" alltoall --backend nccl -b 8 -e 512MiB \
+  --out "$logs/alltoall-1rank-nccl.txt"
+
 # 5. tpnet calibration on what was measured.
 step calibration-gemm 60 0 "$tpnet" calibration --gemm "$out/gemm-glm53-tp8-auto.csv" \
   --model glm-5.3 --tp 8 --note "H200 device check, not a DGX Spark" \
@@ -204,6 +211,8 @@ first() { grep -m1 -h -- "$2" "$logs/$1.txt" 2>/dev/null | sed -E "${3:-s/^//}" 
   printf '%-20s %s\n' "gemm-nvfp4" "$(head -1 "$logs/gemm-nvfp4-refused.err" 2>/dev/null || first gemm-nvfp4 '^overall: ')"
   row=$(grep -v '^#' "$out/allreduce-1rank-nccl.txt" 2>/dev/null | awk 'NF >= 9' | tail -1)
   printf '%-20s %s\n' "nccl-1rank" "$(grep -m1 -o 'nccl=[^ ]*' "$out/allreduce-1rank-nccl.txt" 2>/dev/null) largest: $(awk '{printf "%s B in %s us, algbw %s GB/s, #wrong %s", $1, $6, $7, $9}' <<<"$row")"
+  row=$(grep -v '^#' "$logs/alltoall-1rank-nccl.txt" 2>/dev/null | awk 'NF >= 9' | tail -1)
+  printf '%-20s %s\n' "nccl-alltoall-1rank" "largest: $(awk '{printf "%s B in %s us, algbw %s GB/s, #wrong %s", $1, $6, $7, $9}' <<<"$row")"
   printf '%-20s %s\n' "calibration-gemm" "$(grep -m1 'compute per prompt token per node' "$logs/calibration-gemm.txt" | sed -E 's/ +/ /g' 2>/dev/null)"
   printf '%-20s %s\n' "" "$(grep -m1 -E 'routed experts timed|experts routed skewed' "$logs/calibration-gemm.txt" | sed -E 's/ +/ /g' 2>/dev/null)"
   printf '%-20s %s\n' "calibration-sweep" "$(head -1 "$logs/calibration-sweep.err" 2>/dev/null)"

@@ -40,4 +40,26 @@ inline CliResult run_calibrate(std::vector<std::string> args) {
   return run_program(args);
 }
 
+/// mpirun with `ranks` ranks on this machine: CI runs as root, on 2 cores,
+/// in containers where shared-memory single copy (CMA) is often not allowed.
+inline std::vector<std::string> mpirun(int ranks) {
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  return {TPNET_MPIEXEC,
+          "-np",
+          std::to_string(ranks),
+          "--oversubscribe",
+          "--mca",
+          "btl_vader_single_copy_mechanism",
+          "none",
+          calibrate_program()};
+}
+
+/// `head` followed by `tail`: a launcher's words, then the command's.
+inline std::vector<std::string> joined(std::vector<std::string> head,
+                                       const std::vector<std::string>& tail) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
 }  // namespace tpnet::test

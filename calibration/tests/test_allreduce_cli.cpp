@@ -2,7 +2,6 @@
 // mpirun on loopback (launch, sweep, output read back by tpnet), the timeout
 // of a rank that never joins, and a one-GPU NCCL sweep where there is a GPU.
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,35 +14,12 @@
 using tpnet::test::CliResult;
 using tpnet::test::expect_bad_input;
 using tpnet::test::fresh_dir;
+using tpnet::test::joined;
+using tpnet::test::mpirun;
 using tpnet::test::run_calibrate;
 using tpnet::test::run_program;
 using tpnet::test::slurp;
 namespace fs = std::filesystem;
-
-namespace {
-
-/// mpirun with `ranks` ranks on this machine: CI runs as root, on 2 cores,
-/// in containers where shared-memory single copy (CMA) is often not allowed.
-std::vector<std::string> mpirun(int ranks) {
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  return {TPNET_MPIEXEC,
-          "-np",
-          std::to_string(ranks),
-          "--oversubscribe",
-          "--mca",
-          "btl_vader_single_copy_mechanism",
-          "none",
-          tpnet::test::calibrate_program()};
-}
-
-std::vector<std::string> joined(std::vector<std::string> head,
-                                const std::vector<std::string>& tail) {
-  head.insert(head.end(), tail.begin(), tail.end());
-  return head;
-}
-
-}  // namespace
 
 TEST_CASE("allreduce bad input exits 2 with one line naming the flag", "[calibrate][allreduce]") {
   expect_bad_input(run_calibrate({"allreduce", "--backend", "mpi", "-b", "7"}),

@@ -353,7 +353,8 @@ void settle_collective(AllReduceSweep& sweep, const std::vector<RowColumns>& col
                                      (how == RankCount::listed && by_ratio == 0));
 }
 
-/// `# tpnet-calibrate allreduce backend=mpi date=... hosts=h1,h2 ...`: its key=value words.
+/// `# tpnet-calibrate allreduce|alltoall backend=mpi date=... hosts=h1,h2 ...`: its key=value
+/// words.
 void read_provenance(const std::vector<std::string>& words, AllReduceSweep& sweep) {
   for (std::size_t i = 2; i < words.size(); ++i) {
     const auto eq = words[i].find('=');
@@ -494,6 +495,8 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
   sweep.origin = origin;
   std::optional<Layout> layout;
   std::optional<Collective> header_collective;
+  // What a `# tpnet-calibrate alltoall` line says, where no nccl-tests header names one.
+  std::optional<Collective> calibrate_collective;
   std::set<std::string> hosts_seen;
   std::vector<RowColumns> columns;
   int empty_rows = 0;
@@ -537,8 +540,11 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
         if (const auto bus = body.find("] "); sweep.gpu.empty() && bus != std::string_view::npos) {
           sweep.gpu = std::string(trim_space(body.substr(bus + 2)));
         }
-      } else if (words.size() >= 2 && words[0] == "tpnet-calibrate" && words[1] == "allreduce") {
+      } else if (words.size() >= 2 && words[0] == "tpnet-calibrate" &&
+                 (words[1] == "allreduce" || words[1] == "alltoall")) {
         read_provenance(words, sweep);
+        // Its columns read as all_gather's: the line tells the all-to-all apart.
+        if (words[1] == "alltoall") calibrate_collective = Collective::alltoall;
       } else if (const auto at = body.find("nccl-library="); at != std::string_view::npos) {
         long long code = 0;
         const std::string_view digits = body.substr(at + 13);
@@ -666,7 +672,8 @@ AllReduceSweep parse_text(std::string_view text, const std::string& origin,
                                       origin, empty_rows));
   }
   const RankCount how = apply_rank_evidence(sweep, ranks);
-  settle_collective(sweep, columns, header_collective, options, how);
+  settle_collective(sweep, columns, header_collective ? header_collective : calibrate_collective,
+                    options, how);
   if (cut_row) {
     sweep.notes.push_back(
         fmt::format("{}: the last row is cut off (a killed run); left out", cut_row->what()));

@@ -6,22 +6,16 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
+#include "sent_bytes_fit.hpp"
 #include "tpnet/traffic/collective.hpp"
 
 namespace tpnet {
 
-AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRange& range) {
-  if (ranks < 2) {
-    throw InputError(fmt::format("ranks is {}; an all-reduce sweep needs at least 2", ranks),
-                     InputLocation::in_file(sweep.origin, 0, "ranks"));
-  }
-  AllReduceFit fit;
-  fit.ranks = ranks;
-  fit.collective = sweep.collective;
-  fit.sent_factor = ring_sent_factor(sweep.collective, ranks);
-  fit.steps = ring_steps(sweep.collective, ranks);
-
+SentBytesFit fit_sent_bytes(const AllReduceSweep& sweep, double sent_factor,
+                            const FitRange& range) {
+  SentBytesFit fit;
   std::vector<const AllReduceSample*> used;
   std::set<double> sizes;
   for (const auto& s : sweep.samples) {
@@ -46,7 +40,7 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
   for (Eigen::Index i = 0; i < n; ++i) {
     const auto& s = *used[static_cast<std::size_t>(i)];
     const double t = s.out_of_place.time.value();
-    const double sent_bits = fit.sent_factor * s.size.bits();
+    const double sent_bits = sent_factor * s.size.bits();
     a(i, 0) = 1.0 / t;
     a(i, 1) = sent_bits / t;
   }
@@ -66,7 +60,7 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
     double den = 0.0;
     for (const auto* s : used) {
       const double t = s->out_of_place.time.value();
-      const double u = fit.sent_factor * s->size.bits() / t;
+      const double u = sent_factor * s->size.bits() / t;
       num += u;
       den += u * u;
     }
@@ -86,8 +80,7 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
         InputLocation::in_file(sweep.origin));
   }
   fit.alpha = Seconds(alpha);
-  fit.beta = BitRate(1.0 / inverse_beta);
-  fit.step_latency = fit.alpha / static_cast<double>(fit.steps);
+  fit.rate = BitRate(1.0 / inverse_beta);
 
   double sum_sq = 0.0;
   bool first = true;
@@ -95,7 +88,7 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
     FitPoint p;
     p.size = s.size;
     p.measured = s.out_of_place.time;
-    p.fitted = Seconds(alpha + fit.sent_factor * s.size.bits() * inverse_beta);
+    p.fitted = Seconds(alpha + sent_factor * s.size.bits() * inverse_beta);
     p.relative_error = (p.fitted - p.measured) / p.measured;
     p.algbw = s.out_of_place.algbw;
     p.busbw = s.out_of_place.busbw;
@@ -112,6 +105,32 @@ AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRang
     fit.curve.push_back(p);
   }
   fit.rms_relative_error = std::sqrt(sum_sq / fit.points_used);
+  return fit;
+}
+
+AllReduceFit fit_allreduce(const AllReduceSweep& sweep, int ranks, const FitRange& range) {
+  if (ranks < 2) {
+    throw InputError(fmt::format("ranks is {}; an all-reduce sweep needs at least 2", ranks),
+                     InputLocation::in_file(sweep.origin, 0, "ranks"));
+  }
+  AllReduceFit fit;
+  fit.ranks = ranks;
+  fit.collective = sweep.collective;
+  fit.sent_factor = ring_sent_factor(sweep.collective, ranks);
+  fit.steps = ring_steps(sweep.collective, ranks);
+
+  SentBytesFit core = fit_sent_bytes(sweep, fit.sent_factor, range);
+  fit.alpha = core.alpha;
+  fit.beta = core.rate;
+  fit.step_latency = fit.alpha / static_cast<double>(fit.steps);
+  fit.min_size = core.min_size;
+  fit.max_size = core.max_size;
+  fit.points_used = core.points_used;
+  fit.rms_relative_error = core.rms_relative_error;
+  fit.max_relative_error = core.max_relative_error;
+  fit.constrained = core.constrained;
+  fit.curve = std::move(core.curve);
+  fit.warnings = std::move(core.warnings);
   if (fit.rms_relative_error > kPoorFitRms) {
     fit.poor = true;
     fit.warnings.push_back(fmt::format(

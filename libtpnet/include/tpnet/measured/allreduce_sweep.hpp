@@ -57,8 +57,9 @@ struct AllReduceSweep {
     if (hosts.empty() || ranks <= 0 || ranks % static_cast<int>(hosts.size()) != 0) return 0;
     return ranks / static_cast<int>(hosts.size());
   }
-  /// The `# tpnet-calibrate allreduce key=value ...` line of a tpnet-calibrate
-  /// sweep (backend, date, hosts, ranks, nccl, algo, proto, dtype, op); empty otherwise.
+  /// The `# tpnet-calibrate allreduce key=value ...` (or `alltoall`) line of a
+  /// tpnet-calibrate sweep (backend, date, hosts, ranks, nccl, algo, proto,
+  /// dtype, op); empty otherwise.
   std::map<std::string, std::string> provenance;
   /// False for a sweep read with `allow_truncated` that has no footer: a run
   /// that stopped (or was killed) before its last size.
