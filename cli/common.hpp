@@ -57,6 +57,8 @@ struct EngineOptions {
   int allreduces_per_layer = -1;  ///< -1: not given, from the layer plan
   int extra_allreduces = 1;
   std::string algorithm = "ring";
+  /// --all2all-backend: vLLM's, for EP layouts
+  std::string all2all_backend{to_string(AllToAllBackend::allgather_reducescatter)};
   std::string base_latency;
   std::string step_latency;
   std::string nccl_algo;  ///< empty: only --algorithm

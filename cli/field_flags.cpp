@@ -29,6 +29,7 @@ constexpr FieldFlag kFieldFlags[] = {
     {"engine.allreduces_per_layer", "--allreduces-per-layer"},
     {"engine.extra_allreduces_per_forward", "--extra-allreduces"},
     {"engine.algorithm", "--algorithm"},
+    {"engine.all2all_backend", "--all2all-backend"},
     {"links.from", "--from"},
     {"predict.links", "--links"},
     {"predict.overlap", "--overlap"},

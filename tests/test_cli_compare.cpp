@@ -341,3 +341,37 @@ TEST_CASE("tpnet compare: the table, CSV and JSON carry the same columns and val
     CHECK(*words.at(true).begin() != *words.at(false).begin());
   }
 }
+
+TEST_CASE(
+    "tpnet compare prices EP by vLLM's all-to-all backend, and refuses DeepEP's normal "
+    "kernels naming the flag",
+    "[cli]") {
+  const auto bound_of = [](const char* backend) {
+    const CliResult r =
+        run_tpnet({"compare", "--model", "deepseek-v3", "--tp", "8", "--ep", "16", "--prompt", "8k",
+                   "--all2all-backend", backend, "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const YAML::Node j = YAML::Load(r.out);
+    REQUIRE(j["rows"].size() == 1);
+    return j["rows"][0]["per_token_bytes"].as<double>();
+  };
+  // TP8 x DP2 of DeepSeek-V3, per prompt token: the default backend gathers
+  // the other DP rank's row and keeps the MoE all-reduce; DeepEP sends each
+  // TP rank's 1/8 of the tokens to the 15/16 of 8 experts on other ranks
+  // (FP8 out, BF16 back) and all-gathers the results in the TP group.
+  const double block = 7168 * 2;
+  const double allreduce = 1.75 * block;
+  const double default_bytes = (61 * 2 + 1) * allreduce + 58 * ((block + 64) + block);
+  const double deepep_bytes =
+      (58 + 3 * 2 + 1) * allreduce + 58 * (8.0 / 8 * 15 / 16 * (7408 + block) + 7.0 / 8 * block);
+  CHECK(bound_of("allgather_reducescatter") == Approx(default_bytes));
+  CHECK(bound_of("deepep_low_latency") == Approx(deepep_bytes));
+
+  const CliResult normal =
+      run_tpnet({"compare", "--model", "deepseek-v3", "--tp", "8", "--ep", "16", "--prompt", "8k",
+                 "--all2all-backend", "deepep_high_throughput"});
+  CHECK(normal.exit_code == 2);
+  CHECK_THAT(normal.err, ContainsSubstring("--all2all-backend"));
+  CHECK_THAT(normal.err, ContainsSubstring("eight GPUs per node"));
+}

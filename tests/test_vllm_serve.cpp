@@ -228,3 +228,10 @@ TEST_CASE(
   CHECK_THAT(error_of("vllm serve m --speculative-config {method:mtp,num_speculative_tokens"),
              ContainsSubstring("--speculative-config: is not valid JSON"));
 }
+
+TEST_CASE("vLLM's --all2all-backend is read into the engine's backend", "[vllm-serve]") {
+  const auto c = parse_vllm_serve(
+      "vllm serve deepseek-ai/DeepSeek-V3 --data-parallel-size 8 --enable-expert-parallel "
+      "--all2all-backend DeepEP_Low_Latency");
+  CHECK(value_of(c, "engine.all2all_backend") == "deepep_low_latency");
+}

@@ -34,6 +34,7 @@ constexpr Known kKnown[] = {
     {"max-model-len", "memory.max_model_len", Kind::tokens},
     {"enforce-eager", "memory.enforce_eager", Kind::toggle},
     {"quantization", "model.quantization", Kind::text},
+    {"all2all-backend", "engine.all2all_backend", Kind::text},
 };
 
 /// Flags read here but mapped after all are read.
@@ -486,6 +487,8 @@ VllmServeCommand parse_vllm_serve(std::string_view command_line) {
       case Kind::text:
         if (k->field == "memory.kv_cache_dtype") {
           set(std::string(k->field), kv_cache_dtype(f.value, f.shown), f.shown);
+        } else if (k->field == "engine.all2all_backend") {
+          set(std::string(k->field), lowercase(f.value), f.shown);
         } else if (auto q = quantization(f.value)) {
           set(std::string(k->field), *q, f.shown);
         } else {
