@@ -30,6 +30,7 @@ struct MemoryCommandOptions {
   int activation_bytes = EngineConfig{}.activation_bytes;
   int max_num_seqs = EngineConfig{}.max_num_seqs;
   int spec_tokens = 0;
+  std::string all2all_backend{to_string(AllToAllBackend::allgather_reducescatter)};
   std::string vllm_args;  ///< expanded into the flags above before parsing
   std::string svg;
   std::string format = "table";
@@ -44,6 +45,7 @@ MemoryRequest to_request(const MemoryCommandOptions& o) {
   request.engine.activation_bytes = o.activation_bytes;
   request.engine.max_num_seqs = o.max_num_seqs;
   request.engine.num_speculative_tokens = o.spec_tokens;
+  request.engine.all2all_backend = to_all2all_backend(o.all2all_backend);
   request.node = load_node(o.node);
   request.settings = to_memory_settings(o.memory);
   return request;
@@ -125,6 +127,7 @@ Command setup_memory(CLI::App& app) {
                   "Bytes per activation value (2 = BF16)")
       ->group(engine)
       ->default_str(std::to_string(EngineConfig{}.activation_bytes));
+  add_all2all_backend_option(sub, o->all2all_backend, engine);
   add_svg_option(sub, o->svg, "a stacked bar per TP size (1 to 16 and --tp) against the budget");
   add_format_option(sub, o->format);
   return Command{sub,

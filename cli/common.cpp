@@ -20,6 +20,20 @@
 
 namespace tpnet::cli {
 
+void add_all2all_backend_option(CLI::App* app, std::string& backend, const std::string& group) {
+  app->add_option("--all2all-backend", backend,
+                  "vLLM's all-to-all backend for EP layouts: allgather_reducescatter (vLLM's "
+                  "default) or deepep_low_latency; deepep_high_throughput needs eight GPUs a node")
+      ->check(CLI::IsMember(
+          {"allgather_reducescatter", "deepep_low_latency", "deepep_high_throughput"}))
+      ->group(group)
+      ->capture_default_str();
+}
+
+AllToAllBackend to_all2all_backend(const std::string& backend) {
+  return parse_all2all_backend(backend, InputLocation::for_key("--all2all-backend"));
+}
+
 void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
   app->add_option("-m,--model", o.model,
                   "Built-in model name (tpnet models), a model YAML file, or a Hugging Face "
@@ -62,13 +76,7 @@ void add_engine_options(CLI::App* app, EngineOptions& o, bool with_tp) {
       ->check(CLI::IsMember({"ring", "tree"}))
       ->group(engine)
       ->default_str("ring");
-  app->add_option("--all2all-backend", o.all2all_backend,
-                  "vLLM's all-to-all backend for EP layouts: allgather_reducescatter (vLLM's "
-                  "default) or deepep_low_latency; deepep_high_throughput needs eight GPUs a node")
-      ->check(CLI::IsMember(
-          {"allgather_reducescatter", "deepep_low_latency", "deepep_high_throughput"}))
-      ->group(engine)
-      ->capture_default_str();
+  add_all2all_backend_option(app, o.all2all_backend, engine);
   const std::string latency = "Latency model (default: NCCL 2.28.3's tuning model)";
   auto* algo = app->add_option("--nccl-algo", o.nccl_algo,
                                "All-reduce algorithms NCCL's tuner may pick: auto, ring or tree, "
@@ -178,8 +186,7 @@ EngineConfig to_engine(const EngineOptions& o) {
   if (o.allreduces_per_layer >= 0) e.allreduces_per_layer = o.allreduces_per_layer;
   e.extra_allreduces_per_forward = o.extra_allreduces;
   e.algorithm = o.algorithm == "tree" ? CollectiveAlgorithm::tree : CollectiveAlgorithm::ring;
-  e.all2all_backend =
-      parse_all2all_backend(o.all2all_backend, InputLocation::for_key("--all2all-backend"));
+  e.all2all_backend = to_all2all_backend(o.all2all_backend);
   return e;
 }
 

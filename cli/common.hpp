@@ -66,6 +66,10 @@ struct EngineOptions {
   std::string vllm_args;  ///< expanded into the flags above before parsing (vllm_args.hpp)
 };
 
+/// --all2all-backend in `group`, checked against vLLM's names.
+void add_all2all_backend_option(CLI::App* app, std::string& backend, const std::string& group);
+[[nodiscard]] AllToAllBackend to_all2all_backend(const std::string& backend);
+
 /// --model, --tp (unless `with_tp` is false: compare takes a list) and the
 /// engine settings.
 void add_engine_options(CLI::App* app, EngineOptions& options, bool with_tp = true);

@@ -466,6 +466,7 @@ TEST_CASE(
                                          "nccl_ranks",
                                          "nccl_bytes",
                                          "cuda_graph_bytes",
+                                         "alltoall_buffer_bytes",
                                          "chunk_tokens",
                                          "activation_factor",
                                          "activation_peak_bytes",
@@ -506,8 +507,8 @@ TEST_CASE(
   const Document named = memory_document(m, r, names);
   CHECK(label(named, "max_model_len") == "<memory.max_model_len>");
   CHECK(label(named, "max_num_seqs_bytes") == "<engine.max_num_seqs> 256 such sequences");
-  CHECK(named.fields[26].key == "kv_cache_dtype");
-  CHECK(named.fields[26].text == "fp8");
+  CHECK(named.fields[27].key == "kv_cache_dtype");
+  CHECK(named.fields[27].text == "fp8");
 
   const Document smallest = memory_document(m, find_min_tp(m, tuned_nccl(1)));
   CHECK(smallest.title == "tpnet memory: the smallest TP that fits glm-5.3 is 8");
@@ -536,4 +537,22 @@ TEST_CASE("memory's document when no TP fits: why, the nearest size and a warnin
   CHECK(doc.warnings.front() ==
         fmt::format("kimi-k2 fits at no TP from 1 to 32: {}; TP16 comes nearest", found.why_none));
   CHECK(doc.warnings.size() == 1 + found.tried[found.closest].warnings.size());
+}
+
+TEST_CASE("DeepEP's low-latency buffers count against the budget on an EP layout that runs them",
+          "[memory]") {
+  const ModelArch v3 = builtin_model("deepseek-v3");
+  MemoryRequest request = at_tp(8);
+  request.layout = ParallelLayout{8, 1, 16};
+  const MemoryReport gathered = analyze_memory(v3, request);
+  CHECK(gathered.alltoall_buffer_bytes.count() == 0.0);  // vLLM's default backend keeps none
+  request.engine.all2all_backend = AllToAllBackend::deepep_low_latency;
+  const MemoryReport deepep = analyze_memory(v3, request);
+  // s.31: 2 x (2 x 954,204,160 + 1,024) B of RDMA buffer and 1,024 MiB of NVLink buffer
+  const double buffers = 2.0 * (2.0 * 954204160.0 + 1024.0) + 1073741824.0;
+  CHECK(deepep.alltoall_buffer_bytes.count() == buffers);
+  CHECK(deepep.fixed_bytes.count() == Approx(gathered.fixed_bytes.count() + buffers));
+  // without EP the backend has nothing to keep
+  request.layout = ParallelLayout{8, 1, 1};
+  CHECK(analyze_memory(v3, request).alltoall_buffer_bytes.count() == 0.0);
 }

@@ -9,6 +9,7 @@
 
 #include "tpnet/base/count_math.hpp"
 #include "tpnet/base/limits.hpp"
+#include "tpnet/traffic/expert_alltoall.hpp"
 
 namespace tpnet {
 namespace {
@@ -76,13 +77,16 @@ std::string tables_outside(const MemoryReport& r) {
 
 /// What pushes the report over its budget, and the sentence that says so.
 void judge_fit(MemoryReport& r) {
-  const Bytes runtime = r.cuda_graph_bytes + r.activation_peak_bytes + r.autotune_spike_bytes;
+  const Bytes runtime = r.cuda_graph_bytes + r.alltoall_buffer_bytes + r.activation_peak_bytes +
+                        r.autotune_spike_bytes;
   const Bytes model = r.weights_bytes + r.engram.counted;
   const std::string layout = r.layout.name();
   const std::string parts = model_parts(r);
+  const std::string graphs =
+      r.alltoall_buffer_bytes.count() > 0.0 ? "CUDA graphs, DeepEP's buffers" : "CUDA graphs";
   const std::string runtime_name = r.autotune_spike_bytes.count() > 0.0
-                                       ? "CUDA graphs, activations and the autotune spike"
-                                       : "CUDA graphs and activations";
+                                       ? graphs + ", activations and the autotune spike"
+                                       : graphs + " and activations";
   if (model >= r.budget) {
     r.limit = MemoryLimit::weights;
     r.fit_summary = r.engram.counted.count() > 0.0
@@ -266,13 +270,16 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
     if (tuned < r.nccl_bytes) r.nccl_tuned_bytes = tuned;
   }
   r.cuda_graph_bytes = in.cuda_graphs;
+  if (layout.ep > 1 && engine.all2all_backend == AllToAllBackend::deepep_low_latency) {
+    r.alltoall_buffer_bytes = deepep_low_latency_buffer(m, ExpertAllToAllSettings{}, layout.ep);
+  }
   r.chunk_tokens = engine.max_num_batched_tokens;
   r.activation_factor = in.activation_factor;
   r.activation_peak_bytes = Bytes(to_real(engine.max_num_batched_tokens) * to_real(m.hidden_size) *
                                   engine.activation_bytes * in.activation_factor);
   r.autotune_spike_bytes = in.autotune_spike;
   r.fixed_bytes = r.weights_bytes + r.engram.counted + r.nccl_bytes + r.cuda_graph_bytes +
-                  r.activation_peak_bytes + r.autotune_spike_bytes;
+                  r.alltoall_buffer_bytes + r.activation_peak_bytes + r.autotune_spike_bytes;
   r.fixed_fits = r.fixed_bytes < r.budget;
   r.kv_cache_bytes = r.fixed_fits ? r.budget - r.fixed_bytes : Bytes(0.0);
   r.shortfall_bytes = r.fixed_fits ? Bytes(0.0) : r.fixed_bytes - r.budget;
@@ -406,8 +413,8 @@ MinTpReport find_min_tp(const ModelArch& m, const MemoryRequest& request) {
     }
     // NCCL only grows with TP (s.12.2): once it, the graphs and the
     // activations fill the budget, no larger TP can fit.
-    const Bytes runtime =
-        r.nccl_bytes + r.cuda_graph_bytes + r.activation_peak_bytes + r.autotune_spike_bytes;
+    const Bytes runtime = r.nccl_bytes + r.cuda_graph_bytes + r.alltoall_buffer_bytes +
+                          r.activation_peak_bytes + r.autotune_spike_bytes;
     if (runtime >= r.budget) {
       out.why_none = fmt::format(
           "from TP{} on, NCCL's buffers, CUDA graphs and activations alone ({}) fill the {} "

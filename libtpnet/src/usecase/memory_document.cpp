@@ -104,6 +104,11 @@ Record memory_runtime_fields(const MemoryReport& r, const MemoryDocumentNames& n
       integer("nccl_ranks", "NCCL communicator ranks", r.nccl_ranks),
       memory_gigabytes("nccl_bytes", "NCCL buffers", r.nccl_bytes),
       memory_gigabytes("cuda_graph_bytes", "CUDA graphs", r.cuda_graph_bytes),
+      // A row only where an EP layout runs DeepEP; JSON always has the key.
+      r.alltoall_buffer_bytes.count() > 0.0
+          ? memory_gigabytes("alltoall_buffer_bytes", "DeepEP buffers", r.alltoall_buffer_bytes)
+          : json_only(memory_gigabytes("alltoall_buffer_bytes", "DeepEP buffers",
+                                       r.alltoall_buffer_bytes)),
       count("chunk_tokens", "prefill chunk", r.chunk_tokens),
       number("activation_factor", "activation factor", r.activation_factor, kTimes, 1),
       memory_gigabytes("activation_peak_bytes", "activation peak", r.activation_peak_bytes),

@@ -110,10 +110,13 @@ struct MemoryReport {
   Bytes nccl_buffsize;
   Bytes nccl_bytes;
   Bytes cuda_graph_bytes;
+  /// DeepEP's low-latency buffers on an EP layout that runs them (s.31); 0 otherwise.
+  Bytes alltoall_buffer_bytes;
   TokenCount chunk_tokens = 0;
   double activation_factor = 0.0;
   Bytes activation_peak_bytes;
-  /// weights + Engram tables counted + NCCL + CUDA graphs + activation peak + autotune spike
+  /// weights + Engram tables counted + NCCL + CUDA graphs + all-to-all buffers + activation
+  /// peak + autotune spike
   Bytes fixed_bytes;
   /// fixed_bytes + one max-model-len sequence when its size is known: what a
   /// fit needs, the one figure check's memory verdict and the fit sentence quote.
