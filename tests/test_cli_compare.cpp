@@ -356,13 +356,14 @@ TEST_CASE(
     REQUIRE(j["rows"].size() == 1);
     return j["rows"][0]["per_token_bytes"].as<double>();
   };
-  // TP8 x DP2 of DeepSeek-V3, per prompt token: the default backend gathers
-  // the other DP rank's row and keeps the MoE all-reduce; DeepEP sends each
-  // TP rank's 1/8 of the tokens to the 15/16 of 8 experts on other ranks
-  // (FP8 out, BF16 back) and all-gathers the results in the TP group.
+  // TP8 x DP2 of DeepSeek-V3, per prompt token, sequence-parallel either
+  // way: each TP rank takes 1/8 of the tokens; the default backend gathers
+  // them over the 16 EP ranks and back, DeepEP sends them to the 15/16 of 8
+  // experts on other ranks (FP8 out, BF16 back); the TP group all-gathers.
   const double block = 7168 * 2;
   const double allreduce = 1.75 * block;
-  const double default_bytes = (61 * 2 + 1) * allreduce + 58 * ((block + 64) + block);
+  const double default_bytes =
+      (58 + 3 * 2 + 1) * allreduce + 58 * (15.0 / 8 * ((block + 64) + block) + 7.0 / 8 * block);
   const double deepep_bytes =
       (58 + 3 * 2 + 1) * allreduce + 58 * (8.0 / 8 * 15 / 16 * (7408 + block) + 7.0 / 8 * block);
   CHECK(bound_of("allgather_reducescatter") == Approx(default_bytes));

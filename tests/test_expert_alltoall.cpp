@@ -32,12 +32,22 @@ TEST_CASE("vLLM's default backend all-gathers each DP rank's tokens and reduce-s
   CHECK(a.imbalance == 1.0);
   CHECK_FALSE(a.keeps_tp_allreduce);
 
-  // TP2 inside each of 4 DP ranks: the gather spans the 4 ranks of one TP
-  // index, and the MoE keeps its TP all-reduce.
+  // TP2 inside each of 4 DP ranks: vLLM's sequence-parallel MoE. Each TP
+  // rank takes half its group's tokens and gathers over all 8 EP ranks; the
+  // TP pair all-gathers the combined halves, and no MoE all-reduce remains.
   const ExpertAllToAll tp2 = expert_alltoall(v3, engine, ParallelLayout{2, 1, 8}, {}, 100.0);
-  CHECK(tp2.ranks == 4);
-  CHECK(tp2.dispatch_sent.count() == 3 * 100 * 14400.0);
-  CHECK(tp2.keeps_tp_allreduce);
+  CHECK(tp2.ranks == 8);
+  CHECK(tp2.tokens_per_rank == 50.0);
+  CHECK(tp2.dispatch_sent.count() == 7 * 50 * 14400.0);
+  CHECK(tp2.tp_allgather_sent.count() == 1 * 50 * 14336.0);
+  CHECK_FALSE(tp2.keeps_tp_allreduce);
+
+  // EP inside one TP group (TP8xEP8, one DP rank): no all-to-all at all; the
+  // TP all-reduce combines the experts.
+  const ExpertAllToAll inside = expert_alltoall(v3, engine, ParallelLayout{8, 1, 8}, {}, 100.0);
+  CHECK(inside.ranks == 1);
+  CHECK(inside.dispatch_sent.count() == 0.0);
+  CHECK(inside.keeps_tp_allreduce);
 }
 
 TEST_CASE("DeepEP low latency writes one FP8 message per token and remote expert",

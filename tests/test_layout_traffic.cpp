@@ -55,18 +55,19 @@ TEST_CASE("DeepSeek-V3 TP4xPP2xEP8: the busiest stage is found stage by stage", 
   const LayoutTraffic t = layout_traffic(v3, engine_for(4), ParallelLayout{4, 2, 8}, 1);
   // stage 0: layers 0-30, 3 of them dense; stage 1: layers 31-60, all MoE
   const double block = 7168 * 2;
-  // vLLM's default backend over the 2 DP ranks of one TP index: the other
-  // rank's row (hidden state, top-8 weights and ids) in, its result back;
-  // each TP rank holds other experts, so every MoE layer keeps its all-reduce
-  const double moe_layer = 1 * (block + 8 * 8) + 1 * block;
-  const double stage0 = (31 * 2 + 1) * block * 1.5 + 28 * moe_layer + 2 * block / 4;
+  // vLLM's default backend, sequence-parallel (TP4 x DP2): each TP rank
+  // gathers its quarter of the tokens over all 8 EP ranks (hidden state,
+  // top-8 weights and ids), reduce-scatters the results back, and the TP
+  // group all-gathers the combined quarters; no MoE all-reduce remains
+  const double moe_layer = 7 * 0.25 * ((block + 8 * 8) + block) + 3 * 0.25 * block;
+  const double stage0 = (31 * 2 - 28 + 1) * block * 1.5 + 28 * moe_layer + 2 * block / 4;
   // the ring all-gather of hidden states and residual: (tp-1)/tp of 2 x block
-  const double stage1 = (30 * 2) * block * 1.5 + 30 * moe_layer + 2 * block * 3 / 4;
+  const double stage1 = (30 * 2 - 30) * block * 1.5 + 30 * moe_layer + 2 * block * 3 / 4;
   CHECK_THAT(t.total_bytes.count(), WithinRel(std::max(stage0, stage1), 1e-12));
-  CHECK(t.total_bytes.count() == 2173824.0);
+  CHECK(t.total_bytes.count() == 2497824.0);
   CHECK(stage1 > stage0);  // two more MoE layers and the all-gather outweigh the embedding
   CHECK(t.alltoall_phases == 60);
-  CHECK(t.allreduces == 60);
+  CHECK(t.allreduces == 30);
 }
 
 TEST_CASE("TP1xEP8: dispatch and combine replace the MoE all-reduces, by backend", "[layout]") {
@@ -92,24 +93,34 @@ TEST_CASE("TP1xEP8: dispatch and combine replace the MoE all-reduces, by backend
   CHECK(d.sequential_steps == moe_layers * 2);
 }
 
-TEST_CASE("TP2xEP8: the default backend keeps the MoE all-reduce, DeepEP splits the tokens",
+TEST_CASE("TP2xEP8: either backend splits the tokens over TP and all-gathers the results",
           "[layout]") {
   const ModelArch v3 = builtin_model("deepseek-v3");
   const int moe_layers = tally_layers(v3.layers).moe;
   const int dense_layers = tally_layers(v3.layers).dense;
   CHECK(ParallelLayout{2, 1, 8}.nodes() == 8);
-  // allgather_reducescatter over the 4 DP ranks of one TP index, 2 tokens each
+  // allgather_reducescatter: each TP rank's one of the two tokens gathered
+  // over the 8 EP ranks and back, then the TP pair's all-gather (one row)
   const LayoutTraffic t = layout_traffic(v3, engine_for(2), ParallelLayout{2, 1, 8}, 2);
-  CHECK(t.alltoall_bytes.count() == moe_layers * 3.0 * 2 * (14400 + 14336));
-  CHECK(t.allreduces == 2 * (moe_layers + dense_layers) + 1);
-  // DeepEP: each TP rank dispatches one of the two tokens over all 8 ranks,
-  // then the TP pair all-gathers the combined outputs (one token's row)
+  CHECK(t.alltoall_bytes.count() == moe_layers * (7.0 * (14400 + 14336) + 7168 * 2));
+  // attention all-reduces remain: one per MoE layer, two per dense layer, plus the embedding
+  CHECK(t.allreduces == moe_layers + 2 * dense_layers + 1);
+  // DeepEP: the same token dispatched to its experts on the 7 other ranks
   EngineConfig deepep = engine_for(2);
   deepep.all2all_backend = AllToAllBackend::deepep_low_latency;
   const LayoutTraffic d = layout_traffic(v3, deepep, ParallelLayout{2, 1, 8}, 2);
   CHECK(d.alltoall_bytes.count() == moe_layers * (7.0 * (7408 + 14336) + 7168 * 2));
-  // attention all-reduces remain: one per MoE layer, two per dense layer, plus the embedding
   CHECK(d.allreduces == moe_layers + 2 * dense_layers + 1);
+}
+
+TEST_CASE("TP8xEP8: EP inside one TP group keeps every all-reduce and sends no all-to-all",
+          "[layout]") {
+  const ModelArch v3 = builtin_model("deepseek-v3");
+  const LayoutTraffic ep = layout_traffic(v3, engine_for(8), ParallelLayout{8, 1, 8}, 1);
+  const LayoutTraffic tp = layout_traffic(v3, engine_for(8), ParallelLayout{8, 1, 1}, 1);
+  CHECK(ep.alltoall_bytes.count() == 0.0);
+  CHECK(ep.total_bytes.count() == tp.total_bytes.count());
+  CHECK(ep.sequential_steps == tp.sequential_steps);
 }
 
 TEST_CASE("with EP, --allreduces-per-layer 0 leaves no all-reduces, not a negative count",

@@ -121,28 +121,39 @@ ExpertAllToAll expert_alltoall(const ModelArch& model, const EngineConfig& engin
   const double k = moe->experts_per_token;
   const int tp = layout.tp;
 
-  if (engine.all2all_backend == AllToAllBackend::allgather_reducescatter) {
-    // All-gather over the data-parallel group (the ranks of one TP index),
-    // then reduce-scatter back: every token reaches every other group.
-    const int dp = layout.data_parallel();
-    const double activation = engine.activation_bytes;
-    out.ranks = dp;
-    out.tokens_per_rank = tokens_per_dp_rank;
-    out.dispatch_message = Bytes(width * activation + k * kRoutingBytesPerExpert);
-    out.combine_message = Bytes(width * activation);
-    const auto rows = static_cast<double>(dp - 1) * tokens_per_dp_rank;
-    out.dispatch_sent = out.dispatch_message * rows;
-    out.combine_sent = out.combine_message * rows;
-    out.messages_per_phase = dp - 1;
-    out.remote_copies_per_token = dp - 1;
+  const int dp = layout.data_parallel();
+  if (dp == 1) {
+    // EP inside one TP group (ep = tp): vLLM uses no all-to-all; each rank
+    // holds some experts of the same tokens and the TP all-reduce combines.
+    out.ranks = 1;
     out.keeps_tp_allreduce = tp > 1;
     return out;
   }
-
-  // DeepEP low latency over the whole EP group; with TP > 1 each TP rank
-  // takes 1/tp of the group's tokens (sequence-parallel MoE).
+  // vLLM's sequence-parallel MoE (TP > 1 and DP > 1, either backend): each
+  // TP rank takes 1/tp of its group's tokens, dispatches them over the whole
+  // EP group, and the TP group all-gathers the combined outputs.
   out.ranks = layout.ep;
   out.tokens_per_rank = tokens_per_dp_rank / tp;
+  if (tp > 1) {
+    out.tp_allgather_sent = Bytes(static_cast<double>(tp - 1) * out.tokens_per_rank *
+                                  static_cast<double>(model.hidden_size) * engine.activation_bytes);
+  }
+
+  if (engine.all2all_backend == AllToAllBackend::allgather_reducescatter) {
+    // All-gather every rank's rows over the EP group, then reduce-scatter the
+    // results back: every token reaches every other rank.
+    const double activation = engine.activation_bytes;
+    out.dispatch_message = Bytes(width * activation + k * kRoutingBytesPerExpert);
+    out.combine_message = Bytes(width * activation);
+    const auto rows = static_cast<double>(out.ranks - 1) * out.tokens_per_rank;
+    out.dispatch_sent = out.dispatch_message * rows;
+    out.combine_sent = out.combine_message * rows;
+    out.messages_per_phase = out.ranks - 1;
+    out.remote_copies_per_token = out.ranks - 1;
+    return out;
+  }
+
+  // DeepEP low latency: one write per token and expert on another rank.
   const auto scales = static_cast<double>(scales_of(out.dispatch_width));
   out.dispatch_message = Bytes(kDeepEpHeaderBytes + (settings.dispatch == DispatchPrecision::fp8
                                                          ? width + scales * kDeepEpScaleBytes
@@ -156,10 +167,6 @@ ExpertAllToAll expert_alltoall(const ModelArch& model, const EngineConfig& engin
   out.imbalance_given = settings.routing_imbalance.has_value();
   out.imbalance = settings.routing_imbalance.value_or(uniform_routing_imbalance(
       moe->routed_experts, moe->experts_per_token, layout.ep, out.tokens_per_rank));
-  if (tp > 1) {
-    out.tp_allgather_sent = Bytes(static_cast<double>(tp - 1) * out.tokens_per_rank *
-                                  static_cast<double>(model.hidden_size) * engine.activation_bytes);
-  }
   return out;
 }
 

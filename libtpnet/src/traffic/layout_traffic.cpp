@@ -20,7 +20,7 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
   const int steps_per_allreduce = allreduce_steps(layout.tp, engine.algorithm);
   // One MoE layer's dispatch and combine by the engine's all-to-all
   // backend (s.31): bytes and messages per node, and whether the layer keeps
-  // its TP all-reduce (allgather_reducescatter with TP > 1).
+  // its TP all-reduce (EP inside one TP group, no all-to-all).
   const std::optional<ExpertAllToAll> alltoall =
       expert_parallel
           ? std::optional<ExpertAllToAll>(expert_alltoall(
@@ -35,12 +35,14 @@ LayoutTraffic layout_traffic(const ModelArch& model, const EngineConfig& engine,
   const long long alltoall_messages = alltoall ? 2 * std::llround(alltoall->messages_per_phase) +
                                                      (tp_gather_after_combine ? layout.tp - 1 : 0)
                                                : 0;
-  // A layer's latency steps on the critical path: a ring's dp - 1 per phase,
-  // one round per DeepEP phase, and the TP all-gather's tp - 1.
-  const int alltoall_steps = !alltoall ? 0
-                             : alltoall->backend == AllToAllBackend::allgather_reducescatter
-                                 ? 2 * (alltoall->ranks - 1)
-                                 : 2 + (tp_gather_after_combine ? layout.tp - 1 : 0);
+  // A layer's latency steps on the critical path: a ring's ranks - 1 per
+  // phase, one round per DeepEP phase, then the TP all-gather's tp - 1.
+  const int alltoall_phase_steps = !alltoall || alltoall->ranks <= 1 ? 0
+                                   : alltoall->backend == AllToAllBackend::allgather_reducescatter
+                                       ? alltoall->ranks - 1
+                                       : 1;
+  const int alltoall_steps =
+      2 * alltoall_phase_steps + (tp_gather_after_combine ? layout.tp - 1 : 0);
   const bool moe_drops_allreduce = alltoall && !alltoall->keeps_tp_allreduce;
   // A stage boundary carries hidden states and residual (2 x block); each of
   // the tp ranks sends 1/tp of them and the next stage all-gathers them.

@@ -37,7 +37,7 @@ struct ExpertAllToAllSettings {
 /// on each data-parallel rank, seen from one node.
 struct ExpertAllToAll {
   AllToAllBackend backend = AllToAllBackend::allgather_reducescatter;
-  int ranks = 1;                         ///< ranks the two phases span (dp, or ep)
+  int ranks = 1;  ///< ranks the two phases span: ep, or 1 when dp = 1 (no all-to-all)
   double tokens_per_rank = 0.0;          ///< tokens each rank dispatches
   long long dispatch_width = 0;          ///< hidden or latent width carried
   Bytes dispatch_message;                ///< one message (DeepEP) or one gathered row (AgRs)
@@ -48,12 +48,12 @@ struct ExpertAllToAll {
   double remote_copies_per_token = 0.0;  ///< expert copies a token sends off its node
   double imbalance = 1.0;                ///< busiest rank's copies over the mean (DeepEP)
   bool imbalance_given = false;          ///< from the settings, not the uniform floor
-  /// TP > 1 under DeepEP: each TP rank dispatches 1/tp of the tokens and the
-  /// combined outputs are all-gathered in the TP group; this is what one node
-  /// sends of that all-gather.
+  /// TP > 1 and DP > 1 (vLLM's sequence-parallel MoE, either backend): each
+  /// TP rank dispatches 1/tp of the tokens and the combined outputs are
+  /// all-gathered in the TP group; this is what one node sends of that.
   Bytes tp_allgather_sent;
-  /// TP > 1 under allgather_reducescatter: the MoE layer keeps its TP
-  /// all-reduce (each TP rank holds other experts of the same tokens).
+  /// DP = 1 (EP inside the TP group): no all-to-all; the MoE layer keeps its
+  /// TP all-reduce.
   bool keeps_tp_allreduce = false;
 };
 
