@@ -26,6 +26,7 @@ namespace {
 
 struct CalibrationOptions {
   std::string nccl_tests;
+  std::string alltoall;
   std::string link = "200G";
   SweepReadFlags sweep;
   bool force = false;
@@ -42,10 +43,11 @@ struct CalibrationOptions {
 };
 
 Outcome run_calibration(const CalibrationOptions& o) {
-  if (o.nccl_tests.empty() && o.gemm.empty() && o.counters.empty()) {
+  if (o.nccl_tests.empty() && o.alltoall.empty() && o.gemm.empty() && o.counters.empty()) {
     throw InputError(
-        "give at least one measurement: --nccl-tests FILE (an all-reduce sweep), "
-        "--gemm FILE (timed GEMMs) or --counters FILE (RDMA counters)",
+        "give at least one measurement: --nccl-tests FILE (an all-reduce sweep), --alltoall "
+        "FILE (an all-to-all sweep), --gemm FILE (timed GEMMs) or --counters FILE (RDMA "
+        "counters)",
         InputLocation::for_key("--nccl-tests"));
   }
   if (o.out.empty() && o.format_option != nullptr && o.format_option->count() > 0) {
@@ -67,6 +69,15 @@ Outcome run_calibration(const CalibrationOptions& o) {
     request.allreduce = SweepInput{load_nccl_tests(o.nccl_tests, o.sweep.read_options()),
                                    parse_link(o.link, InputLocation::for_key("--link")),
                                    o.sweep.given_ranks(), o.sweep.range(), o.force};
+  }
+  if (!o.alltoall.empty()) {
+    NcclTestsReadOptions read;
+    read.collective = Collective::alltoall;
+    request.alltoall = SweepInput{load_nccl_tests(o.alltoall, read),
+                                  parse_link(o.link, InputLocation::for_key("--link")),
+                                  std::nullopt,
+                                  {},
+                                  o.force};
   }
   if (!o.gemm.empty()) {
     GemmInput gemm{load_gemm_csv(o.gemm), std::nullopt};
@@ -126,6 +137,10 @@ Command setup_calibration(CLI::App& app) {
   const std::string sweep = "All-reduce sweep";
   sub->add_option("--nccl-tests", options->nccl_tests,
                   "all_reduce_perf output or a tpnet-calibrate allreduce sweep (NCCL_ALGO=Ring)")
+      ->group(sweep);
+  sub->add_option("--alltoall", options->alltoall,
+                  "alltoall_perf output or a tpnet-calibrate alltoall sweep (EP's dispatch and "
+                  "combine)")
       ->group(sweep);
   sub->add_option("--link", options->link, "Link the sweep ran on (preset or rate)")
       ->capture_default_str()

@@ -160,3 +160,28 @@ TEST_CASE("calibration's document: the provenance, then a record per measurement
   // beta 83.80 Gb/s on a 200 Gb/s link: 41.9% of it.
   CHECK_THAT(fit[7].number, WithinRel(1047552.0 * 8 / 100e-6 / 200e9 * 100.0, 1e-9));
 }
+
+TEST_CASE("an all-to-all sweep alone makes a calibration with its fit", "[calibration]") {
+  CalibrationBuildRequest request;
+  NcclTestsReadOptions read;
+  read.collective = Collective::alltoall;
+  // SYNTHETIC: made from 25 us and 160 Gb/s (tests/data/nccl-tests/SOURCES)
+  request.alltoall =
+      SweepInput{load_nccl_tests(std::string(TPNET_SOURCE_DIR) +
+                                     "/tests/data/nccl-tests/synthetic-4rank-alltoall-bf16.txt",
+                                 read),
+                 parse_link("200G", InputLocation::for_key("link")),
+                 std::nullopt,
+                 {},
+                 false};
+  const CalibrationBuildReport r = build_calibration(request);
+  REQUIRE(r.calibration.alltoall);
+  const AllToAllCalibration& a = *r.calibration.alltoall;
+  CHECK(a.ranks == 4);
+  CHECK(a.link == "200G");
+  CHECK(a.alpha.value() == Approx(25e-6).epsilon(0.01));
+  CHECK(a.rate.bits_per_second() == Approx(160e9).epsilon(0.01));
+  CHECK_FALSE(r.calibration.allreduce);
+  const Document doc = calibration_build_document(r);
+  CHECK(doc.fields.back().key == "alltoall");
+}

@@ -93,7 +93,7 @@ TEST_CASE("calibration.yaml bad input names the file, line and key", "[calibrati
              ContainsSubstring("tpnet_calibration: has no 'tpnet_calibration: 1' line"));
   CHECK_THAT(error_of(good + "extra: 1\n"),
              ContainsSubstring("extra: unknown key; allowed keys are tpnet_calibration, "
-                               "provenance, allreduce, compute, traffic"));
+                               "provenance, allreduce, alltoall, compute, traffic"));
   CHECK_THAT(error_of(replaced(good, "  ranks: 4", "  ranks: 4\n  rnaks: 5")),
              ContainsSubstring("allreduce.rnaks: unknown key"));
   CHECK_THAT(error_of(replaced(good, "time_s: 0.0004,", "time_s: -0.0004,")),
@@ -151,4 +151,45 @@ TEST_CASE("calibration.yaml keeps how the experts were timed and the skewed figu
   CHECK_THAT(error_of(replaced(text, skewed_line.substr(0, skewed_line.find('\n')),
                                "  skewed_per_prompt_token_s: 0")),
              ContainsSubstring("compute.skewed_per_prompt_token_s: is 0; must be positive"));
+}
+
+TEST_CASE("calibration.yaml keeps an all-to-all fit, alone or beside the rest",
+          "[calibration][yaml]") {
+  Calibration c = full_calibration();
+  AllToAllCalibration a;
+  a.source = "a2a.txt";
+  a.ranks = 8;
+  a.link = "200G";
+  a.alpha = Seconds(31.5e-6);
+  a.rate = BitRate(171.25e9);
+  a.rms_relative_error = 0.0125;
+  a.max_relative_error = 0.03;
+  a.min_size = Bytes(1024.0);
+  a.max_size = Bytes(1073741824.0);
+  a.points = 21;
+  c.alltoall = a;
+  const Calibration r = parse_calibration_yaml(write_calibration_yaml(c), "cal.yaml");
+  REQUIRE(r.alltoall);
+  CHECK(r.alltoall->source == "a2a.txt");
+  CHECK(r.alltoall->ranks == 8);
+  CHECK(r.alltoall->link == "200G");
+  CHECK(r.alltoall->alpha.value() == 31.5e-6);
+  CHECK(r.alltoall->rate.bits_per_second() == 171.25e9);
+  CHECK(r.alltoall->rms_relative_error == 0.0125);
+  CHECK(r.alltoall->max_relative_error == 0.03);
+  CHECK(r.alltoall->min_size.count() == 1024.0);
+  CHECK(r.alltoall->max_size.count() == 1073741824.0);
+  CHECK(r.alltoall->points == 21);
+  REQUIRE(r.allreduce);
+
+  Calibration alone;
+  alone.provenance = c.provenance;
+  alone.alltoall = a;
+  const Calibration back = parse_calibration_yaml(write_calibration_yaml(alone), "cal.yaml");
+  CHECK(back.alltoall);
+  CHECK_FALSE(back.allreduce);
+  const std::string wrong =
+      "tpnet_calibration: 1\nprovenance: {date: x}\nalltoall:\n  ranks: 4\n"
+      "  fit: {alpha_s: 0.00001, rate_bps: 1e11, speed: 3}\n";
+  CHECK_THROWS_WITH(parse_calibration_yaml(wrong, "cal.yaml"), ContainsSubstring("speed"));
 }

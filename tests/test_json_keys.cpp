@@ -260,6 +260,10 @@ std::vector<Run> runs(const std::string& tmp) {
       // Grouped expert rows add the skewed routing's figure.
       {{"calibration", "--gemm", ex("calibration/gemm_glm53_tp8_grouped_synthetic.csv"), "--out",
         tmp + "/cal-grouped.yaml"}},
+      // An all-to-all sweep adds its fit.
+      {{"calibration", "--alltoall",
+        kSource + "/tests/data/nccl-tests/synthetic-4rank-alltoall-bf16.txt", "--out",
+        tmp + "/cal-alltoall.yaml"}},
       {{"traffic", "--samples", ex("traffic/counters_synthetic.csv"), "--requests",
         ex("traffic/requests_synthetic.csv"), "--series", "--svg", tmp + "/traffic.svg"}},
   };

@@ -123,6 +123,33 @@ CalibrationPoint read_point(const YAML::Node& node, const std::string& origin) {
   return p;
 }
 
+AllToAllCalibration read_alltoall(const YAML::Node& map, const std::string& origin) {
+  yaml::reject_unknown_keys(map, origin, {"source", "ranks", "link", "fit"});
+  AllToAllCalibration c;
+  c.source = text_or_empty(map, origin, "source");
+  c.ranks = static_cast<int>(yaml::required_integer(map, origin, "ranks", 2, 1000000));
+  c.link = text_or_empty(map, origin, "link");
+  const YAML::Node fit = required_map(map, origin, "fit");
+  yaml::with_key_prefix("fit.", [&] {
+    yaml::reject_unknown_keys(fit, origin,
+                              {"alpha_s", "rate_bps", "rms_relative_error", "max_relative_error",
+                               "min_size_bytes", "max_size_bytes", "points"});
+    c.alpha = Seconds(yaml::required_number(fit, origin, "alpha_s", 0.0, 1.0));
+    c.rate = rate(fit, origin, "rate_bps");
+    c.rms_relative_error = ratio(fit, origin, "rms_relative_error");
+    c.max_relative_error = ratio(fit, origin, "max_relative_error");
+    c.min_size = Bytes(measured(fit, origin, "min_size_bytes", kMinByteCount, kMaxByteCount));
+    c.max_size = Bytes(measured(fit, origin, "max_size_bytes", kMinByteCount, kMaxByteCount));
+    c.points = static_cast<int>(yaml::required_integer(fit, origin, "points", 2, 100000000));
+    if (c.max_size < c.min_size) {
+      throw InputError("is smaller than min_size_bytes",
+                       yaml::where(fit["max_size_bytes"], origin, "max_size_bytes"));
+    }
+    return 0;
+  });
+  return c;
+}
+
 AllReduceCalibration read_allreduce(const YAML::Node& map, const std::string& origin) {
   yaml::reject_unknown_keys(
       map, origin,
@@ -301,8 +328,9 @@ Calibration parse_calibration_yaml(std::string_view text, const std::string& ori
                     version.IsScalar() ? version.Scalar() : "?", Calibration::kSchemaVersion),
         yaml::where(version, origin, "tpnet_calibration"));
   }
-  yaml::reject_unknown_keys(root, origin,
-                            {"tpnet_calibration", "provenance", "allreduce", "compute", "traffic"});
+  yaml::reject_unknown_keys(
+      root, origin,
+      {"tpnet_calibration", "provenance", "allreduce", "alltoall", "compute", "traffic"});
   Calibration c;
   c.origin = origin;
   const YAML::Node provenance = required_map(root, origin, "provenance");
@@ -319,15 +347,18 @@ Calibration parse_calibration_yaml(std::string_view text, const std::string& ori
     c.allreduce =
         yaml::with_key_prefix("allreduce.", [&] { return read_allreduce(*node, origin); });
   }
+  if (const auto node = section("alltoall")) {
+    c.alltoall = yaml::with_key_prefix("alltoall.", [&] { return read_alltoall(*node, origin); });
+  }
   if (const auto node = section("compute")) {
     c.compute = yaml::with_key_prefix("compute.", [&] { return read_compute(*node, origin); });
   }
   if (const auto node = section("traffic")) {
     c.traffic = yaml::with_key_prefix("traffic.", [&] { return read_traffic(*node, origin); });
   }
-  if (!c.allreduce && !c.compute && !c.traffic) {
+  if (!c.allreduce && !c.alltoall && !c.compute && !c.traffic) {
     throw InputError(
-        "has no measurement: give at least one of the sections allreduce, compute, "
+        "has no measurement: give at least one of the sections allreduce, alltoall, compute, "
         "traffic",
         InputLocation::in_file(origin));
   }
@@ -388,6 +419,21 @@ std::string write_calibration_yaml(const Calibration& c) {
                          num(pt.size.count()), num(pt.time.value()),
                          num(pt.algbw.bits_per_second()), num(pt.busbw.bits_per_second()));
     }
+  }
+  if (c.alltoall) {
+    const auto& a = *c.alltoall;
+    out += "alltoall:\n";
+    out += fmt::format("  source: {}\n", yaml_quoted(a.source));
+    out += fmt::format("  ranks: {}\n", a.ranks);
+    out += fmt::format("  link: {}\n", yaml_quoted(a.link));
+    out += "  fit:\n";
+    out += fmt::format("    alpha_s: {}\n", num(a.alpha.value()));
+    out += fmt::format("    rate_bps: {}\n", num(a.rate.bits_per_second()));
+    out += fmt::format("    rms_relative_error: {}\n", num(a.rms_relative_error));
+    out += fmt::format("    max_relative_error: {}\n", num(a.max_relative_error));
+    out += fmt::format("    min_size_bytes: {}\n", num(a.min_size.count()));
+    out += fmt::format("    max_size_bytes: {}\n", num(a.max_size.count()));
+    out += fmt::format("    points: {}\n", a.points);
   }
   if (c.compute) {
     const auto& m = *c.compute;

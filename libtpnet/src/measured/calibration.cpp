@@ -11,6 +11,22 @@
 
 namespace tpnet {
 
+AllToAllCalibration make_alltoall_calibration(const AlltoAllFit& fit, const std::string& source,
+                                              const std::string& link) {
+  AllToAllCalibration c;
+  c.source = source;
+  c.ranks = fit.ranks;
+  c.link = link;
+  c.alpha = fit.alpha;
+  c.rate = fit.rate;
+  c.rms_relative_error = fit.rms_relative_error;
+  c.max_relative_error = fit.max_relative_error;
+  c.min_size = fit.min_size;
+  c.max_size = fit.max_size;
+  c.points = fit.points_used;
+  return c;
+}
+
 AllReduceCalibration make_allreduce_calibration(const AllReduceFit& fit, const std::string& source,
                                                 const std::string& link, BitRate link_rate) {
   AllReduceCalibration c;

@@ -1,5 +1,7 @@
 #include "tpnet/usecase/calibration_build.hpp"
 
+#include "tpnet/measured/alltoall_fit.hpp"
+
 #include <fmt/format.h>
 
 #include <sstream>
@@ -124,12 +126,31 @@ void add_traffic(const CounterInput& in, Calibration& cal, std::vector<std::stri
                                 in.prompt_tokens, in.model, in.engine, in.source);
 }
 
+/// The all-to-all sweep's fit (s.31.1).
+void add_alltoall(const SweepInput& in, Calibration& cal, std::vector<std::string>& warnings) {
+  const AllReduceSweep& sweep = in.sweep;
+  for (const auto& note : sweep.notes) warnings.push_back(note);
+  const int ranks = in.ranks.value_or(sweep.ranks);
+  const AlltoAllFit fit = fit_alltoall(sweep, ranks, in.range);
+  if (fit.poor && !in.force) {
+    throw InputError(
+        fmt::format("the all-to-all fit of {} is poor ({:.1f}% RMS relative error, above "
+                    "{:.0f}%) and would mislead every estimate made from it; narrow "
+                    "`fit.min_size` / `fit.max_size`, or force it",
+                    sweep.origin, fit.rms_relative_error * 100, kPoorFitRms * 100),
+        InputLocation::for_key("fit.force"));
+  }
+  for (const auto& w : fit.warnings) warnings.push_back(w);
+  cal.alltoall = make_alltoall_calibration(fit, sweep.origin, in.link.name);
+}
+
 }  // namespace
 
 CalibrationBuildReport build_calibration(const CalibrationBuildRequest& request) {
-  if (!request.allreduce && !request.compute && !request.traffic) {
+  if (!request.allreduce && !request.alltoall && !request.compute && !request.traffic) {
     throw InputError(
-        "give at least one measurement: an all-reduce sweep, timed GEMMs or RDMA counters",
+        "give at least one measurement: an all-reduce or all-to-all sweep, timed GEMMs or RDMA "
+        "counters",
         InputLocation::for_key("allreduce"));
   }
   CalibrationBuildReport report;
@@ -137,6 +158,7 @@ CalibrationBuildReport build_calibration(const CalibrationBuildRequest& request)
   cal.provenance.date = request.date;
   cal.provenance.hosts = request.hosts;
   if (request.allreduce) add_allreduce(*request.allreduce, cal, report.warnings);
+  if (request.alltoall) add_alltoall(*request.alltoall, cal, report.warnings);
   if (request.compute) add_compute(*request.compute, cal, report.warnings);
   if (request.traffic) add_traffic(*request.traffic, cal, report.warnings);
   for (const auto& [name, value] : request.env) cal.provenance.env[name] = value;

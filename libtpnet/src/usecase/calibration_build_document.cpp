@@ -34,6 +34,25 @@ Field calibration_allreduce_record(const AllReduceCalibration& a) {
       });
 }
 
+Field calibration_alltoall_record(const AllToAllCalibration& a) {
+  return record(
+      "alltoall", "all-to-all sweep",
+      {
+          text("source", "file", a.source),
+          integer("ranks", "ranks", a.ranks),
+          text("link", "measured on", a.link),
+          number("alpha_s", "alpha (fixed time of one round)", a.alpha.value(), kMicroseconds, 2),
+          number("rate_bps", "rate of the bytes a rank sends", a.rate.bits_per_second(), kGbps, 1),
+          number("rms_relative_error_pct", "RMS relative error", a.rms_relative_error * 100.0,
+                 kPercent, 2),
+          number("max_relative_error_pct", "largest relative error", a.max_relative_error * 100.0,
+                 kPercent, 2),
+          number("min_size_bytes", "smallest size fitted", a.min_size.count(), kBytesB, 0),
+          number("max_size_bytes", "largest size fitted", a.max_size.count(), kBytesB, 0),
+          integer("points", "sizes fitted", a.points),
+      });
+}
+
 Field calibration_compute_record(const ComputeCalibration& c) {
   Record fields{
       text("source", "file", c.source),
@@ -92,6 +111,7 @@ Document calibration_build_document(const CalibrationBuildReport& report,
       text("backend", "backend", cal.provenance.backend),
   };
   if (cal.allreduce) doc.fields.push_back(calibration_allreduce_record(*cal.allreduce));
+  if (cal.alltoall) doc.fields.push_back(calibration_alltoall_record(*cal.alltoall));
   if (cal.compute) doc.fields.push_back(calibration_compute_record(*cal.compute));
   if (cal.traffic) doc.fields.push_back(calibration_traffic_record(*cal.traffic));
   if (!written_to.empty())

@@ -12,6 +12,7 @@
 #include "tpnet/base/units.hpp"
 #include "tpnet/fabric/measured_allreduce.hpp"
 #include "tpnet/measured/allreduce_fit.hpp"
+#include "tpnet/measured/alltoall_fit.hpp"
 #include "tpnet/measured/counters.hpp"
 #include "tpnet/measured/gemm_timing.hpp"
 #include "tpnet/model/engine.hpp"
@@ -64,10 +65,26 @@ struct TrafficCalibration {
   double ratio = 0.0;  ///< measured / formula
 };
 
+/// A measured all-to-all sweep's fit (docs/formulas.md s.31.1): what EP's
+/// dispatch and combine cost on the measured cluster.
+struct AllToAllCalibration {
+  std::string source;
+  int ranks = 0;
+  std::string link;  ///< the link it ran on
+  Seconds alpha;     ///< one round's fixed time
+  BitRate rate;      ///< rate of the bytes a rank sends to the others
+  double rms_relative_error = 0.0;
+  double max_relative_error = 0.0;
+  Bytes min_size;
+  Bytes max_size;
+  int points = 0;
+};
+
 struct Calibration {
   static constexpr int kSchemaVersion = 1;
   CalibrationProvenance provenance;
   std::optional<AllReduceCalibration> allreduce;
+  std::optional<AllToAllCalibration> alltoall;
   std::optional<ComputeCalibration> compute;
   std::optional<TrafficCalibration> traffic;
   std::string origin;  ///< the file it was read from; "" when built in memory
@@ -79,6 +96,11 @@ struct Calibration {
                                                               const std::string& source,
                                                               const std::string& link,
                                                               BitRate link_rate);
+
+/// The all-to-all section from a fit.
+[[nodiscard]] AllToAllCalibration make_alltoall_calibration(const AlltoAllFit& fit,
+                                                            const std::string& source,
+                                                            const std::string& link);
 
 /// The compute section from timed GEMMs: per prompt token = sum(count x
 /// median) / chunk_tokens over the rows that are not skewed; the skewed

@@ -47,6 +47,9 @@ struct CounterInput {
 
 struct CalibrationBuildRequest {
   std::optional<SweepInput> allreduce;
+  /// An all-to-all sweep (alltoall_perf, tpnet-calibrate alltoall); its
+  /// `ranks` and `range` are `alltoall.ranks` and the all-reduce's fit range.
+  std::optional<SweepInput> alltoall;
   std::optional<GemmInput> compute;
   std::optional<CounterInput> traffic;
   // Provenance the caller states; empty = taken from the measurements.
