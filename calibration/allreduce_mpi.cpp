@@ -19,7 +19,7 @@
 namespace tpnet::calibrate {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using MpiClock = std::chrono::steady_clock;
 
 /// MPI_User_function for bf16 stored as uint16_t: in-out += in, per element.
 void bf16_sum(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
@@ -67,9 +67,9 @@ class MpiAllReduceRunner final : public SweepRunner {
                        static_cast<int>(count), MPI_UINT16_T, op_, timeout_s_, group_.who(), what);
     };
     for (int i = 0; i < warmup; ++i) once();
-    const auto start = Clock::now();
+    const auto start = MpiClock::now();
     for (int i = 0; i < iters; ++i) once();
-    const std::chrono::duration<double> elapsed = Clock::now() - start;
+    const std::chrono::duration<double> elapsed = MpiClock::now() - start;
     RankMeasurement result;
     result.mean_s = elapsed.count() / iters;
     if (check) {

@@ -19,7 +19,7 @@
 namespace tpnet::calibrate {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SessionClock = std::chrono::steady_clock;
 
 /// The node-local rank that picks this rank's GPU.
 int local_rank() {
@@ -89,10 +89,10 @@ NcclSession::~NcclSession() {
     // Flush, then destroy; a communicator that will not finalize is aborted.
     bool finalized = ncclCommFinalize(comm_) == ncclSuccess;
     if (!finalized) {
-      const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s_);
+      const auto deadline = SessionClock::now() + std::chrono::duration<double>(timeout_s_);
       ncclResult_t state = ncclInProgress;
       while (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state == ncclInProgress &&
-             Clock::now() < deadline) {
+             SessionClock::now() < deadline) {
       }
       finalized = state == ncclSuccess;
     }
@@ -145,7 +145,7 @@ void NcclSession::wait_stream(std::string_view call, long long bytes) {
 
 /// Polls `event` (and the communicator's async error) until it completes.
 void NcclSession::wait_event(cudaEvent_t event, std::string_view call, long long bytes) {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s_);
+  const auto deadline = SessionClock::now() + std::chrono::duration<double>(timeout_s_);
   for (;;) {
     const cudaError_t state = cudaEventQuery(event);
     if (state == cudaSuccess) return;
@@ -153,7 +153,7 @@ void NcclSession::wait_event(cudaEvent_t event, std::string_view call, long long
     ncclResult_t async = ncclSuccess;
     nccl_check(ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError", bytes, TPNET_HERE);
     if (async != ncclSuccess && async != ncclInProgress) nccl_check(async, call, bytes, TPNET_HERE);
-    if (Clock::now() > deadline) timed_out(call, bytes);
+    if (SessionClock::now() > deadline) timed_out(call, bytes);
   }
 }
 
@@ -163,13 +163,13 @@ void NcclSession::nccl_call(ncclResult_t rc, std::string_view call, long long by
     nccl_check(rc, call, bytes, at);
     return;
   }
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s_);
+  const auto deadline = SessionClock::now() + std::chrono::duration<double>(timeout_s_);
   for (;;) {
     ncclResult_t state = ncclInProgress;
     nccl_check(ncclCommGetAsyncError(comm_, &state), "ncclCommGetAsyncError", bytes, at);
     if (state == ncclSuccess) return;
     if (state != ncclInProgress) nccl_check(state, call, bytes, at);
-    if (Clock::now() > deadline) timed_out(call, bytes);
+    if (SessionClock::now() > deadline) timed_out(call, bytes);
   }
 }
 
