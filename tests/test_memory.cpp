@@ -552,7 +552,9 @@ TEST_CASE("DeepEP's low-latency buffers count against the budget on an EP layout
   const double buffers = 2.0 * (2.0 * 954204160.0 + 1024.0) + 1073741824.0;
   CHECK(deepep.alltoall_buffer_bytes.count() == buffers);
   CHECK(deepep.fixed_bytes.count() == Approx(gathered.fixed_bytes.count() + buffers));
-  // without EP the backend has nothing to keep
+  // without EP, or with EP inside one TP group (no all-to-all), nothing to keep
   request.layout = ParallelLayout{8, 1, 1};
+  CHECK(analyze_memory(v3, request).alltoall_buffer_bytes.count() == 0.0);
+  request.layout = ParallelLayout{8, 1, 8};
   CHECK(analyze_memory(v3, request).alltoall_buffer_bytes.count() == 0.0);
 }

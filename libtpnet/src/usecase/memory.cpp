@@ -270,7 +270,8 @@ MemoryReport analyze_memory(const ModelArch& m, const MemoryRequest& request) {
     if (tuned < r.nccl_bytes) r.nccl_tuned_bytes = tuned;
   }
   r.cuda_graph_bytes = in.cuda_graphs;
-  if (layout.ep > 1 && engine.all2all_backend == AllToAllBackend::deepep_low_latency) {
+  // vLLM builds no all-to-all (nor its buffers) when EP stays inside one TP group.
+  if (layout.data_parallel() > 1 && engine.all2all_backend == AllToAllBackend::deepep_low_latency) {
     r.alltoall_buffer_bytes = deepep_low_latency_buffer(m, ExpertAllToAllSettings{}, layout.ep);
   }
   r.chunk_tokens = engine.max_num_batched_tokens;
