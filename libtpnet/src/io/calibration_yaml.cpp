@@ -123,6 +123,20 @@ CalibrationPoint read_point(const YAML::Node& node, const std::string& origin) {
   return p;
 }
 
+/// The range fitted and its residuals, which every sweep section's fit has.
+template <typename Section>
+void read_fit_quality(const YAML::Node& fit, const std::string& origin, Section& c) {
+  c.rms_relative_error = ratio(fit, origin, "rms_relative_error");
+  c.max_relative_error = ratio(fit, origin, "max_relative_error");
+  c.min_size = Bytes(measured(fit, origin, "min_size_bytes", kMinByteCount, kMaxByteCount));
+  c.max_size = Bytes(measured(fit, origin, "max_size_bytes", kMinByteCount, kMaxByteCount));
+  c.points = static_cast<int>(yaml::required_integer(fit, origin, "points", 2, 100000000));
+  if (c.max_size < c.min_size) {
+    throw InputError("is smaller than min_size_bytes",
+                     yaml::where(fit["max_size_bytes"], origin, "max_size_bytes"));
+  }
+}
+
 AllToAllCalibration read_alltoall(const YAML::Node& map, const std::string& origin) {
   yaml::reject_unknown_keys(map, origin, {"source", "ranks", "link", "fit"});
   AllToAllCalibration c;
@@ -136,15 +150,7 @@ AllToAllCalibration read_alltoall(const YAML::Node& map, const std::string& orig
                                "min_size_bytes", "max_size_bytes", "points"});
     c.alpha = Seconds(yaml::required_number(fit, origin, "alpha_s", 0.0, 1.0));
     c.rate = rate(fit, origin, "rate_bps");
-    c.rms_relative_error = ratio(fit, origin, "rms_relative_error");
-    c.max_relative_error = ratio(fit, origin, "max_relative_error");
-    c.min_size = Bytes(measured(fit, origin, "min_size_bytes", kMinByteCount, kMaxByteCount));
-    c.max_size = Bytes(measured(fit, origin, "max_size_bytes", kMinByteCount, kMaxByteCount));
-    c.points = static_cast<int>(yaml::required_integer(fit, origin, "points", 2, 100000000));
-    if (c.max_size < c.min_size) {
-      throw InputError("is smaller than min_size_bytes",
-                       yaml::where(fit["max_size_bytes"], origin, "max_size_bytes"));
-    }
+    read_fit_quality(fit, origin, c);
     return 0;
   });
   return c;
@@ -184,15 +190,7 @@ AllReduceCalibration read_allreduce(const YAML::Node& map, const std::string& or
     c.alpha = Seconds(yaml::required_number(fit, origin, "alpha_s", 0.0, 1.0));
     c.beta = rate(fit, origin, "beta_bps");
     c.step_latency = Seconds(yaml::required_number(fit, origin, "step_latency_s", 0.0, 1.0));
-    c.rms_relative_error = ratio(fit, origin, "rms_relative_error");
-    c.max_relative_error = ratio(fit, origin, "max_relative_error");
-    c.min_size = Bytes(measured(fit, origin, "min_size_bytes", kMinByteCount, kMaxByteCount));
-    c.max_size = Bytes(measured(fit, origin, "max_size_bytes", kMinByteCount, kMaxByteCount));
-    c.points = static_cast<int>(yaml::required_integer(fit, origin, "points", 2, 100000000));
-    if (c.max_size < c.min_size) {
-      throw InputError("is smaller than min_size_bytes",
-                       yaml::where(fit["max_size_bytes"], origin, "max_size_bytes"));
-    }
+    read_fit_quality(fit, origin, c);
     return 0;
   });
 
@@ -310,6 +308,18 @@ std::string yaml_quoted(std::string_view text) {
 /// Shortest text that reads back as the same double.
 std::string num(double value) { return fmt::format("{}", value); }
 
+/// read_fit_quality's keys, as a fit's mapping under its section writes them.
+template <typename Section>
+std::string fit_quality_yaml(const Section& c) {
+  std::string out;
+  out += fmt::format("    rms_relative_error: {}\n", num(c.rms_relative_error));
+  out += fmt::format("    max_relative_error: {}\n", num(c.max_relative_error));
+  out += fmt::format("    min_size_bytes: {}\n", num(c.min_size.count()));
+  out += fmt::format("    max_size_bytes: {}\n", num(c.max_size.count()));
+  out += fmt::format("    points: {}\n", c.points);
+  return out;
+}
+
 }  // namespace
 
 Calibration parse_calibration_yaml(std::string_view text, const std::string& origin) {
@@ -408,11 +418,7 @@ std::string write_calibration_yaml(const Calibration& c) {
     out += fmt::format("    alpha_s: {}\n", num(a.alpha.value()));
     out += fmt::format("    beta_bps: {}\n", num(a.beta.bits_per_second()));
     out += fmt::format("    step_latency_s: {}\n", num(a.step_latency.value()));
-    out += fmt::format("    rms_relative_error: {}\n", num(a.rms_relative_error));
-    out += fmt::format("    max_relative_error: {}\n", num(a.max_relative_error));
-    out += fmt::format("    min_size_bytes: {}\n", num(a.min_size.count()));
-    out += fmt::format("    max_size_bytes: {}\n", num(a.max_size.count()));
-    out += fmt::format("    points: {}\n", a.points);
+    out += fit_quality_yaml(a);
     out += "  curve:  # out-of-place, one per measured size\n";
     for (const auto& pt : a.curve) {
       out += fmt::format("    - {{size_bytes: {}, time_s: {}, algbw_bps: {}, busbw_bps: {}}}\n",
@@ -429,11 +435,7 @@ std::string write_calibration_yaml(const Calibration& c) {
     out += "  fit:\n";
     out += fmt::format("    alpha_s: {}\n", num(a.alpha.value()));
     out += fmt::format("    rate_bps: {}\n", num(a.rate.bits_per_second()));
-    out += fmt::format("    rms_relative_error: {}\n", num(a.rms_relative_error));
-    out += fmt::format("    max_relative_error: {}\n", num(a.max_relative_error));
-    out += fmt::format("    min_size_bytes: {}\n", num(a.min_size.count()));
-    out += fmt::format("    max_size_bytes: {}\n", num(a.max_size.count()));
-    out += fmt::format("    points: {}\n", a.points);
+    out += fit_quality_yaml(a);
   }
   if (c.compute) {
     const auto& m = *c.compute;

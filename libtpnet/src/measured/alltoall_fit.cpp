@@ -32,14 +32,7 @@ AlltoAllFit fit_alltoall(const AllReduceSweep& sweep, int ranks, const FitRange&
   SentBytesFit core = fit_sent_bytes(sweep, fit.sent_factor, range);
   fit.alpha = core.alpha;
   fit.rate = core.rate;
-  fit.min_size = core.min_size;
-  fit.max_size = core.max_size;
-  fit.points_used = core.points_used;
-  fit.rms_relative_error = core.rms_relative_error;
-  fit.max_relative_error = core.max_relative_error;
-  fit.constrained = core.constrained;
-  fit.curve = std::move(core.curve);
-  fit.warnings = std::move(core.warnings);
+  take_fit_quality(std::move(core), fit);
   if (fit.rms_relative_error > kPoorFitRms) {
     fit.poor = true;
     fit.warnings.push_back(fmt::format(

@@ -4,53 +4,56 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <utility>
 
 #include "tpnet/usecase/calibration_build.hpp"
 
 namespace tpnet {
 namespace {
 
+/// The residuals and the range fitted, which every sweep's fit reports.
+template <typename Section>
+Record fit_quality_fields(const Section& a) {
+  return {
+      number("rms_relative_error_pct", "RMS relative error", a.rms_relative_error * 100.0, kPercent,
+             2),
+      number("max_relative_error_pct", "largest relative error", a.max_relative_error * 100.0,
+             kPercent, 2),
+      number("min_size_bytes", "smallest size fitted", a.min_size.count(), kBytesB, 0),
+      number("max_size_bytes", "largest size fitted", a.max_size.count(), kBytesB, 0),
+      integer("points", "sizes fitted", a.points),
+  };
+}
+
 Field calibration_allreduce_record(const AllReduceCalibration& a) {
-  return record(
-      "allreduce", "all-reduce sweep (ring)",
-      {
-          text("source", "file", a.source),
-          integer("ranks", "ranks", a.ranks),
-          text("link", "measured on", a.link),
-          flag("complete", "complete sweep", a.complete),
-          number("alpha_s", "alpha (fixed time per all-reduce)", a.alpha.value(), kMicroseconds, 2),
-          number("beta_bps", "beta (rate of bytes sent)", a.beta.bits_per_second(), kGbps, 1),
-          number("step_latency_s", "latency per ring step", a.step_latency.value(), kMicroseconds,
-                 2),
-          number("efficiency_pct", "beta / link rate", a.beta / a.link_rate * 100.0, kPercent, 1),
-          number("rms_relative_error_pct", "RMS relative error", a.rms_relative_error * 100.0,
-                 kPercent, 2),
-          number("max_relative_error_pct", "largest relative error", a.max_relative_error * 100.0,
-                 kPercent, 2),
-          number("min_size_bytes", "smallest size fitted", a.min_size.count(), kBytesB, 0),
-          number("max_size_bytes", "largest size fitted", a.max_size.count(), kBytesB, 0),
-          integer("points", "sizes fitted", a.points),
-          integer("curve_points", "sizes in the curve", static_cast<double>(a.curve.size())),
-      });
+  Record fields{
+      text("source", "file", a.source),
+      integer("ranks", "ranks", a.ranks),
+      text("link", "measured on", a.link),
+      flag("complete", "complete sweep", a.complete),
+      number("alpha_s", "alpha (fixed time per all-reduce)", a.alpha.value(), kMicroseconds, 2),
+      number("beta_bps", "beta (rate of bytes sent)", a.beta.bits_per_second(), kGbps, 1),
+      number("step_latency_s", "latency per ring step", a.step_latency.value(), kMicroseconds, 2),
+      number("efficiency_pct", "beta / link rate", a.beta / a.link_rate * 100.0, kPercent, 1),
+  };
+  Record quality = fit_quality_fields(a);
+  fields.insert(fields.end(), quality.begin(), quality.end());
+  fields.push_back(
+      integer("curve_points", "sizes in the curve", static_cast<double>(a.curve.size())));
+  return record("allreduce", "all-reduce sweep (ring)", std::move(fields));
 }
 
 Field calibration_alltoall_record(const AllToAllCalibration& a) {
-  return record(
-      "alltoall", "all-to-all sweep",
-      {
-          text("source", "file", a.source),
-          integer("ranks", "ranks", a.ranks),
-          text("link", "measured on", a.link),
-          number("alpha_s", "alpha (fixed time of one round)", a.alpha.value(), kMicroseconds, 2),
-          number("rate_bps", "rate of the bytes a rank sends", a.rate.bits_per_second(), kGbps, 1),
-          number("rms_relative_error_pct", "RMS relative error", a.rms_relative_error * 100.0,
-                 kPercent, 2),
-          number("max_relative_error_pct", "largest relative error", a.max_relative_error * 100.0,
-                 kPercent, 2),
-          number("min_size_bytes", "smallest size fitted", a.min_size.count(), kBytesB, 0),
-          number("max_size_bytes", "largest size fitted", a.max_size.count(), kBytesB, 0),
-          integer("points", "sizes fitted", a.points),
-      });
+  Record fields{
+      text("source", "file", a.source),
+      integer("ranks", "ranks", a.ranks),
+      text("link", "measured on", a.link),
+      number("alpha_s", "alpha (fixed time of one round)", a.alpha.value(), kMicroseconds, 2),
+      number("rate_bps", "rate of the bytes a rank sends", a.rate.bits_per_second(), kGbps, 1),
+  };
+  Record quality = fit_quality_fields(a);
+  fields.insert(fields.end(), quality.begin(), quality.end());
+  return record("alltoall", "all-to-all sweep", std::move(fields));
 }
 
 Field calibration_compute_record(const ComputeCalibration& c) {
