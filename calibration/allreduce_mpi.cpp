@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,8 +17,6 @@
 
 namespace tpnet::calibrate {
 namespace {
-
-using MpiClock = std::chrono::steady_clock;
 
 /// MPI_User_function for bf16 stored as uint16_t: in-out += in, per element.
 void bf16_sum(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
@@ -66,12 +63,12 @@ class MpiAllReduceRunner final : public SweepRunner {
       allreduce_within(in_place ? MPI_IN_PLACE : send_.data(), receive_.data(),
                        static_cast<int>(count), MPI_UINT16_T, op_, timeout_s_, group_.who(), what);
     };
-    for (int i = 0; i < warmup; ++i) once();
-    const auto start = MpiClock::now();
-    for (int i = 0; i < iters; ++i) once();
-    const std::chrono::duration<double> elapsed = MpiClock::now() - start;
     RankMeasurement result;
-    result.mean_s = elapsed.count() / iters;
+    result.mean_s = mean_seconds(
+        [&](int runs) {
+          for (int i = 0; i < runs; ++i) once();
+        },
+        warmup, iters);
     if (check) {
       if (in_place) {
         std::copy_n(send_.begin(), count, receive_.begin());

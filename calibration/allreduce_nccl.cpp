@@ -6,7 +6,6 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -41,13 +40,8 @@ class NcclAllReduceRunner final : public SweepRunner {
     session_.cuda_check(cudaMemsetAsync(session_.receive(), 0, size, session_.stream()),
                         "cudaMemsetAsync", TPNET_HERE);
     session_.wait_stream("cudaMemsetAsync", bytes);
-    run(bytes, in_place, warmup);
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    run(bytes, in_place, iters);
-    const std::chrono::duration<double> elapsed = Clock::now() - start;
     RankMeasurement result;
-    result.mean_s = elapsed.count() / iters;
+    result.mean_s = mean_seconds([&](int runs) { run(bytes, in_place, runs); }, warmup, iters);
     if (check) {
       if (in_place) {
         session_.cuda_check(cudaMemcpyAsync(session_.receive(), session_.send(), size,

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,13 +43,12 @@ class MpiAlltoAllRunner final : public SweepRunner {
       wait_for(request, timeout_s_, group_.who(), what);
       // The analyzer does not see MPI_Test (in wait_for) complete the request.
     };  // NOLINT(clang-analyzer-optin.mpi.MPI-Checker)
-    for (int i = 0; i < warmup; ++i) once();
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    for (int i = 0; i < iters; ++i) once();
-    const std::chrono::duration<double> elapsed = Clock::now() - start;
     RankMeasurement result;
-    result.mean_s = elapsed.count() / iters;
+    result.mean_s = mean_seconds(
+        [&](int runs) {
+          for (int i = 0; i < runs; ++i) once();
+        },
+        warmup, iters);
     if (check) result.wrong = alltoall_wrong_elements(receive_.data(), group_.rank(), ranks, block);
     return result;
   }

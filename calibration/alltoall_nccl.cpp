@@ -8,7 +8,6 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -41,13 +40,8 @@ class NcclAlltoAllRunner final : public SweepRunner {
                                         cudaMemcpyHostToDevice, session_.stream()),
                         "cudaMemcpyAsync", TPNET_HERE);
     session_.wait_stream("cudaMemcpyAsync", bytes);
-    run(bytes, block, warmup);
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    run(bytes, block, iters);
-    const std::chrono::duration<double> elapsed = Clock::now() - start;
     RankMeasurement result;
-    result.mean_s = elapsed.count() / iters;
+    result.mean_s = mean_seconds([&](int runs) { run(bytes, block, runs); }, warmup, iters);
     if (check) {
       std::vector<std::uint16_t> host(size / kBf16Bytes);
       session_.cuda_check(cudaMemcpyAsync(host.data(), session_.receive(), size,

@@ -5,12 +5,24 @@
 /// allreduce_nccl.cpp (NCCL), the all-to-all runners alltoall_mpi.cpp and
 /// alltoall_nccl.cpp.
 
+#include <chrono>
 #include <memory>
 #include <string>
 
 #include "process_group.hpp"
 
 namespace tpnet::calibrate {
+
+/// `run(warmup)` untimed, then the wall time of `run(iters)` over `iters`:
+/// `run(n)` runs n collectives back to back and returns when they are done.
+template <typename Run>
+double mean_seconds(Run&& run, int warmup, int iters) {
+  run(warmup);
+  const auto start = std::chrono::steady_clock::now();
+  run(iters);
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  return elapsed.count() / iters;
+}
 
 /// This rank's result for one size and placement.
 struct RankMeasurement {
