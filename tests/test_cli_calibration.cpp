@@ -428,3 +428,20 @@ TEST_CASE("a poor fit is not written without --force, a non-all-reduce log never
   expect_bad_input(run_tpnet({"calibration", "--nccl-tests", poor, "--collective", "allgathr"}),
                    "--collective");
 }
+
+TEST_CASE(
+    "tpnet calibration --alltoall fits an all-to-all sweep and refuses another "
+    "collective's log naming the file and line",
+    "[cli][calibration]") {
+  const std::string sweep =
+      kSource + "/tests/data/nccl-tests/synthetic-4rank-alltoall-bf16.txt";  // SYNTHETIC
+  const auto r = run_tpnet({"calibration", "--alltoall", sweep});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("alltoall:\n"));
+  CHECK_THAT(r.out, ContainsSubstring("  ranks: 4\n"));
+  expect_bad_input(run_tpnet({"calibration", "--alltoall", kSweep}),
+                   "all_reduce_perf_8ranks_synthetic.txt:");
+  expect_bad_input(run_tpnet({"calibration", "--alltoall", kSource + "/no-such-sweep.txt"}),
+                   "no-such-sweep.txt: no such file");
+}

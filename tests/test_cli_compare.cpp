@@ -375,4 +375,8 @@ TEST_CASE(
   CHECK(normal.exit_code == 2);
   CHECK_THAT(normal.err, ContainsSubstring("--all2all-backend"));
   CHECK_THAT(normal.err, ContainsSubstring("eight GPUs per node"));
+  const CliResult unknown =
+      run_tpnet({"compare", "--model", "deepseek-v3", "--ep", "16", "--all2all-backend", "pplx"});
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.err, ContainsSubstring("--all2all-backend: pplx not in"));
 }
