@@ -17,6 +17,7 @@
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model.hpp"
+#include "tpnet/sim/disaggregation.hpp"
 #include "tpnet/usecase/document.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
@@ -38,8 +39,13 @@ struct ExpectRequest {
   /// Output tokens a decode forward yields per request; unset: 1 + drafts.
   std::optional<double> accepted_tokens;
   /// Only these layouts; empty: every TP x PP whose nodes divide `nodes`,
-  /// the rest of the nodes serving replicas of it.
+  /// the rest of the nodes serving replicas of it. A layout with ep > tp is
+  /// expert parallelism with data-parallel attention (vLLM's
+  /// --enable-expert-parallel with --data-parallel-size ep / tp).
   std::vector<ParallelLayout> layouts;
+  /// Prefill/decode disaggregated layouts (xPyD) to price beside `layouts`;
+  /// never enumerated by default.
+  std::vector<DisaggregationLayout> disaggregations;
 };
 
 /// One quantity at the slow end of the node's spread, typically, and at the
@@ -61,7 +67,9 @@ struct ExpectConcurrency {
 };
 
 struct ExpectLayout {
-  ParallelLayout layout;  ///< one replica's
+  ParallelLayout layout;  ///< one replica's (for xPyD: the decode instances')
+  /// Set: the layout is xPyD, prefill and decode on separate instances.
+  std::optional<DisaggregationLayout> disaggregation;
   int replicas = 1;
   bool fits = false;
   MemoryLimit limit = MemoryLimit::none;
