@@ -123,6 +123,12 @@ void add_cluster_options(CLI::App* app, ClusterOptions& o) {
   app->add_option("--switch", o.switches, "Switches to consider (names, or all)")
       ->delimiter(',')
       ->default_str("all");
+  app->add_option("--layouts", o.layouts,
+                  "Kinds of layout side by side: tp (instances x TP), pp (x pipeline stages), ep "
+                  "(expert parallel with data-parallel attention, MoE), pd (xPyD prefill/decode "
+                  "disaggregation), a comma list or all; beyond tp, ranked by expected tokens/s "
+                  "(per dollar with prices)")
+      ->capture_default_str();
 }
 
 PlanSearchRequest to_plan_request(const EngineOptions& engine, const ClusterOptions& o) {
@@ -141,6 +147,7 @@ PlanSearchRequest to_plan_request(const EngineOptions& engine, const ClusterOpti
   in.switches = chosen_switches(o.switches);
   in.fabric_catalog = builtin_fabric_profiles();
   in.memory = to_memory_settings(o.memory);
+  in.families = parse_layout_families(o.layouts, InputLocation::for_key("--layouts"));
   return in;
 }
 

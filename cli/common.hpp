@@ -156,10 +156,11 @@ struct ClusterOptions {
   std::string ttft_budget;
   std::string node = std::string(kDefaultNodeName);
   std::vector<std::string> switches{"all"};
+  std::string layouts = "tp";
   MemoryOptions memory;
 };
 
-/// --nodes, --speeds, --workload, --ttft-budget, --node and --switch (the
+/// --nodes, --speeds, --workload, --ttft-budget, --node, --switch and --layouts (the
 /// memory flags are added apart, with add_memory_options).
 void add_cluster_options(CLI::App* app, ClusterOptions& options);
 

@@ -32,23 +32,37 @@ std::vector<std::string> plan_answer(const PlanSearchReport& report) {
   const PlanOption& best = report.options.front();
   std::vector<std::string> out;
   if (!best.usable) {
-    out.push_back(fmt::format("No layout is usable; the best, {} x TP{} at {}: {}.", best.instances,
-                              best.tp, best.speed.name, best.reason));
+    out.push_back(fmt::format("No layout is usable; the best, {} at {}: {}.", best.layout_name(),
+                              best.speed.name, best.reason));
     return out;
   }
   const bool no_fabric = !best.fabric || best.fabric->topology == FabricTopology::none;
   if (no_fabric) {
-    out.push_back(fmt::format("Buy no fabric and run {} x TP{}: the replicas exchange nothing.",
-                              best.instances, best.tp));
+    out.push_back(fmt::format("Buy no fabric and run {}: the replicas exchange nothing.",
+                              best.layout_name()));
   } else {
-    out.push_back(fmt::format("Buy {} and run {} x TP{} at {} per node.", best.fabric->description,
-                              best.instances, best.tp, best.speed.name));
+    out.push_back(fmt::format("Buy {} and run {} at {} per node.", best.fabric->description,
+                              best.layout_name(), best.speed.name));
   }
   if (best.cost && !best.cost->currency.empty()) {
     const PlanCost& c = *best.cost;
     out.push_back(fmt::format("It costs {}{:.0f} {} ({:.0f} {} per node){}.",
                               c.complete ? "" : "at least ", c.total, c.currency, c.per_node,
                               c.currency, c.complete ? "" : ", not counting what has no price"));
+  }
+  // Ranked by what layouts give, the answer says what this one gives.
+  if ((report.objective == PlanObjective::tokens_per_dollar ||
+       report.objective == PlanObjective::throughput) &&
+      best.expected) {
+    const ExpectLayout& e = *best.expected;
+    out.push_back(fmt::format(
+        "Expected from public runs on the node: TTFT {:.2f} s, {:.1f} tok/s a request alone, "
+        "{:.0f} tok/s at {} requests{}.",
+        e.ttft_s.typical, e.decode.front().per_request.typical, e.decode.back().aggregate.typical,
+        kPlanExpectedRequests,
+        best.family == LayoutFamily::ep || best.family == LayoutFamily::disaggregated
+            ? " (not validated on Spark)"
+            : ""));
   }
   if (no_fabric) return out;
   std::string ttft = fmt::format("Extra TTFT against {}: at most {:+.2f} s a request",
@@ -64,11 +78,18 @@ Document plan_document(const PlanSearchRequest& in, const PlanSearchReport& repo
   const ModelArch& model = in.model;
 
   const bool ranked_by_users = report.capacity.has_value() || !in.users_per_instance.empty();
+  // Side by side with other kinds of layout, what each is expected to give is
+  // what tells them apart: shown in the table, not only the wide one.
+  const bool families = in.beyond_tp();
+  // Beside them, the bound's columns are detail: the wide table keeps them.
+  const auto bound_column = [families](Field field) {
+    return families ? wide_only(std::move(field)) : std::move(field);
+  };
   std::vector<Record> rows;
   for (const auto& r : report.options) {
     Record rec{
         integer("rank", "rank", r.rank),
-        text("layout", "layout", fmt::format("{} x TP{}", r.instances, r.tp)),
+        text("layout", "layout", r.layout_name()),
         json_only(integer("instances", "instances", r.instances)),
         json_only(integer("tp", "tp", r.tp)),
         text("speed", "speed", r.speed.name),
@@ -83,29 +104,59 @@ Document plan_document(const PlanSearchRequest& in, const PlanSearchReport& repo
         json_only(texts("fabric_notes", "fabric notes",
                         r.fabric ? r.fabric->notes : std::vector<std::string>{})),
         json_only(flag("fits_memory", "fits", r.fits_memory)),
-        table_only(text("", "fits", r.fits_memory ? "yes" : "NO")),
+        bound_column(table_only(text("", "fits", r.fits_memory ? "yes" : "NO"))),
         wide_only(number("weights_per_node_bytes", "weights/node", r.memory.weights_bytes.count(),
                          kBytesGB, 1)),
         wide_only(number("kv_cache_bytes", "KV cache/node", r.memory.kv_cache_bytes.count(),
                          kBytesGB, 1)),
-        signed_number("worst_extra_ttft_s", "extra TTFT", r.worst_extra_ttft.value(), kSeconds, 2),
+        bound_column(signed_number("worst_extra_ttft_s", "extra TTFT", r.worst_extra_ttft.value(),
+                                   kSeconds, 2)),
         json_only(
             number("mean_extra_ttft_s", "mean extra TTFT", r.mean_extra_ttft.value(), kSeconds, 3)),
-        signed_number("worst_predicted_extra_ttft_s", "predicted",
-                      r.worst_predicted_extra_ttft.value_or(Seconds(0.0)).value(), kSeconds, 2),
     };
+    if (families) {
+      // After the layout, which names the row in the table's notes.
+      rec.insert(rec.begin() + 2,
+                 json_only(text("family", "kind", std::string(to_string(r.family)))));
+      rec.push_back(json_only(text("layout_refusal", "refused", r.layout_refusal)));
+      // A layout that cannot run has no prediction: n/a, not +0.00 s.
+      rec.push_back(json_only(
+          signed_number("worst_predicted_extra_ttft_s", "predicted",
+                        r.worst_predicted_extra_ttft.value_or(Seconds(0.0)).value(), kSeconds, 2)));
+      rec.push_back(wide_only(
+          table_only(text("", "predicted",
+                          r.worst_predicted_extra_ttft
+                              ? fmt::format("{:+.2f} s", r.worst_predicted_extra_ttft->value())
+                              : "n/a"))));
+    } else {
+      rec.push_back(signed_number("worst_predicted_extra_ttft_s", "predicted",
+                                  r.worst_predicted_extra_ttft.value_or(Seconds(0.0)).value(),
+                                  kSeconds, 2));
+    }
     // What the layout is expected to give (tpnet expect): every row alike,
     // -1 where nothing is expected (no fit, or a node without rates).
     {
       const auto& e = r.expected;
       const bool has = e.has_value() && e->decode.size() == 2;
-      rec.push_back(wide_only(
-          number("expected_ttft_s", "expected TTFT", has ? e->ttft_s.typical : -1.0, kSeconds, 2)));
-      rec.push_back(wide_only(number("expected_c1_tokens_per_s", "expected C=1 tok/s",
-                                     has ? e->decode[0].per_request.typical : -1.0, kCount, 1)));
-      rec.push_back(wide_only(number("expected_aggregate_tokens_per_s",
-                                     fmt::format("expected C={} tok/s", kPlanExpectedRequests),
-                                     has ? e->decode[1].aggregate.typical : -1.0, kCount, 0)));
+      const auto value = [&](Field field, std::string label, std::string cell) {
+        if (!families) return wide_only(std::move(field));
+        // Side by side with other kinds of layout, what each gives is what
+        // tells them apart: a table column, n/a where nothing is expected.
+        rec.push_back(table_only(text("", std::move(label), has ? std::move(cell) : "n/a")));
+        return json_only(std::move(field));
+      };
+      rec.push_back(value(
+          number("expected_ttft_s", "expected TTFT", has ? e->ttft_s.typical : -1.0, kSeconds, 2),
+          "TTFT", has ? fmt::format("{:.2f} s", e->ttft_s.typical) : ""));
+      rec.push_back(value(number("expected_c1_tokens_per_s", "expected C=1 tok/s",
+                                 has ? e->decode[0].per_request.typical : -1.0, kCount, 1),
+                          "tok/s 1",
+                          has ? fmt::format("{:.1f}", e->decode[0].per_request.typical) : ""));
+      rec.push_back(value(number("expected_aggregate_tokens_per_s",
+                                 fmt::format("expected C={} tok/s", kPlanExpectedRequests),
+                                 has ? e->decode[1].aggregate.typical : -1.0, kCount, 0),
+                          fmt::format("tok/s {}", kPlanExpectedRequests),
+                          has ? fmt::format("{:.0f}", e->decode[1].aggregate.typical) : ""));
     }
     if (in.baseline) {
       rec.push_back(
@@ -117,17 +168,29 @@ Document plan_document(const PlanSearchRequest& in, const PlanSearchReport& repo
       rec.push_back(json_only(text("currency", "currency", c.currency)));
       rec.push_back(json_only(money("cost_total", "cost", c.total, c.currency)));
       // What is priced is a floor when a part has no price: the table says so.
-      rec.push_back(table_only(
-          text("", "cost",
-               fmt::format("{}{:.0f} {}", c.complete ? "" : "at least ", c.total, c.currency))));
+      // Side by side with other kinds, the column must stay narrow enough to be shown.
+      rec.push_back(table_only(text("", "cost",
+                                    fmt::format("{}{:.0f} {}",
+                                                c.complete ? ""
+                                                : families ? ">= "
+                                                           : "at least ",
+                                                c.total, c.currency))));
       // The cost counts only what has a price: say so in the row, not only in JSON.
-      rec.push_back(table_only(text("", "all priced", c.complete ? "yes" : "no")));
+      rec.push_back(bound_column(table_only(text("", "all priced", c.complete ? "yes" : "no"))));
       rec.push_back(json_only(money("cost_nodes", "nodes cost", c.nodes, c.currency)));
       rec.push_back(json_only(money("cost_switches", "switches cost", c.switches, c.currency)));
       rec.push_back(json_only(money("cost_cables", "cables cost", c.cables, c.currency)));
       rec.push_back(wide_only(money("cost_per_node", "cost/node", c.per_node, c.currency)));
       rec.push_back(json_only(flag("cost_complete", "every price known", c.complete)));
       rec.push_back(json_only(texts("unpriced", "price unknown", c.unpriced)));
+      if (families) {
+        // -1 where nothing is expected or the bill is incomplete.
+        rec.push_back(json_only(number("tokens_per_s_per_cost", "tok/s per money unit",
+                                       r.tokens_per_dollar.value_or(-1.0), kCount, 9)));
+        rec.push_back(table_only(text(
+            "", fmt::format("per 1000 {}", c.currency),
+            r.tokens_per_dollar ? fmt::format("{:.2f}", *r.tokens_per_dollar * 1000.0) : "n/a")));
+      }
     }
     if (ranked_by_users) {
       // Every row has the same columns (CSV takes its header from the first):
@@ -142,7 +205,7 @@ Document plan_document(const PlanSearchRequest& in, const PlanSearchReport& repo
                r.users_per_dollar ? fmt::format("{:.3f}", *r.users_per_dollar * 1000.0) : "n/a")));
     }
     rec.push_back(json_only(flag("within_budget", "within budget", r.within_budget)));
-    rec.push_back(flag("usable", "usable", r.usable));
+    rec.push_back(bound_column(flag("usable", "usable", r.usable)));
     rec.push_back(note_unless_wide(text("reason", "why", r.reason)));
     rows.push_back(std::move(rec));
   }
@@ -184,7 +247,7 @@ Document plan_document(const PlanSearchRequest& in, const PlanSearchReport& repo
     const std::string currency =
         t.faster_cost.currency.empty() ? t.slower_cost.currency : t.faster_cost.currency;
     Record rec{
-        json_only(text("layout", "layout", fmt::format("{} x TP{}", t.instances, t.tp))),
+        json_only(text("layout", "layout", t.layout)),
         json_only(text("slower_speed", "slower", t.slower.name)),
         json_only(text("faster_speed", "faster", t.faster.name)),
         json_only(text("slower_fabric", "slower fabric", t.slower_fabric)),

@@ -1,7 +1,11 @@
 #include "tpnet/usecase/plan_search.hpp"
+
 #include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+
+#include "plan_families.hpp"
 #include "tpnet/traffic/transfer_time.hpp"
 
 #include "tpnet/base/limits.hpp"
@@ -95,18 +99,13 @@ bool instances_local(const Fabric& fabric, int tp) {
   return true;
 }
 
-Purchase purchase_of(const PlanSearchRequest& in, const Fabric& fabric) {
-  Purchase p;
-  p.node = in.node.name;
-  p.node_count = in.nodes;
-  p.switch_name = fabric.switch_name;
-  p.switch_count = fabric.switches;
-  for (const auto& line : fabric.cables) p.cables.push_back({line.count, line.description});
-  return p;
-}
-
 PlanObjective resolve_objective(const PlanSearchRequest& in) {
   if (in.objective != PlanObjective::automatic) return in.objective;
+  // Layouts of different kinds differ in what they serve, not in what they
+  // buy: ranked by what they are expected to give.
+  if (in.beyond_tp()) {
+    return in.prices ? PlanObjective::tokens_per_dollar : PlanObjective::throughput;
+  }
   if (!in.users_per_instance.empty() && in.prices) return PlanObjective::users_per_dollar;
   if (in.ttft_budget && in.prices) return PlanObjective::cheapest;
   return PlanObjective::fewest_switches;
@@ -114,6 +113,7 @@ PlanObjective resolve_objective(const PlanSearchRequest& in) {
 
 std::string describe_reason(const PlanOption& r, const PlanOption* best_same_speed_tp,
                             const PlanSearchReport& report) {
+  if (r.family != LayoutFamily::tp) return plan_detail::describe_beyond_tp(r, report);
   if (!r.vllm_refusal.empty()) return r.vllm_refusal;
   if (!r.fits_memory) return fmt::format("TP{} does not fit: {}", r.tp, r.memory.fit_summary);
   if (!r.fabric) {
@@ -222,6 +222,18 @@ void rank_by_objective(PlanObjective objective, std::vector<PlanOption>& options
       if (a.cost.has_value() != b.cost.has_value()) return a.cost.has_value();
       return a.cost && a.cost->total < b.cost->total;
     });
+  } else if (objective == PlanObjective::tokens_per_dollar ||
+             objective == PlanObjective::throughput) {
+    const auto measure = [objective](const PlanOption& o) {
+      return objective == PlanObjective::throughput ? o.expected_throughput() : o.tokens_per_dollar;
+    };
+    std::stable_sort(options.begin(), options.end(), [&](const PlanOption& a, const PlanOption& b) {
+      if (a.usable != b.usable) return a.usable;
+      const auto ma = measure(a);
+      const auto mb = measure(b);
+      if (ma.has_value() != mb.has_value()) return ma.has_value();
+      return ma && *ma > *mb;
+    });
   } else if (objective == PlanObjective::users_per_dollar) {
     std::stable_sort(options.begin(), options.end(), [](const PlanOption& a, const PlanOption& b) {
       if (a.usable != b.usable) return a.usable;
@@ -263,6 +275,13 @@ void add_price_warnings(PlanSearchReport& report, const PlanSearchRequest& in) {
   if (!stale.empty()) {
     report.warnings.push_back(fmt::format("prices older than a year on {}: {}; check them",
                                           in.today.text(), joined(stale)));
+  }
+  if (report.objective == PlanObjective::tokens_per_dollar &&
+      std::none_of(report.options.begin(), report.options.end(),
+                   [](const PlanOption& r) { return r.tokens_per_dollar.has_value(); })) {
+    report.warnings.emplace_back(
+        "no option has both an expected throughput and a complete price: tokens per dollar "
+        "ranks none");
   }
   if (report.objective == PlanObjective::users_per_dollar &&
       std::none_of(report.options.begin(), report.options.end(),
@@ -344,19 +363,92 @@ std::string_view to_string(PlanObjective objective) {
       return "cheapest";
     case PlanObjective::users_per_dollar:
       return "users-per-dollar";
+    case PlanObjective::tokens_per_dollar:
+      return "tokens-per-dollar";
+    case PlanObjective::throughput:
+      return "throughput";
   }
   return "automatic";
 }
 
 PlanObjective parse_plan_objective(std::string_view text, const InputLocation& where) {
   for (const auto objective : {PlanObjective::automatic, PlanObjective::fewest_switches,
-                               PlanObjective::cheapest, PlanObjective::users_per_dollar}) {
+                               PlanObjective::cheapest, PlanObjective::users_per_dollar,
+                               PlanObjective::tokens_per_dollar, PlanObjective::throughput}) {
     if (text == to_string(objective)) return objective;
   }
-  throw InputError("'" + std::string(text) +
-                       "' is not an objective; use automatic, fewest-switches, cheapest or "
-                       "users-per-dollar",
+  throw InputError(fmt::format("'{}' is not an objective; use automatic, fewest-switches, "
+                               "cheapest, users-per-dollar, tokens-per-dollar or throughput",
+                               text),
                    where);
+}
+
+std::string_view to_string(LayoutFamily family) {
+  switch (family) {
+    case LayoutFamily::tp:
+      return "tp";
+    case LayoutFamily::pp:
+      return "pp";
+    case LayoutFamily::ep:
+      return "ep";
+    case LayoutFamily::disaggregated:
+      return "pd";
+  }
+  return "tp";
+}
+
+std::vector<LayoutFamily> parse_layout_families(std::string_view text, const InputLocation& where) {
+  constexpr LayoutFamily kAll[] = {LayoutFamily::tp, LayoutFamily::pp, LayoutFamily::ep,
+                                   LayoutFamily::disaggregated};
+  if (text == "all") return {std::begin(kAll), std::end(kAll)};
+  std::vector<LayoutFamily> asked;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view name = text.substr(start, comma - start);
+    const auto* found = std::find_if(std::begin(kAll), std::end(kAll),
+                                     [&](LayoutFamily f) { return to_string(f) == name; });
+    if (found == std::end(kAll)) {
+      throw InputError(fmt::format("'{}' is not a kind of layout; use a comma list of tp, pp, ep "
+                                   "and pd, or all",
+                                   name),
+                       where);
+    }
+    if (std::find(asked.begin(), asked.end(), *found) == asked.end()) asked.push_back(*found);
+    start = comma + 1;
+  }
+  // The order plan lays them out in, whatever order they were named in.
+  std::sort(asked.begin(), asked.end());
+  return asked;
+}
+
+bool PlanSearchRequest::beyond_tp() const {
+  return std::any_of(families.begin(), families.end(),
+                     [](LayoutFamily f) { return f != LayoutFamily::tp; });
+}
+
+int PlanOption::nodes_per_instance() const {
+  if (disaggregation) return disaggregation->nodes();
+  return family == LayoutFamily::tp ? tp : layout.nodes();
+}
+
+std::string PlanOption::layout_name() const {
+  if (disaggregation) {
+    // Short enough for the table's layout column when both pools share a TP.
+    const DisaggregationLayout& d = *disaggregation;
+    if (d.prefill_tp != d.decode_tp) return fmt::format("{} x {}", instances, d.name());
+    return d.prefill_tp == 1
+               ? fmt::format("{} x {}P{}D", instances, d.prefill_instances, d.decode_instances)
+               : fmt::format("{} x {}P{}D TP{}", instances, d.prefill_instances, d.decode_instances,
+                             d.prefill_tp);
+  }
+  if (family == LayoutFamily::tp) return fmt::format("{} x TP{}", instances, tp);
+  return fmt::format("{} x {}", instances, layout.name());
+}
+
+std::optional<double> PlanOption::expected_throughput() const {
+  if (!expected || expected->decode.empty()) return std::nullopt;
+  return expected->decode.back().aggregate.typical;
 }
 
 namespace {
@@ -374,9 +466,27 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
     throw InputError("the workload has no prompts", InputLocation::for_key("workload"));
   }
   const PlanObjective objective = resolve_objective(in);
-  if (objective != PlanObjective::fewest_switches && !in.prices) {
+  if (objective != PlanObjective::fewest_switches && objective != PlanObjective::throughput &&
+      !in.prices) {
     throw InputError(fmt::format("ranking by {} needs prices", to_string(objective)),
                      InputLocation::for_key("prices"));
+  }
+  if (in.families.empty()) {
+    throw InputError("give at least one kind of layout", InputLocation::for_key("layouts"));
+  }
+  if (in.beyond_tp() && !in.node.expected) {
+    throw InputError(
+        fmt::format("pipeline, expert-parallel and disaggregated layouts are ranked by what "
+                    "public runs on the node give, and {} has no expected rates in its catalog "
+                    "entry; plan instances x TP only, or give a node that has them",
+                    in.node.name),
+        InputLocation::for_key("layouts"));
+  }
+  if ((objective == PlanObjective::tokens_per_dollar || objective == PlanObjective::throughput) &&
+      !in.node.expected) {
+    throw InputError(fmt::format("ranking by {} needs the node's expected rates, and {} has none",
+                                 to_string(objective), in.node.name),
+                     InputLocation::for_key("objective"));
   }
   if (objective == PlanObjective::users_per_dollar && in.users_per_instance.empty()) {
     throw InputError(
@@ -410,7 +520,9 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
   const double accepted = accepted_tokens_per_decode(in.engine, std::nullopt);
 
   // Up to the largest TP any engine takes: 4,096 nodes are 4 x TP1024, not TP4096.
-  for (int tp = 1; tp <= std::min(in.nodes, kMaxTp); tp *= 2) {
+  const bool plain_tp =
+      std::find(in.families.begin(), in.families.end(), LayoutFamily::tp) != in.families.end();
+  for (int tp = 1; plain_tp && tp <= std::min(in.nodes, kMaxTp); tp *= 2) {
     if (in.nodes % tp != 0) continue;
     report.layouts_tried.push_back(tp);
     EngineConfig engine = in.engine;
@@ -435,6 +547,7 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
         PlanOption r;
         r.instances = in.nodes / tp;
         r.tp = tp;
+        r.layout = ParallelLayout{tp, 1, 1};
         r.speed = speed;
         r.memory = mem;
         r.fits_memory = mem.fits;
@@ -486,7 +599,8 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
             r.vllm_refusal.empty() && r.fits_memory && r.fabric.has_value() && r.within_budget;
         if (in.prices) {
           if (r.fabric) {
-            r.cost = price_purchase(purchase_of(in, *r.fabric), *in.prices, in.today);
+            r.cost =
+                price_purchase(plan_detail::plan_purchase(in, *r.fabric), *in.prices, in.today);
           } else {
             // The nodes are still bought; what would join them is not known.
             r.cost =
@@ -530,6 +644,14 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
       }
     }
   }
+  for (const auto& candidate : plan_detail::beyond_tp_candidates(in)) {
+    plan_detail::add_beyond_tp_options(in, candidate, report);
+  }
+  for (auto& r : report.options) {
+    if (const auto throughput = r.expected_throughput(); throughput && r.cost) {
+      r.tokens_per_dollar = users_per_dollar(*throughput, *r.cost);
+    }
+  }
 
   // Usable first; then the cheapest fabric (fewer switches, less port
   // capacity bought); then less TTFT loss; then more instances (a failure
@@ -557,8 +679,9 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
     // Compare with the smallest TP that fits at the same speed.
     const PlanOption* smaller = nullptr;
     for (const auto& other : report.options) {
-      if (other.speed.name == r.speed.name && other.fits_memory && other.vllm_refusal.empty() &&
-          other.tp < r.tp && (smaller == nullptr || other.tp > smaller->tp)) {
+      if (other.family == LayoutFamily::tp && other.speed.name == r.speed.name &&
+          other.fits_memory && other.vllm_refusal.empty() && other.tp < r.tp &&
+          (smaller == nullptr || other.tp > smaller->tp)) {
         smaller = &other;
       }
     }
@@ -622,19 +745,19 @@ std::map<int, double> served_users_by_tp(const CapacityReport& capacity) {
 
 std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report) {
   std::vector<SpeedTrade> trades;
-  std::vector<std::pair<int, int>> layouts;
+  std::vector<std::string> layouts;
   for (const auto& r : report.options) {
     if (!r.usable || !r.cost) continue;
-    const std::pair layout{r.instances, r.tp};
+    const std::string layout = r.layout_name();
     if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) {
       layouts.push_back(layout);
     }
   }
-  for (const auto& [instances, tp] : layouts) {
+  for (const auto& layout : layouts) {
     const PlanOption* slower = nullptr;
     const PlanOption* faster = nullptr;
     for (const auto& r : report.options) {
-      if (!r.usable || !r.cost || r.instances != instances || r.tp != tp) continue;
+      if (!r.usable || !r.cost || r.layout_name() != layout) continue;
       if (slower == nullptr || r.speed.rate < slower->speed.rate) slower = &r;
       if (faster == nullptr || r.speed.rate > faster->speed.rate) faster = &r;
     }
@@ -642,8 +765,9 @@ std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report) {
       continue;
     }
     SpeedTrade t;
-    t.instances = instances;
-    t.tp = tp;
+    t.instances = slower->instances;
+    t.tp = slower->tp;
+    t.layout = layout;
     t.slower = slower->speed;
     t.faster = faster->speed;
     t.slower_fabric = fabric_with_alternatives(*slower->fabric);
@@ -690,24 +814,24 @@ std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report) {
     std::string sentence =
         !unpriced_switches.empty()
             ? fmt::format(
-                  "{} x TP{}: {} on {} against {} on {} has no price difference to give "
+                  "{}: {} on {} against {} on {} has no price difference to give "
                   "(no price for switch {})",
-                  instances, tp, t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric,
+                  layout, t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric,
                   fmt::join(unpriced_switches, ", "))
         : gap == 0.0 && t.cost_complete
-            ? fmt::format("{} x TP{}: {} on {} costs the same as {} on {}", instances, tp,
-                          t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric)
+            ? fmt::format("{}: {} on {} costs the same as {} on {}", layout, t.faster.name,
+                          t.faster_fabric, t.slower.name, t.slower_fabric)
         : t.cost_complete
-            ? fmt::format("{} x TP{}: {} on {} costs {} {:.0f} {} than {} on {}", instances, tp,
-                          t.faster.name, t.faster_fabric, currency, gap,
-                          t.extra_cost > 0.0 ? "more" : "less", t.slower.name, t.slower_fabric)
+            ? fmt::format("{}: {} on {} costs {} {:.0f} {} than {} on {}", layout, t.faster.name,
+                          t.faster_fabric, currency, gap, t.extra_cost > 0.0 ? "more" : "less",
+                          t.slower.name, t.slower_fabric)
             // A cable without a price: the priced parts differ by this much,
             // which is not what the two cost apart.
             : fmt::format(
-                  "{} x TP{}: {} on {} against {} on {}: the priced parts differ by {} "
+                  "{}: {} on {} against {} on {}: the priced parts differ by {} "
                   "{:.0f}",
-                  instances, tp, t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric,
-                  currency, t.extra_cost);
+                  layout, t.faster.name, t.faster_fabric, t.slower.name, t.slower_fabric, currency,
+                  t.extra_cost);
     sentence += t.cost_complete || !unpriced_switches.empty()
                     ? fmt::format(" and saves up to {:.2f} s", t.ttft_saved.value())
                     : fmt::format("; {} saves up to {:.2f} s", t.faster.name, t.ttft_saved.value());

@@ -17,7 +17,9 @@
 #include "tpnet/fabric/switch_plan.hpp"
 #include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/model/engine.hpp"
+#include "tpnet/model/layout.hpp"
 #include "tpnet/model/model.hpp"
+#include "tpnet/sim/disaggregation.hpp"
 #include "tpnet/usecase/capacity.hpp"
 #include "tpnet/usecase/compare.hpp"
 #include "tpnet/usecase/document.hpp"
@@ -35,11 +37,31 @@ enum class PlanObjective {
                      ///< prices)
   cheapest,          ///< least priced total among usable options
   users_per_dollar,  ///< most served users per unit of money (needs served users per TP)
+  /// Most expected decode tokens/s (kPlanExpectedRequests at once) per unit
+  /// of money: what the node's public runs say each layout gives.
+  tokens_per_dollar,
+  /// Most expected decode tokens/s at kPlanExpectedRequests, whatever it costs.
+  throughput,
 };
-/// "automatic", "fewest-switches", "cheapest", "users-per-dollar"
+/// "automatic", "fewest-switches", "cheapest", "users-per-dollar",
+/// "tokens-per-dollar", "throughput"
 [[nodiscard]] std::string_view to_string(PlanObjective objective);
-/// The inverse; throws InputError at `where` naming the four.
+/// The inverse; throws InputError at `where` naming the six.
 [[nodiscard]] PlanObjective parse_plan_objective(std::string_view text, const InputLocation& where);
+
+/// The kinds of layout `plan` lays side by side (docs/formulas.md s.30.5).
+enum class LayoutFamily {
+  tp,             ///< instances x TP: today's plan
+  pp,             ///< instances x TP x PP (pp >= 2)
+  ep,             ///< instances x (TP inside DP ranks, EP = TP x DP >= 2 TP): MoE only
+  disaggregated,  ///< instances x xPyD, both pools at one TP
+};
+/// "tp", "pp", "ep", "pd"
+[[nodiscard]] std::string_view to_string(LayoutFamily family);
+/// A comma list of "tp", "pp", "ep", "pd", or "all"; throws InputError at
+/// `where` naming them. The result keeps tp first when given and has no repeats.
+[[nodiscard]] std::vector<LayoutFamily> parse_layout_families(std::string_view text,
+                                                              const InputLocation& where);
 
 struct PlanSearchRequest {
   ModelArch model;
@@ -73,6 +95,12 @@ struct PlanSearchRequest {
   /// Measured sweeps under SLOs (`sweeps`): when users_per_instance is
   /// empty, the users each TP serves come from them (served_users_by_tp).
   std::optional<CapacityRequest> capacity;
+  /// Which kinds of layout to rank; beyond tp, each is priced by what the
+  /// node's public runs give (ExpectRequest), so the node needs expected rates.
+  std::vector<LayoutFamily> families{LayoutFamily::tp};
+
+  /// Families beyond instances x TP were asked for.
+  [[nodiscard]] bool beyond_tp() const;
 };
 
 /// How the nodes are connected at one speed: what a layout buys, and the
@@ -96,7 +124,13 @@ struct Fabric {
 struct PlanOption {
   int rank = 0;
   int instances = 0;
-  int tp = 0;
+  int tp = 0;  ///< layout.tp (for xPyD, the prefill instances')
+  LayoutFamily family = LayoutFamily::tp;
+  ParallelLayout layout;  ///< one instance's; for xPyD, unused beside `disaggregation`
+  std::optional<DisaggregationLayout> disaggregation;  ///< set for xPyD
+  /// Why the layout cannot run on this fabric or model (EP's all-to-all over
+  /// a ring of four, an EP size the experts do not divide by); empty when it can.
+  std::string layout_refusal;
   Link speed;
   bool fits_memory = false;
   MemoryReport memory;
@@ -126,6 +160,16 @@ struct PlanOption {
   /// request alone and of kPlanExpectedRequests at once; absent on a node
   /// without expected rates, or where it does not fit or start.
   std::optional<ExpectLayout> expected;
+  /// expected's aggregate decode at kPlanExpectedRequests / cost.total, when both are known.
+  std::optional<double> tokens_per_dollar;
+
+  /// Nodes one instance takes (an xPyD group's prefill and decode nodes).
+  [[nodiscard]] int nodes_per_instance() const;
+  /// "2 x TP4", "1 x TP2xPP2", "2 x TP1xEP2", "2 x 1P1D": as every sentence names it.
+  [[nodiscard]] std::string layout_name() const;
+  /// Expected aggregate decode tokens/s at kPlanExpectedRequests (typical),
+  /// when expected.
+  [[nodiscard]] std::optional<double> expected_throughput() const;
 };
 
 /// The requests at once a plan's expected aggregate decode is for.
@@ -171,7 +215,7 @@ struct PlanSearchReport {
 
 /// The fabrics a layout of `tp` nodes per instance can buy to join the
 /// request's nodes at `speed`, cheapest first, each with the profile its
-/// TTFT is priced on: none for TP1 (replicas exchange nothing over RoCE),
+/// TTFT is priced on: none for one node an instance (replicas exchange nothing over RoCE),
 /// a direct cable for two nodes, a ring and the best switch plan side by
 /// side for three or four, the best switch plan beyond. Empty when nothing
 /// carries them. `plan` and `report` both buy and price through here.
@@ -189,6 +233,7 @@ struct PlanSearchReport {
 struct SpeedTrade {
   int instances = 0;
   int tp = 0;
+  std::string layout;  ///< the option's layout_name: "2 x TP4"
   Link slower;
   Link faster;
   std::string slower_fabric;  ///< "1 x crs812"
