@@ -44,11 +44,11 @@ std::string decode_speed_line(const DecisionReport& g) {
 std::string purchase_line(const PlanOption& best) {
   const bool buys_nothing = best.fabric && best.fabric->topology == FabricTopology::none;
   if (buys_nothing) {
-    return fmt::format("Buy no fabric and run {} x TP1: the replicas exchange nothing over RoCE.",
-                       best.instances);
+    return fmt::format("Buy no fabric and run {}: the replicas exchange nothing over RoCE.",
+                       best.layout_name());
   }
-  return fmt::format("Buy {} and run {} x TP{} at {} per node.",
-                     best.fabric ? best.fabric->description : "no switch", best.instances, best.tp,
+  return fmt::format("Buy {} and run {} at {} per node.",
+                     best.fabric ? best.fabric->description : "no switch", best.layout_name(),
                      best.speed.name);
 }
 
@@ -84,7 +84,7 @@ std::string purchase_cost_line(const PlanOption& best, int nodes, const std::str
 const SpeedTrade* chosen_trade(const std::vector<SpeedTrade>& trades, const PlanOption* best) {
   if (best == nullptr) return nullptr;
   for (const auto& t : trades) {
-    if (t.instances == best->instances && t.tp == best->tp) return &t;
+    if (t.layout == best->layout_name()) return &t;
   }
   return nullptr;
 }
@@ -221,8 +221,11 @@ DocumentSection verdict_details_section(const DecisionReport& g) {
   std::vector<std::string> sources;
   for (const auto& t : speed_trades(g.plan)) {
     details.paragraphs.push_back(
+        // The decode analysis is of instances x TP: it speaks for those trades only.
         fmt::format("Trade: {}{}", t.sentence,
-                    g.decode.regime == CommRegime::latency_bound ? "; decode is unchanged." : "."));
+                    t.family == LayoutFamily::tp && g.decode.regime == CommRegime::latency_bound
+                        ? "; decode is unchanged."
+                        : "."));
     for (const auto& source : t.sources) {
       if (std::find(sources.begin(), sources.end(), source) == sources.end()) {
         sources.push_back(source);
@@ -430,7 +433,7 @@ DocumentSection memory_section(const DecisionReport& g) {
 
 std::vector<std::string> option_row(const PlanOption& r) {
   return {std::to_string(r.rank),
-          fmt::format("{} x TP{}", r.instances, r.tp),
+          r.layout_name(),
           r.speed.name,
           r.fabric ? r.fabric->description : "none carries it",
           r.fits_memory ? "yes" : "NO",

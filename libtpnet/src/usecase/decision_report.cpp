@@ -31,11 +31,15 @@ std::vector<PrefillScenario> workload_scenarios(const Workload& w) {
   return out;
 }
 
-/// The best layout that uses the network: usable first, then any.
+/// The best TP layout that uses the network: usable first, then any. The
+/// report's penalty, decode and prediction are of instances x TP; other
+/// kinds of layout are ranked beside them in the plan's table.
 int networked_tp(const PlanSearchReport& plan, int nodes) {
   for (const bool need_usable : {true, false}) {
     for (const auto& opt : plan.options) {
-      if (opt.tp >= 2 && (opt.usable || !need_usable)) return opt.tp;
+      if (opt.family == LayoutFamily::tp && opt.tp >= 2 && (opt.usable || !need_usable)) {
+        return opt.tp;
+      }
     }
   }
   throw InputError(fmt::format("no layout of {} nodes spreads an instance over two or more "
@@ -50,11 +54,12 @@ int networked_tp(const PlanSearchReport& plan, int nodes) {
 /// the bound assumes).
 Fabric drawn_fabric(const DecisionReport& g) {
   if (const PlanOption* chosen = g.chosen_option();
-      chosen != nullptr && chosen->tp == g.tp && chosen->fabric) {
+      chosen != nullptr && chosen->family == LayoutFamily::tp && chosen->tp == g.tp &&
+      chosen->fabric) {
     return *chosen->fabric;
   }
   for (const auto& opt : g.plan.options) {
-    if (opt.tp == g.tp && opt.fabric) return *opt.fabric;
+    if (opt.family == LayoutFamily::tp && opt.tp == g.tp && opt.fabric) return *opt.fabric;
   }
   return Fabric{};
 }

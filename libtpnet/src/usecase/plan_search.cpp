@@ -768,6 +768,7 @@ std::vector<SpeedTrade> speed_trades(const PlanSearchReport& report) {
     t.instances = slower->instances;
     t.tp = slower->tp;
     t.layout = layout;
+    t.family = slower->family;
     t.slower = slower->speed;
     t.faster = faster->speed;
     t.slower_fabric = fabric_with_alternatives(*slower->fabric);

@@ -234,6 +234,7 @@ struct SpeedTrade {
   int instances = 0;
   int tp = 0;
   std::string layout;  ///< the option's layout_name: "2 x TP4"
+  LayoutFamily family = LayoutFamily::tp;
   Link slower;
   Link faster;
   std::string slower_fabric;  ///< "1 x crs812"
