@@ -82,3 +82,33 @@ TEST_CASE("tpnet penalty refuses a direct cable's profile for eight ranks, namin
                               "--fabric", "dgx-spark-200g-direct,dgx-spark-one-half-direct"}),
                    "--fabric");
 }
+
+TEST_CASE("tpnet plan --layouts all ranks TP, PP, EP and xPyD by expected tokens/s per dollar",
+          "[cli][plan][families]") {
+  const YAML::Node j = json_of(run_tpnet(
+      {"plan", "--model", "minimax-m2", "--nodes", "4", "--layouts", "all", "--format", "json"}));
+  CHECK(j["objective"].as<std::string>() == "tokens-per-dollar");
+  bool saw_ep = false;
+  bool saw_pd = false;
+  for (const auto& option : j["options"]) {
+    const auto family = option["family"].as<std::string>();
+    saw_ep = saw_ep || family == "ep";
+    saw_pd = saw_pd || family == "pd";
+  }
+  CHECK(saw_ep);
+  CHECK(saw_pd);
+  CHECK(j["options"][0]["usable"].as<bool>());
+  CHECK(j["options"][0]["tokens_per_s_per_cost"].as<double>() > 0.0);
+  const auto table =
+      run_tpnet({"plan", "--model", "minimax-m2", "--nodes", "4", "--layouts", "all"});
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, StartsWith("Buy "));
+  CHECK_THAT(table.out, ContainsSubstring("Expected from public runs on the node: TTFT"));
+}
+
+TEST_CASE("tpnet plan --layouts: an unknown kind exits 2 naming the flag",
+          "[cli][plan][bad-input]") {
+  expect_bad_input(
+      run_tpnet({"plan", "--model", "minimax-m2", "--nodes", "4", "--layouts", "tp,dp"}),
+      "--layouts");
+}
