@@ -13,6 +13,7 @@
 #include "common.hpp"
 #include "compare_writer.hpp"
 #include "exit_codes.hpp"
+#include "side_by_side_flags.hpp"
 #include "svg_output.hpp"
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/usecase/compare.hpp"
@@ -43,6 +44,7 @@ struct CompareOptions {
   std::string fabric;  ///< empty: no predicted column
   AcceptedTokensFlag accepted_tokens;
   std::string svg;
+  SideBySideOptions side_by_side;
   std::string format = "table";
 };
 
@@ -106,6 +108,7 @@ CompareRequest to_request(const CompareOptions& o) {
     request.to = with_fabrics({o.fabric}, to, request.node.name);
     request.accepted_tokens = o.accepted_tokens.given();
   }
+  apply_side_by_side_options(request, o.side_by_side);
   return request;
 }
 
@@ -190,6 +193,7 @@ Command setup_compare(CLI::App& app) {
                              "With --fabric: output tokens a decode forward yields per request "
                              "(default 1 + drafts)");
   add_svg_option(sub, options->svg, "bytes per node and the TTFT cost by layout");
+  add_side_by_side_options(sub, options->side_by_side);
   add_format_option(sub, options->format);
   return Command{sub, [options] { return run_compare(*options); },
                  std::shared_ptr<const std::string>(options, &options->format)};

@@ -112,3 +112,23 @@ TEST_CASE("tpnet plan --layouts: an unknown kind exits 2 naming the flag",
       run_tpnet({"plan", "--model", "minimax-m2", "--nodes", "4", "--layouts", "tp,dp"}),
       "--layouts");
 }
+
+TEST_CASE("tpnet compare --nodes sets the layouts side by side with their expected tokens/s",
+          "[cli][compare][side-by-side]") {
+  const YAML::Node j =
+      json_of(run_tpnet({"compare", "--model", "minimax-m2", "--tp", "4", "--ep", "1,8", "--prompt",
+                         "8k", "--nodes", "8", "--disaggregate", "1P1D", "--format", "json"}));
+  REQUIRE(j["side_by_side"].size() >= 4);
+  CHECK(j["side_by_side"][0]["expected_aggregate_tokens_per_s"].as<double>() > 0.0);
+  CHECK(j["side_by_side"][0]["nodes_cost"].as<double>() > 0.0);
+  bool replicas = false;
+  for (const auto& row : j["side_by_side"])
+    replicas = replicas || row["kind"].as<std::string>() == "replicas";
+  CHECK(replicas);
+  tpnet::test::expect_bad_input(
+      run_tpnet({"compare", "--model", "minimax-m2", "--tp", "4", "--disaggregate", "2X1D"}),
+      "--disaggregate");
+  tpnet::test::expect_bad_input(
+      run_tpnet({"compare", "--model", "minimax-m2", "--tp", "4", "--prices", "x.yaml"}),
+      "--prices");
+}

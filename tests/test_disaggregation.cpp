@@ -26,6 +26,8 @@ TEST_CASE("xPyD is read in either case and refused otherwise naming the form", "
   tp.decode_tp = 4;
   CHECK(tp.nodes() == 8);
   CHECK(tp.name() == "2P1D (P TP2, D TP4)");
+  tp.decode_tp = 2;
+  CHECK(tp.name() == "2P1D TP2");  // one TP for both pools, said once
 }
 
 TEST_CASE("the smaller pool binds, and the matched prefill count keeps decode just busy",

@@ -37,7 +37,9 @@ void require_time(Seconds time, const char* field, bool positive) {
 
 std::string DisaggregationLayout::name() const {
   std::string out = fmt::format("{}P{}D", prefill_instances, decode_instances);
-  if (prefill_tp > 1 || decode_tp > 1) {
+  if (prefill_tp == decode_tp && prefill_tp > 1) {
+    out += fmt::format(" TP{}", prefill_tp);
+  } else if (prefill_tp > 1 || decode_tp > 1) {
     out += fmt::format(" (P TP{}, D TP{})", prefill_tp, decode_tp);
   }
   return out;

@@ -213,6 +213,7 @@ CompareReport run_compare(CompareRequest request) {
   }
   const auto doubts = model.doubts();
   report.warnings.insert(report.warnings.begin(), doubts.begin(), doubts.end());
+  report.expectations = compare_expectations(request);
   report.request = std::move(request);
   return report;
 }

@@ -139,6 +139,10 @@ Document compare_document(const CompareReport& report, const std::string& baseli
                                           b->link.name, b->ttft.value())));
   }
   if (report.calibration) doc.fields.push_back(calibration_record(*report.calibration));
+  if (!report.expectations.empty()) {
+    for (auto& line : side_by_side_answer(report)) doc.answer.push_back(std::move(line));
+    doc.fields.push_back(side_by_side_field(report));
+  }
   doc.warnings = report.warnings;
   return doc;
 }

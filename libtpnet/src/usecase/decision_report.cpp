@@ -53,9 +53,9 @@ int networked_tp(const PlanSearchReport& plan, int nodes) {
 /// layout, else the best option of that TP (a switch when none has one, as
 /// the bound assumes).
 Fabric drawn_fabric(const DecisionReport& g) {
-  if (const PlanOption* chosen = g.chosen_option();
-      chosen != nullptr && chosen->family == LayoutFamily::tp && chosen->tp == g.tp &&
-      chosen->fabric) {
+  if (const PlanOption* chosen = g.chosen_option(); chosen != nullptr &&
+                                                    chosen->family == LayoutFamily::tp &&
+                                                    chosen->tp == g.tp && chosen->fabric) {
     return *chosen->fabric;
   }
   for (const auto& opt : g.plan.options) {

@@ -433,15 +433,7 @@ int PlanOption::nodes_per_instance() const {
 }
 
 std::string PlanOption::layout_name() const {
-  if (disaggregation) {
-    // Short enough for the table's layout column when both pools share a TP.
-    const DisaggregationLayout& d = *disaggregation;
-    if (d.prefill_tp != d.decode_tp) return fmt::format("{} x {}", instances, d.name());
-    return d.prefill_tp == 1
-               ? fmt::format("{} x {}P{}D", instances, d.prefill_instances, d.decode_instances)
-               : fmt::format("{} x {}P{}D TP{}", instances, d.prefill_instances, d.decode_instances,
-                             d.prefill_tp);
-  }
+  if (disaggregation) return fmt::format("{} x {}", instances, disaggregation->name());
   if (family == LayoutFamily::tp) return fmt::format("{} x TP{}", instances, tp);
   return fmt::format("{} x {}", instances, layout.name());
 }

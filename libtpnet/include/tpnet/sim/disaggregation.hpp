@@ -23,7 +23,8 @@ struct DisaggregationLayout {
   [[nodiscard]] int nodes() const {
     return prefill_instances * prefill_tp + decode_instances * decode_tp;
   }
-  /// "2P1D", with the TPs when above 1: "2P1D (P TP2, D TP4)".
+  /// "2P1D", with the TPs when above 1: "2P1D TP2" when both pools share
+  /// it, else "2P1D (P TP2, D TP4)".
   [[nodiscard]] std::string name() const;
 };
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tpnet/base/limits.hpp"
+#include "tpnet/fabric/cost.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
@@ -21,9 +22,11 @@
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/model/model.hpp"
+#include "tpnet/sim/disaggregation.hpp"
 #include "tpnet/usecase/budgets.hpp"
 #include "tpnet/usecase/calibration_use.hpp"
 #include "tpnet/usecase/document.hpp"
+#include "tpnet/usecase/expect.hpp"
 #include "tpnet/usecase/memory.hpp"
 #include "tpnet/usecase/penalty.hpp"
 #include "tpnet/workload/prefill_scenario.hpp"
@@ -68,6 +71,21 @@ struct CompareRequest {
   Budgets budgets;
   std::optional<CalibrationInput> calibration;
   std::optional<double> accepted_tokens;  ///< for decodes sharing prefill steps; unset: 1 + drafts
+
+  /// Side by side (docs/formulas.md s.10.1): with a cluster of this many
+  /// nodes, or with xPyD layouts, each layout's expected TTFT and decode
+  /// speed from the node's public runs, its replicas on the cluster and the
+  /// nodes' cost, ranked. Unset and no disaggregations: no such table.
+  std::optional<int> cluster_nodes;
+  /// Prefill/decode disaggregated layouts to set beside the grid's, each at
+  /// every TP of the grid's layouts (both pools at that TP).
+  std::vector<DisaggregationLayout> disaggregations;
+  /// The profiles a link without its own is priced on for the expectation
+  /// (a switch's, the node's built-in one), read at the edge; empty: nominal.
+  std::vector<FabricProfile> fabric_catalog;
+  /// Prices for the nodes' cost; absent: not priced.
+  std::optional<PriceCatalog> prices;
+  CalendarDate today;  ///< prices seen more than a year before it draw a warning
 
   /// Every link has its profile: the rows carry a predicted extra.
   [[nodiscard]] bool predicted() const { return all_profiled(from) && all_profiled(to); }
@@ -122,6 +140,24 @@ struct CompareRow {
   bool within_budget = true;
 };
 
+/// One layout side by side with the others: what the node's public runs say
+/// it gives on the cluster (docs/formulas.md s.10.1).
+struct CompareExpectation {
+  std::string name;  ///< "TP4xEP8", "2 x TP4", "1P1D TP2"
+  ParallelLayout layout;
+  std::optional<DisaggregationLayout> disaggregation;
+  int nodes = 0;     ///< one instance's
+  int replicas = 1;  ///< cluster_nodes / nodes (1 without a cluster)
+  /// On the first `to` link's profile; absent with `refusal` said.
+  std::optional<ExpectLayout> expected;
+  /// The same layout's expected TTFT on the first `from` link's profile.
+  std::optional<double> ttft_from_s;
+  std::string refusal;           ///< why nothing is expected: no fit, vLLM refuses, the fabric
+  std::optional<PlanCost> cost;  ///< the nodes used, priced; the fabric is plan's to buy
+  std::optional<double> tokens_per_dollar;  ///< aggregate decode / cost.total, when complete
+  [[nodiscard]] std::optional<double> throughput() const;  ///< aggregate at the most requests
+};
+
 /// The grid, computed row by row on demand so millions of rows need no memory.
 /// Rows point into the report: it must outlive them.
 struct CompareReport {
@@ -134,6 +170,9 @@ struct CompareReport {
   /// Per prompt: compute seconds per prompt token times the nodes that shared
   /// it (its own baseline, else the projection); absent without either.
   std::vector<std::optional<Seconds>> compute_node_seconds;
+  /// Side by side, best first (by tokens/s per money unit with prices, else
+  /// by aggregate tokens/s); empty unless the request asked for it.
+  std::vector<CompareExpectation> expectations;
 
   [[nodiscard]] bool projected() const;  ///< some row has a TTFT increase
   [[nodiscard]] bool gated() const { return request.budgets.any(); }
@@ -175,6 +214,20 @@ std::uint64_t compare_row_count(const CompareRequest& request);
 /// rows are the caller's to add (a large grid is streamed).
 [[nodiscard]] Document compare_document(const CompareReport& report,
                                         const std::string& baseline_prompt = {});
+
+/// Each layout's and each xPyD's expectation on the cluster, best first
+/// (CompareReport::expectations); throws InputError naming `cluster.nodes`
+/// for nodes below 1 and `node` for a node without expected rates.
+[[nodiscard]] std::vector<CompareExpectation> compare_expectations(const CompareRequest& request);
+
+/// The side by side's answer: the layout expected to give the most tokens/s
+/// (per dollar with prices), its TTFT and decode; empty without expectations.
+[[nodiscard]] std::vector<std::string> side_by_side_answer(const CompareReport& report);
+
+/// The side by side as a table, best first: each layout's nodes, expected
+/// TTFT (and against the faster link), decode alone and at
+/// kSideBySideRequests, the nodes' cost and tokens/s per money unit.
+[[nodiscard]] Field side_by_side_field(const CompareReport& report);
 
 /// Calls `visit` for each row, layouts outermost, prompts innermost.
 void for_each_compare_row(const CompareReport& report,

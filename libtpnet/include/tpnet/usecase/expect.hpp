@@ -24,6 +24,11 @@
 
 namespace tpnet {
 
+/// The requests at once an aggregate decode is compared at when layouts
+/// are set side by side (plan, compare): enough to fill a batch, few enough
+/// for every KV cache here to hold them.
+inline constexpr int kSideBySideRequests = 32;
+
 struct ExpectRequest {
   ModelArch model;
   /// The engine's settings; each layout sets its own tensor_parallel_size.

@@ -173,7 +173,7 @@ struct PlanOption {
 };
 
 /// The requests at once a plan's expected aggregate decode is for.
-inline constexpr int kPlanExpectedRequests = 32;
+inline constexpr int kPlanExpectedRequests = kSideBySideRequests;
 
 struct PlanSearchReport {
   Link reference;                        ///< the fastest speed: extra TTFT is counted against it
