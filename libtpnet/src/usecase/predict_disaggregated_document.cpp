@@ -50,7 +50,7 @@ Record disaggregated_row(const PredictScenarioResult& s, const PredictLink& l) {
 std::string disaggregated_answer(const PredictLink& link) {
   const DisaggregatedLink& d = *link.disaggregated;
   return fmt::format(
-      "{} at {}: the KV hand-off takes {:.1f} ms a request on average, {:.0f}% of TTFT; the {} "
+      "{} at {}: the KV hand-off takes {:.1f} ms a request on average, {:.1f}% of TTFT; the {} "
       "pool is the busier ({:.0f}% of the run); not validated on Spark.",
       d.layout.name(), link.link.name, d.run.mean_hand_off_s * 1e3,
       d.run.hand_off_share_of_ttft * 100.0, busier_pool(d.run),
