@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "common.hpp"
+#include "integer_flags.hpp"
+#include "tpnet/base/limits.hpp"
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/usecase/expect.hpp"
 
@@ -21,6 +23,9 @@ struct ExpectOptions {
   std::string output = "512";
   std::vector<int> concurrency{1, 8, 32, 64};
   AcceptedTokensFlag accepted_tokens;
+  std::vector<std::string> disaggregate;
+  int prefill_tp = 1;
+  int decode_tp = 1;
   std::string format = "table";
 };
 
@@ -39,6 +44,12 @@ Outcome run_expect(const ExpectOptions& o) {
   req.output_tokens = parse_tokens(o.output, InputLocation::for_key("--output"));
   req.concurrency = o.concurrency;
   req.accepted_tokens = o.accepted_tokens.given();
+  for (const std::string& text : o.disaggregate) {
+    DisaggregationLayout& d = req.disaggregations.emplace_back(
+        parse_disaggregation(text, InputLocation::for_key("--disaggregate")));
+    d.prefill_tp = o.prefill_tp;
+    d.decode_tp = o.decode_tp;
+  }
   Document doc = expect_document(req, tpnet::run_expect(req));
   // The layouts' label names the flag that shows their ranges.
   for (Field& f : doc.fields) {
@@ -73,6 +84,15 @@ Command setup_expect(CLI::App& app) {
   add_accepted_tokens_option(
       sub, o->accepted_tokens,
       "Output tokens a decode forward yields per request (1 to 1 + drafts; default 1 + drafts)");
+  sub->add_option("--disaggregate", o->disaggregate,
+                  "Also price prefill/decode disaggregated layouts, xPyD (e.g. 2P1D,1P1D)")
+      ->delimiter(',');
+  sub->add_option("--prefill-tp", o->prefill_tp, "Nodes per prefill instance of --disaggregate")
+      ->check(whole_number_in(1, kMaxTp))
+      ->capture_default_str();
+  sub->add_option("--decode-tp", o->decode_tp, "Nodes per decode instance of --disaggregate")
+      ->check(whole_number_in(1, kMaxTp))
+      ->capture_default_str();
   add_format_option(sub, o->format);
   return Command{sub, [o] { return run_expect(*o); },
                  std::shared_ptr<const std::string>(o, &o->format)};

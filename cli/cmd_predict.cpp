@@ -31,6 +31,7 @@ struct PredictOptions {
   std::vector<std::string> decode_itl;
   AcceptedTokensFlag accepted_tokens;
   GivenComputeFlags compute;
+  DisaggregationFlags disaggregation;
   CalibrationFlags calibration;
   std::string timeline;
   std::string svg;
@@ -89,6 +90,7 @@ Outcome run_predict(const PredictOptions& o, bool wide) {
     }
   }
   req.accepted_tokens = o.accepted_tokens.given();
+  req.disaggregation = disaggregation_layout(o.disaggregation, req.engine.tensor_parallel_size);
   req.keep_steps = !o.traffic.empty();  // --traffic samples the first run's steps
   if (!o.svg.empty()) req.spans_of_requests = kPredictChartRows;
   std::unique_ptr<TimelineWriter> timeline;
@@ -149,6 +151,7 @@ Command setup_predict(CLI::App& app) {
   sub->add_option("--step-overhead", o->compute.step_overhead,
                   "Given compute: fixed time per step");
   add_calibration_options(sub, o->calibration);
+  add_disaggregation_options(sub, o->disaggregation);
   sub->add_option("--timeline", o->timeline, "Write every step to this CSV")
       ->check(output_path_given());
   sub->add_option("--traffic", o->traffic,

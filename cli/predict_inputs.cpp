@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common.hpp"
+#include "integer_flags.hpp"
 #include "tpnet/base/limits.hpp"
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/io/counters_csv.hpp"
@@ -38,6 +39,33 @@ CLI::Validator tflops_given() {
                                      text);
           },
           "", "TFLOP/s"};
+}
+
+void add_disaggregation_options(CLI::App* sub, DisaggregationFlags& flags) {
+  sub->add_option("--disaggregate", flags.layout,
+                  "Prefill and decode on separate instances, xPyD (e.g. 2P1D): vLLM's "
+                  "disaggregated prefill with a KV connector");
+  sub->add_option("--prefill-tp", flags.prefill_tp,
+                  "With --disaggregate: nodes per prefill instance (default --tp)")
+      ->check(whole_number_in(1, kMaxTp));
+  sub->add_option("--decode-tp", flags.decode_tp,
+                  "With --disaggregate: nodes per decode instance (default --tp)")
+      ->check(whole_number_in(1, kMaxTp));
+}
+
+std::optional<DisaggregationLayout> disaggregation_layout(const DisaggregationFlags& flags,
+                                                          int tp) {
+  if (flags.layout.empty()) {
+    if (flags.prefill_tp > 0 || flags.decode_tp > 0) {
+      throw InputError("sizes the instances of --disaggregate; give --disaggregate too",
+                       predict_flag(flags.prefill_tp > 0 ? "--prefill-tp" : "--decode-tp"));
+    }
+    return std::nullopt;
+  }
+  DisaggregationLayout layout = parse_disaggregation(flags.layout, predict_flag("--disaggregate"));
+  layout.prefill_tp = flags.prefill_tp > 0 ? flags.prefill_tp : tp;
+  layout.decode_tp = flags.decode_tp > 0 ? flags.decode_tp : tp;
+  return layout;
 }
 
 TokenCount parse_token_count(const std::string& text, const char* flag_name) {

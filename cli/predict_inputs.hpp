@@ -47,6 +47,18 @@ struct GivenComputeFlags {
     const GivenComputeFlags& flags, const ModelArch& model,
     const std::optional<CalibrationInput>& calibration);
 
+/// --disaggregate xPyD with --prefill-tp and --decode-tp (0: --tp's).
+struct DisaggregationFlags {
+  std::string layout;
+  int prefill_tp = 0;
+  int decode_tp = 0;
+};
+void add_disaggregation_options(CLI::App* sub, DisaggregationFlags& flags);
+/// The layout asked, each pool's TP --tp's where not given; none without
+/// --disaggregate (and then --prefill-tp or --decode-tp is refused).
+[[nodiscard]] std::optional<DisaggregationLayout> disaggregation_layout(
+    const DisaggregationFlags& flags, int tp);
+
 /// The --timeline CSV, one row per request and step, written as the steps
 /// are priced: its memory is one buffer, whatever the run's length.
 class TimelineWriter {

@@ -166,6 +166,10 @@ std::vector<Run> runs(const std::string& tmp) {
       {{"decode", "--model", "glm-5.3", "--tp", "8", "--spec-tokens", "4", "--calibration", cal}},
       {{"link"}},
       {{"expect", "--model", "gpt-oss-120b", "--nodes", "4", "--prompt", "1k", "--output", "128"}},
+      {{"expect", "--model", "gpt-oss-120b", "--nodes", "4", "--prompt", "1k", "--output", "128",
+        "--disaggregate", "1P1D"}},
+      {{"predict", "--model", "gpt-oss-120b", "--tp", "1", "--links", "200G", "--prompt", "1k",
+        "--output", "64", "--disaggregate", "2P1D"}},
       // No baseline, no ITL: the node's expected rates, with their range.
       {{"predict", "--model", "gpt-oss-120b", "--tp", "2", "--links", "200G", "--prompt", "1k",
         "--output", "64"}},

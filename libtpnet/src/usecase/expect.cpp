@@ -10,9 +10,11 @@
 #include "tpnet/fabric/expected_rates.hpp"
 #include "tpnet/model/weights.hpp"
 #include "tpnet/sim/expected_compute.hpp"
+#include "tpnet/sim/kv_transfer_time.hpp"
 #include "tpnet/sim/step_cost.hpp"
 #include "tpnet/sim/step_schedule.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
+#include "tpnet/traffic/kv_transfer.hpp"
 #include "tpnet/usecase/predict.hpp"
 
 namespace tpnet {
@@ -192,6 +194,58 @@ void fill_layout(const ExpectRequest& r, double accepted, ExpectLayout& row) {
       row.ttft_s.typical + (one > 0.0 ? static_cast<double>(r.output_tokens - 1) / one : 0.0);
 }
 
+/// An xPyD layout: the decode instances of every replica of the group serve
+/// the requests as replicas of their TP do; one request alone waits for its
+/// prompt on a prefill instance, the hand-off, and a decode step at the
+/// prompt (docs/formulas.md s.32). Returns the note that shows the hand-off.
+std::string fill_disaggregated(const ExpectRequest& r, double accepted, ExpectLayout& row) {
+  const DisaggregationLayout& d = *row.disaggregation;
+  ExpectLayout decode = row;
+  decode.layout = ParallelLayout{d.decode_tp, 1, 1};
+  decode.replicas = row.replicas * d.decode_instances;
+  decode.refusal = tp_refusal(r.model, d.decode_tp);
+  fill_layout(r, accepted, decode);
+  row.decode = decode.decode;
+  row.floor_tokens_per_s = decode.floor_tokens_per_s;
+  row.fits = decode.fits;
+  row.limit = decode.limit;
+  const std::string prefill_refusal = tp_refusal(r.model, d.prefill_tp);
+  row.refusal = !prefill_refusal.empty() ? prefill_refusal : decode.refusal;
+  EngineConfig prefill_engine = r.engine;
+  prefill_engine.tensor_parallel_size = d.prefill_tp;
+  MemoryRequest memory{ParallelLayout{d.prefill_tp, 1, 1}, prefill_engine, r.node, r.memory};
+  memory.settings.max_model_len = r.prompt_tokens + 1;
+  const MemoryReport prefill_fit = analyze_memory(r.model, memory);
+  if (row.fits && !prefill_fit.fits) {
+    row.fits = false;
+    row.limit = prefill_fit.limit;
+  }
+  const KvTransfer kv = kv_transfer(r.model, d.prefill_tp, d.decode_tp, r.prompt_tokens,
+                                    KvTransferSettings{16, r.memory.kv_cache_dtype_bytes});
+  const KvTransferTime hand_off = kv_transfer_time(r.fabric, kv, r.node, Seconds(0.0));
+  std::string note = fmt::format(
+      "{}: a {}-token prompt hands {:.1f} MB to each decode rank ({} blocks) in {:.1f} ms{}; not "
+      "validated on Spark",
+      d.name(), r.prompt_tokens, kv.per_decode_rank.count() / 1e6, kv.blocks,
+      hand_off.total.value() * 1e3,
+      hand_off.host_staged ? fmt::format(", {:.1f} ms of it staged through host memory",
+                                         hand_off.staging.value() * 1e3)
+                           : std::string());
+  if (!row.fits || !row.refusal.empty()) return note;
+  EngineConfig decode_engine = r.engine;
+  decode_engine.tensor_parallel_size = d.decode_tp;
+  for (const RateEnd end : kEnds) {
+    Forwards prefill(r, prefill_engine, end, accepted);
+    Forwards decoder(r, decode_engine, end, accepted);
+    at(row.ttft_s, end) = prefill.prompt_alone().first + hand_off.total.value() +
+                          decoder.decode_step(1, r.prompt_tokens);
+  }
+  const double one = row.decode.empty() ? 0.0 : row.decode.front().per_request.typical;
+  row.request_seconds =
+      row.ttft_s.typical + (one > 0.0 ? static_cast<double>(r.output_tokens - 1) / one : 0.0);
+  return note;
+}
+
 }  // namespace
 
 ExpectReport run_expect(const ExpectRequest& r) {
@@ -235,6 +289,20 @@ ExpectReport run_expect(const ExpectRequest& r) {
     row.replicas = r.nodes / nodes;
     row.refusal = tp_refusal(r.model, layout.tp);
     fill_layout(r, report.accepted_tokens, row);
+    report.layouts.push_back(std::move(row));
+  }
+  for (const DisaggregationLayout& d : r.disaggregations) {
+    const int nodes = d.nodes();
+    if (nodes > r.nodes || r.nodes % nodes != 0) {
+      report.warnings.push_back(fmt::format("{} takes {} nodes, which do not divide the {} asked",
+                                            d.name(), nodes, r.nodes));
+      continue;
+    }
+    ExpectLayout row;
+    row.layout = ParallelLayout{d.decode_tp, 1, 1};
+    row.disaggregation = d;
+    row.replicas = r.nodes / nodes;
+    report.notes.push_back(fill_disaggregated(r, report.accepted_tokens, row));
     report.layouts.push_back(std::move(row));
   }
   double least = 0.0;

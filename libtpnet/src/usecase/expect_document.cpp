@@ -14,7 +14,7 @@ namespace tpnet {
 namespace {
 
 std::string expect_layout_name(const ExpectLayout& l) {
-  const std::string one = l.layout.name();
+  const std::string one = l.disaggregation ? l.disaggregation->name() : l.layout.name();
   return l.replicas > 1 ? fmt::format("{} x {}", l.replicas, one) : one;
 }
 
@@ -98,6 +98,14 @@ Record expect_layout_row(const ExpectReport& r, std::size_t i) {
                                  l.floor_tokens_per_s, kCount, 1)));
   row.push_back(
       json_only(number("request_s", "one request alone", l.request_seconds, kSeconds, 2)));
+  if (const auto& d = l.disaggregation) {
+    row.push_back(json_only(
+        record("disaggregation", "prefill/decode disaggregation",
+               Record{integer("prefill_instances", "prefill instances", d->prefill_instances),
+                      integer("decode_instances", "decode instances", d->decode_instances),
+                      integer("prefill_tp", "prefill TP", d->prefill_tp),
+                      integer("decode_tp", "decode TP", d->decode_tp)})));
+  }
   return row;
 }
 

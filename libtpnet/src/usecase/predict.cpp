@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "predict_disaggregated.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/limits.hpp"
 #include "tpnet/model/layout.hpp"
@@ -40,6 +41,9 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
                      const SchedulerSettings& scheduler, const PredictScenario& scenario,
                      std::size_t scenario_index, std::size_t link_index,
                      const FabricProfile* fabric = nullptr) {
+  if (r.disaggregation) {
+    return run_disaggregated_link(r, cost, scheduler, scenario, link_index, fabric);
+  }
   PredictLink out;
   const bool central = fabric == nullptr;
   const bool keep = central && r.keep_steps && scenario_index == 0 && link_index == 0;
@@ -180,6 +184,7 @@ PredictReport run_predict(const PredictRequest& r) {
   require_tp_accepted(r.model, r.engine.tensor_parallel_size);
 
   PredictReport report;
+  if (r.disaggregation) check_disaggregated_predict(r, report);
   if (r.memory) {
     // A layout that does not fit is said first: nothing after it runs.
     report.memory = analyze_memory(r.model, *r.memory);
@@ -477,6 +482,7 @@ std::vector<std::string> predict_answer(const PredictReport& report) {
     decode += fmt::format(", {:.1f} at {}", second.decode_tokens_per_s, second.link.name);
   }
   std::vector<std::string> out{ttft + ".", decode + "."};
+  if (first.disaggregated) out.push_back(disaggregated_answer(first));
   if (report.prefill_expected || report.decode_expected) {
     out.emplace_back(
         "Expected from public runs on the node, with nothing of yours measured; a baseline, ITL "

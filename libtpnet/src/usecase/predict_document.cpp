@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "predict_disaggregated.hpp"
 #include "tpnet/usecase/predict.hpp"
 #include "tpnet/usecase/shared_fields.hpp"
 
@@ -193,6 +194,7 @@ Document predict_document(const PredictRequest& req, const PredictReport& r, boo
       decode_record(r),
   };
   for (std::size_t i = 0; i < req.links.size(); ++i) doc.fields.push_back(per_link_table(r, i));
+  if (req.disaggregation) doc.fields.push_back(disaggregation_field(r));
   doc.fields.push_back(records("scenarios", "between the first two links", std::move(rows)));
   doc.fields.push_back(texts("notes", "note", r.notes));
   doc.warnings = r.warnings;

@@ -19,7 +19,9 @@
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
 #include "tpnet/sim/compute_fit.hpp"
+#include "tpnet/sim/disaggregated_schedule.hpp"
 #include "tpnet/sim/engine_schedule.hpp"
+#include "tpnet/sim/kv_transfer_time.hpp"
 #include "tpnet/sim/step_cost.hpp"
 #include "tpnet/sim/step_schedule.hpp"
 #include "tpnet/usecase/document.hpp"
@@ -81,6 +83,12 @@ struct PredictRequest {
   /// What the caller chose for the user (a default it filled in), said
   /// after the report's own notes.
   std::vector<std::string> notes;
+  /// Prefill and decode on separate instances (xPyD): each scenario at each
+  /// link runs through simulate_disaggregated, each pool's forwards at its
+  /// own TP and the KV hand-off on the same link's profile (prediction.md).
+  std::optional<DisaggregationLayout> disaggregation;
+  /// The hand-off's blocks (vLLM's --block-size; the KV dtype is memory's).
+  TokenCount kv_block_size = 16;
 };
 
 /// One step as priced.
@@ -122,6 +130,15 @@ struct ExpectedRange {
   double decode_tokens_per_s_fast = 0.0;
 };
 
+/// One xPyD run at one link: the run, and the formula's inputs for the
+/// scenario's longest prompt (docs/formulas.md s.32).
+struct DisaggregatedLink {
+  DisaggregationLayout layout;
+  DisaggregatedResult run;
+  KvTransfer longest_transfer;
+  KvTransferTime longest_transfer_time;
+};
+
 struct PredictLink {
   Link link;
   FabricProfile fabric;
@@ -140,6 +157,8 @@ struct PredictLink {
   std::vector<std::vector<RequestSpan>> spans;
   /// When expected rates price any of it.
   std::optional<ExpectedRange> expected;
+  /// Set when the run was xPyD: its pools, hand-offs and the formula's inputs.
+  std::optional<DisaggregatedLink> disaggregated;
 };
 
 struct PredictScenarioResult {
