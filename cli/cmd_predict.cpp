@@ -20,6 +20,7 @@ namespace {
 struct PredictOptions {
   PredictRequest request;  ///< the fields a flag sets as they are (--overlap)
   EngineOptions engine;
+  ExpertParallelFlags expert_parallel;
   std::vector<std::string> links{"200G", "100G"};
   std::vector<std::string> fabrics;
   std::string node = std::string(kDefaultNodeName);
@@ -60,6 +61,7 @@ Outcome run_predict(const PredictOptions& o, bool wide) {
   req.expected = node.expected;
   req.memory = MemoryRequest{ParallelLayout{req.engine.tensor_parallel_size, 1, 1}, req.engine,
                              node, to_memory_settings(o.memory)};
+  apply_expert_parallel(o.expert_parallel, req);
   const auto calibration = load_calibration(o.calibration);
   if (o.links.empty())
     throw InputError("give at least one link", InputLocation::for_key("--links"));
@@ -117,6 +119,7 @@ Command setup_predict(CLI::App& app) {
       "predict",
       "Predict TTFT and decode speed at each link: vLLM's scheduler simulated step by step");
   add_engine_options(sub, o->engine);
+  add_expert_parallel_options(sub, o->expert_parallel);
   sub->add_option("--links", o->links, "Links to predict at, the baseline's first")
       ->delimiter(',')
       ->default_str("200G,100G");

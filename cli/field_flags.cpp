@@ -21,6 +21,8 @@ constexpr FieldFlag kFieldFlags[] = {
     {"layout.tp", "--tp"},
     {"layout.pp", "--pp"},
     {"layout.ep", "--ep"},
+    {"layout.data_parallel_size", "--data-parallel-size"},
+    {"layout.enable_expert_parallel", "--enable-expert-parallel"},
     {"layout.reference_tp", "--reference-tp"},
     {"engine.max_num_batched_tokens", "--chunk"},
     {"engine.long_prefill_token_threshold", "--long-prefill-token-threshold"},

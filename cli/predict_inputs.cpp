@@ -172,6 +172,29 @@ std::optional<GivenCompute> given_compute(const GivenComputeFlags& flags, const 
   return std::nullopt;
 }
 
+void add_expert_parallel_options(CLI::App* app, ExpertParallelFlags& flags) {
+  const std::string engine = "Engine (vLLM names)";
+  app->add_option("--data-parallel-size", flags.data_parallel_size,
+                  "Data-parallel ranks of --tp nodes each, requests dealt to them round robin; "
+                  "above 1 needs --enable-expert-parallel (not validated on Spark)")
+      ->check(CLI::Range(1, kMaxEp))
+      ->group(engine)
+      ->capture_default_str();
+  app->add_flag("--enable-expert-parallel", flags.enable_expert_parallel,
+                "Spread the routed experts over every rank (TP x DP), each MoE layer's tokens "
+                "sent by all-to-all (--all2all-backend)")
+      ->group(engine);
+}
+
+void apply_expert_parallel(const ExpertParallelFlags& flags, PredictRequest& request) {
+  request.data_parallel_size = flags.data_parallel_size;
+  request.enable_expert_parallel = flags.enable_expert_parallel;
+  if (request.memory && flags.enable_expert_parallel) {
+    const int tp = request.engine.tensor_parallel_size;
+    request.memory->layout = ParallelLayout{tp, 1, tp * flags.data_parallel_size};
+  }
+}
+
 TimelineWriter::TimelineWriter(const std::string& path, const PredictRequest& request)
     : file_(path, "--timeline"),
       request_(request),

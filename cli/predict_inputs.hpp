@@ -59,6 +59,17 @@ void add_disaggregation_options(CLI::App* sub, DisaggregationFlags& flags);
 [[nodiscard]] std::optional<DisaggregationLayout> disaggregation_layout(
     const DisaggregationFlags& flags, int tp);
 
+/// --data-parallel-size and --enable-expert-parallel (vLLM's names): the
+/// DP ranks beside the TP, with the routed experts over all of them.
+struct ExpertParallelFlags {
+  int data_parallel_size = 1;
+  bool enable_expert_parallel = false;
+};
+void add_expert_parallel_options(CLI::App* app, ExpertParallelFlags& flags);
+/// Sets the request's layout from the flags, the memory's too (the experts
+/// over tp x dp ranks, the nodes of one DP rank each holding the attention).
+void apply_expert_parallel(const ExpertParallelFlags& flags, PredictRequest& request);
+
 /// The --timeline CSV, one row per request and step, written as the steps
 /// are priced: its memory is one buffer, whatever the run's length.
 class TimelineWriter {

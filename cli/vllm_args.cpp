@@ -77,9 +77,18 @@ std::vector<std::string> expand_vllm_args(const CLI::App& subcommand,
           InputLocation::for_key("vllm_args"));
     }
   }
+  // Data parallelism is said twice: as vLLM's two settings for a command that
+  // runs DP ranks (predict), else folded into `layout.ep` and a note.
+  const bool runs_data_parallel = subcommand.get_option_no_throw("--data-parallel-size") != nullptr;
+  const auto said_otherwise = [&](const std::string& field) {
+    const bool data_parallel_field =
+        field == "layout.data_parallel_size" || field == "layout.enable_expert_parallel";
+    return runs_data_parallel ? field == "layout.ep" : data_parallel_field;
+  };
   for (const VllmSetting& s : vllm.settings) {
     const std::string flag = flag_for(s.field);
     const CLI::Option* option = subcommand.get_option_no_throw(flag);
+    if (said_otherwise(s.field)) continue;
     if (option == nullptr || flag == s.field) {
       notes.push_back(
           fmt::format("{}: {} is not used by tpnet {}", kFlag, s.vllm_flag, subcommand.get_name()));
@@ -104,6 +113,7 @@ std::vector<std::string> expand_vllm_args(const CLI::App& subcommand,
   }
   std::map<std::string, std::string> by_reason;
   for (const VllmIgnored& i : vllm.ignored) {
+    if (runs_data_parallel && i.vllm_flag.rfind("--data-parallel-size", 0) == 0) continue;
     std::string& list = by_reason[i.reason];
     list += (list.empty() ? "" : ", ") + i.vllm_flag;
   }

@@ -185,3 +185,12 @@ TEST_CASE("expect prices xPyD beside the layouts: its decode is a decode instanc
   CHECK(named);
   CHECK_FALSE(doc.fields.empty());
 }
+
+TEST_CASE("predict refuses xPyD with data-parallel instances, naming the flag",
+          "[predict][disaggregation][bad-input]") {
+  const auto r =
+      tpnet::test::run_tpnet({"predict", "--model", "qwen3-235b-a22b", "--quantization", "fp8",
+                              "--tp", "1", "--data-parallel-size", "2", "--enable-expert-parallel",
+                              "--disaggregate", "1P1D", "--links", "200G", "--prompt", "8k"});
+  tpnet::test::expect_bad_input(r, "--disaggregate");
+}

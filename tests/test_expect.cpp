@@ -2,6 +2,7 @@
 // their memory fit, and a decode step and a prompt priced by hand from the
 // node's expected rates as the step model prices them (docs/formulas.md s.23).
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -198,4 +199,54 @@ TEST_CASE("expect's document: the cluster, the best layouts, each layout's row, 
   CHECK(row[7].number == best.ttft_s.typical);
   CHECK(doc.fields[12].records.size() == r.context_slowdown.size());
   CHECK(doc.warnings == r.warnings);
+}
+
+namespace {
+
+bool notes_say(const std::vector<std::string>& lines, const std::string& what) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(what) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("expect lists an MoE model's TP x EP layouts of four nodes, and none of a dense one",
+          "[expect][expert-parallel]") {
+  const ExpectReport r = run_expect(request("gpt-oss-120b", 4));
+  std::vector<std::string> names;
+  for (const auto& l : r.layouts) {
+    if (l.layout.data_parallel() > 1) names.push_back(l.layout.name());
+  }
+  // TP1 x DP2 (two replicas), TP1 x DP4, TP2 x DP2.
+  CHECK(names == std::vector<std::string>{"TP1xEP2", "TP1xEP4", "TP2xEP4"});
+  for (const auto& l : r.layouts) {
+    if (l.layout.data_parallel() < 2) continue;
+    INFO(l.layout.name());
+    CHECK(l.replicas == 4 / l.layout.nodes());
+    CHECK(l.fits);
+    CHECK(l.ttft_s.typical > 0.0);
+    // 32 requests over the replicas, then the DP ranks: the busiest rank's batch.
+    CHECK(l.decode.back().batch == 32 / l.replicas / l.layout.data_parallel());
+  }
+  CHECK(notes_say(r.notes, "not validated on Spark"));
+  const ExpectReport dense = run_expect(request("llama-3.1-8b", 4));
+  for (const auto& l : dense.layouts) CHECK(l.layout.ep == 1);
+  CHECK(!notes_say(dense.notes, "not validated on Spark"));
+}
+
+TEST_CASE("expect prices a given EP layout and leaves one out that a ring cannot join",
+          "[expect][expert-parallel]") {
+  ExpectRequest r = request("gpt-oss-120b", 4);
+  r.layouts = {ParallelLayout{1, 1, 4}};
+  const ExpectReport given = run_expect(r);
+  REQUIRE(given.layouts.size() == 1);
+  CHECK(given.layouts.front().replicas == 1);
+  CHECK(given.best_latency == 0);
+  ExpectRequest ring = request("gpt-oss-120b", 4);
+  ring.fabric.topology = FabricTopology::ring;
+  const ExpectReport left = run_expect(ring);
+  for (const auto& l : left.layouts) CHECK(l.layout.ep <= 2);
+  CHECK(notes_say(left.notes, "left out"));
+  ring.layouts = {ParallelLayout{1, 1, 4}};
+  CHECK_THROWS_WITH(run_expect(ring), ContainsSubstring("every pair"));
 }

@@ -173,6 +173,9 @@ std::vector<Run> runs(const std::string& tmp) {
       // No baseline, no ITL: the node's expected rates, with their range.
       {{"predict", "--model", "gpt-oss-120b", "--tp", "2", "--links", "200G", "--prompt", "1k",
         "--output", "64"}},
+      // Expert parallelism with data-parallel attention: the layout's keys.
+      {{"predict", "--model", "gpt-oss-120b", "--tp", "1", "--links", "200G", "--prompt", "2x1k",
+        "--output", "16", "--data-parallel-size", "2", "--enable-expert-parallel"}},
       {{"predict",
         "--model",
         "glm-5.3",

@@ -124,6 +124,9 @@ TEST_CASE("vLLM's short flags, = values, expert parallelism and quantization nam
   CHECK(c.model == "nvidia/DeepSeek-V3.1-NVFP4");
   CHECK(value_of(c, "layout.tp") == "4");
   CHECK(value_of(c, "layout.ep") == "8");  // TP x DP
+  // and as vLLM names them, for the commands that run DP ranks (predict)
+  CHECK(value_of(c, "layout.data_parallel_size") == "2");
+  CHECK(value_of(c, "layout.enable_expert_parallel").empty());
   CHECK(value_of(c, "model.quantization") == "nvfp4");
   CHECK(value_of(c, "memory.kv_cache_dtype") == "fp8");
   CHECK(value_of(c, "memory.enforce_eager").empty());

@@ -423,6 +423,7 @@ VllmServeCommand parse_vllm_serve(std::string_view command_line) {
 
   std::optional<std::string> tp;
   std::optional<std::string> dp;
+  std::string dp_shown;
   bool expert_parallel = false;
   std::string expert_shown;
   for (const Word& f : flags) {
@@ -449,6 +450,7 @@ VllmServeCommand parse_vllm_serve(std::string_view command_line) {
     }
     if (f.flag == kDataParallel) {
       dp = count_value(f.value, f.shown, 4096);
+      dp_shown = f.shown;
       out.ignored.push_back({f.shown,
                              "tpnet sizes one instance; data-parallel replicas are tpnet "
                              "capacity's subject (`fleet_nodes`)"});
@@ -507,7 +509,11 @@ VllmServeCommand parse_vllm_serve(std::string_view command_line) {
     // vLLM spreads the experts over every rank of the instance: TP x DP.
     const long long ep = std::stoll(tp.value_or("1")) * std::stoll(dp.value_or("1"));
     if (ep > 1) set("layout.ep", std::to_string(ep), expert_shown);
+    set("layout.enable_expert_parallel", "", expert_shown);
   }
+  // Commands that run DP ranks (predict) take the size as vLLM names it;
+  // the others note it as ignored (above) and use `layout.ep`.
+  if (dp) set("layout.data_parallel_size", *dp, dp_shown);
   return out;
 }
 

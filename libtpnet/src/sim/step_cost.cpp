@@ -5,13 +5,16 @@
 #include "tpnet/model/mixer_compute.hpp"
 #include "tpnet/model/prefill_gemms.hpp"
 #include "tpnet/sim/decode_floor.hpp"
+#include "tpnet/sim/expert_parallel_step.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
 
 namespace tpnet {
 
 Seconds DecodeComputeModel::weight_read(TokenCount tokens) const {
   const Bytes per_node =
-      decode_weight_bytes(reads, tokens, expert_concentration) / static_cast<double>(tp);
+      data_parallel > 1
+          ? expert_parallel_weight_bytes(reads, tp, data_parallel, tokens, expert_concentration)
+          : decode_weight_bytes(reads, tokens, expert_concentration) / static_cast<double>(tp);
   return Seconds(per_node.count() / memory_bandwidth.bytes_per_second());
 }
 

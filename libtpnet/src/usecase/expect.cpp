@@ -8,8 +8,10 @@
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/limits.hpp"
 #include "tpnet/fabric/expected_rates.hpp"
+#include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/weights.hpp"
 #include "tpnet/sim/expected_compute.hpp"
+#include "tpnet/sim/expert_parallel_step.hpp"
 #include "tpnet/sim/kv_transfer_time.hpp"
 #include "tpnet/sim/step_cost.hpp"
 #include "tpnet/sim/step_schedule.hpp"
@@ -44,11 +46,27 @@ std::vector<ParallelLayout> layouts_of(int nodes, int layers) {
   return out;
 }
 
+/// An MoE model's TP x EP layouts of `nodes` nodes (data-parallel attention,
+/// dp >= 2 ranks of tp nodes, tp x dp dividing the nodes), TP first.
+std::vector<ParallelLayout> expert_parallel_layouts_of(int nodes, const ModelArch& model) {
+  std::vector<ParallelLayout> out;
+  const MoeSpec* moe = first_moe(model.layers);
+  if (moe == nullptr) return out;
+  for (int tp = 1; tp <= kMaxTp && 2 * tp <= nodes; ++tp) {
+    for (int dp = 2; tp * dp <= nodes; ++dp) {
+      const int ep = tp * dp;
+      if (nodes % ep == 0 && ep <= moe->routed_experts) out.push_back(ParallelLayout{tp, 1, ep});
+    }
+  }
+  return out;
+}
+
 /// One TP size's forwards priced at one end of the spread, as predict prices
 /// them (step_cost): a decode step of a batch, a prompt alone.
 class Forwards {
  public:
-  Forwards(const ExpectRequest& r, const EngineConfig& engine, RateEnd end, double accepted)
+  Forwards(const ExpectRequest& r, const EngineConfig& engine, RateEnd end, double accepted,
+           const ExpertParallel& expert_parallel = {})
       : r_(r), engine_(engine), accepted_(accepted) {
     const int tp = engine.tensor_parallel_size;
     const bool eager = !(r.memory.cuda_graphs.count() > 0.0);
@@ -61,9 +79,7 @@ class Forwards {
     cost_.flops_per_token = gemm_flops_per_token(r.model, tp);
     cost_.expert_flops_per_token = expert_gemm_flops_per_token(r.model, tp);
     cost_.kv_dtype_bytes = r.memory.kv_cache_dtype_bytes;
-    features_.emplace(r.model, tp, cost_.flops_per_token, cost_.expert_flops_per_token,
-                      cost_.kv_dtype_bytes);
-    communication_.emplace(r.model, engine_, r.fabric);
+    pricer_.emplace(r.model, engine_, r.fabric, cost_, expert_parallel);
   }
 
   /// One decode forward of `batch` requests at `context` tokens each.
@@ -72,7 +88,7 @@ class Forwards {
     const int tokens_each = 1 + engine_.num_speculative_tokens;
     for (int i = 0; i < batch; ++i)
       step.work.push_back(StepWork{i, 0, context, tokens_each, false});
-    return price_step(cost_, (*features_)(step), (*communication_)(step)).total.value();
+    return (*pricer_)(step).cost.total.value();
   }
 
   /// One request alone: its TTFT and how many steps its prompt took.
@@ -81,7 +97,7 @@ class Forwards {
     int steps = 0;
     const StepSeconds price = [&](const ScheduledStep& step) {
       ++steps;
-      return price_step(cost_, (*features_)(step), (*communication_)(step)).total.value();
+      return (*pricer_)(step).cost.total.value();
     };
     const ScheduleResult result =
         simulate_schedule({ScheduledRequest{0.0, r_.prompt_tokens, 1}}, scheduler, price, false,
@@ -91,7 +107,7 @@ class Forwards {
 
   /// The weight reads of one request's forward at the full bandwidth.
   [[nodiscard]] double floor_step() const {
-    return cost_.decode.weight_read(1 + engine_.num_speculative_tokens).value();
+    return pricer_->cost().decode.weight_read(1 + engine_.num_speculative_tokens).value();
   }
 
  private:
@@ -99,8 +115,7 @@ class Forwards {
   const EngineConfig& engine_;
   double accepted_;
   StepCostModel cost_;
-  std::optional<StepFeaturesCache> features_;
-  std::optional<StepCommunicationCache> communication_;
+  std::optional<StepPricer> pricer_;  ///< plain TP or one DP rank of an EP layout
 };
 
 /// What one pipeline hop of `tokens` tokens' activations takes between two
@@ -123,6 +138,8 @@ int running(int given, const EngineConfig& engine, long long kv_sequences) {
 void fill_layout(const ExpectRequest& r, double accepted, ExpectLayout& row) {
   const int tp = row.layout.tp;
   const int pp = row.layout.pp;
+  const int dp = row.layout.data_parallel();
+  const ExpertParallel expert_parallel{dp, {}};
   EngineConfig engine = r.engine;
   engine.tensor_parallel_size = tp;
   const TokenCount context = r.prompt_tokens + r.output_tokens / 2;
@@ -134,7 +151,7 @@ void fill_layout(const ExpectRequest& r, double accepted, ExpectLayout& row) {
   if (!row.fits || !row.refusal.empty()) return;
   const long long kv_sequences = fit.max_sequences.value_or(0);
   for (const RateEnd end : kEnds) {
-    Forwards forwards(r, engine, end, accepted);
+    Forwards forwards(r, engine, end, accepted, expert_parallel);
     const auto [ttft_tp, steps] = forwards.prompt_alone();
     double ttft = ttft_tp;
     if (pp > 1) {
@@ -166,7 +183,13 @@ void fill_layout(const ExpectRequest& r, double accepted, ExpectLayout& row) {
       for (int replica = 0; replica < row.replicas; ++replica) {
         const int given = base + (replica < extra ? 1 : 0);
         if (given == 0) continue;
-        const int batch = running(given, engine, kv_sequences);
+        // Then over its DP ranks, in lockstep at the busiest rank's pace.
+        const int batch = running((given + dp - 1) / dp, engine, kv_sequences);
+        int runs = 0;
+        for (int rank = 0; rank < dp; ++rank) {
+          const int on_rank = given / dp + (rank < given % dp ? 1 : 0);
+          if (on_rank > 0) runs += running(on_rank, engine, kv_sequences);
+        }
         // With PP, up to pp micro-batches of the batch share the pipeline;
         // each request's token comes once per trip through every stage.
         const int microbatches = std::min(batch, pp);
@@ -177,9 +200,9 @@ void fill_layout(const ExpectRequest& r, double accepted, ExpectLayout& row) {
             pp > 1 ? pp * (forwards.decode_step(each, context) / pp + hop_seconds(r, tokens))
                    : forwards.decode_step(batch, context);
         const double rate = accepted / period;
-        aggregate += rate * batch;
-        per_request_sum += rate * batch;
-        served += batch;
+        aggregate += rate * runs;
+        per_request_sum += rate * runs;
+        served += runs;
         if (replica == 0) {
           c.batch = batch;
           c.kv_sequences = kv_sequences;
@@ -280,15 +303,38 @@ ExpectReport run_expect(const ExpectRequest& r) {
   }
   std::vector<ParallelLayout> layouts =
       r.layouts.empty() ? layouts_of(r.nodes, r.model.num_layers()) : r.layouts;
+  if (r.layouts.empty()) {
+    for (const ParallelLayout& ep : expert_parallel_layouts_of(r.nodes, r.model))
+      layouts.push_back(ep);
+  }
+  std::string expert_parallel_left_out;
   for (const ParallelLayout& layout : layouts) {
-    const int nodes = layout.tp * layout.pp;
+    const bool expert_parallel = layout.data_parallel() > 1;
+    if (expert_parallel) {
+      validate_layout(layout, r.model);
+      require(layout.pp == 1, "layout.pp",
+              fmt::format("{}: pipeline stages with expert parallelism are not modelled",
+                          layout.name()));
+    }
+    const int nodes = layout.nodes();
     if (nodes > r.nodes || r.nodes % nodes != 0) continue;
     if (layout.pp > r.model.num_layers()) continue;
     ExpectLayout row;
     row.layout = layout;
     row.replicas = r.nodes / nodes;
     row.refusal = tp_refusal(r.model, layout.tp);
-    fill_layout(r, report.accepted_tokens, row);
+    if (expert_parallel && r.layouts.empty()) {
+      // An enumerated EP layout the fabric cannot run (an all-to-all over
+      // cables that do not join every pair) is left out, and said.
+      try {
+        fill_layout(r, report.accepted_tokens, row);
+      } catch (const InputError& e) {
+        expert_parallel_left_out = e.what();
+        continue;
+      }
+    } else {
+      fill_layout(r, report.accepted_tokens, row);
+    }
     report.layouts.push_back(std::move(row));
   }
   for (const DisaggregationLayout& d : r.disaggregations) {
@@ -324,7 +370,8 @@ ExpectReport run_expect(const ExpectRequest& r) {
     const ExpectLayout& best = report.layouts[static_cast<std::size_t>(report.best_latency)];
     EngineConfig engine = r.engine;
     engine.tensor_parallel_size = best.layout.tp;
-    Forwards forwards(r, engine, RateEnd::typical, report.accepted_tokens);
+    Forwards forwards(r, engine, RateEnd::typical, report.accepted_tokens,
+                      ExpertParallel{best.layout.data_parallel(), {}});
     for (const TokenCount context : {TokenCount{4096}, TokenCount{32768}, TokenCount{131072}}) {
       const double period = forwards.decode_step(1, context);
       report.context_slowdown.emplace_back(context, report.accepted_tokens / period);
@@ -341,6 +388,19 @@ ExpectReport run_expect(const ExpectRequest& r) {
       "decode at a context of {} tokens each (the prompt and half the output); concurrent requests "
       "spread over the replicas, each running at most max_num_seqs and what its KV cache holds",
       r.prompt_tokens + r.output_tokens / 2));
+  if (std::any_of(report.layouts.begin(), report.layouts.end(),
+                  [](const ExpectLayout& l) { return l.layout.data_parallel() > 1; })) {
+    report.notes.emplace_back(
+        "TPxEP layouts are expert parallelism with data-parallel attention (vLLM's "
+        "enable_expert_parallel, data_parallel_size ep / tp): not validated on Spark, no public "
+        "measurement of one between Sparks exists that tpnet knows of; requests spread over the "
+        "replicas, then over each one's DP ranks, which run in lockstep at the busiest rank's "
+        "pace, every rank taken to carry as many tokens as it (docs/formulas.md s.31.2)");
+  }
+  if (!expert_parallel_left_out.empty()) {
+    report.notes.push_back(
+        fmt::format("some TPxEP layouts are left out: {}", expert_parallel_left_out));
+  }
   if (std::any_of(report.layouts.begin(), report.layouts.end(),
                   [](const ExpectLayout& l) { return l.layout.pp > 1; })) {
     report.notes.emplace_back(

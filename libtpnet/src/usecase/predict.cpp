@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "predict_data_parallel.hpp"
 #include "predict_disaggregated.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/limits.hpp"
@@ -37,22 +38,38 @@ void add_span(std::vector<RequestSpan>& spans, double start, double end, bool pr
 
 /// One scenario at one link. `fabric` (the range's runs, s.29) replaces the
 /// link's profile; such a run keeps no steps or spans and feeds no sink.
+/// With DP ranks, each rank's requests run on their own (`share`, its
+/// requests' numbers in the whole scenario), the steps of rank 0 kept and sunk.
 PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
                      const SchedulerSettings& scheduler, const PredictScenario& scenario,
                      std::size_t scenario_index, std::size_t link_index,
-                     const FabricProfile* fabric = nullptr) {
+                     const FabricProfile* fabric = nullptr,
+                     const DataParallelShare* share = nullptr) {
   if (r.disaggregation) {
     return run_disaggregated_link(r, cost, scheduler, scenario, link_index, fabric);
   }
+  if (share == nullptr && r.data_parallel_size > 1) {
+    return run_data_parallel(scenario, r.data_parallel_size,
+                             [&](const PredictScenario& part, const DataParallelShare& rank) {
+                               return run_link(r, cost, scheduler, part, scenario_index, link_index,
+                                               fabric, &rank);
+                             });
+  }
   PredictLink out;
   const bool central = fabric == nullptr;
-  const bool keep = central && r.keep_steps && scenario_index == 0 && link_index == 0;
-  const bool sink = central && static_cast<bool>(r.step_sink);
-  if (central) out.spans.resize(std::min(r.spans_of_requests, scenario.requests.size()));
+  const bool first_rank = share == nullptr || share->rank == 0;
+  const bool keep = central && first_rank && r.keep_steps && scenario_index == 0 && link_index == 0;
+  const bool sink = central && first_rank && static_cast<bool>(r.step_sink);
+  const auto number_in_scenario = [share](int request) {
+    return share == nullptr ? static_cast<std::size_t>(request)
+                            : share->requests[static_cast<std::size_t>(request)];
+  };
+  const std::size_t requests_in_scenario =
+      share == nullptr ? scenario.requests.size() : r.scenarios[scenario_index].requests.size();
+  if (central) out.spans.resize(std::min(r.spans_of_requests, requests_in_scenario));
   int number = 0;
   out.link = r.links[link_index].link;
   out.fabric = central ? *r.links[link_index].fabric : *fabric;
-  const int tp = r.engine.tensor_parallel_size;
   // Sums over the steps so far, and as they stood after the latest step that
   // completed a prompt: steps run in time order, so at the end that is the
   // last first token's, without keeping a record per step.
@@ -62,19 +79,19 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
   double comm_at_first = 0.0;
   double busy_at_first = 0.0;
   double last_end = 0.0;
-  StepFeaturesCache features(r.model, tp, cost.flops_per_token, cost.expert_flops_per_token,
-                             cost.kv_dtype_bytes);
-  StepCommunicationCache communication(r.model, r.engine, out.fabric);
+  double alltoall_sum = 0.0;
+  StepPricer pricer(r.model, r.engine, out.fabric, cost, predict_expert_parallel(r));
   const StepSeconds price = [&](const ScheduledStep& step) {
     int prefills = 0;
     for (const StepWork& w : step.work) prefills += w.prefill_tokens > 0 ? 1 : 0;
     out.most_prefills_in_a_step = std::max(out.most_prefills_in_a_step, prefills);
-    const StepFeatures f = features(step);
-    StepCommunication comm = communication(step, keep);
-    const StepCost c = price_step(cost, f, comm);
+    PricedForward forward = pricer(step, keep);
+    StepCommunication& comm = forward.communication;
+    const StepCost& c = forward.cost;
     ++number;
     sent += comm.sent_per_node.count();
     comm_sum += c.communication.value();
+    alltoall_sum += forward.alltoall.value() * (1.0 - cost.overlap);
     busy_sum += c.total.value();
     last_end = step.start_s + c.total.value();
     if (std::any_of(step.work.begin(), step.work.end(),
@@ -84,7 +101,7 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
     }
     const double end = step.start_s + c.total.value();
     for (const StepWork& w : step.work) {
-      const auto request = static_cast<std::size_t>(w.request);
+      const std::size_t request = number_in_scenario(w.request);
       if (request < out.spans.size()) {
         add_span(out.spans[request], step.start_s, end, w.prefill_tokens > 0);
       }
@@ -92,6 +109,8 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
     if (keep || sink) {
       PricedStep priced{step, c.compute, c.communication, comm.sent_per_node, std::move(comm.each)};
       priced.step.end_s = end;
+      for (StepWork& w : priced.step.work)
+        w.request = static_cast<int>(number_in_scenario(w.request));
       if (sink) r.step_sink(PricedStepEvent{scenario_index, link_index, number, priced});
       if (keep) out.steps.push_back(std::move(priced));
     }
@@ -122,6 +141,7 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
   out.communication = Seconds(comm_at_first);
   out.network_share = busy_at_first > 0.0 ? comm_at_first / busy_at_first : 0.0;
   out.finished = Seconds(last_end);
+  if (r.data_parallel_size > 1) out.alltoall_share = comm_sum > 0.0 ? alltoall_sum / comm_sum : 0.0;
   return out;
 }
 
@@ -182,6 +202,7 @@ PredictReport run_predict(const PredictRequest& r) {
       fmt::format("{} is out of range; allowed 0 (no overlap) up to, not including, 1", r.overlap));
   validate(r.engine);
   require_tp_accepted(r.model, r.engine.tensor_parallel_size);
+  const ExpertParallel expert_parallel = predict_expert_parallel(r);
 
   PredictReport report;
   if (r.disaggregation) check_disaggregated_predict(r, report);
@@ -237,6 +258,7 @@ PredictReport run_predict(const PredictRequest& r) {
 
   report.decode_model.reads = decode_weight_reads(r.model);
   report.decode_model.tp = tp;
+  report.decode_model.data_parallel = expert_parallel.data_parallel;
   report.decode_model_drafts = drafts;
   report.decode_model.memory_bandwidth = r.memory_bandwidth;
   // A measured ITL of one request says nothing of how a batch's tokens share
@@ -322,7 +344,7 @@ PredictReport run_predict(const PredictRequest& r) {
                    run_link(r, cost, scheduler, scenario, index, 0, &from).last_first_token;
           });
       s.increase_mean_ttft = *s.extra_mean_ttft / a.mean_ttft;
-      if (tp >= 2) {
+      if (tp >= 2 && !expert_parallel.enabled()) {
         // The nominal bound of s.4, as penalty prices the same prompt.
         s.bound_extra = extra_transfer_time(
             bytes_per_prompt_token(r.model, r.engine) * static_cast<double>(s.prompt_tokens),
@@ -340,6 +362,9 @@ PredictReport run_predict(const PredictRequest& r) {
       "decode-only forwards read the active weights, the routed experts by the distinct experts "
       "their tokens touch; steps with prompt tokens cost the fitted prefill model, their decode "
       "tokens counted as more GEMM rows");
+  if (expert_parallel.enabled()) {
+    for (auto& note : expert_parallel_notes(r)) report.notes.push_back(std::move(note));
+  }
   report.notes.insert(report.notes.end(), r.notes.begin(), r.notes.end());
   return report;
 }

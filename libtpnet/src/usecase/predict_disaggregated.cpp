@@ -50,6 +50,9 @@ void check_disaggregated_predict(const PredictRequest& r, PredictReport& report)
   require_field(layout.prefill_tp >= 1, "disaggregation.prefill_tp", "must be at least 1");
   require_field(layout.decode_tp >= 1, "disaggregation.decode_tp", "must be at least 1");
   require_field(r.kv_block_size >= 1, "engine.block_size", "must be at least 1 token");
+  require_field(r.data_parallel_size == 1, "disaggregation",
+                "an xPyD run with data-parallel instances is not modelled: give each pool a TP "
+                "without data parallelism");
   require_field(!r.step_sink, "predict.timeline",
                 "an xPyD run writes no step timeline: its pools step apart");
   require_field(!r.keep_steps, "predict.traffic",

@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <iterator>
+#include <string>
+#include <vector>
+
 #include "predict_disaggregated.hpp"
 #include "tpnet/usecase/predict.hpp"
 #include "tpnet/usecase/shared_fields.hpp"
@@ -32,6 +36,10 @@ Record link_result(const PredictLink& l) {
       json_only(integer("mixed_steps", "mixed steps", l.schedule.mixed_steps)),
       json_only(number("finished_s", "last token", l.finished.value(), kSeconds, 2)),
   };
+  if (l.alltoall_share) {
+    out.push_back(number("alltoall_share_pct", "all-to-all share of net", *l.alltoall_share * 100.0,
+                         kPercent, 1));
+  }
   if (const auto& e = l.expected) {
     // Ranged only where expected rates price the run: measured runs keep their columns.
     out.push_back(table_only(
@@ -175,8 +183,14 @@ Document predict_document(const PredictRequest& req, const PredictReport& r, boo
   doc.csv = CsvLayout::sections;  // the settings, then the fabrics and the scenarios
   std::vector<std::string> link_names;
   for (const ProfiledLink& l : req.links) link_names.push_back(l.link.name);
-  doc.title = fmt::format("tpnet predict: {}; vLLM's scheduler step by step at {}",
-                          describe(req.model, req.engine), fmt::join(link_names, ", "));
+  const std::string layout =
+      req.data_parallel_size > 1
+          ? fmt::format("{} at TP{} x DP{}, the experts over {} ranks", req.model.name,
+                        req.engine.tensor_parallel_size, req.data_parallel_size,
+                        req.data_parallel_size * req.engine.tensor_parallel_size)
+          : describe(req.model, req.engine);
+  doc.title = fmt::format("tpnet predict: {}; vLLM's scheduler step by step at {}", layout,
+                          fmt::join(link_names, ", "));
   std::vector<Record> rows;
   for (const auto& s : r.scenarios) rows.push_back(scenario_record(s));
   doc.fields = {
@@ -193,6 +207,19 @@ Document predict_document(const PredictRequest& req, const PredictReport& r, boo
       fit_record(r),
       decode_record(r),
   };
+  if (req.data_parallel_size > 1) {
+    // An EP layout says itself beside the TP; plain TP's answer keeps its fields.
+    const int ranks = req.engine.tensor_parallel_size * req.data_parallel_size;
+    std::vector<Field> layout_fields;
+    layout_fields.push_back(
+        integer("data_parallel_size", "data-parallel size", req.data_parallel_size));
+    layout_fields.push_back(
+        integer("expert_parallel_size", "expert-parallel ranks (TP x DP, one a node)", ranks));
+    layout_fields.push_back(text("all2all_backend", "all-to-all backend",
+                                 std::string(to_string(req.engine.all2all_backend))));
+    doc.fields.insert(doc.fields.begin() + 2, std::make_move_iterator(layout_fields.begin()),
+                      std::make_move_iterator(layout_fields.end()));
+  }
   for (std::size_t i = 0; i < req.links.size(); ++i) doc.fields.push_back(per_link_table(r, i));
   if (req.disaggregation) doc.fields.push_back(disaggregation_field(r));
   doc.fields.push_back(records("scenarios", "between the first two links", std::move(rows)));

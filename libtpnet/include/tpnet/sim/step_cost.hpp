@@ -47,6 +47,9 @@ struct DecodeComputeModel {
   double seconds_per_flop = 0.0;
   /// How a batch's tokens spread over the experts (decode_weight_bytes); 1 = uniform.
   double expert_concentration = 1.0;
+  /// DP ranks of an expert-parallel layout, each of `tp` nodes: reads by
+  /// expert_parallel_weight_bytes (sim/expert_parallel_step.hpp); 1: plain TP.
+  int data_parallel = 1;
   /// Reading a forward's weights at the full bandwidth: the time at
   /// efficiency 1.
   [[nodiscard]] Seconds weight_read(TokenCount tokens) const;

@@ -21,6 +21,7 @@
 #include "tpnet/sim/compute_fit.hpp"
 #include "tpnet/sim/disaggregated_schedule.hpp"
 #include "tpnet/sim/engine_schedule.hpp"
+#include "tpnet/sim/expert_parallel_step.hpp"
 #include "tpnet/sim/kv_transfer_time.hpp"
 #include "tpnet/sim/step_cost.hpp"
 #include "tpnet/sim/step_schedule.hpp"
@@ -69,6 +70,15 @@ struct PredictRequest {
   /// (every draft accepted), with a warning when there are drafts.
   std::optional<double> accepted_tokens;
   double overlap = 0.0;  ///< share of communication hidden under compute
+  /// vLLM's data_parallel_size: DP ranks of engine.tensor_parallel_size
+  /// nodes each, the requests spread over them in arrival order, round robin
+  /// (docs/prediction.md s.7). Above 1 it needs `enable_expert_parallel`.
+  int data_parallel_size = 1;
+  /// vLLM's enable_expert_parallel: the routed experts spread over every
+  /// rank (tp x dp), each MoE layer's tokens sent to them by all-to-all.
+  bool enable_expert_parallel = false;
+  /// The all-to-all's settings beside the engine's backend.
+  ExpertAllToAllSettings alltoall;
   /// Keep every priced step of the first scenario at the first link (what
   /// --traffic samples); the other runs keep none.
   bool keep_steps = false;
@@ -159,6 +169,9 @@ struct PredictLink {
   std::optional<ExpectedRange> expected;
   /// Set when the run was xPyD: its pools, hand-offs and the formula's inputs.
   std::optional<DisaggregatedLink> disaggregated;
+  /// An EP layout's: its MoE layers' all-to-alls over all its communication
+  /// (the whole run, after overlap).
+  std::optional<double> alltoall_share;
 };
 
 struct PredictScenarioResult {
@@ -218,6 +231,12 @@ struct PredictReport {
 /// with the row's output tokens or `output` where the row states none.
 [[nodiscard]] std::vector<PredictScenario> scenarios_from_baseline(
     const std::vector<PrefillScenario>& baseline, TokenCount output);
+
+/// The ExpertParallel `request` asks for (data_parallel 1: plain TP).
+/// Throws InputError naming `layout.data_parallel_size` for DP ranks without
+/// expert parallelism (vLLM then shards the experts by TP over the DP ranks:
+/// not modelled) and `layout.enable_expert_parallel` on a dense model.
+[[nodiscard]] ExpertParallel predict_expert_parallel(const PredictRequest& request);
 
 /// Throws InputError naming the field: no links, a link without its profile,
 /// no scenario, no compute (`workload.baseline`), an overlap outside [0, 1)
