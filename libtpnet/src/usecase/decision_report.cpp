@@ -223,7 +223,6 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
     ask.engine.tensor_parallel_size = 1;
     ask.node = in.node;
     ask.nodes = in.nodes;
-    ask.link = g.from;
     ask.fabric = g.fabrics.front();
     ask.memory = in.memory;
     ask.prompt_tokens = in.workload.prompts.front().prompt.tokens_each;

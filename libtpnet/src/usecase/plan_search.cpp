@@ -502,7 +502,6 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
           ask.engine.tensor_parallel_size = 1;
           ask.node = in.node;
           ask.nodes = in.nodes;
-          ask.link = r.speed;
           ask.fabric = priced_on ? *priced_on
                                  : priced_profile(in.fabric_catalog, FabricTopology::switched,
                                                   speed, in.node, in.calibration);
