@@ -50,14 +50,14 @@ CompareRequest to_request(const CompareOptions& o) {
   request.layouts = grid_layouts(o.tps, o.pps, o.eps);
   std::vector<Link> from;
   std::vector<Link> to;
-  for (const auto& text : o.from) from.push_back(to_link(text, "--from", o.engine));
-  for (const auto& text : o.to) to.push_back(to_link(text, "--to", o.engine));
+  for (const auto& text : o.from) from.push_back(to_link(text, "--from"));
+  for (const auto& text : o.to) to.push_back(to_link(text, "--to"));
+  const CollectiveSettings settings = to_collective_settings(o.engine);
   request.prompts = prompt_scenarios(o.prompts);
   request.projection = to_ttft_baseline(o.baseline);
   if (request.projection) {
-    request.projection->link = o.baseline.link.empty()
-                                   ? from.front()
-                                   : to_link(o.baseline.link, "--baseline-link", o.engine);
+    request.projection->link =
+        o.baseline.link.empty() ? from.front() : to_link(o.baseline.link, "--baseline-link");
   }
   if (o.reference_tp != 0) request.reference = ParallelLayout{o.reference_tp, 1, 1};
   request.node = load_node(o.node);
@@ -72,8 +72,8 @@ CompareRequest to_request(const CompareOptions& o) {
     request.from = without_profiles(from);
     request.to = without_profiles(to);
   } else {
-    request.from = with_fabrics({o.fabric}, from, request.node.name);
-    request.to = with_fabrics({o.fabric}, to, request.node.name);
+    request.from = with_fabrics({o.fabric}, from, settings, request.node.name);
+    request.to = with_fabrics({o.fabric}, to, settings, request.node.name);
     request.accepted_tokens = o.accepted_tokens.given();
   }
   return request;

@@ -144,6 +144,7 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
   pr.engine = g.engine;
   pr.from = ProfiledLink{g.from, g.fabrics[0]};
   pr.to = ProfiledLink{g.to, g.fabrics[1]};
+  pr.collective = in.collective;
   pr.scenarios = g.scenarios;
   pr.calibration = request.calibration;
   g.penalty = run_penalty(pr);
@@ -154,6 +155,7 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
   dr.engine = g.engine;
   dr.from = ProfiledLink{g.from, g.fabrics[0]};
   dr.to = ProfiledLink{g.to, g.fabrics[1]};
+  dr.collective = in.collective;
   dr.node = in.node;
   dr.calibration = request.calibration;
   g.decode = run_decode(dr);
