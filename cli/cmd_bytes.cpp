@@ -21,9 +21,10 @@ struct BytesOptions {
 Document run_bytes(const BytesOptions& o) {
   const ModelArch model = load_model(o.engine);
   const EngineConfig engine = to_engine(o.engine);
-  const Link link = to_link(o.link, "--link", o.engine);
+  const Link link = to_link(o.link, "--link");
+  const CollectiveSettings settings = to_collective_settings(o.engine);
   const Seconds overhead = parse_duration(o.overhead, InputLocation::for_key("--overhead"));
-  const BytesReport r = analyze_bytes(model, engine, link, overhead);
+  const BytesReport r = analyze_bytes(model, engine, link, settings, overhead);
 
   Record allreduce{
       integer("chunk_tokens", "chunk", static_cast<double>(engine.max_num_batched_tokens)),
@@ -71,8 +72,8 @@ Document run_bytes(const BytesOptions& o) {
       number("chunk_forward_bytes", "sent per node per full-chunk forward",
              r.chunk_forward_bytes.count(), kBytesGB, 2),
       record("allreduce", "one all-reduce of a full chunk", std::move(allreduce)),
-      link_summary("link", link),
-      link_record("link", "link", link),
+      link_summary("link", link, settings),
+      link_record("link", "link", link, settings),
       number("fixed_overhead_s", "a generous fixed overhead", r.fixed_overhead.value(),
              kMicroseconds, 0),
       number("bytes_in_fixed_overhead", "bytes the link moves meanwhile",

@@ -3,17 +3,12 @@
 // GEMMs, and measured bytes per prompt token from RDMA counters
 // (docs/calibration.md).
 
-#include <fmt/format.h>
-
 #include <memory>
 
+#include "calibration_inputs.hpp"
 #include "common.hpp"
-#include "integer_flags.hpp"
 #include "sweep_flags.hpp"
-#include "tpnet/base/limits.hpp"
-#include "tpnet/base/quantity.hpp"
 #include "tpnet/io/calibration_yaml.hpp"
-#include "tpnet/io/counters_csv.hpp"
 #include "tpnet/io/gemm_csv.hpp"
 #include "tpnet/io/link_presets.hpp"
 #include "tpnet/io/model_catalog.hpp"
@@ -31,10 +26,7 @@ struct CalibrationOptions {
   SweepReadFlags sweep;
   bool force = false;
   std::string gemm;
-  std::string counters;
-  std::string requests;
-  std::string prompt_tokens;
-  EngineOptions engine;  ///< the model the counters ran and its engine, as bytes reads them
+  CounterFlags counters;
   std::vector<std::string> env;
   CalibrationBuildRequest provenance;  ///< date, hosts and note, bound to their flags
   std::string out;
@@ -43,7 +35,7 @@ struct CalibrationOptions {
 };
 
 Outcome run_calibration(const CalibrationOptions& o) {
-  if (o.nccl_tests.empty() && o.alltoall.empty() && o.gemm.empty() && o.counters.empty()) {
+  if (o.nccl_tests.empty() && o.alltoall.empty() && o.gemm.empty() && o.counters.counters.empty()) {
     throw InputError(
         "give at least one measurement: --nccl-tests FILE (an all-reduce sweep), --alltoall "
         "FILE (an all-to-all sweep), --gemm FILE (timed GEMMs) or --counters FILE (RDMA "
@@ -58,7 +50,7 @@ Outcome run_calibration(const CalibrationOptions& o) {
     throw InputError("applies to --nccl-tests FILE, which is not given",
                      InputLocation::for_key("--partial"));
   }
-  if (!o.requests.empty() && o.counters.empty()) {
+  if (!o.counters.requests.empty() && o.counters.counters.empty()) {
     throw InputError("splits --counters FILE, which is not given",
                      InputLocation::for_key("--requests"));
   }
@@ -81,34 +73,13 @@ Outcome run_calibration(const CalibrationOptions& o) {
   }
   if (!o.gemm.empty()) {
     GemmInput gemm{load_gemm_csv(o.gemm), std::nullopt};
-    if (!o.engine.model.empty()) gemm.model_name = resolve_model(o.engine.model).name;
+    if (!o.counters.engine.model.empty()) {
+      gemm.model_name = resolve_model(o.counters.engine.model).name;
+    }
     request.compute = std::move(gemm);
   }
-  if (!o.counters.empty()) {
-    if (o.engine.model.empty() || o.engine.tp == 0 || o.prompt_tokens.empty()) {
-      throw InputError(
-          "needs --model, --tp and --prompt-tokens: the bytes per prompt token are "
-          "compared with that model's formula",
-          InputLocation::for_key("--counters"));
-    }
-    CounterInput traffic;
-    traffic.model = resolve_model(o.engine.model);
-    traffic.engine = to_engine(o.engine);
-    traffic.prompt_tokens =
-        parse_tokens(o.prompt_tokens, InputLocation::for_key("--prompt-tokens"));
-    traffic.counters = load_counters_csv(o.counters);
-    traffic.source = o.counters;
-    if (!o.requests.empty()) traffic.requests = load_requests_csv(o.requests);
-    request.traffic = std::move(traffic);
-  }
-  for (const auto& entry : o.env) {
-    const auto eq = entry.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw InputError(fmt::format("'{}' is not NAME=VALUE", entry),
-                       InputLocation::for_key("--env"));
-    }
-    request.env[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
+  request.traffic = read_counter_input(o.counters);
+  record_env(o.env, request);
   const CalibrationBuildReport built = build_calibration(request);
   const std::string yaml_text = write_calibration_yaml(built.calibration);
   // What is written must read back: a failure here is a bug, not bad input.
@@ -152,44 +123,8 @@ Command setup_calibration(CLI::App& app) {
   const std::string compute = "Compute";
   sub->add_option("--gemm", options->gemm, "GEMM timings CSV from tpnet-calibrate gemm")
       ->group(compute);
-  const std::string traffic = "Traffic";
-  sub->add_option("--counters", options->counters,
-                  "RDMA counter CSV of one node (tpnet-calibrate counters)")
-      ->group(traffic);
-  sub->add_option("--requests", options->requests,
-                  "Request timings CSV: count only the prefill share of the traffic")
-      ->group(traffic);
-  sub->add_option("--prompt-tokens", options->prompt_tokens,
-                  "Prompt tokens prefilled while the counters ran (e.g. 8k)")
-      ->group(traffic);
-  sub->add_option("-m,--model", options->engine.model, "Model the counters ran (for the formula)")
-      ->group(traffic);
-  sub->add_option("--tp,--tensor-parallel-size", options->engine.tp, "Its tensor-parallel size")
-      ->group(traffic);
-  sub->add_option("--activation-bytes", options->engine.activation_bytes,
-                  "Bytes per activation value (2 = BF16)")
-      ->capture_default_str()
-      ->group(traffic);
-  sub->add_option("--allreduces-per-layer", options->engine.allreduces_per_layer,
-                  "All-reduces per layer (default: one per block of the layer plan)")
-      ->check(whole_number_in(0, kMaxAllreducesPerLayer))
-      ->group(traffic);
-  sub->add_option("--extra-allreduces", options->engine.extra_allreduces,
-                  "All-reduces per forward outside the layers")
-      ->capture_default_str()
-      ->group(traffic);
-  const std::string provenance = "Provenance";
-  sub->add_option("--hosts", options->provenance.hosts,
-                  "Hosts measured, e.g. spark-1,spark-2 (default: from the sweep)")
-      ->delimiter(',')
-      ->group(provenance);
-  sub->add_option("--env", options->env, "A setting of the run to record, NAME=VALUE (repeatable)")
-      ->group(provenance);
-  sub->add_option("--note", options->provenance.note, "Free text recorded with the provenance")
-      ->group(provenance);
-  sub->add_option("--date", options->provenance.date,
-                  "When it was measured, ISO 8601 (default: the sweep's, else now)")
-      ->group(provenance);
+  add_counter_flags(sub, options->counters);
+  add_provenance_flags(sub, options->provenance, options->env);
   sub->add_option("-o,--out", options->out,
                   "Write calibration.yaml here (atomically) and print a summary; default: the "
                   "YAML on stdout");

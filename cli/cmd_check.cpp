@@ -51,13 +51,16 @@ Outcome run_check(const CheckOptions& o) {
   doc.title = fmt::format("tpnet check {}: {} as {}, {} -> {}: {}", o.plan, request.model.name,
                           layout.layout.name(), request.from.front().link.name, to_names,
                           result.passed() ? "all budgets hold" : "BUDGET EXCEEDED");
+  // A plan file sets no NCCL settings: NCCL's defaults price its links.
+  const CollectiveSettings plan_settings;
+  const Link& from = request.from.front().link;
   doc.fields = {text("plan", "plan", o.plan),
                 text("model", "model", request.model.name),
                 text("layout", "layout", layout.layout.name()),
                 integer("nodes", "nodes", layout.layout.nodes()),
                 text("node", "node", request.node.name),
-                link_summary("from link", request.from.front().link),
-                link_record("from", "from link", request.from.front().link),
+                link_summary("from link", from, plan_settings),
+                link_record("from", "from link", from, plan_settings),
                 text("memory_fit", "memory fit", layout.memory.fit_summary),
                 records("scenarios", "scenarios", std::move(rows)),
                 verdict_records(result.verdicts),

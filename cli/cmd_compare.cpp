@@ -1,16 +1,13 @@
 // tpnet compare: a grid of layouts x links x prompts, streamed for large grids.
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <algorithm>
-#include <iterator>
 #include <memory>
 #include <ostream>
 
+#include "baseline_flags.hpp"
 #include "calibration_flags.hpp"
 #include "charts.hpp"
 #include "common.hpp"
+#include "compare_inputs.hpp"
 #include "compare_writer.hpp"
 #include "exit_codes.hpp"
 #include "side_by_side_flags.hpp"
@@ -31,10 +28,7 @@ struct CompareOptions {
   std::vector<std::string> to{"100G"};
   std::vector<std::string> prompts;
   int reference_tp = 0;
-  int baseline_tp = 0;
-  std::string baseline_ttft;
-  std::string baseline_prompt;
-  std::string baseline_link;
+  TtftBaselineFlags baseline;
   std::string node = std::string(kDefaultNodeName);
   MemoryOptions memory;
   std::string reserved_memory;   ///< refused: the memory fit prices NCCL's buffers itself
@@ -49,47 +43,23 @@ struct CompareOptions {
 };
 
 CompareRequest to_request(const CompareOptions& o) {
-  if (!o.reserved_memory.empty()) {
-    throw InputError(
-        "is no longer read: NCCL's buffers come from the node's measured footprint "
-        "(--nccl-channels and --nccl-buffsize, or --nccl-tuned for the node's tuned pair, "
-        "nccl_memory.tuned in its file) and the OS share from the node's reserved_memory",
-        InputLocation::for_key("--reserved-memory"));
-  }
+  refuse_reserved_memory(o.reserved_memory);
   CompareRequest request = o.request;
   request.model = load_model(o.engine);
   EngineOptions engine_options = o.engine;
   engine_options.tp = o.tps.empty() ? 0 : o.tps.front();
   request.engine = to_engine(engine_options);
-  for (int pp : o.pps) {
-    for (int ep : o.eps) {
-      for (int tp : o.tps) request.layouts.push_back(ParallelLayout{tp, pp, ep});
-    }
-  }
+  request.layouts = grid_layouts(o.tps, o.pps, o.eps);
   std::vector<Link> from;
   std::vector<Link> to;
-  for (const auto& text : o.from) from.push_back(to_link(text, "--from", o.engine));
-  for (const auto& text : o.to) to.push_back(to_link(text, "--to", o.engine));
-  for (const auto& text : o.prompts) {
-    request.prompts.push_back(
-        PrefillScenario{text, parse_prompt(text, InputLocation::for_key("--prompt")), {}});
-  }
-  const bool any_baseline = o.baseline_tp != 0 || !o.baseline_ttft.empty() ||
-                            !o.baseline_prompt.empty() || !o.baseline_link.empty();
-  if (any_baseline) {
-    if (o.baseline_tp == 0 || o.baseline_ttft.empty() || o.baseline_prompt.empty()) {
-      throw InputError(
-          "a baseline needs --baseline-tp, --baseline-ttft and --baseline-prompt together "
-          "(e.g. --baseline-tp 8 --baseline-ttft 6.36s --baseline-prompt 8k)",
-          InputLocation::for_key("--baseline-tp"));
-    }
-    TtftBaseline b;
-    b.layout = ParallelLayout{o.baseline_tp, 1, 1};
-    b.ttft = parse_duration(o.baseline_ttft, InputLocation::for_key("--baseline-ttft"));
-    b.prompt = parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt"));
-    b.link = o.baseline_link.empty() ? from.front()
-                                     : to_link(o.baseline_link, "--baseline-link", o.engine);
-    request.projection = b;
+  for (const auto& text : o.from) from.push_back(to_link(text, "--from"));
+  for (const auto& text : o.to) to.push_back(to_link(text, "--to"));
+  const CollectiveSettings settings = to_collective_settings(o.engine);
+  request.prompts = prompt_scenarios(o.prompts);
+  request.projection = to_ttft_baseline(o.baseline);
+  if (request.projection) {
+    request.projection->link =
+        o.baseline.link.empty() ? from.front() : to_link(o.baseline.link, "--baseline-link");
   }
   if (o.reference_tp != 0) request.reference = ParallelLayout{o.reference_tp, 1, 1};
   request.node = load_node(o.node);
@@ -104,8 +74,8 @@ CompareRequest to_request(const CompareOptions& o) {
     request.from = without_profiles(from);
     request.to = without_profiles(to);
   } else {
-    request.from = with_fabrics({o.fabric}, from, request.node.name);
-    request.to = with_fabrics({o.fabric}, to, request.node.name);
+    request.from = with_fabrics({o.fabric}, from, settings, request.node.name);
+    request.to = with_fabrics({o.fabric}, to, settings, request.node.name);
     request.accepted_tokens = o.accepted_tokens.given();
   }
   apply_side_by_side_options(request, o.side_by_side);
@@ -116,7 +86,7 @@ Outcome run_compare(const CompareOptions& o) {
   const Format format = parse_format(o.format);
   check_svg_path(o.svg);
   auto report = std::make_shared<const CompareReport>(tpnet::run_compare(to_request(o)));
-  Document doc = compare_document(*report, o.baseline_prompt);
+  Document doc = compare_document(*report, o.baseline.prompt);
   for (auto& w : doc.warnings) w = name_fields(w, FieldNames::flags);
 
   // Drawn before the rows stream: the chart is a second pass over the grid.
@@ -124,13 +94,7 @@ Outcome run_compare(const CompareOptions& o) {
   Outcome outcome;
   if (format == Format::csv || format == Format::json) {
     outcome.doc = doc;
-    outcome.write = [report, doc, format](std::ostream& os) {
-      const std::uint64_t failed = write_compare_grid(os, format, *report, doc);
-      if (failed == 0) return 0;
-      os.flush();
-      fmt::print(stderr, "tpnet: warning: gate failed: {} rows exceed a budget\n", failed);
-      return 1;
-    };
+    outcome.write = compare_grid_writer(report, doc, format);
     return outcome;
   }
 
@@ -148,35 +112,23 @@ Command setup_compare(CLI::App& app) {
       "compare", "Grid of TP/PP/EP layouts x links x prompts: bytes, bounds, projections, fit");
   add_engine_options(sub, options->engine, false);
   const std::string grid = "Grid";
-  // A list's default as it is typed (2,4,8,16), from the options' own value.
-  const auto grid_list = [&](const std::string& name, auto& values, const std::string& help) {
-    CLI::Option* option = sub->add_option(name, values, help)->delimiter(',')->group(grid);
-    if (!values.empty()) option->default_str(fmt::format("{}", fmt::join(values, ",")));
-  };
-  grid_list("--tp", options->tps, "TP sizes, e.g. 2,4,8,16");
-  grid_list("--pp", options->pps, "Pipeline stages, e.g. 1,2");
-  grid_list("--ep", options->eps, "Expert-parallel sizes (MoE), e.g. 1,8");
-  grid_list("--from", options->from, "Baseline links");
-  grid_list("--to", options->to, "Links to estimate");
-  grid_list("--prompt", options->prompts, "Prompt scenarios (default: the study's P1-P6)");
+  add_list_option(sub, "--tp", options->tps, "TP sizes, e.g. 2,4,8,16", grid);
+  add_list_option(sub, "--pp", options->pps, "Pipeline stages, e.g. 1,2", grid);
+  add_list_option(sub, "--ep", options->eps, "Expert-parallel sizes (MoE), e.g. 1,8", grid);
+  add_list_option(sub, "--from", options->from, "Baseline links", grid);
+  add_list_option(sub, "--to", options->to, "Links to estimate", grid);
+  add_list_option(sub, "--prompt", options->prompts,
+                  "Prompt scenarios (default: the study's P1-P6)", grid);
   sub->add_option("--reference-tp", options->reference_tp,
                   "TP the ratios compare against (default: the baseline's, else 8 or the first)")
       ->group(grid);
   const std::string baseline = "Measured baseline (projects TTFT to other layouts)";
-  sub->add_option("--baseline-tp", options->baseline_tp, "TP the TTFT was measured at")
-      ->group(baseline);
-  sub->add_option("--baseline-ttft", options->baseline_ttft, "Measured TTFT, e.g. 6.36s")
-      ->group(baseline);
-  sub->add_option("--baseline-prompt", options->baseline_prompt, "Its prompt, e.g. 8k")
-      ->group(baseline);
-  sub->add_option("--baseline-link", options->baseline_link, "Its link (default: the first --from)")
+  add_ttft_baseline_flags(sub, options->baseline, baseline, "Measured TTFT, e.g. 6.36s");
+  sub->add_option("--baseline-link", options->baseline.link, "Its link (default: the first --from)")
       ->group(baseline);
   add_node_option(sub, options->node);
   add_memory_options(sub, options->memory);
-  sub->add_option("--reserved-memory", options->reserved_memory,
-                  "No longer read (refused): NCCL's buffers come from --nccl-tuned, "
-                  "--nccl-channels and --nccl-buffsize")
-      ->group("");
+  add_retired_reserved_memory_option(sub, options->reserved_memory);
   sub->add_option("--requests", options->request.decode_requests,
                   "Running requests per decode forward")
       ->capture_default_str();

@@ -33,9 +33,10 @@ Document run_decode(const DecodeOptions& o) {
         parse_bit_rate(o.memory_bandwidth, InputLocation::for_key("--mem-bw"));
   }
   request.calibration = load_calibration(o.calibration);
-  std::vector<ProfiledLink> links = with_fabrics(
-      o.fabrics, {to_link(o.from, "--from", o.engine), to_link(o.to, "--to", o.engine)},
-      request.node.name, request.calibration);
+  const std::vector<Link> from_to{to_link(o.from, "--from"), to_link(o.to, "--to")};
+  request.collective = to_collective_settings(o.engine);
+  std::vector<ProfiledLink> links =
+      with_fabrics(o.fabrics, from_to, request.collective, request.node.name, request.calibration);
   request.from = std::move(links[0]);
   request.to = std::move(links[1]);
   return decode_document(request, tpnet::run_decode(request));

@@ -29,7 +29,8 @@ Outcome run_doctor(const DoctorOptions& o) {
   request.sweep = load_nccl_tests(o.nccl_tests, o.sweep.read_options());
   request.link = parse_link(o.link, InputLocation::for_key("--link"));
   request.node = builtin_node(kDefaultNodeName);
-  request.fabric = to_fabric(o.fabric, request.link, std::string(kDefaultNodeName));
+  request.fabric =
+      to_fabric(o.fabric, request.link, CollectiveSettings{}, std::string(kDefaultNodeName));
   request.ranks = o.sweep.given_ranks();
   request.range = o.sweep.range();
   const DoctorReport r = tpnet::run_doctor(request);

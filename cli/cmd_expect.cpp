@@ -37,8 +37,8 @@ Outcome run_expect(const ExpectOptions& o) {
   req.engine = to_engine(engine);
   req.node = load_node(o.node);
   req.nodes = o.nodes;
-  req.link = to_link(o.link, "--link", o.engine);
-  req.fabric = to_fabric(o.fabric, req.link, req.node.name);
+  req.fabric = to_fabric(o.fabric, to_link(o.link, "--link"), to_collective_settings(o.engine),
+                         req.node.name);
   req.memory = to_memory_settings(o.memory);
   req.prompt_tokens = parse_tokens(o.prompt, InputLocation::for_key("--prompt"));
   req.output_tokens = parse_tokens(o.output, InputLocation::for_key("--output"));

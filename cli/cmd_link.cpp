@@ -43,7 +43,7 @@ LinkRequest to_link_request(const LinkOptions& o) {
   ask.link = parse_link(o.link, InputLocation::for_key("link"));
   ask.algorithms = parse_nccl_algorithms(o.nccl_algo, InputLocation::for_key("nccl.algorithms"));
   ask.protocols = parse_nccl_protocols(o.nccl_proto, InputLocation::for_key("nccl.protocols"));
-  ask.fabric = to_fabric(o.fabric, ask.link, o.node);
+  ask.fabric = to_fabric(o.fabric, ask.link, CollectiveSettings{}, o.node);
   ask.fabric_picked_for_link = o.fabric == "auto";
   request.allreduce = ask;
   return request;

@@ -60,9 +60,10 @@ Outcome run_penalty(const PenaltyOptions& o) {
   request.scenarios = scenarios_from(o);
   request.budgets = to_budgets(o.budgets);
   request.calibration = load_calibration(o.calibration);
-  std::vector<ProfiledLink> links = with_fabrics(
-      o.fabrics, {to_link(o.from, "--from", o.engine), to_link(o.to, "--to", o.engine)},
-      load_node(o.node).name, request.calibration);
+  const std::vector<Link> from_to{to_link(o.from, "--from"), to_link(o.to, "--to")};
+  request.collective = to_collective_settings(o.engine);
+  std::vector<ProfiledLink> links = with_fabrics(o.fabrics, from_to, request.collective,
+                                                 load_node(o.node).name, request.calibration);
   request.from = std::move(links[0]);
   request.to = std::move(links[1]);
   request.accepted_tokens = o.accepted_tokens.given();

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "baseline_flags.hpp"
 #include "capacity_flags.hpp"
 #include "common.hpp"
 #include "price_flags.hpp"
@@ -17,9 +18,7 @@ struct PlanOptions {
   EngineOptions engine;
   ClusterOptions cluster;
   PriceOptions prices;
-  int baseline_tp = 0;
-  std::string baseline_ttft;
-  std::string baseline_prompt;
+  TtftBaselineFlags baseline;
   CapacityFlags capacity;
   std::string format = "table";
 };
@@ -27,20 +26,7 @@ struct PlanOptions {
 PlanSearchRequest to_request(const PlanOptions& o) {
   PlanSearchRequest in = to_plan_request(o.engine, o.cluster);
   apply_price_options(in, o.prices);
-  const bool any_baseline =
-      o.baseline_tp != 0 || !o.baseline_ttft.empty() || !o.baseline_prompt.empty();
-  if (any_baseline) {
-    if (o.baseline_tp == 0 || o.baseline_ttft.empty() || o.baseline_prompt.empty()) {
-      throw InputError(
-          "a baseline needs --baseline-tp, --baseline-ttft and --baseline-prompt together",
-          InputLocation::for_key("--baseline-tp"));
-    }
-    in.baseline =
-        TtftBaseline{ParallelLayout{o.baseline_tp, 1, 1},
-                     parse_duration(o.baseline_ttft, InputLocation::for_key("--baseline-ttft")),
-                     parse_prompt(o.baseline_prompt, InputLocation::for_key("--baseline-prompt")),
-                     {}};
-  }
+  in.baseline = to_ttft_baseline(o.baseline);
   in.capacity = load_capacity_request(o.capacity, std::nullopt, in.model.name);
   return in;
 }
@@ -60,10 +46,7 @@ Command setup_plan(CLI::App& app) {
   add_engine_options(sub, o->engine, false);
   add_cluster_options(sub, o->cluster);
   const std::string baseline = "Measured baseline (projects TTFT shares)";
-  sub->add_option("--baseline-tp", o->baseline_tp, "TP the TTFT was measured at")->group(baseline);
-  sub->add_option("--baseline-ttft", o->baseline_ttft, "Measured TTFT at the fastest speed")
-      ->group(baseline);
-  sub->add_option("--baseline-prompt", o->baseline_prompt, "Its prompt, e.g. 8k")->group(baseline);
+  add_ttft_baseline_flags(sub, o->baseline, baseline, "Measured TTFT at the fastest speed");
   add_capacity_flags(
       sub, o->capacity, "Served users (measured sweeps, as tpnet capacity reads them)",
       "A sweep CSV, a vllm bench serve result, or a folder: rank by users per dollar");

@@ -66,8 +66,9 @@ Outcome run_predict(const PredictOptions& o, bool wide) {
   if (o.links.empty())
     throw InputError("give at least one link", InputLocation::for_key("--links"));
   std::vector<Link> links;
-  for (const auto& text : o.links) links.push_back(to_link(text, "--links", o.engine));
-  req.links = with_fabrics(o.fabrics, links, node.name, calibration);
+  for (const auto& text : o.links) links.push_back(to_link(text, "--links"));
+  req.links =
+      with_fabrics(o.fabrics, links, to_collective_settings(o.engine), node.name, calibration);
   if (!o.baseline.empty()) {
     req.baseline = load_baseline_csv(o.baseline);
     req.baseline_origin = o.baseline;

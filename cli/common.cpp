@@ -135,7 +135,8 @@ PlanSearchRequest to_plan_request(const EngineOptions& engine, const ClusterOpti
   PlanSearchRequest in;
   in.model = load_model(engine);
   in.nodes = o.nodes;
-  for (const auto& s : o.speeds) in.speeds.push_back(to_link(s, "--speeds", engine));
+  for (const auto& s : o.speeds) in.speeds.push_back(to_link(s, "--speeds"));
+  in.collective = to_collective_settings(engine);
   in.workload = resolve_workload(o.workload);
   if (!o.ttft_budget.empty()) {
     in.ttft_budget = parse_duration(o.ttft_budget, InputLocation::for_key("--ttft-budget"));
@@ -197,8 +198,12 @@ EngineConfig to_engine(const EngineOptions& o) {
   return e;
 }
 
-Link to_link(const std::string& text, const std::string& flag, const EngineOptions& options) {
-  Link link = parse_link(text, InputLocation::for_key(flag));
+Link to_link(const std::string& text, const std::string& flag) {
+  return parse_link(text, InputLocation::for_key(flag));
+}
+
+CollectiveSettings to_collective_settings(const EngineOptions& options) {
+  CollectiveSettings settings;
   if (!options.base_latency.empty() || !options.step_latency.empty()) {
     StepLatency alpha;
     if (!options.base_latency.empty()) {
@@ -208,17 +213,17 @@ Link to_link(const std::string& text, const std::string& flag, const EngineOptio
       alpha.per_step =
           parse_duration(options.step_latency, InputLocation::for_key("--step-latency"));
     }
-    link.latency.override = alpha;
+    settings.latency_override = alpha;
   }
-  NcclSetup& nccl = link.latency.nccl;
+  NcclSetup& nccl = settings.nccl;
   if (!options.nccl_algo.empty()) {
     nccl.algorithms =
         parse_nccl_algorithms(options.nccl_algo, InputLocation::for_key("--nccl-algo"));
-    link.latency.nccl_algorithm_from_engine = false;
+    settings.nccl_algorithm_from_engine = false;
   }
   nccl.protocols = parse_nccl_protocols(options.nccl_proto, InputLocation::for_key("--nccl-proto"));
   validate(nccl);
-  return link;
+  return settings;
 }
 
 void add_budget_options(CLI::App* app, BudgetOptions& o, bool with_decode) {
@@ -382,15 +387,18 @@ std::shared_ptr<const Calibration> fabric_file(const std::string& spec) {
 
 }  // namespace
 
-FabricProfile to_fabric(const std::string& spec, const Link& link, const std::string& node) {
-  return resolve_fabric(spec, link, node, fabric_file(spec));
+FabricProfile to_fabric(const std::string& spec, const Link& link,
+                        const CollectiveSettings& settings, const std::string& node) {
+  return resolve_fabric(spec, link, settings, node, fabric_file(spec));
 }
 
 std::vector<ProfiledLink> with_fabrics(const std::vector<std::string>& specs,
-                                       const std::vector<Link>& links, const std::string& node,
+                                       const std::vector<Link>& links,
+                                       const CollectiveSettings& settings, const std::string& node,
                                        const std::optional<CalibrationInput>& calibration) {
   FabricAsk ask;
   ask.specs = specs;
+  ask.collective = settings;
   for (const auto& spec : specs) ask.spec_files.push_back(fabric_file(spec));
   if (calibration) ask.calibration = calibration->file;
   std::vector<FabricProfile> fabrics = choose_fabrics(ask, links, node);

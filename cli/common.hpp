@@ -82,10 +82,11 @@ void add_precision_options(CLI::App* app, std::string& quantization, std::string
 [[nodiscard]] ModelArch load_model(const std::string& name, const std::string& quantization,
                                    const std::string& bits_per_weight);
 [[nodiscard]] EngineConfig to_engine(const EngineOptions& options);
-/// Parses a link flag and applies the latency-model flags: --nccl-algo and
+/// Parses a link flag: a preset or a rate.
+[[nodiscard]] Link to_link(const std::string& text, const std::string& flag);
+/// The cluster's NCCL settings the latency-model flags give: --nccl-algo and
 /// --nccl-proto, or the --base-latency/--step-latency override.
-[[nodiscard]] Link to_link(const std::string& text, const std::string& flag,
-                           const EngineOptions& options);
+[[nodiscard]] CollectiveSettings to_collective_settings(const EngineOptions& options);
 
 /// Budget flags shared by penalty and compare; empty = not set.
 struct BudgetOptions {
@@ -138,13 +139,14 @@ void add_memory_options(CLI::App* app, MemoryOptions& options);
 /// link preset, else nominal), nominal, a built-in profile name, or a
 /// calibration.yaml path (read here).
 [[nodiscard]] FabricProfile to_fabric(const std::string& spec, const Link& link,
-                                      const std::string& node);
+                                      const CollectiveSettings& settings, const std::string& node);
 
 /// Each link with its profile: one value for every link, or one per link.
 /// None given: the calibration's sweep when it has one (the best profile
 /// there is, already read), else auto.
 [[nodiscard]] std::vector<ProfiledLink> with_fabrics(
-    const std::vector<std::string>& specs, const std::vector<Link>& links, const std::string& node,
+    const std::vector<std::string>& specs, const std::vector<Link>& links,
+    const CollectiveSettings& settings, const std::string& node,
     const std::optional<CalibrationInput>& calibration = {});
 
 /// The cluster `plan` and `report` search: nodes, speeds, workload, budget,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "tpnet/base/error.hpp"
 
@@ -461,6 +462,17 @@ std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareR
   }
   flush(true);
   return failed;
+}
+
+std::function<int(std::ostream&)> compare_grid_writer(std::shared_ptr<const CompareReport> report,
+                                                      Document header, Format format) {
+  return [report = std::move(report), header = std::move(header), format](std::ostream& os) {
+    const std::uint64_t failed = write_compare_grid(os, format, *report, header);
+    if (failed == 0) return 0;
+    os.flush();
+    fmt::print(stderr, "tpnet: warning: gate failed: {} rows exceed a budget\n", failed);
+    return 1;
+  };
 }
 
 }  // namespace tpnet::cli

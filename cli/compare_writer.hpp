@@ -7,6 +7,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -59,5 +61,10 @@ std::uint64_t add_compare_table(Document& doc, const CompareReport& report);
 /// With a calibration, each row carries the point-estimate columns too.
 std::uint64_t write_compare_grid(std::ostream& os, Format format, const CompareReport& report,
                                  const Document& header);
+
+/// write_compare_grid as a command's streamed output: exit 1, with a warning
+/// on stderr after the rows, when some rows exceed a budget.
+[[nodiscard]] std::function<int(std::ostream&)> compare_grid_writer(
+    std::shared_ptr<const CompareReport> report, Document header, Format format);
 
 }  // namespace tpnet::cli

@@ -19,14 +19,16 @@ using tpnet::test::tp8;
 TEST_CASE("a TP the heads do not divide is warned about, not refused", "[traffic]") {
   EngineConfig engine = tp8();
   engine.tensor_parallel_size = 128;
-  const auto r = analyze_bytes(glm53(), engine, preset("200G"), Seconds(1e-4));
+  const auto r =
+      analyze_bytes(glm53(), engine, preset("200G"), CollectiveSettings{}, Seconds(1e-4));
   REQUIRE_FALSE(r.warnings.empty());
   CHECK_THAT(r.warnings.front(), ContainsSubstring("64 attention heads"));
 }
 
 TEST_CASE("one chunk's forward sends every all-reduce's bytes, and TP2-TP16 scale against TP8",
           "[traffic]") {
-  const BytesReport r = analyze_bytes(glm53(), tp8(), preset("200G"), Seconds::microseconds(100));
+  const BytesReport r = analyze_bytes(glm53(), tp8(), preset("200G"), CollectiveSettings{},
+                                      Seconds::microseconds(100));
   // 157 all-reduces (2 x 78 layers + the embedding) of the 4,096 x 6,144 x 2 B
   // block, each sending 1.75 x it at TP8: 157 x 88,080,384 B.
   CHECK(r.allreduces_per_forward == 157);
@@ -46,5 +48,6 @@ TEST_CASE("one chunk's forward sends every all-reduce's bytes, and TP2-TP16 scal
   // A tree all-reduce sends twice the block from its busiest node.
   EngineConfig tree = tp8();
   tree.algorithm = CollectiveAlgorithm::tree;
-  CHECK(analyze_bytes(glm53(), tree, preset("200G"), Seconds(1e-4)).sent_factor == 2.0);
+  CHECK(analyze_bytes(glm53(), tree, preset("200G"), CollectiveSettings{}, Seconds(1e-4))
+            .sent_factor == 2.0);
 }

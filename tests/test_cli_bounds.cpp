@@ -208,7 +208,8 @@ TEST_CASE("bounds: an empty output path or a zero rate is refused, not taken as 
 TEST_CASE("bounds: a rate equal to a preset's gets the preset's profile", "[bounds][cli]") {
   using namespace tpnet;
   const auto at = [](const std::string& text) {
-    return default_fabric(parse_link(text, InputLocation::for_key("link")), "dgx-spark");
+    return default_fabric(parse_link(text, InputLocation::for_key("link")), CollectiveSettings{},
+                          "dgx-spark");
   };
   CHECK(at("200Gb/s").name == at("200G").name);
   CHECK(at("200Gb/s").source == FabricSource::builtin);

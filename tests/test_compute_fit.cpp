@@ -45,7 +45,7 @@ TEST_CASE("non-negative least squares recovers a solution and clamps at zero") {
 TEST_CASE("the prefill fit recovers coefficients from TTFTs made by the model itself") {
   const ModelArch model = glm53();
   const EngineConfig engine = glm_engine();
-  const FabricProfile fabric = default_fabric(preset("200G"), "dgx-spark");
+  const FabricProfile fabric = default_fabric(preset("200G"), CollectiveSettings{}, "dgx-spark");
   PrefillComputeModel truth;
   truth.per_step = Seconds(0.2);
   truth.seconds_per_gemm_flop = 3e-14;
@@ -90,7 +90,7 @@ TEST_CASE("a measured ITL faster than reading the weights is refused") {
   EngineConfig engine;
   engine.tensor_parallel_size = 1;
   CHECK_THROWS_WITH(
-      fit_decode_efficiency(model, engine, nominal_fabric(preset("200G")),
+      fit_decode_efficiency(model, engine, nominal_fabric(preset("200G"), CollectiveSettings{}),
                             BitRate::gigabytes_per_second(273.0), 1.0,
                             {DecodeMeasurement{1, Seconds::milliseconds(20.0), "--decode-itl"}}),
       ContainsSubstring("faster than reading the weights"));

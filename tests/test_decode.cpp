@@ -96,8 +96,8 @@ TEST_CASE("decode's document: the forward's traffic, the floor, NCCL's pick, the
   DecodeRequest request;
   request.model = builtin_model("glm-5.3");
   request.engine = tp8_with_4_drafts();
-  request.from = ProfiledLink{preset("200G"), nominal_fabric(preset("200G"))};
-  request.to = ProfiledLink{preset("100G"), nominal_fabric(preset("100G"))};
+  request.from = ProfiledLink{preset("200G"), nominal_fabric(preset("200G"), CollectiveSettings{})};
+  request.to = ProfiledLink{preset("100G"), nominal_fabric(preset("100G"), CollectiveSettings{})};
   request.requests = 2;
   request.node = builtin_node("dgx-spark");
   const DecodeReport r = run_decode(request);

@@ -32,8 +32,8 @@ ExpectRequest request(const std::string& model, int nodes) {
   r.engine.tensor_parallel_size = 1;
   r.node = builtin_node("dgx-spark");
   r.nodes = nodes;
-  r.link = parse_link("200G", InputLocation::for_key("link"));
-  r.fabric = default_fabric(r.link, "dgx-spark");
+  r.fabric = default_fabric(parse_link("200G", InputLocation::for_key("link")),
+                            CollectiveSettings{}, "dgx-spark");
   r.prompt_tokens = 1024;
   r.output_tokens = 128;
   r.concurrency = {1, 32};

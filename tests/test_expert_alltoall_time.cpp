@@ -14,7 +14,7 @@ using namespace tpnet::test;
 namespace {
 
 FabricProfile nominal_at(const char* link) {
-  return nominal_fabric(parse_link(link, InputLocation::for_key("link")));
+  return nominal_fabric(parse_link(link, InputLocation::for_key("link")), CollectiveSettings{});
 }
 
 }  // namespace

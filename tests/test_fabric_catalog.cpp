@@ -53,10 +53,12 @@ TEST_CASE("every built-in fabric profile says where each number comes from") {
 }
 
 TEST_CASE("each DGX Spark link preset gets its measured profile, other nodes and rates nominal") {
-  CHECK(default_fabric(preset("200G"), "dgx-spark").name == "dgx-spark-200g-switch");
-  CHECK(default_fabric(preset("emulated-100G"), "dgx-spark").name == "dgx-spark-one-half-switch");
+  CHECK(default_fabric(preset("200G"), CollectiveSettings{}, "dgx-spark").name ==
+        "dgx-spark-200g-switch");
+  CHECK(default_fabric(preset("emulated-100G"), CollectiveSettings{}, "dgx-spark").name ==
+        "dgx-spark-one-half-switch");
   // 100G between Sparks was never measured: nominal, and it says so.
-  const FabricProfile hundred = default_fabric(preset("100G"), "dgx-spark");
+  const FabricProfile hundred = default_fabric(preset("100G"), CollectiveSettings{}, "dgx-spark");
   CHECK(hundred.source == FabricSource::nominal);
   CHECK(hundred.description.find("no measured profile for this path") == 0);
   CHECK(hundred.provenance.front().find("no measured profile for this path") == 0);
@@ -66,30 +68,37 @@ TEST_CASE("each DGX Spark link preset gets its measured profile, other nodes and
                                         CollectiveAlgorithm::ring)
                            .latency.value(),
                        1e-12));
-  CHECK(default_fabric(preset("400G"), "dgx-spark").source == FabricSource::nominal);
-  CHECK(default_fabric(preset("200G"), "my-node").source == FabricSource::nominal);
-  CHECK(default_fabric(preset("200G"), "my-node").description.find("no measured") ==
-        std::string::npos);
-  Link overridden = preset("200G");
-  overridden.latency.override = StepLatency{};
-  CHECK(default_fabric(overridden, "dgx-spark").source == FabricSource::nominal);
-  CHECK(resolve_fabric("nominal", preset("200G"), "dgx-spark").source == FabricSource::nominal);
-  CHECK(resolve_fabric("dgx-spark-200g-direct", preset("200G"), "dgx-spark").name ==
-        "dgx-spark-200g-direct");
-  CHECK_THROWS_WITH(resolve_fabric("dgx-spark-200g-direct", preset("100G"), "dgx-spark"),
-                    ContainsSubstring("describes 200G links"));
-  CHECK_THROWS_WITH(resolve_fabric("dgx-spark-200g-swich", preset("200G"), "dgx-spark"),
-                    ContainsSubstring("did you mean dgx-spark-200g-switch"));
+  CHECK(default_fabric(preset("400G"), CollectiveSettings{}, "dgx-spark").source ==
+        FabricSource::nominal);
+  CHECK(default_fabric(preset("200G"), CollectiveSettings{}, "my-node").source ==
+        FabricSource::nominal);
+  CHECK(default_fabric(preset("200G"), CollectiveSettings{}, "my-node")
+            .description.find("no measured") == std::string::npos);
+  CollectiveSettings overridden;
+  overridden.latency_override = StepLatency{};
+  CHECK(default_fabric(preset("200G"), overridden, "dgx-spark").source == FabricSource::nominal);
+  CHECK(resolve_fabric("nominal", preset("200G"), CollectiveSettings{}, "dgx-spark").source ==
+        FabricSource::nominal);
+  CHECK(resolve_fabric("dgx-spark-200g-direct", preset("200G"), CollectiveSettings{}, "dgx-spark")
+            .name == "dgx-spark-200g-direct");
+  CHECK_THROWS_WITH(
+      resolve_fabric("dgx-spark-200g-direct", preset("100G"), CollectiveSettings{}, "dgx-spark"),
+      ContainsSubstring("describes 200G links"));
+  CHECK_THROWS_WITH(
+      resolve_fabric("dgx-spark-200g-swich", preset("200G"), CollectiveSettings{}, "dgx-spark"),
+      ContainsSubstring("did you mean dgx-spark-200g-switch"));
 }
 
 TEST_CASE("each topology gets its own profile of the link", "[fabric]") {
-  CHECK(default_fabric(preset("200G"), "dgx-spark").name == "dgx-spark-200g-switch");
-  CHECK(default_fabric(preset("200G"), "dgx-spark", FabricTopology::direct).name ==
-        "dgx-spark-200g-direct");
-  CHECK(default_fabric(preset("emulated-100G"), "dgx-spark", FabricTopology::direct).name ==
-        "dgx-spark-one-half-direct");
+  CHECK(default_fabric(preset("200G"), CollectiveSettings{}, "dgx-spark").name ==
+        "dgx-spark-200g-switch");
+  CHECK(default_fabric(preset("200G"), CollectiveSettings{}, "dgx-spark", FabricTopology::direct)
+            .name == "dgx-spark-200g-direct");
+  CHECK(default_fabric(preset("emulated-100G"), CollectiveSettings{}, "dgx-spark",
+                       FabricTopology::direct)
+            .name == "dgx-spark-one-half-direct");
   const FabricProfile unmeasured =
-      default_fabric(preset("100G"), "dgx-spark", FabricTopology::ring);
+      default_fabric(preset("100G"), CollectiveSettings{}, "dgx-spark", FabricTopology::ring);
   CHECK(unmeasured.source == FabricSource::nominal);
   CHECK_THAT(unmeasured.description, ContainsSubstring("100G, ring on dgx-spark"));
 }

@@ -80,7 +80,8 @@ TEST_CASE("GLM-5.3 TP8 all-reduce takes 3.5 ms at 200 Gb/s and 7.0 ms at 100 Gb/
 }
 
 TEST_CASE("a 200 Gb/s link moves 2.5 MB in 100 us", "[golden]") {
-  const BytesReport r = analyze_bytes(glm53(), tp8(), preset("200G"), Seconds::microseconds(100));
+  const BytesReport r = analyze_bytes(glm53(), tp8(), preset("200G"), CollectiveSettings{},
+                                      Seconds::microseconds(100));
   CHECK(prints_as(r.bytes_in_fixed_overhead.count() / 1e6, 2.5, 1));
   CHECK(r.chunk_regime == CommRegime::bandwidth_bound);
 }
@@ -93,7 +94,8 @@ TEST_CASE("the measured 3.54-3.60 MB per token is 5-7% above the formula", "[gol
 
 TEST_CASE("per-node bytes against TP8 are 0.57, 0.86, 1 and 1.07 x with compute 4, 2, 1, 0.5 x",
           "[golden]") {
-  const BytesReport r = analyze_bytes(glm53(), tp8(), preset("200G"), Seconds::microseconds(100));
+  const BytesReport r = analyze_bytes(glm53(), tp8(), preset("200G"), CollectiveSettings{},
+                                      Seconds::microseconds(100));
   REQUIRE(r.tp_scaling.size() == 4);
   const double bytes[] = {0.57, 0.86, 1.00, 1.07};
   const double compute[] = {4.0, 2.0, 1.0, 0.5};

@@ -14,7 +14,8 @@ TEST_CASE("on a Spark the hand-off is staged through host memory on both sides",
   const ModelArch v3 = builtin_model("deepseek-v3");
   const NodeSpec spark = builtin_node("dgx-spark");
   REQUIRE(spark.unified_memory);
-  const FabricProfile fabric = nominal_fabric(parse_link("200G", InputLocation::for_key("link")));
+  const FabricProfile fabric =
+      nominal_fabric(parse_link("200G", InputLocation::for_key("link")), CollectiveSettings{});
   const KvTransfer transfer = kv_transfer(v3, 1, 1, 8192, {});
   const KvTransferTime t = kv_transfer_time(fabric, transfer, spark, Seconds(0.0));
   CHECK(t.host_staged);

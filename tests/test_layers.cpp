@@ -171,6 +171,46 @@ std::vector<std::string> include_cycles(const UseCaseGraph& graph) {
   return cycles;
 }
 
+/// Every include of calibration/ that is neither calibration's own, libtpnet's
+/// nor cli/shared's, and every line of its CMakeLists that links tpnet_cli or
+/// puts cli/ on the include path; `files` counts the sources read.
+std::vector<std::string> calibration_reaches_cli(const fs::path& root, std::size_t& files) {
+  std::vector<std::string> broken;
+  for (const auto& file : sources_under(root / "calibration")) {
+    ++files;
+    for (const auto& [number, path] : quoted_includes(file)) {
+      if (path.rfind("tpnet/", 0) == 0) continue;  // libtpnet
+      const bool beside = fs::exists(file.parent_path() / path) ||
+                          fs::exists(root / "calibration" / path) ||
+                          fs::exists(root / "tests" / path);  // the tests' runners
+      const bool shared = fs::exists(root / "cli" / "shared" / path);
+      if (!beside && !shared) {
+        broken.push_back(fs::relative(file, root).string() + ":" + std::to_string(number) +
+                         " includes \"" + path +
+                         "\": not calibration's, libtpnet's or cli/shared's");
+      }
+    }
+  }
+  // The build says the same: no calibration target links tpnet_cli or puts
+  // cli/ on its include path.
+  for (const auto& cmake : {root / "calibration" / "CMakeLists.txt",
+                            root / "calibration" / "tests" / "CMakeLists.txt"}) {
+    std::ifstream in(cmake);
+    std::string line;
+    int number = 0;
+    static const std::regex cli_link(R"re(\btpnet_cli\b(?!_shared)|PROJECT_SOURCE_DIR\}/cli\b)re");
+    while (std::getline(in, line)) {
+      ++number;
+      if (line.find('#') != std::string::npos) line = line.substr(0, line.find('#'));
+      if (std::regex_search(line, cli_link)) {
+        broken.push_back(fs::relative(cmake, root).string() + ":" + std::to_string(number) +
+                         " links or includes tpnet's CLI");
+      }
+    }
+  }
+  return broken;
+}
+
 }  // namespace
 
 TEST_CASE("no use case includes another that includes it back, however far round", "[layers]") {
@@ -196,43 +236,40 @@ TEST_CASE("calibration/ shares code through libtpnet and cli/shared, never tpnet
   // library both front ends share, so a change to a tpnet command cannot
   // break it (issue 41).
   const fs::path root = TPNET_SOURCE_DIR;
-  std::vector<std::string> broken;
   std::size_t files = 0;
-  for (const auto& file : sources_under(root / "calibration")) {
-    ++files;
-    for (const auto& [number, path] : quoted_includes(file)) {
-      if (path.rfind("tpnet/", 0) == 0) continue;  // libtpnet
-      const bool beside = fs::exists(file.parent_path() / path) ||
-                          fs::exists(root / "calibration" / path) ||
-                          fs::exists(root / "tests" / path);  // the tests' runners
-      const bool shared = fs::exists(root / "cli" / "shared" / path);
-      if (!beside && !shared) {
-        broken.push_back(fs::relative(file, root).string() + ":" + std::to_string(number) +
-                         " includes \"" + path +
-                         "\": not calibration's, libtpnet's or cli/shared's");
-      }
-    }
-  }
+  const std::vector<std::string> broken = calibration_reaches_cli(root, files);
   CHECK(files > 0);
-  // The build says the same: no calibration target links tpnet_cli or puts
-  // cli/ on its include path.
-  for (const auto& cmake : {root / "calibration" / "CMakeLists.txt",
-                            root / "calibration" / "tests" / "CMakeLists.txt"}) {
-    std::ifstream in(cmake);
-    std::string line;
-    int number = 0;
-    static const std::regex cli_link(R"re(\btpnet_cli\b(?!_shared)|PROJECT_SOURCE_DIR\}/cli\b)re");
-    while (std::getline(in, line)) {
-      ++number;
-      if (line.find('#') != std::string::npos) line = line.substr(0, line.find('#'));
-      if (std::regex_search(line, cli_link)) {
-        broken.push_back(fs::relative(cmake, root).string() + ":" + std::to_string(number) +
-                         " links or includes tpnet's CLI");
-      }
-    }
-  }
   INFO(joined(broken));
   CHECK(broken.empty());
+}
+
+TEST_CASE("the calibration rule names a cli include and a cli link, and passes its own",
+          "[layers]") {
+  // The check above on a made-up tree: calibration/ including a CLI header,
+  // or its CMakeLists linking tpnet_cli, is caught; libtpnet, cli/shared and
+  // a header beside the file are not.
+  const fs::path root = fs::temp_directory_path() / "tpnet-calibration-layers-test";
+  fs::remove_all(root);
+  fs::create_directories(root / "calibration" / "tests");
+  fs::create_directories(root / "cli" / "shared");
+  std::ofstream(root / "cli" / "common.hpp") << "";
+  std::ofstream(root / "cli" / "shared" / "sweep_flags.hpp") << "";
+  std::ofstream(root / "calibration" / "runner.hpp") << "";
+  std::ofstream(root / "calibration" / "bad.cpp")
+      << "#include \"tpnet/io/sweep_csv.hpp\"\n#include \"runner.hpp\"\n"
+      << "#include \"sweep_flags.hpp\"\n#include \"common.hpp\"\n";
+  std::ofstream(root / "calibration" / "CMakeLists.txt")
+      << "target_link_libraries(tpnet-calibrate PRIVATE tpnet_cli_shared)\n"
+      << "# tpnet_cli in a comment is fine\n"
+      << "target_link_libraries(tpnet-calibrate PRIVATE tpnet_cli)\n";
+  std::size_t files = 0;
+  const std::vector<std::string> broken = calibration_reaches_cli(root, files);
+  fs::remove_all(root);
+  CHECK(files == 2);
+  INFO(joined(broken));
+  REQUIRE(broken.size() == 2);
+  CHECK(broken[0].find("calibration/bad.cpp:4 includes \"common.hpp\"") == 0);
+  CHECK(broken[1] == "calibration/CMakeLists.txt:3 links or includes tpnet's CLI");
 }
 
 TEST_CASE("every libtpnet layer includes only the layers above it", "[layers]") {

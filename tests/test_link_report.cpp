@@ -47,7 +47,8 @@ TEST_CASE("link: 10 KiB over 2 ranks at 200G is NCCL's ring LL, 17.4 us", "[link
   CHECK(price.nccl.chosen.protocol == NcclProtocol::ll);
   // 16.6 us of latency + 10240 B at 12.5 GB/s (docs/formulas.md s.20)
   CHECK_THAT(price.nccl.chosen.time.value(), WithinRel(16.6e-6 + 10240.0 / 12.5e9, 1e-9));
-  CHECK(price.fabric.name == nominal_fabric(price.link).name);  // no profile asked: nominal
+  CHECK(price.fabric.name ==
+        nominal_fabric(price.link, CollectiveSettings{}).name);  // no profile asked: nominal
 
   const std::vector<std::string> answer = link_answer(report);
   REQUIRE(answer.size() == 2);
@@ -62,7 +63,7 @@ TEST_CASE("link: a profile picked for the link gives way to nominal when ranks s
           "[link-report]") {
   LinkRequest request;
   request.allreduce = ten_kib_over(8, 4);
-  FabricProfile measured = nominal_fabric(request.allreduce->link);
+  FabricProfile measured = nominal_fabric(request.allreduce->link, CollectiveSettings{});
   measured.name = "measured-one-gpu-a-node";
   request.allreduce->fabric = measured;
   request.allreduce->fabric_picked_for_link = true;

@@ -144,7 +144,8 @@ TEST_CASE("tpnet doctor on the real logs: NVLink-mixed runs are not judged, neve
     request.sweep = read(name);
     request.link = tpnet::parse_link("200G", tpnet::InputLocation::for_key("link"));
     request.node = tpnet::builtin_node(tpnet::kDefaultNodeName);
-    request.fabric = tpnet::default_fabric(request.link, tpnet::kDefaultNodeName);
+    request.fabric =
+        tpnet::default_fabric(request.link, tpnet::CollectiveSettings{}, tpnet::kDefaultNodeName);
     const tpnet::DoctorReport r = tpnet::run_doctor(request);
     CHECK(r.diagnosis.state == expected.state);
     CHECK(r.gate_failed() ==
@@ -281,7 +282,8 @@ TEST_CASE("doctor names a socket fallback by its rate when the log names no tran
   request.sweep = read("gb10-2spark-all_gather-direct-degraded-2.8GBps.txt");
   request.link = tpnet::parse_link("200G", tpnet::InputLocation::for_key("link"));
   request.node = tpnet::builtin_node(tpnet::kDefaultNodeName);
-  request.fabric = tpnet::default_fabric(request.link, tpnet::kDefaultNodeName);
+  request.fabric =
+      tpnet::default_fabric(request.link, tpnet::CollectiveSettings{}, tpnet::kDefaultNodeName);
   const tpnet::DoctorReport by_rate = tpnet::run_doctor(request);
   CHECK(by_rate.diagnosis.state == FabricState::socket_fallback);
   CHECK_THAT(by_rate.diagnosis.finding, ContainsSubstring("fallback to sockets, by its rate") &&

@@ -60,7 +60,9 @@ TEST_CASE("TP1 sends nothing over the network and is refused", "[prefill][bad-in
   engine.tensor_parallel_size = 1;
   CHECK_THROWS_AS(analyze_penalty(glm53(), engine, preset("200G"), preset("100G"), {}), InputError);
   engine.tensor_parallel_size = 0;
-  CHECK_THROWS_AS(analyze_bytes(glm53(), engine, preset("200G"), Seconds(1e-4)), InputError);
+  CHECK_THROWS_AS(
+      analyze_bytes(glm53(), engine, preset("200G"), CollectiveSettings{}, Seconds(1e-4)),
+      InputError);
 }
 
 TEST_CASE("penalty's answer and document: the longest prompt predicted, decode unchanged",

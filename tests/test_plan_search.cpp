@@ -226,8 +226,9 @@ TEST_CASE("plan's fabric choice and the one priced_profile gives agree", "[plan_
   const auto fabrics = fabrics_for_layout(in, 2, in.speeds.front());
   REQUIRE(fabrics.size() == 1);
   CHECK(fabrics.front().topology == FabricTopology::direct);
-  CHECK(fabrics.front().profile->name ==
-        priced_profile(in.fabric_catalog, FabricTopology::direct, in.speeds.front(), in.node).name);
+  CHECK(fabrics.front().profile->name == priced_profile(in.fabric_catalog, FabricTopology::direct,
+                                                        in.speeds.front(), in.collective, in.node)
+                                             .name);
   CHECK(fabrics_for_layout(in, 1, in.speeds.front()).front().topology == FabricTopology::none);
 }
 

@@ -152,13 +152,15 @@ TEST_CASE("a slower built-in profile never makes an all-reduce faster") {
 TEST_CASE("a nominal profile is the link's NCCL model, a calibration its measured curve") {
   const Link link = preset("200G");
   const AllReduceTraffic traffic = allreduce_traffic(Bytes(61440), 8, CollectiveAlgorithm::ring);
-  CHECK_THAT(fabric_allreduce(nominal_fabric(link), Bytes(61440), 8, CollectiveAlgorithm::ring)
+  CHECK_THAT(fabric_allreduce(nominal_fabric(link, CollectiveSettings{}), Bytes(61440), 8,
+                              CollectiveAlgorithm::ring)
                  .time.value(),
-             WithinRel(allreduce_time(traffic, link).value(), 1e-9));
+             WithinRel(allreduce_time(traffic, link, CollectiveSettings{}).value(), 1e-9));
   const std::string path =
       kSource + "/examples/calibration/calibration_glm53_tp8_200g_synthetic.yaml";
   const auto file = std::make_shared<const Calibration>(load_calibration_yaml(path));
-  const FabricProfile measured = resolve_fabric(path, preset("100G"), "dgx-spark", file);
+  const FabricProfile measured =
+      resolve_fabric(path, preset("100G"), CollectiveSettings{}, "dgx-spark", file);
   CHECK(measured.source == FabricSource::calibration);
   CHECK_THAT(fabric_allreduce(measured, Bytes(88e6), 8, CollectiveAlgorithm::ring).time.value(),
              WithinRel(calibrated_allreduce_time(*file->allreduce, Bytes(88e6), 8,
@@ -171,7 +173,8 @@ TEST_CASE("GLM-5.3: the four-request last first tokens from the single-request r
   PredictRequest req;
   req.model = glm53();
   req.engine = glm_engine();
-  req.links = {ProfiledLink{preset("200G"), default_fabric(preset("200G"), "dgx-spark")}};
+  req.links = {ProfiledLink{preset("200G"),
+                            default_fabric(preset("200G"), CollectiveSettings{}, "dgx-spark")}};
   req.baseline = load_baseline_csv(kSource + "/examples/data/glm53_tp8_200g.csv");
   req.baseline_origin = "glm53_tp8_200g.csv";
   req.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
@@ -205,7 +208,8 @@ TEST_CASE("GLM-5.3: each single-request TTFT from a fit on the other three (leav
     PredictRequest req;
     req.model = glm53();
     req.engine = glm_engine();
-    req.links = {ProfiledLink{preset("200G"), default_fabric(preset("200G"), "dgx-spark")}};
+    req.links = {ProfiledLink{preset("200G"),
+                              default_fabric(preset("200G"), CollectiveSettings{}, "dgx-spark")}};
     for (std::size_t i = 0; i < singles.size(); ++i) {
       if (i != out) req.baseline.push_back(singles[i]);
     }
@@ -236,7 +240,8 @@ TEST_CASE("Qwen3.6-27B: TP2 and TP4 decode ITL from the TP1 ITL, within 15%") {
     req.model = model;
     req.engine.tensor_parallel_size = tp;
     req.engine.max_num_batched_tokens = 8192;
-    req.links = {ProfiledLink{preset("200G"), default_fabric(preset("200G"), "dgx-spark")}};
+    req.links = {ProfiledLink{preset("200G"),
+                              default_fabric(preset("200G"), CollectiveSettings{}, "dgx-spark")}};
     req.compute =
         GivenCompute{PrefillComputeModel{Seconds(0.0), 1e-14, 0.0, std::nullopt}, "given", {}};
     req.decode_measurements = {DecodeMeasurement{1, Seconds::milliseconds(77.97), "TP1"}};
@@ -253,7 +258,8 @@ TEST_CASE("the predicted traffic reads back through tpnet traffic's reader with 
   PredictRequest req;
   req.model = glm53();
   req.engine = glm_engine();
-  req.links = {ProfiledLink{preset("200G"), default_fabric(preset("200G"), "dgx-spark")}};
+  req.links = {ProfiledLink{preset("200G"),
+                            default_fabric(preset("200G"), CollectiveSettings{}, "dgx-spark")}};
   req.compute =
       GivenCompute{PrefillComputeModel{Seconds(0.2), 3e-14, 5e-15, std::nullopt}, "given", {}};
   req.memory_bandwidth = BitRate::gigabytes_per_second(273.0);
@@ -289,8 +295,8 @@ TEST_CASE("penalty's predicted extra is predict's extra last first token, one an
   PenaltyRequest p;
   p.model = model;
   p.engine = engine;
-  p.from = ProfiledLink{from, default_fabric(from, "dgx-spark")};
-  p.to = ProfiledLink{to, default_fabric(to, "dgx-spark")};
+  p.from = ProfiledLink{from, default_fabric(from, CollectiveSettings{}, "dgx-spark")};
+  p.to = ProfiledLink{to, default_fabric(to, CollectiveSettings{}, "dgx-spark")};
   p.scenarios = {PrefillScenario{"4x16k", PromptSpec{4, 16384}, {}, 1024}};
   p.accepted_tokens = 2.5;
   const PenaltyReport pr = run_penalty(p);
@@ -323,12 +329,17 @@ TEST_CASE("the predicted extra never exceeds its bound at the achieved rates, fo
     for (const auto& to_name : links) {
       const Link from = preset(from_name);
       const Link to = preset(to_name);
-      std::vector<FabricProfile> froms{default_fabric(from, "dgx-spark"), nominal_fabric(from),
-                                       resolve_fabric(cal_path, from, "dgx-spark", cal)};
-      std::vector<FabricProfile> tos{default_fabric(to, "dgx-spark"), nominal_fabric(to)};
+      std::vector<FabricProfile> froms{
+          default_fabric(from, CollectiveSettings{}, "dgx-spark"),
+          nominal_fabric(from, CollectiveSettings{}),
+          resolve_fabric(cal_path, from, CollectiveSettings{}, "dgx-spark", cal)};
+      std::vector<FabricProfile> tos{default_fabric(to, CollectiveSettings{}, "dgx-spark"),
+                                     nominal_fabric(to, CollectiveSettings{})};
       for (const auto& p : builtin_fabric_profiles()) {
-        if (p.for_link == from_name) froms.push_back(resolve_fabric(p.name, from, "dgx-spark"));
-        if (p.for_link == to_name) tos.push_back(resolve_fabric(p.name, to, "dgx-spark"));
+        if (p.for_link == from_name)
+          froms.push_back(resolve_fabric(p.name, from, CollectiveSettings{}, "dgx-spark"));
+        if (p.for_link == to_name)
+          tos.push_back(resolve_fabric(p.name, to, CollectiveSettings{}, "dgx-spark"));
       }
       for (const auto& f : froms) {
         for (const auto& t : tos) {
@@ -356,8 +367,10 @@ TEST_CASE("decode's fabric estimate prices one forward as predict prices a decod
   DecodeRequest d;
   d.model = glm53();
   d.engine = glm_engine();
-  d.from = ProfiledLink{preset("200G"), default_fabric(preset("200G"), "dgx-spark")};
-  d.to = ProfiledLink{preset("100G"), default_fabric(preset("100G"), "dgx-spark")};
+  d.from = ProfiledLink{preset("200G"),
+                        default_fabric(preset("200G"), CollectiveSettings{}, "dgx-spark")};
+  d.to = ProfiledLink{preset("100G"),
+                      default_fabric(preset("100G"), CollectiveSettings{}, "dgx-spark")};
   d.requests = 2;
   d.node = builtin_node("dgx-spark");
   const DecodeReport r = run_decode(d);
@@ -387,8 +400,8 @@ TEST_CASE("compare's predicted extra for a TP row is penalty's for the same scen
   EngineConfig engine = glm_engine();
   const Link from = preset("200G");
   const Link to = preset("100G");
-  const FabricProfile f = default_fabric(from, "dgx-spark");
-  const FabricProfile t = default_fabric(to, "dgx-spark");
+  const FabricProfile f = default_fabric(from, CollectiveSettings{}, "dgx-spark");
+  const FabricProfile t = default_fabric(to, CollectiveSettings{}, "dgx-spark");
   CompareRequest c;
   c.model = model;
   c.engine = engine;
@@ -427,7 +440,8 @@ TEST_CASE(
   req.model = glm53();
   req.engine = glm_engine();
   for (const char* name : {"200G", "emulated-100G"}) {
-    req.links.push_back(ProfiledLink{preset(name), default_fabric(preset(name), "dgx-spark")});
+    req.links.push_back(ProfiledLink{
+        preset(name), default_fabric(preset(name), CollectiveSettings{}, "dgx-spark")});
   }
   req.baseline = load_baseline_csv(kSource + "/examples/data/glm53_tp8_200g.csv");
   req.baseline_origin = "glm53_tp8_200g.csv";

@@ -106,13 +106,14 @@ TEST_CASE("extra_range takes the crossed ends of the two links and the central v
   CHECK(r.high.value() == 7.0);
   CHECK(range_text(r) == "+4.00 to +7.00 s");
   // Profiles without a spread (nominal) are not rerun: the range is the value.
-  const FabricProfile n = nominal_fabric(from.link);
+  const FabricProfile n = nominal_fabric(from.link, CollectiveSettings{});
   calls = 0;
-  const ExtraRange flat = extra_range(n, nominal_fabric(to.link), Seconds(5.0),
-                                      [&](const FabricProfile&, const FabricProfile&) {
-                                        ++calls;
-                                        return Seconds(0.0);
-                                      });
+  const ExtraRange flat =
+      extra_range(n, nominal_fabric(to.link, CollectiveSettings{}), Seconds(5.0),
+                  [&](const FabricProfile&, const FabricProfile&) {
+                    ++calls;
+                    return Seconds(0.0);
+                  });
   CHECK(calls == 0);
   CHECK(flat.low.value() == 5.0);
   CHECK(flat.high.value() == 5.0);

@@ -8,7 +8,7 @@ using namespace tpnet;
 namespace {
 
 Link link_at(const char* name, double gigabits) {
-  return Link{name, BitRate::gigabits_per_second(gigabits), {}, name};
+  return Link{name, BitRate::gigabits_per_second(gigabits), name};
 }
 
 }  // namespace
@@ -31,9 +31,9 @@ TEST_CASE("links without profiles keep their order and carry no profile", "[prof
 TEST_CASE("a prediction needs a profile on every link", "[profiled-link]") {
   std::vector<ProfiledLink> links = without_profiles({link_at("200G", 200), link_at("100G", 100)});
   CHECK_FALSE(all_profiled(links));
-  links[0].fabric = nominal_fabric(links[0].link);
+  links[0].fabric = nominal_fabric(links[0].link, CollectiveSettings{});
   CHECK_FALSE(all_profiled(links));  // the second still has none
-  links[1].fabric = nominal_fabric(links[1].link);
+  links[1].fabric = nominal_fabric(links[1].link, CollectiveSettings{});
   CHECK(all_profiled(links));
   CHECK(links[1].fabric->source == FabricSource::nominal);
   CHECK_FALSE(all_profiled({}));  // no links: nothing to predict on

@@ -37,8 +37,9 @@ TEST_CASE("a range cell rounds first, so a tiny negative extra is +0.00") {
 }
 
 TEST_CASE("a link's record says its latency model: NCCL's settings, or the override's") {
-  Link link = parse_link("200G", InputLocation::for_key("link"));
-  const Field nccl = link_record("from", "from", link);
+  const Link link = parse_link("200G", InputLocation::for_key("link"));
+  CollectiveSettings settings;
+  const Field nccl = link_record("from", "from", link, settings);
   CHECK(nccl.json_only);
   const Record& fields = nccl.records.front();
   REQUIRE(find(fields, "link_bps") != nullptr);
@@ -46,13 +47,13 @@ TEST_CASE("a link's record says its latency model: NCCL's settings, or the overr
   CHECK(find(fields, "latency_model")->text == "nccl");
   CHECK(find(fields, "nccl_channels") != nullptr);
   CHECK(find(fields, "base_latency_s") == nullptr);
-  link.latency.override = StepLatency{Seconds::microseconds(5.0), Seconds::microseconds(2.0)};
-  const Field overridden = link_record("to", "to", link);
+  settings.latency_override = StepLatency{Seconds::microseconds(5.0), Seconds::microseconds(2.0)};
+  const Field overridden = link_record("to", "to", link, settings);
   const Record& alpha = overridden.records.front();
   CHECK(find(alpha, "latency_model")->text == "user override");
   CHECK_THAT(find(alpha, "base_latency_s")->number, Catch::Matchers::WithinRel(5e-6, 1e-12));
   CHECK(find(alpha, "nccl_channels") == nullptr);
-  CHECK_THAT(link_summary("from", link).text, Catch::Matchers::Contains("user override"));
+  CHECK_THAT(link_summary("from", link, settings).text, Catch::Matchers::Contains("user override"));
 }
 
 TEST_CASE("a fabric profile's provenance is in tables only when asked, in JSON always") {

@@ -89,7 +89,8 @@ TEST_CASE("a step's features: GEMMs over every token, mixing only when a prompt 
 TEST_CASE("a decode step sends its all-reduces and the logits gather: 18.0 MB for GLM-5.3 TP8",
           "[predict][golden]") {
   const ModelArch glm = builtin_model("glm-5.3");
-  const FabricProfile fabric = nominal_fabric(parse_link("200G", InputLocation::for_key("link")));
+  const FabricProfile fabric =
+      nominal_fabric(parse_link("200G", InputLocation::for_key("link")), CollectiveSettings{});
   const StepCommunication c = step_communication(glm, tp8(), fabric, decode_step(), true);
   // formulas.md s.6: 157 x 1.75 x 61,440 B + 5 x 129,280 x 2 x 7/8 = 18,011,840 B.
   CHECK(c.collectives == 158);

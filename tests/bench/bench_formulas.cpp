@@ -171,7 +171,7 @@ PredictRequest glm53_predict(std::vector<PredictScenario> scenarios) {
   r.engine.long_prefill_token_threshold = 2048;
   r.engine.num_speculative_tokens = 4;
   const Link link = parse_link("200G", InputLocation::for_key("link"));
-  r.links = {ProfiledLink{link, default_fabric(link, "dgx-spark")}};
+  r.links = {ProfiledLink{link, default_fabric(link, CollectiveSettings{}, "dgx-spark")}};
   r.compute = GivenCompute{
       PrefillComputeModel{Seconds(0.245), 3.24e-14, 3.8e-15, std::nullopt}, "given", {}};
   r.memory_bandwidth = BitRate::gigabytes_per_second(273.0);

@@ -89,7 +89,8 @@ inline void analyze_model(const ModelArch& m) {
     EngineConfig engine;
     engine.tensor_parallel_size = 8;
     const Link link = parse_link("200G", InputLocation::for_key("--link"));
-    const BytesReport r = analyze_bytes(m, engine, link, Seconds::microseconds(50.0));
+    const BytesReport r =
+        analyze_bytes(m, engine, link, CollectiveSettings{}, Seconds::microseconds(50.0));
     positive(r.per_token_bytes, "per_token_bytes");
     non_negative(r.chunk_forward_bytes, "chunk_forward_bytes");
     non_negative(r.chunk_allreduce_transfer, "chunk_allreduce_transfer");

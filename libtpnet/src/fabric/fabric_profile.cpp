@@ -248,7 +248,7 @@ FabricAllReduce fabric_allreduce(const FabricProfile& profile, Bytes block, int 
         const Seconds transfer = allreduce_transfer_time(traffic, profile.link.rate);
         return {latency + transfer, latency, transfer};
       }
-      const Seconds latency = allreduce_latency(traffic, profile.link);
+      const Seconds latency = allreduce_latency(traffic, profile.link, profile.collective);
       const Seconds transfer = allreduce_transfer_time(traffic, profile.link.rate);
       return {latency + transfer, latency, transfer};
     }
@@ -285,10 +285,11 @@ Seconds fabric_allgather(const FabricProfile& profile, Bytes sent_per_node, int 
       const Bytes gathered = sent_per_node * (static_cast<double>(ranks) / steps);
       const AllReduceTraffic traffic =
           allreduce_traffic(gathered, ranks, CollectiveAlgorithm::ring);
-      if (const auto& alpha = profile.link.latency.override) {
+      if (const auto& alpha = profile.collective.latency_override) {
         return alpha->base + alpha->per_step * steps + sent_per_node / profile.link.rate;
       }
-      return choose_nccl_allgather(gathered, nccl_setup(traffic, profile.link)).chosen.time;
+      return choose_nccl_allgather(gathered, nccl_setup(traffic, profile.link, profile.collective))
+          .chosen.time;
     }
     case FabricSource::calibration: {
       const AllReduceCalibration& c = *profile.measured_curve;
@@ -326,16 +327,18 @@ BitRate healthy_bus_bandwidth(const FabricProfile& profile, Bytes size) {
   return BitRate(bps * profile.curve_scale);
 }
 
-FabricProfile nominal_fabric(const Link& link) {
+FabricProfile nominal_fabric(const Link& link, const CollectiveSettings& settings) {
   FabricProfile p;
   p.name = "nominal";
   p.source = FabricSource::nominal;
   p.link = link;
+  p.collective = settings;
   p.description = "NCCL's tuner model at the link's nominal rate";
   p.provenance.emplace_back(
-      link.latency.override ? "latency: the user's alpha-beta override; bytes at the nominal rate"
-                            : "latency: NCCL 2.28.3's tuning model (src/graph/tuning.cc); bytes "
-                              "at the nominal rate");
+      settings.latency_override
+          ? "latency: the user's alpha-beta override; bytes at the nominal rate"
+          : "latency: NCCL 2.28.3's tuning model (src/graph/tuning.cc); bytes "
+            "at the nominal rate");
   return p;
 }
 
@@ -355,9 +358,10 @@ FabricProfile calibration_fabric(std::shared_ptr<const AllReduceCalibration> cur
 }
 
 FabricProfile default_fabric(const std::vector<FabricProfile>& catalog, const Link& link,
-                             std::string_view node, FabricTopology topology) {
+                             const CollectiveSettings& settings, std::string_view node,
+                             FabricTopology topology) {
   // A user's latency override is an explicit ask for the alpha-beta model.
-  if (link.latency.override) return nominal_fabric(link);
+  if (settings.latency_override) return nominal_fabric(link, settings);
   bool node_measured = false;
   const FabricProfile* chosen = nullptr;
   for (const auto& p : catalog) {
@@ -373,7 +377,7 @@ FabricProfile default_fabric(const std::vector<FabricProfile>& catalog, const Li
     out.link = link;
     return out;
   }
-  FabricProfile p = nominal_fabric(link);
+  FabricProfile p = nominal_fabric(link, settings);
   if (node_measured) {
     // The node has measured paths, not this one: say so rather than let a
     // nominal rate pass for a measurement. Its fixed cost is the node's
@@ -411,8 +415,8 @@ std::string describe(const FabricProfile& profile) {
     case FabricSource::calibration:
       return profile.name + " (calibration, measured)";
     case FabricSource::nominal:
-      return profile.link.latency.override ? "nominal (user's alpha-beta latency)"
-                                           : "nominal (NCCL tuner model)";
+      return profile.collective.latency_override ? "nominal (user's alpha-beta latency)"
+                                                 : "nominal (NCCL tuner model)";
   }
   return profile.name;
 }

@@ -35,14 +35,16 @@ std::vector<std::string> builtin_fabric_names() {
   return names;
 }
 
-FabricProfile default_fabric(const Link& link, std::string_view node, FabricTopology topology) {
-  return default_fabric(builtin_fabric_profiles(), link, node, topology);
+FabricProfile default_fabric(const Link& link, const CollectiveSettings& settings,
+                             std::string_view node, FabricTopology topology) {
+  return default_fabric(builtin_fabric_profiles(), link, settings, node, topology);
 }
 
-FabricProfile resolve_fabric(std::string_view spec, const Link& link, std::string_view node,
+FabricProfile resolve_fabric(std::string_view spec, const Link& link,
+                             const CollectiveSettings& settings, std::string_view node,
                              const std::shared_ptr<const Calibration>& calibration) {
-  if (spec.empty() || spec == "auto") return default_fabric(link, node);
-  if (spec == "nominal") return nominal_fabric(link);
+  if (spec.empty() || spec == "auto") return default_fabric(link, settings, node);
+  if (spec == "nominal") return nominal_fabric(link, settings);
   if (calibration) {
     if (!calibration->allreduce) {
       throw InputError(calibration->origin +
@@ -93,20 +95,21 @@ std::vector<FabricProfile> choose_fabrics(const FabricAsk& ask, const std::vecto
   for (std::size_t i = 0; i < links.size(); ++i) {
     if (specs.empty()) {
       if (ask.calibration && ask.calibration->allreduce) {
-        out.push_back(resolve_fabric(ask.calibration->origin, links[i], node, ask.calibration));
+        out.push_back(resolve_fabric(ask.calibration->origin, links[i], ask.collective, node,
+                                     ask.calibration));
       } else {
-        out.push_back(default_fabric(links[i], node, ask.topology));
+        out.push_back(default_fabric(links[i], ask.collective, node, ask.topology));
       }
       continue;
     }
     const std::size_t k = specs.size() == 1 ? 0 : i;
     const std::string& spec = specs[k];
     if (spec.empty() || spec == "auto") {
-      out.push_back(default_fabric(links[i], node, ask.topology));
+      out.push_back(default_fabric(links[i], ask.collective, node, ask.topology));
       continue;
     }
     const auto file = k < ask.spec_files.size() ? ask.spec_files[k] : nullptr;
-    out.push_back(resolve_fabric(spec, links[i], node, file));
+    out.push_back(resolve_fabric(spec, links[i], ask.collective, node, file));
   }
   return out;
 }

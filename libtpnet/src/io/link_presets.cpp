@@ -25,13 +25,13 @@ Link parse_link(std::string_view text, const InputLocation& where) {
   for (const auto& preset : link_presets()) {
     if (text == preset.name) {
       return Link{std::string(preset.name),
-                  BitRate::gigabits_per_second(preset.gigabits_per_second), LinkLatency{},
+                  BitRate::gigabits_per_second(preset.gigabits_per_second),
                   std::string(preset.name)};
     }
   }
   Link link;
   try {
-    link = Link{std::string(text), parse_bit_rate(text, where), LinkLatency{}};
+    link = Link{std::string(text), parse_bit_rate(text, where), {}};
   } catch (const InputError&) {
     throw InputError("'" + std::string(text) +
                          "' is not a link; use a preset (200G, 100G, emulated-100G) or a rate "

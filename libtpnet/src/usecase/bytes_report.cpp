@@ -4,7 +4,7 @@
 namespace tpnet {
 
 BytesReport analyze_bytes(const ModelArch& model, const EngineConfig& engine, const Link& link,
-                          Seconds fixed_overhead) {
+                          const CollectiveSettings& settings, Seconds fixed_overhead) {
   require_network_tp(engine);
   BytesReport report;
   report.allreduces_per_forward = allreduces_per_forward(model, engine);
@@ -16,7 +16,7 @@ BytesReport analyze_bytes(const ModelArch& model, const EngineConfig& engine, co
   report.chunk_forward_bytes = report.chunk_allreduce.sent_per_node * report.allreduces_per_forward;
   report.link = link;
   report.chunk_allreduce_transfer = allreduce_transfer_time(report.chunk_allreduce, link.rate);
-  report.chunk_latency_pricing = price_allreduce_latency(report.chunk_allreduce, link);
+  report.chunk_latency_pricing = price_allreduce_latency(report.chunk_allreduce, link, settings);
   report.chunk_allreduce_latency = report.chunk_latency_pricing.alpha;
   report.chunk_regime = report.chunk_allreduce_latency >= report.chunk_allreduce_transfer
                             ? CommRegime::latency_bound

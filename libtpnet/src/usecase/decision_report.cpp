@@ -149,6 +149,7 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
   pr.engine = g.engine;
   pr.from = ProfiledLink{g.from, g.fabrics[0]};
   pr.to = ProfiledLink{g.to, g.fabrics[1]};
+  pr.collective = in.collective;
   pr.scenarios = g.scenarios;
   pr.calibration = request.calibration;
   g.penalty = run_penalty(pr);
@@ -159,6 +160,7 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
   dr.engine = g.engine;
   dr.from = ProfiledLink{g.from, g.fabrics[0]};
   dr.to = ProfiledLink{g.to, g.fabrics[1]};
+  dr.collective = in.collective;
   dr.node = in.node;
   dr.calibration = request.calibration;
   g.decode = run_decode(dr);
@@ -228,7 +230,6 @@ DecisionReport run_decision_report(const DecisionRequest& request) {
     ask.engine.tensor_parallel_size = 1;
     ask.node = in.node;
     ask.nodes = in.nodes;
-    ask.link = g.from;
     ask.fabric = g.fabrics.front();
     ask.memory = in.memory;
     ask.prompt_tokens = in.workload.prompts.front().prompt.tokens_each;

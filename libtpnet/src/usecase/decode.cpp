@@ -35,9 +35,10 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
   r.allreduces_per_forward = allreduces_per_forward(model, engine);
   r.transfer_from = allreduce_transfer_time(r.allreduce, from.rate);
   r.transfer_to = allreduce_transfer_time(r.allreduce, to.rate);
-  r.allreduce_pricing = price_allreduce_latency(r.allreduce, from);
+  const CollectiveSettings& settings = inputs.collective;
+  r.allreduce_pricing = price_allreduce_latency(r.allreduce, from, settings);
   r.allreduce_latency = r.allreduce_pricing.alpha;
-  NcclSetup unpinned = nccl_setup(r.allreduce, from);
+  NcclSetup unpinned = nccl_setup(r.allreduce, from, settings);
   unpinned.algorithms = NcclSetup{}.algorithms;
   unpinned.protocols = NcclSetup{}.protocols;
   r.nccl_unpinned = choose_nccl_allreduce(r.allreduce.block, unpinned);
@@ -62,10 +63,11 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
   r.max_added_per_forward = extra_transfer_time(r.forward_sent, from.rate, to.rate);
   r.max_added_share = r.max_added_per_forward / r.weight_read_floor;
   // The gather is a ring of N-1 steps; NCCL prices it on the gathered size.
-  if (const auto& alpha = from.latency.override) {
+  if (const auto& alpha = settings.latency_override) {
     r.gather_latency = alpha->base + alpha->per_step * (tp - 1);
   } else {
-    r.gather_nccl = choose_nccl_allgather(Bytes(logits_full), nccl_setup(r.allreduce, from));
+    r.gather_nccl =
+        choose_nccl_allgather(Bytes(logits_full), nccl_setup(r.allreduce, from, settings));
     r.gather_latency = r.gather_nccl->chosen.latency;
   }
   r.latency_per_forward = r.allreduce_latency * r.allreduces_per_forward + r.gather_latency;
@@ -92,6 +94,7 @@ DecodeReport analyze_decode(const ModelArch& model, const EngineConfig& engine, 
 DecodeReport run_decode(const DecodeRequest& request) {
   DecodeInputs inputs;
   inputs.requests = request.requests;
+  inputs.collective = request.collective;
   inputs.memory_bandwidth = request.memory_bandwidth.value_or(request.node.memory_bandwidth);
   if (!request.memory_bandwidth && !(inputs.memory_bandwidth.bits_per_second() > 0.0)) {
     throw InputError("states no memory_bandwidth; give `memory.memory_bandwidth`",

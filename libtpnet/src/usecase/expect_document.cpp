@@ -115,8 +115,8 @@ Document expect_document(const ExpectRequest& request, const ExpectReport& repor
   const ExpectReport& r = report;
   Document doc;
   doc.title = fmt::format("tpnet expect: {} on {} x {} at {}, {}-token prompts, {} outputs",
-                          request.model.name, request.nodes, request.node.name, request.link.name,
-                          request.prompt_tokens, request.output_tokens);
+                          request.model.name, request.nodes, request.node.name,
+                          request.fabric.link.name, request.prompt_tokens, request.output_tokens);
   std::vector<Record> rows;
   rows.reserve(r.layouts.size());
   for (std::size_t i = 0; i < r.layouts.size(); ++i) rows.push_back(expect_layout_row(r, i));
@@ -134,7 +134,7 @@ Document expect_document(const ExpectRequest& request, const ExpectReport& repor
       text("model", "model", request.model.name),
       integer("nodes", "nodes", request.nodes),
       text("node", "node", request.node.name),
-      text("link", "link", request.link.name),
+      text("link", "link", request.fabric.link.name),
       text("fabric", "fabric profile", request.fabric.name),
       integer("prompt_tokens", "prompt", static_cast<double>(request.prompt_tokens)),
       integer("output_tokens", "output tokens", static_cast<double>(request.output_tokens)),

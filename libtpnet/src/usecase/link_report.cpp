@@ -24,7 +24,9 @@ AllReducePrice price_allreduce(const AllReduceAsk& ask) {
   const bool ranks_share_nodes = price.nodes != ask.ranks;
   price.fabric = ask.fabric && !(ranks_share_nodes && ask.fabric_picked_for_link)
                      ? *ask.fabric
-                     : nominal_fabric(ask.link);
+                     // NCCL's default setup: the ask's algorithms and protocols
+                     // price `nccl` above, apart from the estimate.
+                     : nominal_fabric(ask.link, CollectiveSettings{});
   price.estimate = fabric_allreduce(price.fabric, ask.size, ask.ranks, CollectiveAlgorithm::ring);
   return price;
 }

@@ -149,6 +149,7 @@ PenaltyReport run_penalty(const PenaltyRequest& request) {
     decode.engine = request.engine;
     decode.from = request.from;
     decode.to = request.to;
+    decode.collective = request.collective;
     decode.node = *request.decode_node;
     // Decode is the answer's third sentence only: a node the decode formulas
     // cannot price leaves it out rather than failing the penalty.

@@ -294,7 +294,8 @@ void add_price_warnings(PlanSearchReport& report, const PlanSearchRequest& in) {
 }  // namespace
 
 FabricProfile priced_profile(const std::vector<FabricProfile>& catalog, FabricTopology topology,
-                             const Link& speed, const NodeSpec& node,
+                             const Link& speed, const CollectiveSettings& settings,
+                             const NodeSpec& node,
                              const std::shared_ptr<const Calibration>& calibration) {
   // The same order as choose_fabrics with nothing asked: the cluster's own
   // measured sweep, then the built-in profile of this topology, then nominal.
@@ -302,7 +303,7 @@ FabricProfile priced_profile(const std::vector<FabricProfile>& catalog, FabricTo
     return calibration_fabric(std::make_shared<const AllReduceCalibration>(*calibration->allreduce),
                               calibration->origin, speed);
   }
-  return default_fabric(catalog, speed, node.name, topology);
+  return default_fabric(catalog, speed, settings, node.name, topology);
 }
 
 std::vector<FabricProfile> priced_profiles(const PlanSearchRequest& in, const Fabric& fabric,
@@ -312,7 +313,8 @@ std::vector<FabricProfile> priced_profiles(const PlanSearchRequest& in, const Fa
   std::vector<FabricProfile> out;
   out.reserve(links.size());
   for (const auto& link : links)
-    out.push_back(priced_profile(in.fabric_catalog, topology, link, in.node, in.calibration));
+    out.push_back(
+        priced_profile(in.fabric_catalog, topology, link, in.collective, in.node, in.calibration));
   return out;
 }
 
@@ -347,7 +349,8 @@ std::vector<Fabric> fabrics_for_layout(const PlanSearchRequest& in, int tp, cons
     }
   }
   for (auto& f : out) {
-    f.profile = priced_profile(in.fabric_catalog, f.topology, speed, in.node, in.calibration);
+    f.profile = priced_profile(in.fabric_catalog, f.topology, speed, in.collective, in.node,
+                               in.calibration);
     for (const auto& setting : f.profile->nccl_settings) f.notes.push_back("NCCL: " + setting);
   }
   return out;
@@ -506,8 +509,9 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
   // Predicted extras count against a switch at the fastest speed, the
   // fabric the nominal bound's reference rate stands for.
   if (in.nodes > 1) {
-    report.reference_profile = priced_profile(in.fabric_catalog, FabricTopology::switched,
-                                              report.reference, in.node, in.calibration);
+    report.reference_profile =
+        priced_profile(in.fabric_catalog, FabricTopology::switched, report.reference, in.collective,
+                       in.node, in.calibration);
   }
   const double accepted = accepted_tokens_per_decode(in.engine, std::nullopt);
 
@@ -554,7 +558,7 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
           priced_on = r.fabric && r.fabric->profile
                           ? *r.fabric->profile
                           : priced_profile(in.fabric_catalog, FabricTopology::switched, speed,
-                                           in.node, in.calibration);
+                                           in.collective, in.node, in.calibration);
         } else {
           r.worst_predicted_extra_ttft = Seconds(0.0);
         }
@@ -608,10 +612,9 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
           ask.engine.tensor_parallel_size = 1;
           ask.node = in.node;
           ask.nodes = in.nodes;
-          ask.link = r.speed;
           ask.fabric = priced_on ? *priced_on
                                  : priced_profile(in.fabric_catalog, FabricTopology::switched,
-                                                  speed, in.node, in.calibration);
+                                                  speed, in.collective, in.node, in.calibration);
           ask.memory = in.memory;
           const auto& first = in.workload.prompts.front();
           ask.prompt_tokens = first.prompt.tokens_each;

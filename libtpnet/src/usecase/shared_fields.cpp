@@ -32,16 +32,16 @@ std::string joined(const std::vector<CollectiveAlgorithm>& algorithms) {
 
 }  // namespace
 
-Field link_summary(std::string label, const Link& link) {
+Field link_summary(std::string label, const Link& link, const CollectiveSettings& settings) {
   std::string latency;
-  if (const auto& alpha = link.latency.override) {
+  if (const auto& alpha = settings.latency_override) {
     latency = fmt::format("latency: user override, {} + {} per step", format_duration(alpha->base),
                           format_duration(alpha->per_step));
   } else {
-    const NcclSetup& nccl = link.latency.nccl;
+    const NcclSetup& nccl = settings.nccl;
     latency = fmt::format("latency: {} tuning model",
                           nccl.tuning.source.substr(0, nccl.tuning.source.find(',')));
-    if (!link.latency.nccl_algorithm_from_engine) {
+    if (!settings.nccl_algorithm_from_engine) {
       latency += ", algorithms " + joined(nccl.algorithms);
     }
     if (nccl.protocols != NcclSetup{}.protocols) latency += ", protocols " + joined(nccl.protocols);
@@ -51,21 +51,22 @@ Field link_summary(std::string label, const Link& link) {
            fmt::format("{} ({}; {})", link.name, format_bit_rate(link.rate), latency)));
 }
 
-Field link_record(std::string key, std::string label, const Link& link) {
+Field link_record(std::string key, std::string label, const Link& link,
+                  const CollectiveSettings& settings) {
   Record fields{
       text("name", "name", link.name),
       number("link_bps", "rate", link.rate.bits_per_second(), kGbps, 2),
-      text("latency_model", "latency model", link.latency.override ? "user override" : "nccl")};
-  if (const auto& alpha = link.latency.override) {
+      text("latency_model", "latency model", settings.latency_override ? "user override" : "nccl")};
+  if (const auto& alpha = settings.latency_override) {
     fields.push_back(
         number("base_latency_s", "base latency", alpha->base.value(), kMicroseconds, 1));
     fields.push_back(
         number("step_latency_s", "step latency", alpha->per_step.value(), kMicroseconds, 1));
   } else {
-    const NcclSetup& nccl = link.latency.nccl;
+    const NcclSetup& nccl = settings.nccl;
     fields.push_back(
         text("nccl_algorithms", "NCCL algorithms",
-             link.latency.nccl_algorithm_from_engine ? "engine" : joined(nccl.algorithms)));
+             settings.nccl_algorithm_from_engine ? "engine" : joined(nccl.algorithms)));
     fields.push_back(text("nccl_protocols", "NCCL protocols", joined(nccl.protocols)));
     fields.push_back(integer("nccl_channels",
                              "NCCL network channels (latency model; one per RDMA device)",

@@ -1,12 +1,13 @@
 #pragma once
-/// An all-reduce over a link: its latency (the link's per-step latency or
-/// NCCL's model), its whole alpha-beta time, and whether latency or bytes
+/// An all-reduce over a link: its latency (the settings' alpha-beta override
+/// or NCCL's model), its whole alpha-beta time, and whether latency or bytes
 /// dominate. Derivations: docs/formulas.md s.5 (time) and s.20 (NCCL).
 
 #include <optional>
 #include <string_view>
 
 #include "tpnet/base/units.hpp"
+#include "tpnet/fabric/collective_settings.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
 #include "tpnet/traffic/collective.hpp"
@@ -18,9 +19,11 @@ namespace tpnet {
                                         const StepLatency& latency);
 
 /// The NCCL setup an all-reduce of `traffic` over `link` is priced with: the
-/// link's NCCL settings with ranks = N, nodes = N (one GPU a node), the link's
-/// rate, and, unless the link says otherwise, only the all-reduce's algorithm.
-[[nodiscard]] NcclSetup nccl_setup(const AllReduceTraffic& traffic, const Link& link);
+/// settings' NCCL setup with ranks = N, nodes = N (one GPU a node), the link's
+/// rate, and, unless the settings say otherwise, only the all-reduce's
+/// algorithm.
+[[nodiscard]] NcclSetup nccl_setup(const AllReduceTraffic& traffic, const Link& link,
+                                   const CollectiveSettings& settings);
 
 /// One all-reduce's fixed latency and how it was priced.
 struct AllReduceLatency {
@@ -31,19 +34,23 @@ struct AllReduceLatency {
   std::optional<NcclChoice> nccl;
 };
 
-/// alpha by the link's latency model (docs/formulas.md s.5 and s.20).
+/// alpha by the settings' latency model (docs/formulas.md s.5 and s.20).
 [[nodiscard]] AllReduceLatency price_allreduce_latency(const AllReduceTraffic& traffic,
-                                                       const Link& link);
-/// price_allreduce_latency(traffic, link).alpha.
-[[nodiscard]] Seconds allreduce_latency(const AllReduceTraffic& traffic, const Link& link);
+                                                       const Link& link,
+                                                       const CollectiveSettings& settings);
+/// price_allreduce_latency(traffic, link, settings).alpha.
+[[nodiscard]] Seconds allreduce_latency(const AllReduceTraffic& traffic, const Link& link,
+                                        const CollectiveSettings& settings);
 
 /// alpha + beta.
-[[nodiscard]] Seconds allreduce_time(const AllReduceTraffic& traffic, const Link& link);
+[[nodiscard]] Seconds allreduce_time(const AllReduceTraffic& traffic, const Link& link,
+                                     const CollectiveSettings& settings);
 
 /// Which term dominates an all-reduce.
 enum class CommRegime { latency_bound, bandwidth_bound };
 [[nodiscard]] std::string_view to_string(CommRegime regime);
 /// latency-bound when the fixed latency is at least the transfer time at `rate`.
-[[nodiscard]] CommRegime classify(const AllReduceTraffic& traffic, const Link& link);
+[[nodiscard]] CommRegime classify(const AllReduceTraffic& traffic, const Link& link,
+                                  const CollectiveSettings& settings);
 
 }  // namespace tpnet

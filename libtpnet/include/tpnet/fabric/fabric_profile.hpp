@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tpnet/base/units.hpp"
+#include "tpnet/fabric/collective_settings.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/measured_allreduce.hpp"
 #include "tpnet/model/engine.hpp"
@@ -91,8 +92,12 @@ struct FabricProfile {
   std::string description;
   /// Where each number comes from, one line each, with the arithmetic.
   std::vector<std::string> provenance;
-  /// The link it prices: its rate and (nominal) NCCL latency model.
+  /// The link it prices: its rate.
   Link link;
+  /// The cluster's NCCL settings a nominal profile prices fixed costs with
+  /// (NCCL's tuner, or the user's alpha-beta override); measured profiles
+  /// carry their own fixed cost and leave these at their defaults.
+  CollectiveSettings collective;
   // Built-in profiles:
   std::string node;         ///< the node it was measured on
   std::string for_link;     ///< the link preset it describes
@@ -177,13 +182,15 @@ struct PerByteGap {
 /// The profile a link gets when nothing is asked, from `catalog` (the
 /// built-in profiles, io/fabric_catalog.hpp): the profile of `node` for the
 /// link's preset name and `topology` (the default one among switched
-/// profiles), or nominal when there is none, saying so.
+/// profiles), or nominal with `settings` when there is none, saying so. A
+/// latency override in `settings` asks for the nominal profile outright.
 [[nodiscard]] FabricProfile default_fabric(const std::vector<FabricProfile>& catalog,
-                                           const Link& link, std::string_view node,
+                                           const Link& link, const CollectiveSettings& settings,
+                                           std::string_view node,
                                            FabricTopology topology = FabricTopology::switched);
 
-/// NCCL's model at the link's nominal rate.
-[[nodiscard]] FabricProfile nominal_fabric(const Link& link);
+/// NCCL's model (or the settings' alpha-beta override) at the link's nominal rate.
+[[nodiscard]] FabricProfile nominal_fabric(const Link& link, const CollectiveSettings& settings);
 
 /// A calibration's measured all-reduce curve as the profile of `link`,
 /// named after `origin` (the calibration file).

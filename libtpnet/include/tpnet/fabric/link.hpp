@@ -1,7 +1,7 @@
 #pragma once
-/// A network link between nodes: the rate its traffic moves at, and how the
-/// fixed cost of one all-reduce over it (the alpha of the alpha-beta model)
-/// is priced: NCCL's tuning model by default, or a user's alpha-beta override.
+/// A network link between nodes, the physical link only: its name, the rate
+/// its traffic moves at and the preset it is. How NCCL prices a collective's
+/// fixed cost over it is the cluster's (fabric/collective_settings.hpp).
 
 #include <optional>
 #include <string>
@@ -10,36 +10,12 @@
 
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/units.hpp"
-#include "tpnet/fabric/nccl_model.hpp"
 
 namespace tpnet {
-
-/// A plain alpha-beta latency: `base` once per collective plus `per_step` for
-/// each sequential step (2(N-1) for a ring). Only used when the user overrides
-/// NCCL's model (--base-latency/--step-latency, or a calibration fit); a half
-/// left unset keeps NCCL's ring LL constants, 6.6 us and 2.7 us
-/// (docs/formulas.md s.5).
-struct StepLatency {
-  Seconds base = Seconds::microseconds(6.6);
-  Seconds per_step = Seconds::microseconds(2.7);
-};
-
-/// How the fixed latency of an all-reduce over a link is priced.
-struct LinkLatency {
-  /// Set: this alpha-beta model replaces NCCL's ("latency: user override").
-  std::optional<StepLatency> override;
-  /// NCCL's view of the cluster. `ranks`, `nodes` and `link_rate` are filled
-  /// in from each all-reduce and the link; the rest applies as set.
-  NcclSetup nccl;
-  /// true (default): the tuner may only pick the engine's --algorithm, whose
-  /// bytes the study's formulas count. false: `nccl.algorithms` applies.
-  bool nccl_algorithm_from_engine = true;
-};
 
 struct Link {
   std::string name;  ///< what the user typed, or the preset name
   BitRate rate;      ///< rate traffic actually moves at
-  LinkLatency latency;
   /// The preset this link is, by name or else by rate ("200Gb/s" is 200G):
   /// what picks its fabric profile. Empty for a rate no preset has.
   std::string preset = {};

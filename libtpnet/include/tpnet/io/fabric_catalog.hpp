@@ -18,16 +18,18 @@ namespace tpnet {
 [[nodiscard]] std::vector<std::string> builtin_fabric_names();
 
 /// `auto` (default_fabric), `nominal`, a built-in profile name, or a
-/// calibration.yaml path (`calibration`: the file already read). Throws
+/// calibration.yaml path (`calibration`: the file already read); `settings`
+/// are the cluster's NCCL settings a nominal profile prices with. Throws
 /// InputError naming `fabric` for an unknown name, a built-in profile whose
 /// path runs at another rate than the link, or a calibration without an
 /// all-reduce sweep.
 [[nodiscard]] FabricProfile resolve_fabric(
-    std::string_view spec, const Link& link, std::string_view node,
-    const std::shared_ptr<const Calibration>& calibration = {});
+    std::string_view spec, const Link& link, const CollectiveSettings& settings,
+    std::string_view node, const std::shared_ptr<const Calibration>& calibration = {});
 
 /// default_fabric over the built-in catalog.
-[[nodiscard]] FabricProfile default_fabric(const Link& link, std::string_view node,
+[[nodiscard]] FabricProfile default_fabric(const Link& link, const CollectiveSettings& settings,
+                                           std::string_view node,
                                            FabricTopology topology = FabricTopology::switched);
 
 /// Whether a --fabric value names a calibration.yaml to read rather than a
@@ -46,6 +48,7 @@ struct FabricAsk {
   std::vector<std::shared_ptr<const Calibration>> spec_files;
   std::shared_ptr<const Calibration> calibration;  ///< a calibration given apart
   FabricTopology topology = FabricTopology::switched;
+  CollectiveSettings collective = {};  ///< the cluster's NCCL settings, for nominal profiles
 };
 
 /// One profile per link. Throws InputError naming `fabric` for a spec count

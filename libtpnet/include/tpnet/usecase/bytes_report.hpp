@@ -8,6 +8,7 @@
 
 #include "tpnet/base/units.hpp"
 #include "tpnet/fabric/allreduce_time.hpp"
+#include "tpnet/fabric/collective_settings.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/model.hpp"
@@ -34,7 +35,9 @@ struct BytesReport {
 };
 
 /// Throws InputError for TP < 2 (nothing crosses the network) or invalid settings.
+/// `settings`: the cluster's NCCL settings, what prices the chunk's latency.
 [[nodiscard]] BytesReport analyze_bytes(const ModelArch& model, const EngineConfig& engine,
-                                        const Link& link, Seconds fixed_overhead);
+                                        const Link& link, const CollectiveSettings& settings,
+                                        Seconds fixed_overhead);
 
 }  // namespace tpnet

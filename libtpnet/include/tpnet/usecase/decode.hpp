@@ -9,6 +9,7 @@
 
 #include "tpnet/base/units.hpp"
 #include "tpnet/fabric/allreduce_time.hpp"
+#include "tpnet/fabric/collective_settings.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
@@ -29,6 +30,9 @@ struct DecodeInputs {
   /// Memory bandwidth each node reads its weights at: the node catalog's
   /// (NodeSpec::memory_bandwidth) unless replaced; must be set.
   BitRate memory_bandwidth;
+  /// The cluster's NCCL settings: what prices the all-reduces' and the
+  /// logits gather's fixed latency.
+  CollectiveSettings collective = {};
 };
 
 struct DecodeReport {
@@ -97,8 +101,9 @@ struct DecodeRequest {
   /// either: no fabric estimate.
   ProfiledLink from;
   ProfiledLink to;
-  int requests = 1;  ///< workload.decode_requests
-  NodeSpec node;     ///< its memory bandwidth, unless memory_bandwidth is set
+  CollectiveSettings collective;  ///< the cluster's NCCL settings, for both links
+  int requests = 1;               ///< workload.decode_requests
+  NodeSpec node;                  ///< its memory bandwidth, unless memory_bandwidth is set
   std::optional<BitRate> memory_bandwidth;  ///< memory.memory_bandwidth
   std::optional<CalibrationInput> calibration;
 };

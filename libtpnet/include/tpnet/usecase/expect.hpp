@@ -12,7 +12,6 @@
 
 #include "tpnet/base/units.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
-#include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/node.hpp"
 #include "tpnet/model/engine.hpp"
 #include "tpnet/model/layout.hpp"
@@ -35,8 +34,9 @@ struct ExpectRequest {
   EngineConfig engine;
   NodeSpec node;  ///< needs `expected` rates
   int nodes = 1;
-  Link link;
-  FabricProfile fabric;  ///< the link's profile between the nodes
+  /// The profile of the link between the nodes; its `link` is the link the
+  /// answer names, so the two cannot disagree.
+  FabricProfile fabric;
   MemorySettings memory;
   TokenCount prompt_tokens = kDefaultPromptTokens;
   TokenCount output_tokens = 512;

@@ -9,6 +9,7 @@
 
 #include "tpnet/base/quantity.hpp"
 #include "tpnet/base/units.hpp"
+#include "tpnet/fabric/collective_settings.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/profiled_link.hpp"
@@ -87,6 +88,9 @@ struct PenaltyRequest {
   /// through the scheduler; a profile unset on either: no prediction.
   ProfiledLink from;
   ProfiledLink to;
+  /// The cluster's NCCL settings: what prices decode's latency and what the
+  /// answer says priced it.
+  CollectiveSettings collective;
   /// Scenarios; empty = the study's P1-P6. Those from a baseline CSV carry
   /// their TTFT measured at `from` (`workload.baseline`).
   std::vector<PrefillScenario> scenarios;

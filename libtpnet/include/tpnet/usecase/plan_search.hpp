@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tpnet/fabric/collective_settings.hpp"
 #include "tpnet/fabric/cost.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
@@ -66,7 +67,8 @@ enum class LayoutFamily {
 struct PlanSearchRequest {
   ModelArch model;
   int nodes = 8;
-  std::vector<Link> speeds;  ///< per-node link speeds to consider
+  std::vector<Link> speeds;       ///< per-node link speeds to consider
+  CollectiveSettings collective;  ///< the cluster's NCCL settings, for every speed
   Workload workload;
   std::optional<Seconds> ttft_budget;  ///< most extra TTFT a request may gain
   /// `baseline`: a measured TTFT to project shares from, measured on the
@@ -200,10 +202,11 @@ struct PlanSearchReport {
 /// The profile a fabric of `topology` at `speed` prices collectives on, in
 /// the order every command uses (choose_fabrics): the calibration's sweep,
 /// else the node's profile of that link and topology in `catalog` (the
-/// built-in profiles), else nominal.
+/// built-in profiles), else nominal with the cluster's NCCL `settings`.
 [[nodiscard]] FabricProfile priced_profile(
     const std::vector<FabricProfile>& catalog, FabricTopology topology, const Link& speed,
-    const NodeSpec& node, const std::shared_ptr<const Calibration>& calibration = {});
+    const CollectiveSettings& settings, const NodeSpec& node,
+    const std::shared_ptr<const Calibration>& calibration = {});
 
 /// The profiles `links` are priced on once `fabric` is bought: each link's
 /// priced_profile of the fabric's topology (a switch's for none, as the

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tpnet/fabric/allreduce_time.hpp"
+#include "tpnet/fabric/collective_settings.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/nccl_model.hpp"
@@ -25,10 +26,14 @@ namespace tpnet {
 /// "glm-5.3 at TP8 (ring all-reduce)"
 [[nodiscard]] std::string describe(const ModelArch& model, const EngineConfig& engine);
 
-/// One table line: "200G (200 Gb/s; latency: NCCL 2.28.3 tuning model)".
-[[nodiscard]] Field link_summary(std::string label, const Link& link);
-/// Link as a JSON record: name, link_bps, latency_model (and the override's latencies).
-[[nodiscard]] Field link_record(std::string key, std::string label, const Link& link);
+/// One table line: "200G (200 Gb/s; latency: NCCL 2.28.3 tuning model)":
+/// the link with the cluster's NCCL `settings` that price its latency.
+[[nodiscard]] Field link_summary(std::string label, const Link& link,
+                                 const CollectiveSettings& settings);
+/// Link as a JSON record: name, link_bps, latency_model (and the override's
+/// latencies, or NCCL's algorithms, protocols and channels, from `settings`).
+[[nodiscard]] Field link_record(std::string key, std::string label, const Link& link,
+                                const CollectiveSettings& settings);
 
 /// "ring/LL (NCCL model)" or "user override": what priced an all-reduce's latency.
 [[nodiscard]] std::string latency_source(const AllReduceLatency& pricing);
