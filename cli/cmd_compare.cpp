@@ -78,7 +78,7 @@ CompareRequest to_request(const CompareOptions& o) {
     request.to = with_fabrics({o.fabric}, to, settings, request.node.name);
     request.accepted_tokens = o.accepted_tokens.given();
   }
-  apply_side_by_side_options(request, o.side_by_side);
+  apply_side_by_side_options(request, o.side_by_side, settings);
   return request;
 }
 

@@ -24,7 +24,9 @@ void add_side_by_side_options(CLI::App* app, SideBySideOptions& o) {
       ->group(group);
 }
 
-void apply_side_by_side_options(CompareRequest& request, const SideBySideOptions& o) {
+void apply_side_by_side_options(CompareRequest& request, const SideBySideOptions& o,
+                                const CollectiveSettings& collective) {
+  request.collective = collective;
   if (o.nodes != 0) request.cluster_nodes = o.nodes;
   for (const auto& text : o.disaggregations) {
     request.disaggregations.push_back(

@@ -21,8 +21,10 @@ struct SideBySideOptions {
 /// --nodes, --disaggregate, --prices and --as-of, in their own group.
 void add_side_by_side_options(CLI::App* app, SideBySideOptions& options);
 
-/// The cluster, the xPyD layouts, the built-in fabric profiles and, with a
+/// The cluster, the xPyD layouts, the collective settings, the built-in
+/// fabric profiles and, with a
 /// cluster or xPyD, the price catalog with --prices on top, into `request`.
-void apply_side_by_side_options(CompareRequest& request, const SideBySideOptions& options);
+void apply_side_by_side_options(CompareRequest& request, const SideBySideOptions& options,
+                                const CollectiveSettings& collective);
 
 }  // namespace tpnet::cli

@@ -34,7 +34,7 @@ PredictRequest lone_request() {
   r.expected = node.expected;
   r.memory = MemoryRequest{ParallelLayout{1, 1, 1}, r.engine, node, MemorySettings{}};
   const Link link = parse_link("200G", InputLocation::for_key("link"));
-  r.links = {ProfiledLink{link, default_fabric(link, node.name)}};
+  r.links = {ProfiledLink{link, default_fabric(link, CollectiveSettings{}, node.name)}};
   r.scenarios = {PredictScenario{"1x8k", {ScheduledRequest{0.0, 8192, 64}}}};
   return r;
 }
@@ -141,8 +141,8 @@ TEST_CASE("expect prices xPyD beside the layouts: its decode is a decode instanc
   r.engine.tensor_parallel_size = 1;
   r.node = builtin_node("dgx-spark");
   r.nodes = 4;
-  r.link = parse_link("200G", InputLocation::for_key("link"));
-  r.fabric = default_fabric(r.link, "dgx-spark");
+  r.fabric = default_fabric(parse_link("200G", InputLocation::for_key("link")),
+                            CollectiveSettings{}, "dgx-spark");
   r.prompt_tokens = 1024;
   r.output_tokens = 128;
   r.concurrency = {1, 32};

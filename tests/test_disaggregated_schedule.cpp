@@ -147,7 +147,8 @@ TEST_CASE("a disaggregated run refuses what cannot run, naming the field",
 
 TEST_CASE("each pool's forwards are priced at its own TP", "[disaggregated_schedule]") {
   const ModelArch model = builtin_model("qwen3-32b");
-  const FabricProfile fabric = nominal_fabric(parse_link("200G", InputLocation::for_key("link")));
+  const FabricProfile fabric =
+      nominal_fabric(parse_link("200G", InputLocation::for_key("link")), CollectiveSettings{});
   EngineConfig engine;
   engine.tensor_parallel_size = 1;
   StepCostModel cost;

@@ -19,7 +19,7 @@ using namespace tpnet::test;
 namespace {
 
 FabricProfile nominal_200g() {
-  return nominal_fabric(parse_link("200G", InputLocation::for_key("link")));
+  return nominal_fabric(parse_link("200G", InputLocation::for_key("link")), CollectiveSettings{});
 }
 
 EngineConfig engine_at(int tp) {

@@ -32,7 +32,7 @@ PredictRequest gpt_oss(int requests, int data_parallel) {
   r.model = builtin_model("gpt-oss-120b");
   r.engine.tensor_parallel_size = 1;
   const Link link = parse_link("200G", InputLocation::for_key("link"));
-  r.links.push_back(ProfiledLink{link, nominal_fabric(link)});
+  r.links.push_back(ProfiledLink{link, nominal_fabric(link, CollectiveSettings{})});
   PredictScenario s;
   s.name = "1k";
   for (int i = 0; i < requests; ++i) s.requests.push_back(ScheduledRequest{0.0, 1024, 16});

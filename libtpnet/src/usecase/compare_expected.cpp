@@ -15,8 +15,9 @@ namespace {
 /// else its nominal rate.
 FabricProfile expectation_profile(const CompareRequest& r, const ProfiledLink& link) {
   if (link.fabric) return *link.fabric;
-  if (r.fabric_catalog.empty()) return nominal_fabric(link.link);
-  return default_fabric(r.fabric_catalog, link.link, r.node.name, FabricTopology::switched);
+  if (r.fabric_catalog.empty()) return nominal_fabric(link.link, r.collective);
+  return default_fabric(r.fabric_catalog, link.link, r.collective, r.node.name,
+                        FabricTopology::switched);
 }
 
 bool same_layout(const ParallelLayout& a, const ParallelLayout& b) {
@@ -31,7 +32,6 @@ std::optional<ExpectLayout> expect_one(const CompareRequest& r, const CompareExp
   ask.engine = r.engine;
   ask.node = r.node;
   ask.nodes = e.nodes * e.replicas;
-  ask.link = link.link;
   ask.fabric = expectation_profile(r, link);
   ask.memory = r.memory;
   const PrefillScenario& first = r.prompts.front();

@@ -94,7 +94,6 @@ std::optional<ExpectLayout> expect_on(const PlanSearchRequest& in, const PlanOpt
   ask.engine = in.engine;
   ask.node = in.node;
   ask.nodes = in.nodes;
-  ask.link = r.speed;
   ask.fabric = profile;
   ask.memory = in.memory;
   const auto& first = in.workload.prompts.front();
@@ -205,8 +204,8 @@ void add_beyond_tp_options(const PlanSearchRequest& in, const PlanCandidate& can
       const FabricProfile profile =
           r.fabric && r.fabric->profile
               ? *r.fabric->profile
-              : priced_profile(in.fabric_catalog, FabricTopology::switched, speed, in.node,
-                               in.calibration);
+              : priced_profile(in.fabric_catalog, FabricTopology::switched, speed, in.collective,
+                               in.node, in.calibration);
       double sum = 0.0;
       if (r.layout_refusal.empty()) {
         r.per_token_bytes =

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tpnet/base/limits.hpp"
+#include "tpnet/fabric/collective_settings.hpp"
 #include "tpnet/fabric/cost.hpp"
 #include "tpnet/fabric/fabric_profile.hpp"
 #include "tpnet/fabric/link.hpp"
@@ -83,6 +84,9 @@ struct CompareRequest {
   /// The profiles a link without its own is priced on for the expectation
   /// (a switch's, the node's built-in one), read at the edge; empty: nominal.
   std::vector<FabricProfile> fabric_catalog;
+  /// NCCL's setup or the user's alpha-beta override: what a link without its
+  /// own profile is priced with in the side by side.
+  CollectiveSettings collective;
   /// Prices for the nodes' cost; absent: not priced.
   std::optional<PriceCatalog> prices;
   CalendarDate today;  ///< prices seen more than a year before it draw a warning
