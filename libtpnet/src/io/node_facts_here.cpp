@@ -2,13 +2,11 @@
 #include "tpnet/io/node_facts.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>  // environ (glibc declares it with _GNU_SOURCE, which g++ and clang++ define)
 
 #include <filesystem>
 
 #include "tpnet/base/error.hpp"
-#include "tpnet/io/node_facts.hpp"
-
-extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
 
 namespace tpnet {
 
