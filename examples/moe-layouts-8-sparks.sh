@@ -16,7 +16,7 @@
 # expect: 1 +1 x TP4xEP8 +200G +1 x crs804 +2\.03 s +35\.6 +259 +41847 USD +6\.20
 # expect: 3 +1 x TP8 +200G +1 x crs804 +1\.19 s +46\.0 +256 +41847 USD +6\.13
 # expect: 1 x TP4xPP2 +200G +1 x crs804 +1\.67 s
-# expect: 1 x 1P1D TP4 +200G +1 x crs804 +1\.73 s
+# expect: 1 x 1P1D TP4 +200G +1 x crs804 +1\.74 s
 set -euo pipefail
 tpnet=${1:-tpnet}
 # The paths below are the repository's: the script runs from any folder.

@@ -326,7 +326,7 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
       {"name", "description", "source", "memory", "memory_bandwidth", "usable_memory",
        "reserved_memory", "unified_memory", "nic", "ports", "host_links", "network_limit",
        "nccl_memory", "small_allreduce_latency", "bus_bandwidth_faults", "preflight", "expected",
-       "notes"});
+       "kv_connector", "notes"});
   NodeSpec n;
   n.name = yaml::required_string(root, origin, "name");
   n.description = yaml::optional_string(root, origin, "description").value_or("");
@@ -350,6 +350,21 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
     }
   }
   n.nic = yaml::optional_string(root, origin, "nic").value_or("");
+  if (const YAML::Node kv = root["kv_connector"]; kv.IsDefined() && !kv.IsNull()) {
+    n.kv_connector = yaml::with_key_prefix("kv_connector.", [&] {
+      yaml::require_map(kv, origin, "a KV connector's measured rates");
+      yaml::reject_unknown_keys(kv, origin, {"host_memory", "gpu_memory", "source"});
+      KvConnectorRate rate;
+      rate.host_memory = catalog_yaml::required_rate(kv, origin, "host_memory");
+      rate.gpu_memory =
+          catalog_yaml::optional_rate(kv, origin, "gpu_memory").value_or(BitRate(0.0));
+      rate.source = yaml::required_string(kv, origin, "source");
+      if (!(rate.host_memory.bits_per_second() > 0.0)) {
+        throw InputError("must be above 0", yaml::where(kv["host_memory"], origin, "host_memory"));
+      }
+      return rate;
+    });
+  }
 
   const YAML::Node ports = root["ports"];
   if (!ports.IsDefined() || ports.IsNull()) {

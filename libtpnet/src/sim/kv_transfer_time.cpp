@@ -14,6 +14,15 @@ KvTransferTime kv_transfer_time(const FabricProfile& profile, const KvTransfer& 
   const Bytes busier = std::max(transfer.per_prefill_rank, transfer.per_decode_rank);
   // A point-to-point transfer is one step of a two-rank all-gather.
   out.wire = fabric_allgather(profile, busier, 2);
+  // The connector moves host buffers slower than NCCL moves its own: what it
+  // measured between two such nodes bounds the hand-off.
+  if (node.kv_connector) {
+    const Seconds connector = busier / node.kv_connector->host_memory;
+    if (connector > out.wire) {
+      out.wire = connector;
+      out.connector_bound = true;
+    }
+  }
   out.host_staged = node.unified_memory;
   if (out.host_staged && node.memory_bandwidth.bits_per_second() > 0.0) {
     const double read_and_write = 2.0;

@@ -60,10 +60,24 @@ void check_disaggregated_predict(const PredictRequest& r, PredictReport& report)
   require_pool_runs(r, layout.prefill_tp, "disaggregation.prefill_tp", "prefill");
   require_pool_runs(r, layout.decode_tp, "disaggregation.decode_tp", "decode");
   report.warnings.push_back(fmt::format(
-      "{} is not validated on Spark: no public measurement of a prefill/decode hand-off between "
-      "Sparks exists that tpnet knows of; the KV transfer is the formula of docs/formulas.md "
-      "s.32 on each link's profile",
+      "{} is not validated on Spark: no public measurement of a vLLM prefill/decode hand-off "
+      "between Sparks exists that tpnet knows of; the KV transfer is the formula of "
+      "docs/formulas.md s.32 on each link's profile",
       layout.name()));
+  if (r.memory && r.memory->node.kv_connector) {
+    const KvConnectorRate& connector = *r.memory->node.kv_connector;
+    std::string text = fmt::format(
+        "the hand-off moves at most {:.1f} Gb/s, what the KV connector measured between two {} "
+        "with host buffers ({})",
+        connector.host_memory.bits_per_second() / 1e9, r.memory->node.name, connector.source);
+    if (connector.gpu_memory.bits_per_second() > 0.0) {
+      text += fmt::format(
+          "; with GPU-allocated buffers it measured {:.1f} Gb/s, so a connector that registers "
+          "the KV cache where it lies is slower still",
+          connector.gpu_memory.bits_per_second() / 1e9);
+    }
+    report.warnings.push_back(std::move(text));
+  }
   if (!r.memory) {
     report.warnings.emplace_back(
         "no node memory given: the KV hand-off is priced without host staging");

@@ -106,6 +106,17 @@ struct NodePreflight {
   [[nodiscard]] const PreflightFinding* finding(std::string_view key) const;
 };
 
+/// What a KV connector (NIXL over UCX) measured moving a buffer from one
+/// node to another of this kind: the most a prefill/decode hand-off gets,
+/// whatever the fabric carries for NCCL.
+struct KvConnectorRate {
+  BitRate host_memory;  ///< host (pinned DRAM) buffers on both sides
+  /// GPU-allocated buffers on both sides (staged through bounce buffers on a
+  /// node without GPUDirect RDMA); 0 when not measured.
+  BitRate gpu_memory;
+  std::string source;
+};
+
 struct NodeSpec {
   std::string name;  ///< "dgx-spark"
   std::string description;
@@ -120,6 +131,9 @@ struct NodeSpec {
   /// memory then counts against the same budget as the GPU's.
   bool unified_memory = false;
   std::string nic;  ///< "ConnectX-7"
+  /// Absent when no KV connector was measured between two such nodes: the
+  /// hand-off is then priced on the fabric profile alone.
+  std::optional<KvConnectorRate> kv_connector;
   NodePorts ports;
   HostLinks host_links;
   BitRate network_limit;  ///< the NIC's total over all ports (0: none stated)

@@ -16,8 +16,12 @@ namespace tpnet {
 
 struct KvTransferTime {
   /// The busier side's bytes (a prefill rank's send or a decode rank's
-  /// receive) as one step on the profile, its fixed cost included.
+  /// receive) as one step on the profile, its fixed cost included, or at the
+  /// node's measured KV connector rate when that is slower.
   Seconds wire;
+  /// The node's measured KV connector rate (NodeSpec::kv_connector, host
+  /// buffers) set `wire`: slower than the profile for these bytes.
+  bool connector_bound = false;
   bool host_staged = false;
   /// Host staging: a copy out of the GPU's pool on the prefill node and into
   /// it on the decode node, each reading and writing its bytes at the node's
