@@ -1,5 +1,6 @@
 #include "baseline_flags.hpp"
 
+#include "common.hpp"
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/quantity.hpp"
 
@@ -26,6 +27,15 @@ std::optional<TtftBaseline> to_ttft_baseline(const TtftBaselineFlags& flags) {
                       parse_duration(flags.ttft, InputLocation::for_key("--baseline-ttft")),
                       parse_prompt(flags.prompt, InputLocation::for_key("--baseline-prompt")),
                       {}};
+}
+
+std::optional<TtftBaseline> to_ttft_baseline(const TtftBaselineFlags& flags,
+                                             const Link& first_from) {
+  std::optional<TtftBaseline> baseline = to_ttft_baseline(flags);
+  if (baseline) {
+    baseline->link = flags.link.empty() ? first_from : to_link(flags.link, "--baseline-link");
+  }
+  return baseline;
 }
 
 }  // namespace tpnet::cli

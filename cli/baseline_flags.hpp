@@ -29,4 +29,9 @@ void add_ttft_baseline_flags(CLI::App* app, TtftBaselineFlags& flags, const std:
 /// without the other two of tp, TTFT and prompt.
 [[nodiscard]] std::optional<TtftBaseline> to_ttft_baseline(const TtftBaselineFlags& flags);
 
+/// Compare's: the baseline with its link, --baseline-link's, else `first_from`
+/// (the grid's first baseline link).
+[[nodiscard]] std::optional<TtftBaseline> to_ttft_baseline(const TtftBaselineFlags& flags,
+                                                           const Link& first_from);
+
 }  // namespace tpnet::cli

@@ -50,17 +50,11 @@ CompareRequest to_request(const CompareOptions& o) {
   engine_options.tp = o.tps.empty() ? 0 : o.tps.front();
   request.engine = to_engine(engine_options);
   request.layouts = grid_layouts(o.tps, o.pps, o.eps);
-  std::vector<Link> from;
-  std::vector<Link> to;
-  for (const auto& text : o.from) from.push_back(to_link(text, "--from"));
-  for (const auto& text : o.to) to.push_back(to_link(text, "--to"));
+  const std::vector<Link> from = to_links(o.from, "--from");
+  const std::vector<Link> to = to_links(o.to, "--to");
   const CollectiveSettings settings = to_collective_settings(o.engine);
   request.prompts = prompt_scenarios(o.prompts);
-  request.projection = to_ttft_baseline(o.baseline);
-  if (request.projection) {
-    request.projection->link =
-        o.baseline.link.empty() ? from.front() : to_link(o.baseline.link, "--baseline-link");
-  }
+  request.projection = to_ttft_baseline(o.baseline, from.front());
   if (o.reference_tp != 0) request.reference = ParallelLayout{o.reference_tp, 1, 1};
   request.node = load_node(o.node);
   request.memory = to_memory_settings(o.memory);
@@ -91,17 +85,11 @@ Outcome run_compare(const CompareOptions& o) {
 
   // Drawn before the rows stream: the chart is a second pass over the grid.
   write_svg(o.svg, compare_figure(*report), doc);
-  Outcome outcome;
   if (format == Format::csv || format == Format::json) {
-    outcome.doc = doc;
-    outcome.write = compare_grid_writer(report, doc, format);
-    return outcome;
+    return Outcome{doc, compare_grid_writer(report, doc, format), 0};
   }
-
-  const std::uint64_t failures = add_compare_table(doc, *report);
-  outcome.doc = std::move(doc);
-  outcome.exit_code = failures > 0 ? 1 : 0;
-  return outcome;
+  const bool every_row_within_budgets = add_compare_table(doc, *report) == 0;
+  return Outcome{std::move(doc), {}, every_row_within_budgets ? 0 : 1};
 }
 
 }  // namespace

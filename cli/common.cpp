@@ -202,6 +202,14 @@ Link to_link(const std::string& text, const std::string& flag) {
   return parse_link(text, InputLocation::for_key(flag));
 }
 
+std::vector<Link> to_links(const std::vector<std::string>& texts, const std::string& flag) {
+  if (texts.empty()) throw InputError("give at least one link", InputLocation::for_key(flag));
+  std::vector<Link> links;
+  links.reserve(texts.size());
+  for (const auto& text : texts) links.push_back(to_link(text, flag));
+  return links;
+}
+
 CollectiveSettings to_collective_settings(const EngineOptions& options) {
   CollectiveSettings settings;
   if (!options.base_latency.empty() || !options.step_latency.empty()) {

@@ -84,6 +84,9 @@ void add_precision_options(CLI::App* app, std::string& quantization, std::string
 [[nodiscard]] EngineConfig to_engine(const EngineOptions& options);
 /// Parses a link flag: a preset or a rate.
 [[nodiscard]] Link to_link(const std::string& text, const std::string& flag);
+/// Parses each value of a list of links; refuses an empty list.
+[[nodiscard]] std::vector<Link> to_links(const std::vector<std::string>& texts,
+                                         const std::string& flag);
 /// The cluster's NCCL settings the latency-model flags give: --nccl-algo and
 /// --nccl-proto, or the --base-latency/--step-latency override.
 [[nodiscard]] CollectiveSettings to_collective_settings(const EngineOptions& options);

@@ -3,23 +3,19 @@
 #include <fmt/format.h>
 
 #include <exception>
-#include <iterator>
 #include <utility>
 
 #include "common.hpp"
 #include "integer_flags.hpp"
 #include "tpnet/base/limits.hpp"
 #include "tpnet/base/quantity.hpp"
-#include "tpnet/io/counters_csv.hpp"
+#include "tpnet/io/baseline_csv.hpp"
 #include "tpnet/io/trace_csv.hpp"
 
 namespace tpnet::cli {
 namespace {
 
 InputLocation predict_flag(const char* name) { return InputLocation::for_key(name); }
-
-/// The timeline's buffer is written out past this many bytes.
-constexpr std::size_t kTimelineFlushBytes = std::size_t{1} << 20;
 
 }  // namespace
 
@@ -121,8 +117,11 @@ std::vector<PredictScenario> predict_scenarios(const std::vector<std::string>& p
   return scenarios_from_baseline(given, output);
 }
 
-std::optional<GivenCompute> given_compute(const GivenComputeFlags& flags, const ModelArch& model,
-                                          const std::optional<CalibrationInput>& calibration) {
+namespace {
+
+std::optional<GivenCompute> compute_given_by_flags(
+    const GivenComputeFlags& flags, const ModelArch& model,
+    const std::optional<CalibrationInput>& calibration) {
   for (const auto& [value, name] : {std::pair{flags.gemm_tflops, "--gemm-tflops"},
                                     std::pair{flags.mixer_tflops, "--mixer-tflops"}}) {
     if (!(value == 0.0 || (value >= 1e-6 && value <= 1e6))) {
@@ -172,6 +171,70 @@ std::optional<GivenCompute> given_compute(const GivenComputeFlags& flags, const 
   return std::nullopt;
 }
 
+}  // namespace
+
+void add_given_compute_options(CLI::App* sub, GivenComputeFlags& flags) {
+  sub->add_option("--gemm-tflops", flags.gemm_tflops,
+                  "Given compute: achieved GEMM TFLOP/s per node (instead of a baseline)")
+      ->check(tflops_given());
+  sub->add_option("--mixer-tflops", flags.mixer_tflops,
+                  "Given compute: achieved attention TFLOP/s per node")
+      ->check(tflops_given());
+  sub->add_option("--step-overhead", flags.step_overhead, "Given compute: fixed time per step");
+}
+
+std::optional<GivenCompute> given_compute(const GivenComputeFlags& flags,
+                                          const PredictRequest& request,
+                                          const std::optional<CalibrationInput>& calibration) {
+  auto compute = compute_given_by_flags(flags, request.model, calibration);
+  if (compute && !request.baseline.empty()) {
+    throw InputError(
+        "prefill compute comes from the --baseline fit; drop --gemm-tflops (or the baseline)",
+        predict_flag("--gemm-tflops"));
+  }
+  return compute;
+}
+
+void add_predict_workload_options(CLI::App* sub, PredictWorkloadFlags& flags) {
+  sub->add_option("--prompt", flags.prompts, "Prompt scenarios, all arriving at once: 1k,8k,4x16k")
+      ->delimiter(',');
+  sub->add_option("--trace", flags.trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens");
+  sub->add_option("--output", flags.output, "Output tokens per request")->capture_default_str();
+  sub->add_option("--baseline", flags.baseline,
+                  "CSV of measured TTFT at the first link: single-request rows fit prefill "
+                  "compute (columns requests, prompt_tokens_each, ttft_s)");
+  sub->add_option("--decode-itl", flags.decode_itl,
+                  "Measured inter-token latency at concurrency 1, TP=ITL (e.g. 1=77.97ms)")
+      ->delimiter(',');
+}
+
+void apply_predict_workload(const PredictWorkloadFlags& flags, PredictRequest& request) {
+  if (!flags.baseline.empty()) {
+    request.baseline = load_baseline_csv(flags.baseline);
+    request.baseline_origin = flags.baseline;
+  }
+  request.scenarios = predict_scenarios(
+      flags.prompts, flags.trace, parse_token_count(flags.output, "--output"), request.baseline);
+  if (flags.prompts.empty() && flags.trace.empty() && flags.baseline.empty()) {
+    request.notes.push_back(fmt::format("no --prompt, --trace or --baseline: one {}-token prompt",
+                                        parse_token_count(kDefaultPredictPrompt, "--prompt")));
+  }
+}
+
+std::vector<DecodeMeasurement> decode_measurements(const PredictWorkloadFlags& flags,
+                                                   const PredictRequest& request) {
+  std::vector<DecodeMeasurement> measured;
+  measured.reserve(flags.decode_itl.size());
+  for (const auto& text : flags.decode_itl) measured.push_back(parse_decode_itl(text));
+  if (measured.empty()) {
+    if (auto m = baseline_decode_measurement(request.baseline, request.engine.tensor_parallel_size,
+                                             flags.baseline)) {
+      measured.push_back(std::move(*m));
+    }
+  }
+  return measured;
+}
+
 void add_expert_parallel_options(CLI::App* app, ExpertParallelFlags& flags) {
   const std::string engine = "Engine (vLLM names)";
   app->add_option("--data-parallel-size", flags.data_parallel_size,
@@ -193,56 +256,6 @@ void apply_expert_parallel(const ExpertParallelFlags& flags, PredictRequest& req
     const int tp = request.engine.tensor_parallel_size;
     request.memory->layout = ParallelLayout{tp, 1, tp * flags.data_parallel_size};
   }
-}
-
-TimelineWriter::TimelineWriter(const std::string& path, const PredictRequest& request)
-    : file_(path, "--timeline"),
-      request_(request),
-      buffer_(
-          "scenario,link,step,start_s,end_s,request,prefill_tokens,decode_tokens,context_tokens,"
-          "compute_s,communication_s\n") {}
-
-void TimelineWriter::add(const PricedStepEvent& event) {
-  const PricedStep& p = event.step;
-  for (const StepWork& w : p.step.work) {
-    fmt::format_to(std::back_inserter(buffer_),
-                   "{},{},{},{:.6f},{:.6f},{},{},{},{},{:.6f},{:.6f}\n",
-                   request_.scenarios[event.scenario].name, request_.links[event.link].link.name,
-                   event.number, p.step.start_s, p.step.end_s, w.request + 1, w.prefill_tokens,
-                   w.decode_tokens, w.context_tokens, p.compute.value(), p.communication.value());
-  }
-  if (buffer_.size() >= kTimelineFlushBytes) flush();
-}
-
-void TimelineWriter::commit() {
-  flush();
-  file_.commit();
-}
-
-void TimelineWriter::flush() {
-  file_.write(buffer_);
-  buffer_.clear();
-}
-
-void write_predicted_traffic(const PredictReport& report, double overlap,
-                             const std::string& traffic, const std::string& requests,
-                             Document& doc) {
-  const PredictLink& run = report.scenarios.front().links.front();
-  const CounterSeries series = predicted_counters(run, Seconds::milliseconds(1.0), overlap);
-  write_file_atomically(traffic, counters_csv_text(series), "--traffic");
-  doc.fields.push_back(
-      text("traffic", "traffic written to",
-           fmt::format("{} ({} at {})", traffic, report.scenarios.front().name, run.link.name)));
-  if (requests.empty()) return;
-  std::vector<RequestTiming> timings;
-  timings.reserve(run.schedule.requests.size());
-  for (std::size_t i = 0; i < run.schedule.requests.size(); ++i) {
-    const RequestTimeline& t = run.schedule.requests[i];
-    timings.push_back(RequestTiming{fmt::format("r{}", i + 1), Seconds(t.arrival_s),
-                                    Seconds(t.first_token_s), Seconds(t.finished_s)});
-  }
-  write_file_atomically(requests, requests_csv_text(timings), "--requests");
-  doc.fields.push_back(text("requests_file", "request timings written to", requests));
 }
 
 }  // namespace tpnet::cli

@@ -1,8 +1,8 @@
 #pragma once
 // What tpnet predict reads from its flags beyond plain values (the compute
-// it is given, measured inter-token latencies, the scenarios) and the files
-// it writes beside its answer (the step timeline, predicted RDMA counters):
-// CLI-only, since their errors and sources name the flags.
+// it is given, measured inter-token latencies, the scenarios, the layouts):
+// CLI-only, since their errors and sources name the flags. The files it
+// writes beside its answer are predict_files.hpp's.
 
 #include <CLI/CLI.hpp>
 
@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "tpnet/io/output_file.hpp"
 #include "tpnet/usecase/calibration_use.hpp"
 #include "tpnet/usecase/predict.hpp"
 
@@ -35,16 +34,35 @@ inline constexpr const char* kDefaultPredictPrompt = "8k";
     const std::vector<std::string>& prompts, const std::string& trace, TokenCount output,
     const std::vector<PrefillScenario>& baseline);
 
+/// --prompt, --trace, --output, --baseline and --decode-itl: what predict
+/// runs, and what was measured.
+struct PredictWorkloadFlags {
+  std::vector<std::string> prompts;
+  std::string trace;
+  std::string output = std::to_string(kDefaultOutputTokens);
+  std::string baseline;  ///< a CSV of measured TTFTs
+  std::vector<std::string> decode_itl;
+};
+void add_predict_workload_options(CLI::App* sub, PredictWorkloadFlags& flags);
+/// Sets the request's baseline (read here) and scenarios, with a note when
+/// nothing was asked.
+void apply_predict_workload(const PredictWorkloadFlags& flags, PredictRequest& request);
+/// The --decode-itl measurements, else the baseline's at the request's TP.
+[[nodiscard]] std::vector<DecodeMeasurement> decode_measurements(const PredictWorkloadFlags& flags,
+                                                                 const PredictRequest& request);
+
 /// The compute predict is given instead of a baseline fit: --gemm-tflops
 /// (with --mixer-tflops and --step-overhead), else the calibration's GEMM
-/// timings, else none.
+/// timings, else none. Refuses a given rate beside the request's baseline,
+/// whose fit is the compute.
 struct GivenComputeFlags {
   double gemm_tflops = 0.0;
   double mixer_tflops = 0.0;
   std::string step_overhead;
 };
+void add_given_compute_options(CLI::App* sub, GivenComputeFlags& flags);
 [[nodiscard]] std::optional<GivenCompute> given_compute(
-    const GivenComputeFlags& flags, const ModelArch& model,
+    const GivenComputeFlags& flags, const PredictRequest& request,
     const std::optional<CalibrationInput>& calibration);
 
 /// --disaggregate xPyD with --prefill-tp and --decode-tp (0: --tp's).
@@ -69,26 +87,5 @@ void add_expert_parallel_options(CLI::App* app, ExpertParallelFlags& flags);
 /// Sets the request's layout from the flags, the memory's too (the experts
 /// over tp x dp ranks, the nodes of one DP rank each holding the attention).
 void apply_expert_parallel(const ExpertParallelFlags& flags, PredictRequest& request);
-
-/// The --timeline CSV, one row per request and step, written as the steps
-/// are priced: its memory is one buffer, whatever the run's length.
-class TimelineWriter {
- public:
-  TimelineWriter(const std::string& path, const PredictRequest& request);
-  void add(const PricedStepEvent& event);
-  void commit();
-
- private:
-  void flush();
-  AtomicFile file_;
-  const PredictRequest& request_;
-  std::string buffer_;
-};
-
-/// --traffic (and --requests): the first run's predicted RDMA counters at
-/// 1 ms, and its request timings; says in `doc` what was written where.
-void write_predicted_traffic(const PredictReport& report, double overlap,
-                             const std::string& traffic, const std::string& requests,
-                             Document& doc);
 
 }  // namespace tpnet::cli
