@@ -250,3 +250,18 @@ TEST_CASE("expect prices a given EP layout and leaves one out that a ring cannot
   ring.layouts = {ParallelLayout{1, 1, 4}};
   CHECK_THROWS_WITH(run_expect(ring), ContainsSubstring("every pair"));
 }
+
+TEST_CASE("every layout row has every concurrency's columns, a first row that does not fit too",
+          "[expect]") {
+  // MiniMax-M2 does not fit one Spark: the first row (8 x TP1) has no decode
+  // numbers, and the table takes its columns from the first row.
+  const auto r = tpnet::test::run_tpnet({"expect", "--model", "minimax-m2", "--nodes", "8"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("C=64 tok/s"));
+  const std::size_t at = r.out.find("\n  TP8 ");
+  REQUIRE(at != std::string::npos);
+  const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  INFO(line);
+  CHECK_THAT(line, EndsWith("latency"));  // its best-for cell, after four decode columns
+  CHECK(std::count(line.begin(), line.end(), ' ') > 20);
+}

@@ -4,6 +4,8 @@
 // (docs/json.md, "expect").
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,7 +59,8 @@ std::vector<Record> expect_decode_records(const ExpectLayout& l) {
   return decode;
 }
 
-Record expect_layout_row(const ExpectReport& r, std::size_t i) {
+Record expect_layout_row(const ExpectReport& r, std::size_t i,
+                         const std::vector<int>& concurrency) {
   const ExpectLayout& l = r.layouts[i];
   const bool usable = l.fits && l.refusal.empty();
   std::string best;
@@ -77,7 +80,15 @@ Record expect_layout_row(const ExpectReport& r, std::size_t i) {
   };
   // The table: one request's speed at C=1, all requests' beyond; each
   // request's speed and the ranges in the wide table.
-  for (const ExpectConcurrency& c : l.decode) {
+  // Every row has every concurrency's columns (a table and CSV take theirs
+  // from the first row): a layout that does not fit or start has 0 in them.
+  for (const int requests : concurrency) {
+    const auto found =
+        std::find_if(l.decode.begin(), l.decode.end(),
+                     [&](const ExpectConcurrency& d) { return d.requests == requests; });
+    ExpectConcurrency c;
+    c.requests = requests;
+    if (found != l.decode.end()) c = *found;
     const std::string n = std::to_string(c.requests);
     if (c.requests == 1) {
       row.push_back(table_only(number("", "C=1 tok/s", c.per_request.typical, kCount, 1)));
@@ -119,7 +130,9 @@ Document expect_document(const ExpectRequest& request, const ExpectReport& repor
                           request.fabric.link.name, request.prompt_tokens, request.output_tokens);
   std::vector<Record> rows;
   rows.reserve(r.layouts.size());
-  for (std::size_t i = 0; i < r.layouts.size(); ++i) rows.push_back(expect_layout_row(r, i));
+  for (std::size_t i = 0; i < r.layouts.size(); ++i) {
+    rows.push_back(expect_layout_row(r, i, request.concurrency));
+  }
   auto name_of = [&](int i) {
     return i < 0 ? std::string("none fits")
                  : expect_layout_name(r.layouts[static_cast<std::size_t>(i)]);
