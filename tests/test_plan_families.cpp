@@ -192,3 +192,29 @@ TEST_CASE("layouts beyond TP need the node's expected rates", "[plan][families][
   in.objective = PlanObjective::automatic;
   CHECK_THROWS_AS(search_plans(in), InputError);
 }
+
+TEST_CASE(
+    "options whose bill has a part without a price rank after the priced, by their expected "
+    "tokens/s",
+    "[plan][families]") {
+  // Sixteen Sparks need cables the built-in catalog has no price for: no bill
+  // is complete, and the ranking must not fall back to the cheapest fabric.
+  PlanSearchRequest in = sparks("glm-5.3", 16);
+  in.prices = builtin_prices();
+  in.today = CalendarDate{2026, 12, 6};
+  const PlanSearchReport report = search_plans(in);
+  REQUIRE(report.objective == PlanObjective::tokens_per_dollar);
+  std::optional<double> previous;
+  for (const auto& r : report.options) {
+    if (!r.usable || r.tokens_per_dollar || !r.expected_throughput()) continue;
+    if (previous) CHECK(*r.expected_throughput() <= *previous);
+    previous = r.expected_throughput();
+  }
+  REQUIRE(previous.has_value());
+  const PlanOption& best = report.options.front();
+  for (const auto& r : report.options) {
+    if (r.usable && r.expected_throughput() && !r.tokens_per_dollar && !best.tokens_per_dollar) {
+      CHECK(*r.expected_throughput() <= *best.expected_throughput());
+    }
+  }
+}

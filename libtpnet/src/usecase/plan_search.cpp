@@ -224,15 +224,20 @@ void rank_by_objective(PlanObjective objective, std::vector<PlanOption>& options
     });
   } else if (objective == PlanObjective::tokens_per_dollar ||
              objective == PlanObjective::throughput) {
-    const auto measure = [objective](const PlanOption& o) {
-      return objective == PlanObjective::throughput ? o.expected_throughput() : o.tokens_per_dollar;
-    };
+    // Per dollar where the bill is complete; the rest (a part without a
+    // price is never free) after them, by what they are expected to give.
     std::stable_sort(options.begin(), options.end(), [&](const PlanOption& a, const PlanOption& b) {
       if (a.usable != b.usable) return a.usable;
-      const auto ma = measure(a);
-      const auto mb = measure(b);
-      if (ma.has_value() != mb.has_value()) return ma.has_value();
-      return ma && *ma > *mb;
+      if (objective == PlanObjective::tokens_per_dollar) {
+        if (a.tokens_per_dollar.has_value() != b.tokens_per_dollar.has_value()) {
+          return a.tokens_per_dollar.has_value();
+        }
+        if (a.tokens_per_dollar) return *a.tokens_per_dollar > *b.tokens_per_dollar;
+      }
+      const auto ta = a.expected_throughput();
+      const auto tb = b.expected_throughput();
+      if (ta.has_value() != tb.has_value()) return ta.has_value();
+      return ta && *ta > *tb;
     });
   } else if (objective == PlanObjective::users_per_dollar) {
     std::stable_sort(options.begin(), options.end(), [](const PlanOption& a, const PlanOption& b) {
