@@ -445,3 +445,41 @@ TEST_CASE(
   expect_bad_input(run_tpnet({"calibration", "--alltoall", kSource + "/no-such-sweep.txt"}),
                    "no-such-sweep.txt: no such file");
 }
+
+TEST_CASE("a calibration's measured all-to-all prices predict's expert parallelism",
+          "[cli][calibration][expert-parallel]") {
+  const std::string alltoall =
+      kSource + "/tests/data/nccl-tests/synthetic-4rank-alltoall-bf16.txt";  // SYNTHETIC
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto with_alltoall = dir / "tpnet_cli_alltoall_calibration.yaml";
+  const auto without = dir / "tpnet_cli_allreduce_calibration.yaml";
+  REQUIRE(run_tpnet({"calibration", "--nccl-tests", kSweep, "--alltoall", alltoall, "--out",
+                     with_alltoall.string()})
+              .exit_code == 0);
+  REQUIRE(run_tpnet({"calibration", "--nccl-tests", kSweep, "--out", without.string()}).exit_code ==
+          0);
+  const auto predict = [](const std::filesystem::path& calibration, const char* format) {
+    return run_tpnet({"predict", "--model", "gpt-oss-120b", "--tp", "1", "--links", "200G",
+                      "--fabric", calibration.string(), "--prompt", "4x1k", "--output", "16",
+                      "--data-parallel-size", "4", "--enable-expert-parallel", "--format", format});
+  };
+  const auto measured = predict(with_alltoall, "json");
+  const auto allreduce_only = predict(without, "json");
+  INFO(measured.err << allreduce_only.err);
+  REQUIRE(measured.exit_code == 0);
+  REQUIRE(allreduce_only.exit_code == 0);
+  const auto first_token = [](const tpnet::test::CliResult& r) {
+    return json_of(r)["scenarios"][0]["links"][0]["mean_ttft_s"].as<double>();
+  };
+  // The synthetic sweep's 25 us a round and 160 Gb/s differ from the
+  // all-reduce fit's pricing, so the same run lands elsewhere.
+  CHECK(first_token(measured) != first_token(allreduce_only));
+  const std::string measured_text = unwrapped(predict(with_alltoall, "table").out);
+  CHECK_THAT(measured_text,
+             ContainsSubstring("all-to-all measured at 4 ranks from " + with_alltoall.string()));
+  CHECK(measured_text.find("the EP group has") == std::string::npos);  // 4 ranks measured
+  CHECK_THAT(unwrapped(predict(without, "table").out),
+             ContainsSubstring("all-to-all priced on the all-reduce profile"));
+  std::filesystem::remove(with_alltoall);
+  std::filesystem::remove(without);
+}

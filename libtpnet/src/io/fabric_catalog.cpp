@@ -8,6 +8,7 @@
 #include "tpnet/fabric/switch_spec.hpp"
 #include "tpnet/io/fabric_yaml.hpp"
 #include "tpnet/io/link_presets.hpp"
+#include "tpnet/measured/calibration_fabric.hpp"
 
 namespace tpnet {
 namespace {
@@ -52,8 +53,7 @@ FabricProfile resolve_fabric(std::string_view spec, const Link& link,
                            "measured all-reduce sweep",
                        fabric_key());
     }
-    return calibration_fabric(std::make_shared<const AllReduceCalibration>(*calibration->allreduce),
-                              calibration->origin, link);
+    return calibration_fabric(*calibration, link);
   }
   for (const auto& p : builtin_fabric_profiles()) {
     if (!detail::same_name(p.name, spec)) continue;

@@ -11,6 +11,7 @@
 #include "tpnet/model/layer_plan.hpp"
 #include "tpnet/model/weights.hpp"
 #include "tpnet/sim/expected_compute.hpp"
+#include "tpnet/sim/expert_alltoall_time.hpp"
 #include "tpnet/sim/expert_parallel_step.hpp"
 #include "tpnet/sim/kv_transfer_time.hpp"
 #include "tpnet/sim/step_cost.hpp"
@@ -396,6 +397,19 @@ ExpectReport run_expect(const ExpectRequest& r) {
         "measurement of one between Sparks exists that tpnet knows of; requests spread over the "
         "replicas, then over each one's DP ranks, which run in lockstep at the busiest rank's "
         "pace, every rank taken to carry as many tokens as it (docs/formulas.md s.31.2)");
+    for (const ExpectLayout& row : report.layouts) {
+      if (row.layout.data_parallel() <= 1 || !row.fits || !row.refusal.empty()) continue;
+      EngineConfig engine = r.engine;
+      engine.tensor_parallel_size = row.layout.tp;
+      const auto alltoall = [&](TokenCount tokens) {
+        return expert_alltoall(r.model, engine, row.layout, {}, static_cast<double>(tokens));
+      };
+      for (std::string& note : expert_alltoall_pricing_notes(
+               r.fabric, alltoall(1), alltoall(engine.max_num_batched_tokens))) {
+        if (std::find(report.notes.begin(), report.notes.end(), note) == report.notes.end())
+          report.notes.push_back(std::move(note));
+      }
+    }
   }
   if (!expert_parallel_left_out.empty()) {
     report.notes.push_back(

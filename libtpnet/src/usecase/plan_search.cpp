@@ -9,6 +9,7 @@
 #include "tpnet/traffic/transfer_time.hpp"
 
 #include "tpnet/base/limits.hpp"
+#include "tpnet/measured/calibration_fabric.hpp"
 #include "tpnet/model/layout.hpp"
 #include "tpnet/sim/prefill_communication.hpp"
 #include "tpnet/traffic/bytes_per_token.hpp"
@@ -305,8 +306,7 @@ FabricProfile priced_profile(const std::vector<FabricProfile>& catalog, FabricTo
   // The same order as choose_fabrics with nothing asked: the cluster's own
   // measured sweep, then the built-in profile of this topology, then nominal.
   if (calibration && calibration->allreduce) {
-    return calibration_fabric(std::make_shared<const AllReduceCalibration>(*calibration->allreduce),
-                              calibration->origin, speed);
+    return calibration_fabric(*calibration, speed);
   }
   return default_fabric(catalog, speed, settings, node.name, topology);
 }

@@ -9,6 +9,9 @@
 #include "tpnet/base/error.hpp"
 #include "tpnet/base/limits.hpp"
 #include "tpnet/model/layer_plan.hpp"
+#include "tpnet/sim/expert_alltoall_time.hpp"
+#include "tpnet/sim/expert_parallel_step.hpp"
+#include "tpnet/traffic/expert_alltoall.hpp"
 
 namespace tpnet {
 
@@ -56,6 +59,20 @@ std::vector<std::string> expert_parallel_notes(const PredictRequest& r) {
                         *r.alltoall.routing_imbalance)
           : std::string("routing imbalance: uniform random top-k routing's, a floor real routers "
                         "exceed; the busiest rank's expert copies bind each MoE layer's GEMMs"));
+  // What prices the all-to-all, over the run's smallest (one token a rank)
+  // and largest (a full token budget) forwards, once per distinct profile.
+  const ExpertParallel ep = predict_expert_parallel(r);
+  const ParallelLayout layout = expert_parallel_layout(tp, ep);
+  const ExpertAllToAll fewest = expert_alltoall(r.model, r.engine, layout, ep.alltoall, 1.0);
+  const ExpertAllToAll most = expert_alltoall(r.model, r.engine, layout, ep.alltoall,
+                                              static_cast<double>(r.engine.max_num_batched_tokens));
+  for (const ProfiledLink& link : r.links) {
+    if (!link.fabric) continue;
+    for (std::string& note : expert_alltoall_pricing_notes(*link.fabric, fewest, most)) {
+      if (std::find(notes.begin(), notes.end(), note) == notes.end())
+        notes.push_back(std::move(note));
+    }
+  }
   return notes;
 }
 

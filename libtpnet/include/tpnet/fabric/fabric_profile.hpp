@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "tpnet/fabric/collective_settings.hpp"
 #include "tpnet/fabric/link.hpp"
 #include "tpnet/fabric/measured_allreduce.hpp"
+#include "tpnet/fabric/measured_alltoall.hpp"
 #include "tpnet/model/engine.hpp"
 
 namespace tpnet {
@@ -122,6 +124,9 @@ struct FabricProfile {
   FabricEnd end = FabricEnd::central;
   // Calibration profiles: the measured curve, moved to `link` (s.19).
   std::shared_ptr<const AllReduceCalibration> measured_curve;
+  /// A measured all-to-all (a calibration's): expert parallelism's dispatch
+  /// and combine are priced by it instead of the all-reduce model (s.31.1).
+  std::optional<MeasuredAllToAll> alltoall;
 };
 
 /// One all-reduce on a profile.
