@@ -130,3 +130,26 @@ TEST_CASE("schedule: deterministic, and bad settings name the field", "[schedule
       simulate_schedule(at_once(1, 10, 1), s, [](const ScheduledStep&) { return 0.0; }),
       ContainsSubstring("positive, finite"));
 }
+
+TEST_CASE("a run's requests summarized: TTFT each, the last first token, mean TTFT, decode speed",
+          "[schedule]") {
+  // Two requests by hand: arrivals 0 and 1 s, first tokens at 2 and 4 s,
+  // finished at 4 s (5 outputs: 4 after the first in 2 s) and 4 s (1 output).
+  std::vector<RequestTimeline> timelines(2);
+  timelines[0].arrival_s = 0.0;
+  timelines[0].first_token_s = 2.0;
+  timelines[0].finished_s = 4.0;
+  timelines[1].arrival_s = 1.0;
+  timelines[1].first_token_s = 4.0;
+  timelines[1].finished_s = 4.0;
+  const std::vector<ScheduledRequest> requests{{0.0, 100, 5}, {1.0, 100, 1}};
+  const RequestSummary s = summarize_requests(timelines, requests);
+  REQUIRE(s.ttft.size() == 2);
+  CHECK(s.ttft[0].value() == 2.0);
+  CHECK(s.ttft[1].value() == 3.0);
+  CHECK(s.last_first_token.value() == 4.0);
+  CHECK(s.mean_ttft.value() == 2.5);
+  CHECK(s.decode_tokens_per_s == 2.0);  // only the first decodes: 4 tokens in 2 s
+  CHECK_THROWS_AS(summarize_requests({}, {}), InputError);
+  CHECK_THROWS_AS(summarize_requests(timelines, {requests[0]}), InputError);
+}

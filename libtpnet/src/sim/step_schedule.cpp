@@ -202,4 +202,33 @@ ScheduleResult simulate_schedule(const std::vector<ScheduledRequest>& requests,
   return result;
 }
 
+RequestSummary summarize_requests(const std::vector<RequestTimeline>& timelines,
+                                  const std::vector<ScheduledRequest>& requests) {
+  require_field(!timelines.empty() && timelines.size() == requests.size(), "workload.prompts",
+                "a run's summary needs one timeline per request, and at least one");
+  RequestSummary out;
+  out.ttft.reserve(timelines.size());
+  double first_arrival = timelines.front().arrival_s;
+  double last_first = 0.0;
+  double ttft_sum = 0.0;
+  double rate_sum = 0.0;
+  int rated = 0;
+  for (std::size_t i = 0; i < timelines.size(); ++i) {
+    const RequestTimeline& t = timelines[i];
+    first_arrival = std::min(first_arrival, t.arrival_s);
+    last_first = std::max(last_first, t.first_token_s);
+    out.ttft.emplace_back(t.ttft_s());
+    ttft_sum += t.ttft_s();
+    const TokenCount outputs = requests[i].output_tokens;
+    if (outputs > 1 && t.finished_s > t.first_token_s) {
+      rate_sum += static_cast<double>(outputs - 1) / (t.finished_s - t.first_token_s);
+      ++rated;
+    }
+  }
+  out.last_first_token = Seconds(last_first - first_arrival);
+  out.mean_ttft = Seconds(ttft_sum / static_cast<double>(timelines.size()));
+  out.decode_tokens_per_s = rated > 0 ? rate_sum / rated : 0.0;
+  return out;
+}
+
 }  // namespace tpnet

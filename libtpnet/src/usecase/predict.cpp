@@ -118,26 +118,11 @@ PredictLink run_link(const PredictRequest& r, const StepCostModel& cost,
   };
   out.schedule = simulate_schedule(scenario.requests, scheduler, price, false);
   out.sent_per_node = Bytes(sent);
-  double first_arrival = scenario.requests.front().arrival_s;
-  double last_first = 0.0;
-  double ttft_sum = 0.0;
-  double rate_sum = 0.0;
-  int rated = 0;
-  for (std::size_t i = 0; i < out.schedule.requests.size(); ++i) {
-    const RequestTimeline& t = out.schedule.requests[i];
-    first_arrival = std::min(first_arrival, t.arrival_s);
-    last_first = std::max(last_first, t.first_token_s);
-    out.first_token.emplace_back(t.ttft_s());
-    ttft_sum += t.ttft_s();
-    const TokenCount outputs = scenario.requests[i].output_tokens;
-    if (outputs > 1 && t.finished_s > t.first_token_s) {
-      rate_sum += static_cast<double>(outputs - 1) / (t.finished_s - t.first_token_s);
-      ++rated;
-    }
-  }
-  out.last_first_token = Seconds(last_first - first_arrival);
-  out.mean_ttft = Seconds(ttft_sum / static_cast<double>(out.schedule.requests.size()));
-  out.decode_tokens_per_s = rated > 0 ? rate_sum / rated : 0.0;
+  RequestSummary summary = summarize_requests(out.schedule.requests, scenario.requests);
+  out.first_token = std::move(summary.ttft);
+  out.last_first_token = summary.last_first_token;
+  out.mean_ttft = summary.mean_ttft;
+  out.decode_tokens_per_s = summary.decode_tokens_per_s;
   out.communication = Seconds(comm_at_first);
   out.network_share = busy_at_first > 0.0 ? comm_at_first / busy_at_first : 0.0;
   out.finished = Seconds(last_end);

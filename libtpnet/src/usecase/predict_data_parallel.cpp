@@ -149,26 +149,11 @@ PredictLink run_data_parallel(
   out.finished = Seconds(finished);
 
   // Each request as run_link words it, over the whole scenario.
-  double first_arrival = scenario.requests.front().arrival_s;
-  double last_first = 0.0;
-  double ttft_sum = 0.0;
-  double rate_sum = 0.0;
-  int rated = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    const RequestTimeline& t = out.schedule.requests[i];
-    first_arrival = std::min(first_arrival, t.arrival_s);
-    last_first = std::max(last_first, t.first_token_s);
-    out.first_token.emplace_back(t.ttft_s());
-    ttft_sum += t.ttft_s();
-    const TokenCount outputs = scenario.requests[i].output_tokens;
-    if (outputs > 1 && t.finished_s > t.first_token_s) {
-      rate_sum += static_cast<double>(outputs - 1) / (t.finished_s - t.first_token_s);
-      ++rated;
-    }
-  }
-  out.last_first_token = Seconds(last_first - first_arrival);
-  out.mean_ttft = Seconds(ttft_sum / static_cast<double>(count));
-  out.decode_tokens_per_s = rated > 0 ? rate_sum / rated : 0.0;
+  RequestSummary summary = summarize_requests(out.schedule.requests, scenario.requests);
+  out.first_token = std::move(summary.ttft);
+  out.last_first_token = summary.last_first_token;
+  out.mean_ttft = summary.mean_ttft;
+  out.decode_tokens_per_s = summary.decode_tokens_per_s;
   return out;
 }
 

@@ -93,4 +93,20 @@ using StepSeconds = std::function<double(const ScheduledStep& step)>;
                                                bool keep_steps = false,
                                                ScheduleUntil until = ScheduleUntil::all_outputs);
 
+/// What users see of a run's requests (docs/prediction.md): each one's
+/// TTFT, the span from the first arrival to the last first token, the mean
+/// TTFT, and a request's decode speed, (outputs - 1) / (finish - first
+/// token), averaged over the requests with more than one output.
+struct RequestSummary {
+  std::vector<Seconds> ttft;  ///< per request, in the order given
+  Seconds last_first_token;
+  Seconds mean_ttft;
+  double decode_tokens_per_s = 0.0;  ///< 0 when no request decodes
+};
+
+/// `timelines[i]` is `requests[i]`'s; both non-empty and of one length
+/// (InputError naming `workload.prompts` otherwise).
+[[nodiscard]] RequestSummary summarize_requests(const std::vector<RequestTimeline>& timelines,
+                                                const std::vector<ScheduledRequest>& requests);
+
 }  // namespace tpnet
