@@ -15,13 +15,7 @@ void add_side_by_side_options(CLI::App* app, SideBySideOptions& o) {
                   "xPyD prefill/decode layouts to set beside them, e.g. 2P1D, each at every --tp")
       ->delimiter(',')
       ->group(group);
-  app->add_option("--prices", o.prices.files,
-                  "A price file on top of the built-in catalog (models/prices) for the nodes' "
-                  "cost; repeatable")
-      ->group(group);
-  app->add_option("--as-of", o.prices.as_of,
-                  "Judge prices older than a year on this day, YYYY-MM-DD (default: today, UTC)")
-      ->group(group);
+  add_price_file_options(app, o.prices);
 }
 
 void apply_side_by_side_options(CompareRequest& request, const SideBySideOptions& o,

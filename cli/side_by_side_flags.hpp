@@ -18,7 +18,8 @@ struct SideBySideOptions {
   PriceOptions prices;
 };
 
-/// --nodes, --disaggregate, --prices and --as-of, in their own group.
+/// --nodes and --disaggregate in their own group, and the price flags
+/// (add_price_file_options).
 void add_side_by_side_options(CLI::App* app, SideBySideOptions& options);
 
 /// The cluster, the xPyD layouts, the collective settings, the built-in

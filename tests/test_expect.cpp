@@ -265,3 +265,35 @@ TEST_CASE("every layout row has every concurrency's columns, a first row that do
   CHECK_THAT(line, EndsWith("latency"));  // its best-for cell, after four decode columns
   CHECK(std::count(line.begin(), line.end(), ' ') > 20);
 }
+
+TEST_CASE("one layout priced alone: its row, a row that does not fit, and a fabric refused",
+          "[expect]") {
+  ExpectRequest r = request("minimax-m2", 4);
+  r.layouts = {ParallelLayout{1, 1, 1}};  // replaced by the one asked
+  const SingleLayoutExpectation tp4 = expect_single_layout(r, ParallelLayout{4, 1, 1}, {});
+  REQUIRE(tp4.row);
+  CHECK_FALSE(tp4.refused);
+  CHECK(tp4.row->layout == ParallelLayout{4, 1, 1});
+  CHECK(tp4.row->fits);
+  // The same as run_expect gives for that layout among the others.
+  r.layouts = {ParallelLayout{2, 1, 1}, ParallelLayout{4, 1, 1}};
+  const ExpectReport all = run_expect(r);
+  CHECK(tp4.row->ttft_s.typical == layout(all, 4, 1).ttft_s.typical);
+  // MiniMax-M2 does not fit one Spark: the row says so, nothing is refused.
+  const SingleLayoutExpectation tp1 = expect_single_layout(r, ParallelLayout{1, 1, 1}, {});
+  REQUIRE(tp1.row);
+  CHECK_FALSE(tp1.row->fits);
+  // EP over four nodes on a ring: the all-to-all cannot join every pair.
+  ExpectRequest ring = r;
+  ring.fabric = default_fabric(parse_link("200G", InputLocation::for_key("link")),
+                               CollectiveSettings{}, "dgx-spark", FabricTopology::ring);
+  const SingleLayoutExpectation ep = expect_single_layout(ring, ParallelLayout{1, 1, 4}, {});
+  CHECK_FALSE(ep.row);
+  REQUIRE(ep.refused);
+  CHECK(ep.refused->where().key == "fabric");
+  // An xPyD group is found by its disaggregation.
+  const SingleLayoutExpectation pd =
+      expect_single_layout(r, ParallelLayout{4, 1, 1}, DisaggregationLayout{1, 1, 2, 2});
+  REQUIRE(pd.row);
+  CHECK(pd.row->disaggregation.has_value());
+}

@@ -153,3 +153,12 @@ TEST_CASE("a run's requests summarized: TTFT each, the last first token, mean TT
   CHECK_THROWS_AS(summarize_requests({}, {}), InputError);
   CHECK_THROWS_AS(summarize_requests(timelines, {requests[0]}), InputError);
 }
+
+TEST_CASE("a step samples each decode's tokens and one per prompt it completes", "[schedule]") {
+  ScheduledStep step;
+  step.work.push_back(StepWork{0, 0, 100, 3, false});      // a decode with 2 drafts
+  step.work.push_back(StepWork{1, 512, 512, 0, true});     // a prompt's last chunk
+  step.work.push_back(StepWork{2, 1024, 1024, 0, false});  // a chunk that does not end it
+  CHECK(step.sampled_tokens() == 4);
+  CHECK(step.tokens() == 3 + 512 + 1024);
+}

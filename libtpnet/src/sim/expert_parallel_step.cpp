@@ -135,8 +135,7 @@ StepCommunication StepPricer::ep_communication(const ScheduledStep& step, const 
         c.each.emplace_back(moe.tp_allgather_sent, moe.tp_allgather);
     }
   }
-  TokenCount sampled = 0;
-  for (const StepWork& w : step.work) sampled += w.decode_tokens + (w.completes_prompt ? 1 : 0);
+  const TokenCount sampled = step.sampled_tokens();
   if (tp >= 2 && sampled > 0) {
     const auto [logits, gather] = ep_cached(gather_, sampled, [&] {
       const Bytes bytes = logits_gather_bytes(model_, engine_, tp, sampled);

@@ -99,10 +99,7 @@ StepCommunication StepCommunicationCache::operator()(const ScheduledStep& step, 
   c.collectives = allreduces;
   if (keep_each) c.each.assign(static_cast<std::size_t>(allreduces), {sent, time});
 
-  TokenCount sampled = 0;
-  for (const StepWork& w : step.work) {
-    sampled += w.decode_tokens + (w.completes_prompt ? 1 : 0);
-  }
+  const TokenCount sampled = step.sampled_tokens();
   if (sampled > 0) {
     const auto [logits, gather] = cached(gather_, sampled, [&] {
       const Bytes bytes = logits_gather_bytes(model_, engine_, tp, sampled);

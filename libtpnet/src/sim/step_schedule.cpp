@@ -83,6 +83,12 @@ TokenCount ScheduledStep::tokens() const {
   return sum;
 }
 
+TokenCount ScheduledStep::sampled_tokens() const {
+  TokenCount sum = 0;
+  for (const StepWork& w : work) sum += w.decode_tokens + (w.completes_prompt ? 1 : 0);
+  return sum;
+}
+
 bool ScheduledStep::mixes_prefill_and_decode() const {
   const bool prefill =
       std::any_of(work.begin(), work.end(), [](const StepWork& w) { return w.prefill_tokens > 0; });

@@ -20,10 +20,6 @@ FabricProfile expectation_profile(const CompareRequest& r, const ProfiledLink& l
                         FabricTopology::switched);
 }
 
-bool same_layout(const ParallelLayout& a, const ParallelLayout& b) {
-  return a.tp == b.tp && a.pp == b.pp && a.ep == b.ep;
-}
-
 /// The layout's row of run_expect on `profile`; refusal says why there is none.
 std::optional<ExpectLayout> expect_one(const CompareRequest& r, const CompareExpectation& e,
                                        const ProfiledLink& link, std::string& refusal) {
@@ -39,29 +35,17 @@ std::optional<ExpectLayout> expect_one(const CompareRequest& r, const CompareExp
   ask.output_tokens = first.output_tokens.value_or(kDefaultOutputTokens);
   ask.concurrency = {1, kSideBySideRequests};
   ask.accepted_tokens = r.accepted_tokens;
-  if (e.disaggregation) {
-    ask.disaggregations = {*e.disaggregation};
-  } else {
-    ask.layouts = {e.layout};
-  }
-  try {
-    const ExpectReport report = run_expect(ask);
-    for (const auto& row : report.layouts) {
-      const bool same = e.disaggregation ? row.disaggregation.has_value()
-                                         : !row.disaggregation && same_layout(row.layout, e.layout);
-      if (!same) continue;
-      if (!row.refusal.empty()) {
-        refusal = row.refusal;
-      } else if (!row.fits) {
-        refusal = fmt::format("{} does not fit in {}'s memory", e.name, r.node.name);
-      } else if (row.decode.size() == 2) {
-        return row;
-      }
-      return std::nullopt;
-    }
+  const SingleLayoutExpectation expected = expect_single_layout(ask, e.layout, e.disaggregation);
+  if (expected.refused) {
+    refusal = expected.refused->detail();
+  } else if (!expected.row) {
     refusal = "nothing is expected of it from the node's public runs";
-  } catch (const InputError& e_) {
-    refusal = e_.detail();
+  } else if (!expected.row->refusal.empty()) {
+    refusal = expected.row->refusal;
+  } else if (!expected.row->fits) {
+    refusal = fmt::format("{} does not fit in {}'s memory", e.name, r.node.name);
+  } else if (expected.row->decode.size() == 2) {
+    return expected.row;
   }
   return std::nullopt;
 }
@@ -75,7 +59,7 @@ std::vector<CompareExpectation> candidates(const CompareRequest& r) {
   if (r.cluster_nodes) layouts.insert(layouts.begin(), ParallelLayout{1, 1, 1});
   for (const auto& layout : layouts) {
     if (std::any_of(out.begin(), out.end(),
-                    [&](const CompareExpectation& e) { return same_layout(e.layout, layout); })) {
+                    [&](const CompareExpectation& e) { return e.layout == layout; })) {
       continue;
     }
     CompareExpectation e;

@@ -425,4 +425,31 @@ ExpectReport run_expect(const ExpectRequest& r) {
   return report;
 }
 
+SingleLayoutExpectation expect_single_layout(
+    ExpectRequest request, const ParallelLayout& layout,
+    const std::optional<DisaggregationLayout>& disaggregation) {
+  request.layouts.clear();
+  request.disaggregations.clear();
+  if (disaggregation) {
+    request.disaggregations = {*disaggregation};
+  } else {
+    request.layouts = {layout};
+  }
+  SingleLayoutExpectation out;
+  try {
+    const ExpectReport report = run_expect(request);
+    for (const auto& row : report.layouts) {
+      const bool same = disaggregation ? row.disaggregation.has_value()
+                                       : !row.disaggregation && row.layout == layout;
+      if (same) {
+        out.row = row;
+        break;
+      }
+    }
+  } catch (const InputError& e) {
+    out.refused = e;
+  }
+  return out;
+}
+
 }  // namespace tpnet

@@ -84,44 +84,6 @@ std::string refusal_of_tp(const ModelArch& model, const PlanOption& r) {
   return text.empty() ? tp_refusal(model, r.disaggregation->decode_tp) : text;
 }
 
-/// The layout's expected TTFT, decode and throughput on `profile`; absent
-/// where it does not fit or start, or the model lacks a shape pricing needs.
-/// A profile that cannot carry the layout is a refusal, said in `refusal`.
-std::optional<ExpectLayout> expect_on(const PlanSearchRequest& in, const PlanOption& r,
-                                      const FabricProfile& profile, std::string& refusal) {
-  ExpectRequest ask;
-  ask.model = in.model;
-  ask.engine = in.engine;
-  ask.node = in.node;
-  ask.nodes = in.nodes;
-  ask.fabric = profile;
-  ask.memory = in.memory;
-  const auto& first = in.workload.prompts.front();
-  ask.prompt_tokens = first.prompt.tokens_each;
-  ask.output_tokens = first.output_tokens.value_or(kDefaultOutputTokens);
-  ask.concurrency = {1, kPlanExpectedRequests};
-  if (r.disaggregation) {
-    ask.disaggregations = {*r.disaggregation};
-  } else {
-    ask.layouts = {r.layout};
-  }
-  try {
-    const ExpectReport expected = run_expect(ask);
-    for (const auto& layout : expected.layouts) {
-      const bool same =
-          r.disaggregation ? layout.disaggregation.has_value()
-                           : !layout.disaggregation && layout.layout.tp == r.layout.tp &&
-                                 layout.layout.pp == r.layout.pp && layout.layout.ep == r.layout.ep;
-      if (same && layout.fits && layout.refusal.empty() && layout.decode.size() == 2) {
-        return layout;
-      }
-    }
-  } catch (const InputError& e) {
-    if (e.where().key == "fabric") refusal = e.detail();
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::vector<PlanCandidate> beyond_tp_candidates(const PlanSearchRequest& in) {
@@ -168,6 +130,28 @@ Purchase plan_purchase(const PlanSearchRequest& in, const Fabric& fabric) {
   p.switch_count = fabric.switches;
   for (const auto& line : fabric.cables) p.cables.push_back({line.count, line.description});
   return p;
+}
+
+std::optional<ExpectLayout> expect_on(const PlanSearchRequest& in, const PlanOption& r,
+                                      const FabricProfile& profile, std::string& refusal) {
+  ExpectRequest ask;
+  ask.model = in.model;
+  ask.engine = in.engine;
+  ask.node = in.node;
+  ask.nodes = in.nodes;
+  ask.fabric = profile;
+  ask.memory = in.memory;
+  const auto& first = in.workload.prompts.front();
+  ask.prompt_tokens = first.prompt.tokens_each;
+  ask.output_tokens = first.output_tokens.value_or(kDefaultOutputTokens);
+  ask.concurrency = {1, kPlanExpectedRequests};
+  const SingleLayoutExpectation expected = expect_single_layout(ask, r.layout, r.disaggregation);
+  if (expected.refused && expected.refused->where().key == "fabric") {
+    refusal = expected.refused->detail();
+  }
+  const auto& row = expected.row;
+  if (row && row->fits && row->refusal.empty() && row->decode.size() == 2) return row;
+  return std::nullopt;
 }
 
 void add_beyond_tp_options(const PlanSearchRequest& in, const PlanCandidate& candidate,

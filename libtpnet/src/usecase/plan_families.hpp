@@ -31,6 +31,16 @@ struct PlanCandidate {
 /// What the whole cluster buys with `fabric`: every node, the switches and cables.
 [[nodiscard]] Purchase plan_purchase(const PlanSearchRequest& in, const Fabric& fabric);
 
+/// The option's layout priced on `profile` as the node's public runs give it
+/// (expect_single_layout, the workload's first prompt, 1 and
+/// kPlanExpectedRequests at once); absent where it does not fit or start,
+/// or the model lacks a shape the pricing needs. A profile that cannot carry
+/// the layout is a refusal, said in `refusal`.
+[[nodiscard]] std::optional<ExpectLayout> expect_on(const PlanSearchRequest& in,
+                                                    const PlanOption& option,
+                                                    const FabricProfile& profile,
+                                                    std::string& refusal);
+
 /// The candidate's options at every speed and fabric, appended to the report.
 void add_beyond_tp_options(const PlanSearchRequest& in, const PlanCandidate& candidate,
                            PlanSearchReport& report);

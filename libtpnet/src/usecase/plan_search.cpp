@@ -611,29 +611,14 @@ PlanSearchReport search_layouts(const PlanSearchRequest& in) {
           }
         }
         if (in.node.expected && r.fits_memory && r.vllm_refusal.empty()) {
-          ExpectRequest ask;
-          ask.model = model;
-          ask.engine = in.engine;
-          ask.engine.tensor_parallel_size = 1;
-          ask.node = in.node;
-          ask.nodes = in.nodes;
-          ask.fabric = priced_on ? *priced_on
-                                 : priced_profile(in.fabric_catalog, FabricTopology::switched,
-                                                  speed, in.collective, in.node, in.calibration);
-          ask.memory = in.memory;
-          const auto& first = in.workload.prompts.front();
-          ask.prompt_tokens = first.prompt.tokens_each;
-          ask.output_tokens = first.output_tokens.value_or(kDefaultOutputTokens);
-          ask.concurrency = {1, kPlanExpectedRequests};
-          ask.layouts = {ParallelLayout{tp, 1, 1}};
-          try {
-            const ExpectReport expected = run_expect(ask);
-            if (!expected.layouts.empty() && !expected.layouts.front().decode.empty()) {
-              r.expected = expected.layouts.front();
-            }
-          } catch (const InputError&) {
-            // A model without every weight's shape: no expectation, as predict refuses it.
-          }
+          // A model without every weight's shape: no expectation, as predict refuses it.
+          std::string ignored;
+          r.expected = plan_detail::expect_on(
+              in, r,
+              priced_on ? *priced_on
+                        : priced_profile(in.fabric_catalog, FabricTopology::switched, speed,
+                                         in.collective, in.node, in.calibration),
+              ignored);
         }
         if (const auto users = in.users_per_instance.find(tp);
             users != in.users_per_instance.end()) {

@@ -26,6 +26,7 @@ struct ParallelLayout {
   [[nodiscard]] int data_parallel() const { return ep > tp ? ep / tp : 1; }
   [[nodiscard]] int nodes() const { return pp * tp * data_parallel(); }
   [[nodiscard]] std::string name() const;  ///< "TP8", "TP4xPP2", "TP2xEP8"
+  [[nodiscard]] bool operator==(const ParallelLayout&) const = default;
 };
 
 /// Throws InputError naming layout.tp/pp/ep when a layout is impossible for

@@ -46,6 +46,9 @@ struct ScheduledStep {
   double end_s = 0.0;
   std::vector<StepWork> work;  ///< decodes first, then prefills, each in arrival order
   [[nodiscard]] TokenCount tokens() const;
+  /// Tokens the step samples (what its logits gather carries): each
+  /// decode's tokens, and one for each prompt it completes.
+  [[nodiscard]] TokenCount sampled_tokens() const;
   [[nodiscard]] bool mixes_prefill_and_decode() const;
 };
 

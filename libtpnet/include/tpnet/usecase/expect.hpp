@@ -104,6 +104,18 @@ struct ExpectReport {
 /// (`expect.concurrency`), prompt or output tokens below 1.
 [[nodiscard]] ExpectReport run_expect(const ExpectRequest& request);
 
+/// One layout, or with `disaggregation` one xPyD group, priced alone as
+/// run_expect prices it: its row (whether it fits and starts is the row's
+/// to say), or the input the pricing refused (a fabric that cannot join the
+/// layout's nodes). What plan and compare set side by side.
+struct SingleLayoutExpectation {
+  std::optional<ExpectLayout> row;
+  std::optional<InputError> refused;
+};
+[[nodiscard]] SingleLayoutExpectation expect_single_layout(
+    ExpectRequest request, const ParallelLayout& layout,
+    const std::optional<DisaggregationLayout>& disaggregation);
+
 /// The cluster asked about, the layouts best for one request's latency and
 /// for aggregate tokens/s, each layout's fit, TTFT and decode speeds (the
 /// table typical, the wide table and JSON with the slow and fast ends), and
