@@ -92,3 +92,28 @@ TEST_CASE("a node's bus-bandwidth fault bands are read from its file and checked
   CHECK_THAT(node_error(with_bands("  source: s\n", "")),
              ContainsSubstring("bus_bandwidth_faults.source"));
 }
+
+TEST_CASE("a node's measured KV connector rates are read, and bad ones named by key",
+          "[node][yaml][bad-input]") {
+  const std::string with =
+      node_with("memory: 64GB",
+                "memory: 64GB\nkv_connector:\n  host_memory: 105.4Gb/s\n  gpu_memory: 4Gb/s\n"
+                "  source: nixlbench between two boxes");
+  const NodeSpec n = parse_node_yaml(with, "node.yaml");
+  REQUIRE(n.kv_connector);
+  CHECK(n.kv_connector->host_memory.bits_per_second() == Approx(105.4e9));
+  CHECK(n.kv_connector->gpu_memory.bits_per_second() == Approx(4e9));
+  CHECK_FALSE(parse_node_yaml(kNode, "node.yaml").kv_connector);
+  CHECK_THAT(node_error(node_with("memory: 64GB", "memory: 64GB\nkv_connector:\n  source: x")),
+             ContainsSubstring("kv_connector.host_memory"));
+  CHECK_THAT(node_error(node_with(
+                 "memory: 64GB", "memory: 64GB\nkv_connector:\n  host_memory: 0Gb/s\n  source: x")),
+             ContainsSubstring("kv_connector.host_memory: '0Gb/s' must be a positive bit rate"));
+  CHECK_THAT(node_error(node_with("memory: 64GB",
+                                  "memory: 64GB\nkv_connector:\n  host_memory: 1G\n  rdma: yes\n"
+                                  "  source: x")),
+             ContainsSubstring("kv_connector.rdma: unknown key"));
+  CHECK_THAT(
+      node_error(node_with("memory: 64GB", "memory: 64GB\nkv_connector:\n  host_memory: 1G")),
+      ContainsSubstring("kv_connector.source"));
+}

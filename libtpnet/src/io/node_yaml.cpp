@@ -359,9 +359,6 @@ NodeSpec parse_node_yaml(std::string_view text, const std::string& origin) {
       rate.gpu_memory =
           catalog_yaml::optional_rate(kv, origin, "gpu_memory").value_or(BitRate(0.0));
       rate.source = yaml::required_string(kv, origin, "source");
-      if (!(rate.host_memory.bits_per_second() > 0.0)) {
-        throw InputError("must be above 0", yaml::where(kv["host_memory"], origin, "host_memory"));
-      }
       return rate;
     });
   }
